@@ -1,0 +1,43 @@
+// swift-tools-version:5.9
+// depthmatte: a GStreamer plugin that keys live video by depth.
+//
+// Targets (see README "Layout"):
+//   CGStreamer     system library (pkg-config gstreamer-video-1.0 and its Requires: chain)
+//   GstShim        C only: plugin definition, GObject types, pads, properties, vfunc trampolines
+//   DepthMatteKit  pure Swift (no GStreamer, no Foundation): the image algorithms
+//   GstDepthMatte  Swift bridge: @_cdecl entry points the shim calls
+import PackageDescription
+
+let package = Package(
+    name: "depthmatte",
+    products: [
+        // libgstdepthmatte.so; GStreamer derives the plugin name "depthmatte" from it.
+        .library(name: "gstdepthmatte", type: .dynamic, targets: ["GstDepthMatte"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-video-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        .target(
+            name: "GstShim",
+            dependencies: ["CGStreamer"],
+            cSettings: [.unsafeFlags(["-O2", "-Wall"])]
+        ),
+        .target(
+            name: "DepthMatteKit"
+        ),
+        .target(
+            name: "GstDepthMatte",
+            dependencies: ["GstShim", "DepthMatteKit"],
+            // Link the Swift runtime in so the plugin loads from any folder
+            // (the default RUNPATH points into the toolchain).
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+        ),
+        .testTarget(
+            name: "DepthMatteKitTests",
+            dependencies: ["DepthMatteKit"]
+        ),
+    ]
+)

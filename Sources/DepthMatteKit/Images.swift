@@ -1,0 +1,86 @@
+/// Views over pictures in memory owned by someone else (GStreamer buffers, test
+/// arrays), and a small owned float plane for intermediate results.
+///
+/// Views never allocate or copy; the caller guarantees the memory outlives the
+/// view and holds at least `height * stride` bytes.
+
+/// A packed 8-bit RGB picture: one plane, 3 or 4 bytes per pixel.
+/// `r`, `g`, `b`, `a` are byte offsets of the components inside a pixel;
+/// `a == -1` means the format has no alpha byte (RGBx, RGB, ...).
+public struct RGBImageView {
+    public var base: UnsafeMutablePointer<UInt8>
+    public var width: Int
+    public var height: Int
+    /// Bytes per row (may include padding).
+    public var stride: Int
+    /// Bytes per pixel: 3 or 4.
+    public var pixelStride: Int
+    public var r: Int, g: Int, b: Int, a: Int
+
+    public init(base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int,
+                pixelStride: Int, r: Int, g: Int, b: Int, a: Int) {
+        self.base = base; self.width = width; self.height = height; self.stride = stride
+        self.pixelStride = pixelStride; self.r = r; self.g = g; self.b = b; self.a = a
+    }
+
+    @inlinable public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
+    public var hasAlpha: Bool { a >= 0 }
+}
+
+/// A GRAY16_LE picture (depth), values in sensor units; 0 = no reading.
+public struct Depth16View {
+    public var base: UnsafeRawPointer
+    public var width: Int
+    public var height: Int
+    /// Bytes per row.
+    public var stride: Int
+
+    public init(base: UnsafeRawPointer, width: Int, height: Int, stride: Int) {
+        self.base = base; self.width = width; self.height = height; self.stride = stride
+    }
+
+    /// Sample at (x, y); no bounds check.
+    @inlinable public func at(_ x: Int, _ y: Int) -> UInt16 {
+        UInt16(littleEndian: base.loadUnaligned(fromByteOffset: y * stride + 2 * x, as: UInt16.self))
+    }
+}
+
+/// A GRAY8 picture (ground-truth mattes, grey outputs).
+public struct Gray8View {
+    public var base: UnsafeMutablePointer<UInt8>
+    public var width: Int
+    public var height: Int
+    public var stride: Int
+
+    public init(base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) {
+        self.base = base; self.width = width; self.height = height; self.stride = stride
+    }
+    @inlinable public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
+}
+
+/// An owned, row-major plane of `Float`, reused between frames: `resize` only
+/// reallocates when the plane grows.
+public struct FloatPlane {
+    public private(set) var width: Int = 0
+    public private(set) var height: Int = 0
+    public var pixels: [Float] = []
+
+    public init() {}
+    public init(width: Int, height: Int, value: Float = 0) {
+        resize(width: width, height: height)
+        for i in 0..<(width * height) { pixels[i] = value }
+    }
+
+    public mutating func resize(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        if pixels.count < width * height {
+            pixels = [Float](repeating: 0, count: width * height)
+        }
+    }
+
+    @inlinable public subscript(x: Int, y: Int) -> Float {
+        get { pixels[y * width + x] }
+        set { pixels[y * width + x] = newValue }
+    }
+}

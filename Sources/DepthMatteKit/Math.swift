@@ -1,0 +1,13 @@
+/// The few transcendental functions the kit needs, evaluated only when a
+/// setting changes (kernel weights, lookup tables), never per pixel.
+/// Glibc's libm, not Foundation.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@inline(__always) func mathExp(_ x: Double) -> Double { exp(x) }
+@inline(__always) func mathPow(_ x: Double, _ y: Double) -> Double { pow(x, y) }

@@ -1,0 +1,781 @@
+/* depthmatte.c: GObject glue for the depthmatte element.
+ *
+ * A GstVideoAggregator with three request pads:
+ *   video       8-bit packed RGB colour (plain GstVideoAggregatorPad, never converted)
+ *   depth       GRAY16_LE depth registered to the video (plain pad, never converted)
+ *   background  optional, any video (GstVideoAggregatorConvertPad: converted to the
+ *               output format; aspect-fill scaling happens in the Swift kit)
+ * The output follows the video pad: its size, rate and format (with output=alpha,
+ * the alpha variant of the format).
+ *
+ * No pixel work and no keying decisions here: every frame, the settings are
+ * copied under the object lock, the face ROI metas are collected, and the
+ * mapped planes go to dm_matte_process() (Swift bridge).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideoaggregator.h>
+#include "dmshim.h"
+#include "elements.h"
+#include "rgbimage.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
+#define GST_CAT_DEFAULT gst_depth_matte_debug
+
+#define DM_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
+#define DM_MAX_FACES 32
+
+#define DEFAULT_MODE DM_MODE_FACE
+#define DEFAULT_CUTOFF 1.0
+#define DEFAULT_CUTOFF_OFFSET 0.25
+#define DEFAULT_BLUR_RADIUS 5.0
+#define DEFAULT_GAMMA 0.5
+#define DEFAULT_DEPTH_SCALE 0.001
+#define DEFAULT_BACKGROUND_COLOR 0xff000000u
+#define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
+#define DEFAULT_POST_MESSAGES TRUE
+
+enum
+{
+  PROP_0,
+  PROP_MODE,
+  PROP_CUTOFF,
+  PROP_CUTOFF_OFFSET,
+  PROP_BLUR_RADIUS,
+  PROP_GAMMA,
+  PROP_DEPTH_SCALE,
+  PROP_BACKGROUND_COLOR,
+  PROP_OUTPUT,
+  PROP_POST_MESSAGES,
+};
+
+typedef struct
+{
+  GstVideoAggregator parent;
+
+  /* pads, guarded by the object lock; NULL until requested */
+  GstVideoAggregatorPad *video_pad;
+  GstVideoAggregatorPad *depth_pad;
+  GstVideoAggregatorPad *background_pad;
+
+  /* properties, guarded by the object lock */
+  DMMatteSettings settings;
+  gboolean post_messages;
+
+  /* streaming thread only */
+  void *state;                  /* Swift DepthMatter */
+  gboolean warned_no_depth;
+  gboolean warned_no_video;
+} GstDepthMatte;
+
+typedef struct
+{
+  GstVideoAggregatorClass parent_class;
+} GstDepthMatteClass;
+
+#define GST_TYPE_DEPTH_MATTE (gst_depth_matte_get_type ())
+#define GST_DEPTH_MATTE(obj) ((GstDepthMatte *) (obj))
+GType gst_depth_matte_get_type (void);
+G_DEFINE_TYPE (GstDepthMatte, gst_depth_matte, GST_TYPE_VIDEO_AGGREGATOR);
+
+/* ---- enums ---------------------------------------------------------------- */
+
+#define GST_TYPE_DEPTH_MATTE_MODE (gst_depth_matte_mode_get_type ())
+static GType
+gst_depth_matte_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DM_MODE_FACE, "Lock the cutoff to the depth of the face ROI meta "
+          "(cutoff = face depth + cutoff-offset)", "face"},
+    {DM_MODE_FIXED, "Always use the cutoff property", "fixed"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDepthMatteMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_DEPTH_MATTE_OUTPUT (gst_depth_matte_output_get_type ())
+static GType
+gst_depth_matte_output_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DM_OUTPUT_COMPOSITE, "The subject over the background pad or "
+          "background-color", "composite"},
+    {DM_OUTPUT_MATTE, "The matte as a grey picture (white = subject)",
+        "matte"},
+    {DM_OUTPUT_ALPHA, "The video with the matte in its alpha channel "
+          "(output format gets alpha)", "alpha"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDepthMatteOutput", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* ---- pad templates --------------------------------------------------------- */
+
+static GstStaticPadTemplate video_template = GST_STATIC_PAD_TEMPLATE ("video",
+    GST_PAD_SINK, GST_PAD_REQUEST,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_VIDEO_FORMATS)));
+
+static GstStaticPadTemplate depth_template = GST_STATIC_PAD_TEMPLATE ("depth",
+    GST_PAD_SINK, GST_PAD_REQUEST,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE")));
+
+static GstStaticPadTemplate background_template =
+GST_STATIC_PAD_TEMPLATE ("background", GST_PAD_SINK, GST_PAD_REQUEST,
+    GST_STATIC_CAPS ("video/x-raw"));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_VIDEO_FORMATS)));
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static const gchar *
+pad_role (GstDepthMatte * self, GstPad * pad)
+{
+  if (pad == (GstPad *) self->video_pad)
+    return "video";
+  if (pad == (GstPad *) self->depth_pad)
+    return "depth";
+  if (pad == (GstPad *) self->background_pad)
+    return "background";
+  return NULL;
+}
+
+/* The alpha-carrying variant of a packed RGB format (for output=alpha). */
+static GstVideoFormat
+with_alpha (GstVideoFormat f)
+{
+  switch (f) {
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_RGB:
+      return GST_VIDEO_FORMAT_RGBA;
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_BGR:
+      return GST_VIDEO_FORMAT_BGRA;
+    case GST_VIDEO_FORMAT_xRGB:
+      return GST_VIDEO_FORMAT_ARGB;
+    case GST_VIDEO_FORMAT_xBGR:
+      return GST_VIDEO_FORMAT_ABGR;
+    default:
+      return f;
+  }
+}
+
+static GstVideoAggregatorPad *
+ref_pad (GstDepthMatte * self, GstVideoAggregatorPad ** slot)
+{
+  GstVideoAggregatorPad *pad;
+  GST_OBJECT_LOCK (self);
+  pad = *slot ? gst_object_ref (*slot) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  return pad;
+}
+
+/* ---- pads ------------------------------------------------------------------- */
+
+static GstAggregatorPad *
+gst_depth_matte_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
+    const gchar * req_name, const GstCaps * caps)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (agg);
+  const gchar *name = GST_PAD_TEMPLATE_NAME_TEMPLATE (templ);
+  GstVideoAggregatorPad **slot;
+  GstAggregatorPad *pad;
+
+  if (g_str_equal (name, "video"))
+    slot = &self->video_pad;
+  else if (g_str_equal (name, "depth"))
+    slot = &self->depth_pad;
+  else if (g_str_equal (name, "background"))
+    slot = &self->background_pad;
+  else
+    return NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (*slot) {
+    GST_OBJECT_UNLOCK (self);
+    GST_WARNING_OBJECT (self, "pad '%s' was already requested", name);
+    return NULL;
+  }
+  pad = g_object_new (GST_PAD_TEMPLATE_GTYPE (templ), "name", name,
+      "direction", GST_PAD_SINK, "template", templ, NULL);
+  *slot = (GstVideoAggregatorPad *) pad;
+  GST_OBJECT_UNLOCK (self);
+
+  /* A depth map or a background picture that ends early is held (its last
+   * frame repeats) until the video ends. */
+  if (slot != &self->video_pad)
+    g_object_set (pad, "repeat-after-eos", TRUE, NULL);
+  return pad;
+}
+
+static void
+gst_depth_matte_release_pad (GstElement * element, GstPad * pad)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (element);
+  GST_OBJECT_LOCK (self);
+  if (pad == (GstPad *) self->video_pad)
+    self->video_pad = NULL;
+  else if (pad == (GstPad *) self->depth_pad)
+    self->depth_pad = NULL;
+  else if (pad == (GstPad *) self->background_pad)
+    self->background_pad = NULL;
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_CLASS (gst_depth_matte_parent_class)->release_pad (element, pad);
+}
+
+/* The base class answers CAPS / ACCEPT_CAPS on plain pads with the *src*
+ * caps, which would refuse GRAY16_LE depth. The video and depth pads accept
+ * exactly their template. */
+static gboolean
+gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
+    GstQuery * query)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (agg);
+  const gchar *role;
+
+  GST_OBJECT_LOCK (self);
+  role = pad_role (self, GST_PAD (aggpad));
+  GST_OBJECT_UNLOCK (self);
+
+  if (role && !g_str_equal (role, "background")) {
+    switch (GST_QUERY_TYPE (query)) {
+      case GST_QUERY_CAPS:{
+        GstCaps *filter, *templ, *result;
+        gst_query_parse_caps (query, &filter);
+        templ = gst_pad_get_pad_template_caps (GST_PAD (aggpad));
+        if (filter) {
+          result = gst_caps_intersect_full (filter, templ,
+              GST_CAPS_INTERSECT_FIRST);
+          gst_caps_unref (templ);
+        } else {
+          result = templ;
+        }
+        gst_query_set_caps_result (query, result);
+        gst_caps_unref (result);
+        return TRUE;
+      }
+      case GST_QUERY_ACCEPT_CAPS:{
+        GstCaps *caps, *templ;
+        gst_query_parse_accept_caps (query, &caps);
+        templ = gst_pad_get_pad_template_caps (GST_PAD (aggpad));
+        gst_query_set_accept_caps_result (query,
+            gst_caps_is_subset (caps, templ));
+        gst_caps_unref (templ);
+        return TRUE;
+      }
+      default:
+        break;
+    }
+  }
+  return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->sink_query (agg,
+      aggpad, query);
+}
+
+/* Caps that a pad cannot take fail with an error that names the pad and what
+ * it accepts (instead of a bare not-negotiated). */
+static gboolean
+gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
+    GstEvent * event)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (agg);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    const gchar *role;
+    GstCaps *caps, *templ;
+    gboolean ok;
+
+    GST_OBJECT_LOCK (self);
+    role = pad_role (self, GST_PAD (aggpad));
+    GST_OBJECT_UNLOCK (self);
+    gst_event_parse_caps (event, &caps);
+    templ = gst_pad_get_pad_template_caps (GST_PAD (aggpad));
+    ok = gst_caps_is_subset (caps, templ);
+    if (!ok) {
+      gchar *got = gst_caps_to_string (caps);
+      gchar *want = gst_caps_to_string (templ);
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("The %s pad cannot take the offered caps.", role ? role : "sink"),
+          ("Pad '%s' accepts %s but was offered %s", role ? role : "?", want,
+              got));
+      g_free (got);
+      g_free (want);
+    }
+    gst_caps_unref (templ);
+    if (!ok) {
+      gst_event_unref (event);
+      return FALSE;
+    }
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    /* a flushing seek starts a new lock */
+    GST_OBJECT_LOCK (self);
+    if (self->state)
+      dm_matte_reset (self->state);
+    GST_OBJECT_UNLOCK (self);
+  }
+  return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->sink_event (agg,
+      aggpad, event);
+}
+
+/* ---- caps ------------------------------------------------------------------- */
+
+/* The output follows the video pad (size, rate, format), not the largest or
+ * fastest pad as the base class would choose. */
+static GstFlowReturn
+gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
+    GstCaps ** ret)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (agg);
+  GstVideoAggregatorPad *vpad = ref_pad (self, &self->video_pad);
+  GstCaps *vcaps, *outcaps;
+  GstVideoInfo info;
+  gint output;
+
+  if (!vpad) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("depthmatte needs a linked video pad."),
+        ("Request the 'video' pad (e.g. '... ! m.video') and link colour to it"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  vcaps = gst_pad_get_current_caps (GST_PAD (vpad));
+  gst_object_unref (vpad);
+  if (!vcaps)
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+
+  if (!gst_video_info_from_caps (&info, vcaps)) {
+    gst_caps_unref (vcaps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  gst_caps_unref (vcaps);
+
+  GST_OBJECT_LOCK (self);
+  output = self->settings.output;
+  GST_OBJECT_UNLOCK (self);
+
+  if (output == DM_OUTPUT_ALPHA) {
+    GstVideoFormat f = with_alpha (GST_VIDEO_INFO_FORMAT (&info));
+    gst_video_info_set_format (&info, f, GST_VIDEO_INFO_WIDTH (&info),
+        GST_VIDEO_INFO_HEIGHT (&info));
+    /* set_format resets the rate; keep the video's */
+  }
+  outcaps = gst_video_info_to_caps (&info);
+  if (output == DM_OUTPUT_ALPHA) {
+    GstVideoInfo vinfo;
+    GstCaps *c2;
+    vpad = ref_pad (self, &self->video_pad);
+    if (vpad && (c2 = gst_pad_get_current_caps (GST_PAD (vpad)))) {
+      gst_video_info_from_caps (&vinfo, c2);
+      gst_caps_set_simple (outcaps, "framerate", GST_TYPE_FRACTION,
+          GST_VIDEO_INFO_FPS_N (&vinfo), GST_VIDEO_INFO_FPS_D (&vinfo),
+          "pixel-aspect-ratio", GST_TYPE_FRACTION,
+          GST_VIDEO_INFO_PAR_N (&vinfo), GST_VIDEO_INFO_PAR_D (&vinfo), NULL);
+      gst_caps_unref (c2);
+    }
+    if (vpad)
+      gst_object_unref (vpad);
+  }
+
+  if (downstream) {
+    *ret = gst_caps_intersect (outcaps, downstream);
+    if (gst_caps_is_empty (*ret)) {
+      gchar *s = gst_caps_to_string (outcaps);
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+          ("Downstream does not accept depthmatte's output."),
+          ("The output follows the video pad: %s", s));
+      g_free (s);
+      gst_caps_unref (outcaps);
+      gst_caps_replace (ret, NULL);
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+    gst_caps_unref (outcaps);
+  } else {
+    *ret = outcaps;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstCaps *
+gst_depth_matte_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
+{
+  return gst_caps_fixate (caps);
+}
+
+/* ---- per frame --------------------------------------------------------------- */
+
+static gint
+collect_faces (GstBuffer * buf, DMBox * boxes)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  gint n = 0;
+  GQuark face = g_quark_from_static_string ("face");
+
+  if (!buf)
+    return 0;
+  while (n < DM_MAX_FACES && (meta = gst_buffer_iterate_meta_filtered (buf,
+              &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    if (roi->roi_type != face)
+      continue;
+    boxes[n].x = roi->x;
+    boxes[n].y = roi->y;
+    boxes[n].width = roi->w;
+    boxes[n].height = roi->h;
+    n++;
+  }
+  return n;
+}
+
+static void
+post_result (GstDepthMatte * self, GstBuffer * outbuf,
+    const DMMatteResult * r)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstSegment *seg = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+  GstClockTime ts = GST_BUFFER_PTS (outbuf);
+  GstStructure *s;
+
+  s = gst_structure_new ("depthmatte",
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64,
+      gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (outbuf),
+      "face-found", G_TYPE_BOOLEAN, r->face_found != 0,
+      "face-depth", G_TYPE_DOUBLE, r->face_depth,
+      "cutoff", G_TYPE_DOUBLE, r->cutoff,
+      "coverage", G_TYPE_DOUBLE, r->coverage, NULL);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static GstFlowReturn
+gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
+    GstBuffer * outbuf)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (vagg);
+  GstVideoAggregatorPad *vpad, *dpad, *bpad;
+  GstVideoFrame *vframe = NULL, *dframe = NULL, *bframe = NULL;
+  GstVideoFrame oframe;
+  DMMatteSettings settings;
+  DMMatteFrame frame = { 0 };
+  DMMatteResult result = { 0 };
+  DMBox faces[DM_MAX_FACES];
+  gboolean post;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  GST_OBJECT_LOCK (self);
+  settings = self->settings;
+  post = self->post_messages;
+  vpad = self->video_pad ? gst_object_ref (self->video_pad) : NULL;
+  dpad = self->depth_pad ? gst_object_ref (self->depth_pad) : NULL;
+  bpad = self->background_pad ? gst_object_ref (self->background_pad) : NULL;
+  GST_OBJECT_UNLOCK (self);
+
+  if (vpad)
+    vframe = gst_video_aggregator_pad_get_prepared_frame (vpad);
+  if (dpad)
+    dframe = gst_video_aggregator_pad_get_prepared_frame (dpad);
+  if (bpad)
+    bframe = gst_video_aggregator_pad_get_prepared_frame (bpad);
+
+  if (!vframe && vpad && gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (vpad))) {
+    /* the video ended: so does the output */
+    ret = GST_FLOW_EOS;
+    goto done;
+  }
+
+  if (!gst_video_frame_map (&oframe, &vagg->info, outbuf, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output buffer"),
+        (NULL));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+
+  frame.output = dm_rgb_image_from_frame (&oframe);
+  if (vframe) {
+    frame.video = dm_rgb_image_from_frame (vframe);
+    frame.n_faces = collect_faces (gst_video_aggregator_pad_get_current_buffer
+        (vpad), faces);
+    frame.faces = faces;
+  } else {
+    /* no colour for this output time: the output is the background */
+    if (!self->warned_no_video) {
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("No video frame for this output time."),
+          ("Producing background-only frames until video arrives"));
+      self->warned_no_video = TRUE;
+    }
+  }
+  if (dframe) {
+    frame.depth = dm_gray_image_from_frame (dframe);
+    frame.has_depth = 1;
+  } else if (vframe && !self->warned_no_depth) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("No depth frame: passing the video through unkeyed."),
+        ("The depth pad is %s; the matte is 1 everywhere until depth arrives",
+            dpad ? "linked but has no buffer yet" : "not requested"));
+    self->warned_no_depth = TRUE;
+  }
+  if (bframe) {
+    frame.background = dm_rgb_image_from_frame (bframe);
+    frame.has_background = 1;
+  }
+
+  if (!self->state)
+    self->state = dm_matte_new ();
+  dm_matte_process (self->state, &settings, &frame, &result);
+  gst_video_frame_unmap (&oframe);
+
+  if (post)
+    post_result (self, outbuf, &result);
+
+done:
+  if (vpad)
+    gst_object_unref (vpad);
+  if (dpad)
+    gst_object_unref (dpad);
+  if (bpad)
+    gst_object_unref (bpad);
+  return ret;
+}
+
+/* ---- state -------------------------------------------------------------------- */
+
+static gboolean
+gst_depth_matte_start (GstAggregator * agg)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (agg);
+  if (self->state)
+    dm_matte_reset (self->state);
+  self->warned_no_depth = FALSE;
+  self->warned_no_video = FALSE;
+  return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->start (agg);
+}
+
+/* ---- properties ------------------------------------------------------------ */
+
+static void
+gst_depth_matte_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (object);
+  gboolean reconfigure = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODE:
+      self->settings.mode = g_value_get_enum (value);
+      break;
+    case PROP_CUTOFF:
+      self->settings.cutoff = g_value_get_double (value);
+      break;
+    case PROP_CUTOFF_OFFSET:
+      self->settings.cutoff_offset = g_value_get_double (value);
+      break;
+    case PROP_BLUR_RADIUS:
+      self->settings.blur_radius = g_value_get_double (value);
+      break;
+    case PROP_GAMMA:
+      self->settings.gamma = g_value_get_double (value);
+      break;
+    case PROP_DEPTH_SCALE:
+      self->settings.depth_scale = g_value_get_double (value);
+      break;
+    case PROP_BACKGROUND_COLOR:
+      self->settings.background_argb = g_value_get_uint (value);
+      break;
+    case PROP_OUTPUT:{
+      gint v = g_value_get_enum (value);
+      reconfigure = (v == DM_OUTPUT_ALPHA) !=
+          (self->settings.output == DM_OUTPUT_ALPHA);
+      self->settings.output = v;
+      break;
+    }
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (reconfigure)
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+}
+
+static void
+gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODE:
+      g_value_set_enum (value, self->settings.mode);
+      break;
+    case PROP_CUTOFF:
+      g_value_set_double (value, self->settings.cutoff);
+      break;
+    case PROP_CUTOFF_OFFSET:
+      g_value_set_double (value, self->settings.cutoff_offset);
+      break;
+    case PROP_BLUR_RADIUS:
+      g_value_set_double (value, self->settings.blur_radius);
+      break;
+    case PROP_GAMMA:
+      g_value_set_double (value, self->settings.gamma);
+      break;
+    case PROP_DEPTH_SCALE:
+      g_value_set_double (value, self->settings.depth_scale);
+      break;
+    case PROP_BACKGROUND_COLOR:
+      g_value_set_uint (value, self->settings.background_argb);
+      break;
+    case PROP_OUTPUT:
+      g_value_set_enum (value, self->settings.output);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_depth_matte_finalize (GObject * object)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (object);
+  if (self->state)
+    dm_matte_free (self->state);
+  self->state = NULL;
+  G_OBJECT_CLASS (gst_depth_matte_parent_class)->finalize (object);
+}
+
+#define DM_PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE)
+
+static void
+gst_depth_matte_class_init (GstDepthMatteClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+  GstVideoAggregatorClass *vagg_class = GST_VIDEO_AGGREGATOR_CLASS (klass);
+
+  gobject_class->set_property = gst_depth_matte_set_property;
+  gobject_class->get_property = gst_depth_matte_get_property;
+  gobject_class->finalize = gst_depth_matte_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "Where the depth cutoff comes from", GST_TYPE_DEPTH_MATTE_MODE,
+          DEFAULT_MODE, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_CUTOFF,
+      g_param_spec_double ("cutoff", "Cutoff",
+          "Depth cutoff in metres: used in mode=fixed, and in mode=face "
+          "before the first face is seen. Pixels at or nearer than the "
+          "cutoff are the subject", 0.0, 100.0, DEFAULT_CUTOFF,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_CUTOFF_OFFSET,
+      g_param_spec_double ("cutoff-offset", "Cutoff offset",
+          "Metres added to the face depth to give the cutoff in mode=face",
+          -10.0, 10.0, DEFAULT_CUTOFF_OFFSET, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_BLUR_RADIUS,
+      g_param_spec_double ("blur-radius", "Blur radius",
+          "Gaussian blur sigma of the mask, in depth pixels (0 = no blur)",
+          0.0, 100.0, DEFAULT_BLUR_RADIUS, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_GAMMA,
+      g_param_spec_double ("gamma", "Gamma",
+          "Exponent applied to the blurred mask (matte = mask^gamma; "
+          "below 1 widens the subject)", 0.01, 10.0, DEFAULT_GAMMA,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
+      g_param_spec_double ("depth-scale", "Depth scale",
+          "Metres per depth sample unit (0.001 = millimetres)", 1e-6, 1.0,
+          DEFAULT_DEPTH_SCALE, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_BACKGROUND_COLOR,
+      g_param_spec_uint ("background-color", "Background color",
+          "Replacement colour as 0xAARRGGBB when no background pad is linked",
+          0, G_MAXUINT32, DEFAULT_BACKGROUND_COLOR, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_OUTPUT,
+      g_param_spec_enum ("output", "Output", "What the src pad carries",
+          GST_TYPE_DEPTH_MATTE_OUTPUT, DEFAULT_OUTPUT, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a 'depthmatte' element message per output frame with "
+          "running-time, face-found, face-depth (m), cutoff (m) and coverage "
+          "(0-1)", DEFAULT_POST_MESSAGES, DM_PARAM_FLAGS));
+
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &src_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &video_template, GST_TYPE_VIDEO_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &depth_template, GST_TYPE_VIDEO_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &background_template, GST_TYPE_VIDEO_AGGREGATOR_CONVERT_PAD);
+
+  gst_element_class_set_static_metadata (element_class, "Depth matte",
+      "Filter/Editor/Video/Compositor",
+      "Keys video by depth: locks a depth cutoff to the subject's face, "
+      "builds a soft matte and puts the subject over a new background",
+      "depthmatte developers");
+
+  element_class->release_pad = GST_DEBUG_FUNCPTR (gst_depth_matte_release_pad);
+  agg_class->create_new_pad =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_create_new_pad);
+  agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_depth_matte_sink_query);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_depth_matte_sink_event);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_update_src_caps);
+  agg_class->fixate_src_caps =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_fixate_src_caps);
+  agg_class->start = GST_DEBUG_FUNCPTR (gst_depth_matte_start);
+  vagg_class->aggregate_frames =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_aggregate_frames);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_OUTPUT, 0);
+}
+
+static void
+gst_depth_matte_init (GstDepthMatte * self)
+{
+  self->settings.mode = DEFAULT_MODE;
+  self->settings.cutoff = DEFAULT_CUTOFF;
+  self->settings.cutoff_offset = DEFAULT_CUTOFF_OFFSET;
+  self->settings.blur_radius = DEFAULT_BLUR_RADIUS;
+  self->settings.gamma = DEFAULT_GAMMA;
+  self->settings.depth_scale = DEFAULT_DEPTH_SCALE;
+  self->settings.background_argb = DEFAULT_BACKGROUND_COLOR;
+  self->settings.output = DEFAULT_OUTPUT;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+}
+
+gboolean
+dm_depthmatte_register (GstPlugin * plugin)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_depth_matte_debug, "depthmatte", 0,
+      "depth matte keyer");
+  return gst_element_register (plugin, "depthmatte", GST_RANK_NONE,
+      GST_TYPE_DEPTH_MATTE);
+}

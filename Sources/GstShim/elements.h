@@ -1,0 +1,11 @@
+/* Internal to the shim: one registration function per element. */
+#ifndef DM_ELEMENTS_H
+#define DM_ELEMENTS_H
+#include <gst/gst.h>
+
+gboolean dm_depthmatte_register (GstPlugin * plugin);
+gboolean dm_rgbdtestsrc_register (GstPlugin * plugin);
+
+/* Fill a DMRGBImage-like description from a mapped packed-RGB frame. */
+struct _GstVideoFrame;
+#endif

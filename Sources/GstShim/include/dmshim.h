@@ -1,0 +1,110 @@
+/* dmshim.h: the contract between the C shim (GObject glue) and the Swift bridge.
+ *
+ * Only plain C types cross this boundary: plane pointers, strides, sizes and
+ * small settings/result structs. The C side owns GStreamer; the Swift side
+ * (Sources/GstDepthMatte) implements the dm_* functions declared at the end
+ * with @_cdecl and never calls back into GStreamer.
+ */
+#ifndef DMSHIM_H
+#define DMSHIM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A packed 8-bit RGB picture: one plane, 3 or 4 bytes per pixel.
+ * r, g, b, a are the byte offsets of each component inside a pixel
+ * (a = -1 when the format has no alpha, e.g. BGRx or RGB). */
+typedef struct {
+  uint8_t *data;
+  int32_t width;
+  int32_t height;
+  int32_t stride;        /* bytes per row, >= width * pixel_stride */
+  int32_t pixel_stride;  /* bytes per pixel: 3 or 4 */
+  int32_t r, g, b, a;
+} DMRGBImage;
+
+/* A single-plane grey picture: 16-bit little-endian (depth) or 8-bit (matte). */
+typedef struct {
+  uint8_t *data;
+  int32_t width;
+  int32_t height;
+  int32_t stride;        /* bytes per row */
+} DMGrayImage;
+
+/* An axis-aligned box in pixels of the picture it belongs to. */
+typedef struct {
+  int32_t x, y, width, height;
+} DMBox;
+
+/* ---- depthmatte ---------------------------------------------------------- */
+
+typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1 } DMMode;
+typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2 } DMOutput;
+
+/* A copy of the element's properties, taken under the object lock once per frame. */
+typedef struct {
+  int32_t mode;            /* DMMode */
+  double cutoff;           /* metres: fixed cutoff, and the cutoff before any face */
+  double cutoff_offset;    /* metres added to the face depth */
+  double blur_radius;      /* Gaussian sigma in depth pixels; 0 = no blur */
+  double gamma;            /* matte exponent */
+  double depth_scale;      /* metres per depth unit */
+  uint32_t background_argb;/* replacement colour when no background pad */
+  int32_t output;          /* DMOutput */
+} DMMatteSettings;
+
+typedef struct {
+  DMRGBImage video;            /* colour input (read only) */
+  DMGrayImage depth;           /* GRAY16_LE depth input (read only) */
+  int32_t has_depth;           /* 0: no depth buffer for this frame */
+  DMRGBImage background;       /* background input, already in the output format */
+  int32_t has_background;      /* 0: use background_argb */
+  DMRGBImage output;           /* output picture, same size as video */
+  const DMBox *faces;          /* face boxes (video pixels), in meta order */
+  int32_t n_faces;
+} DMMatteFrame;
+
+typedef struct {
+  int32_t face_found;     /* a face box was used to set the cutoff on this frame */
+  double face_depth;      /* metres; 0 when no valid depth was found in the face */
+  double cutoff;          /* metres, the cutoff used for this frame */
+  double coverage;        /* fraction of output pixels with matte > 0.5 */
+} DMMatteResult;
+
+void *dm_matte_new(void);
+void dm_matte_free(void *state);
+/* Forget the lock (on flush / state change to READY). */
+void dm_matte_reset(void *state);
+void dm_matte_process(void *state, const DMMatteSettings *settings,
+    const DMMatteFrame *frame, DMMatteResult *result);
+
+/* ---- rgbdtestsrc ------------------------------------------------------- */
+
+typedef enum { DM_STREAM_VIDEO = 0, DM_STREAM_DEPTH = 1, DM_STREAM_TRUTH = 2 } DMStream;
+
+typedef struct {
+  uint32_t seed;           /* noise seed */
+  double depth_scale;      /* metres per depth unit written */
+  int32_t noise;           /* depth noise growing with distance squared */
+  int32_t holes;           /* zero holes: occlusion shadows and random clusters */
+  int32_t flying_pixels;   /* mixed depths on edges */
+  int32_t misregistration; /* depth shifted against colour, in depth pixels */
+  int32_t motion;          /* 0: still scene */
+} DMSceneSettings;
+
+/* Render the scene at time t (seconds of stream time).
+ * Colour: fills out, and writes the subject's face box (video pixels) to face;
+ * returns 1 when a face is visible. */
+int32_t dm_scene_render_video(const DMSceneSettings *s, double t, const DMRGBImage *out, DMBox *face);
+/* Depth: GRAY16_LE in units of depth_scale, 0 = no reading. */
+void dm_scene_render_depth(const DMSceneSettings *s, double t, const DMGrayImage *out);
+/* Ground-truth matte: GRAY8, 255 = subject. */
+void dm_scene_render_truth(const DMSceneSettings *s, double t, const DMGrayImage *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
