@@ -237,6 +237,21 @@ gst_depth_matte_release_pad (GstElement * element, GstPad * pad)
   GST_ELEMENT_CLASS (gst_depth_matte_parent_class)->release_pad (element, pad);
 }
 
+/* Caps that a pad cannot take fail with an error that names the pad and what
+ * it accepts, instead of a bare not-negotiated from upstream. */
+static void
+post_refused_caps (GstDepthMatte * self, const gchar * role, GstCaps * caps,
+    GstCaps * templ)
+{
+  gchar *got = gst_caps_to_string (caps);
+  gchar *want = gst_caps_to_string (templ);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("The %s pad cannot take the offered caps.", role ? role : "sink"),
+      ("Pad '%s' accepts %s but was offered %s", role ? role : "?", want, got));
+  g_free (got);
+  g_free (want);
+}
+
 /* The base class answers CAPS / ACCEPT_CAPS on plain pads with the *src*
  * caps, which would refuse GRAY16_LE depth. The video and depth pads accept
  * exactly their template. */
@@ -260,6 +275,18 @@ gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
         if (filter) {
           result = gst_caps_intersect_full (filter, templ,
               GST_CAPS_INTERSECT_FIRST);
+          if (gst_caps_is_empty (result) && !gst_caps_is_empty (filter)) {
+            /* Upstream can only offer what this pad refuses: negotiation will
+             * fail upstream with a bare not-negotiated, so say why here. */
+            gchar *got = gst_caps_to_string (filter);
+            gchar *want = gst_caps_to_string (templ);
+            GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+                ("The %s pad cannot take what upstream offers.", role),
+                ("Pad '%s' accepts %s but upstream offers %s", role, want,
+                    got));
+            g_free (got);
+            g_free (want);
+          }
           gst_caps_unref (templ);
         } else {
           result = templ;
@@ -270,10 +297,13 @@ gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
       }
       case GST_QUERY_ACCEPT_CAPS:{
         GstCaps *caps, *templ;
+        gboolean ok;
         gst_query_parse_accept_caps (query, &caps);
         templ = gst_pad_get_pad_template_caps (GST_PAD (aggpad));
-        gst_query_set_accept_caps_result (query,
-            gst_caps_is_subset (caps, templ));
+        ok = gst_caps_is_subset (caps, templ);
+        gst_query_set_accept_caps_result (query, ok);
+        if (!ok && gst_caps_is_fixed (caps))
+          post_refused_caps (self, role, caps, templ);
         gst_caps_unref (templ);
         return TRUE;
       }
@@ -285,8 +315,7 @@ gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
       aggpad, query);
 }
 
-/* Caps that a pad cannot take fail with an error that names the pad and what
- * it accepts (instead of a bare not-negotiated). */
+/* A CAPS event with caps the pad cannot take is refused with a clear error. */
 static gboolean
 gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstEvent * event)
@@ -304,16 +333,8 @@ gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     gst_event_parse_caps (event, &caps);
     templ = gst_pad_get_pad_template_caps (GST_PAD (aggpad));
     ok = gst_caps_is_subset (caps, templ);
-    if (!ok) {
-      gchar *got = gst_caps_to_string (caps);
-      gchar *want = gst_caps_to_string (templ);
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("The %s pad cannot take the offered caps.", role ? role : "sink"),
-          ("Pad '%s' accepts %s but was offered %s", role ? role : "?", want,
-              got));
-      g_free (got);
-      g_free (want);
-    }
+    if (!ok)
+      post_refused_caps (self, role, caps, templ);
     gst_caps_unref (templ);
     if (!ok) {
       gst_event_unref (event);
