@@ -1,0 +1,196 @@
+/// A deterministic synthetic RGB-D scene for `rgbdtestsrc`: a person (head,
+/// neck, shoulders, sometimes a raised hand) in front of a plant and a
+/// papered wall, seen by one pinhole camera. Colour, registered depth and the
+/// ground-truth matte are all functions of (settings, time, output size) only,
+/// so three independent renders of the same time line up exactly.
+///
+/// Coordinates. The camera sits at the origin looking along +z; x is right,
+/// y is down, all in metres. A picture of any size samples the scene at its
+/// pixel centres in normalized image coordinates `u, v` in [0, 1], so every
+/// resolution shows the same field of view (depth at a quarter of the colour
+/// resolution is registered to it). The view is designed for 16:9; other
+/// aspect ratios stretch it.
+///
+/// The scene is layered (2.5D): each object is a flat cut-out in a plane of
+/// constant depth for its outline, with its own depth shading for the depth
+/// map. Depth artefacts (noise, holes, flying pixels, misregistration) are
+/// applied only to the depth render and are hash-based: no global RNG.
+
+/// What `rgbdtestsrc`'s properties say about the scene, copied once per frame.
+public struct SceneSettings: Equatable {
+    /// Seed of every pseudo-random artefact.
+    public var seed: UInt32 = 0
+    /// Metres per depth unit written (0.001 = millimetres).
+    public var depthScale: Double = 0.001
+    /// Depth noise with sigma = `SceneLayout.noiseCoefficient` * d² (metres).
+    public var noise = false
+    /// Zero-valued holes: occlusion shadows, random clusters, hair.
+    public var holes = false
+    /// Intermediate depths on depth edges.
+    public var flyingPixels = false
+    /// Depth content shifted right by this many depth pixels against colour.
+    public var misregistration = 0
+    /// false: the scene is frozen at its t = 0 state (sensor noise still varies).
+    public var motion = true
+    public init() {}
+}
+
+/// Fixed dimensions of the scene, in metres unless noted.
+public enum SceneLayout {
+    /// Focal length in units of the picture width (70° horizontal field of view).
+    public static let focalX = 0.714
+    /// Focal length in units of the picture height (square pixels at 16:9).
+    public static let focalY = 0.714 * 16.0 / 9.0
+
+    /// Wall depth on the optical axis; the wall is turned slightly, so its
+    /// depth runs from about 2.6 m (left edge) to 3.05 m (right edge).
+    public static let wallDepth = 2.8
+    /// The wall plane is z = wallDepth + wallSlope * x (x in metres).
+    public static let wallSlope = 0.12
+    /// Plant (the distractor): plane depth of its outline; leaves lie within
+    /// ±0.08 m of it.
+    public static let distractorDepth = 1.9
+    /// Nearest and farthest depth any part of the plant has.
+    public static let distractorDepthRange = 1.82...1.98
+
+    /// Head ellipse semi-axes.
+    public static let headHalfWidth = 0.08
+    public static let headHalfHeight = 0.112
+    /// Head depth grows by this much from the face centre to the head outline.
+    public static let headRounding = 0.05
+    /// The torso is this much behind the face centre (plus rounding to the sides).
+    public static let torsoBehind = 0.05
+    /// The raised hand is this much in front of the face centre.
+    public static let handForward = 0.15
+    /// Nearest and farthest face-centre depth the subject takes over time.
+    public static let subjectDepthRange = 0.85...1.35
+
+    /// Depth noise sigma = noiseCoefficient * d² (1.5 mm at 1 m, 6 mm at 2 m).
+    public static let noiseCoefficient = 0.0015
+    /// Projector-camera baseline of the simulated structured-light sensor; the
+    /// projector is to the right, so occlusion shadows fall left of near objects.
+    public static let baseline = 0.075
+
+    /// Ray direction (x/z, y/z) of a normalized image position.
+    @inline(__always)
+    public static func ray(u: Double, v: Double) -> (x: Double, y: Double) {
+        ((u - 0.5) / focalX, (v - 0.5) / focalY)
+    }
+    /// Normalized image position of a point (metres, camera frame).
+    @inline(__always)
+    public static func project(x: Double, y: Double, z: Double) -> (u: Double, v: Double) {
+        (0.5 + focalX * x / z, 0.5 + focalY * y / z)
+    }
+}
+
+/// Where the subject is at one instant.
+public struct ScenePose: Equatable {
+    /// Metres: depth of the face centre (the nearest point of the head).
+    public var subjectDepth: Double
+    /// Metres: the head centre (camera frame, x right, y down).
+    public var headX: Double
+    public var headY: Double
+    /// The right hand is raised beside the face, `SceneLayout.handForward` nearer.
+    public var handRaised: Bool
+    /// false while the subject has turned away (the head shows only hair).
+    public var faceVisible: Bool
+
+    /// Face-centre depths, held 4 s each (20 s cycle), with a 0.6 s smooth move
+    /// to the next at the end of each hold.
+    public static let depthSteps: [Double] = [1.00, 1.25, 0.85, 1.35, 1.10]
+    /// The hand is up for t mod 12 in [5, 9).
+    public static let handWindow = (period: 12.0, start: 5.0, end: 9.0)
+    /// The face is turned away for t mod 15 in [12, 13.2).
+    public static let turnedAwayWindow = (period: 15.0, start: 12.0, end: 13.2)
+
+    /// The pose at `t` seconds (negative times are t = 0). The subject sways
+    /// ±0.10 m left/right (7 s period), bobs ±0.01 m and steps nearer/farther.
+    public static func at(_ t: Double) -> ScenePose {
+        let t = t > 0 ? t : 0
+        let steps = depthSteps
+        let hold = 4.0, move = 0.6
+        let seg = (t / hold).rounded(.down)
+        let local = t - seg * hold
+        let k = Int(seg.truncatingRemainder(dividingBy: Double(steps.count)))
+        var z = steps[k]
+        if local > hold - move {
+            z += (steps[(k + 1) % steps.count] - z) * smoothstep((local - (hold - move)) / move)
+        }
+        let hx = 0.10 * sineLike(t / 7.0)
+        let hy = -0.08 + 0.01 * sineLike(t / 3.1 + 0.25)
+        let hw = handWindow, tw = turnedAwayWindow
+        let hp = t.truncatingRemainder(dividingBy: hw.period)
+        let tp = t.truncatingRemainder(dividingBy: tw.period)
+        return ScenePose(subjectDepth: z, headX: hx, headY: hy,
+                         handRaised: hp >= hw.start && hp < hw.end,
+                         faceVisible: !(tp >= tw.start && tp < tw.end))
+    }
+}
+
+/// What the scene shows through one image position (clean, no artefacts).
+public struct SceneSample: Equatable {
+    public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm }
+    public var object: Object
+    /// Metres along the optical axis.
+    public var depth: Double
+    /// The object belongs to the subject (part of the ground-truth matte).
+    public var isSubject: Bool {
+        switch object {
+        case .head, .neck, .torso, .hand, .arm: return true
+        case .wall, .distractor: return false
+        }
+    }
+}
+
+/// The scene at one instant, ready to render pictures of any size.
+public struct RGBDScene {
+    public let settings: SceneSettings
+    /// Seconds of stream time asked for.
+    public let time: Double
+    /// The subject's pose (at t = 0 when `settings.motion` is false).
+    public let pose: ScenePose
+    @usableFromInline let geo: SceneGeometry
+
+    public init(settings: SceneSettings, time: Double) {
+        self.settings = settings
+        self.time = time
+        pose = ScenePose.at(settings.motion ? time : 0)
+        geo = SceneGeometry(pose: pose)
+    }
+
+    /// The head's bounding box in pixels of a `width` x `height` picture,
+    /// clipped to it; nil when the face is turned away or outside the picture.
+    public func faceBox(width: Int, height: Int) -> Box? {
+        guard pose.faceVisible, width > 0, height > 0 else { return nil }
+        let z = pose.subjectDepth
+        let a = SceneLayout.headHalfWidth, b = SceneLayout.headHalfHeight
+        let p0 = SceneLayout.project(x: pose.headX - a, y: pose.headY - b, z: z)
+        let p1 = SceneLayout.project(x: pose.headX + a, y: pose.headY + b, z: z)
+        let x0 = max(0, Int((p0.u * Double(width)).rounded(.down)))
+        let y0 = max(0, Int((p0.v * Double(height)).rounded(.down)))
+        let x1 = min(width, Int((p1.u * Double(width)).rounded(.up)))
+        let y1 = min(height, Int((p1.v * Double(height)).rounded(.up)))
+        guard x1 > x0, y1 > y0 else { return nil }
+        return Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The clean scene at a normalized image position.
+    public func sample(u: Double, v: Double) -> SceneSample {
+        let r = SceneLayout.ray(u: u, v: v)
+        return geo.sample(r.x, r.y)
+    }
+}
+
+@inline(__always) func smoothstep(_ x: Double) -> Double {
+    let c = x < 0 ? 0 : (x > 1 ? 1 : x)
+    return c * c * (3 - 2 * c)
+}
+
+/// A smooth periodic wave in [-1, 1] with period 1 and sineLike(0) = 0, close
+/// to sin(2πp) (a smoothed triangle wave; no libm needed).
+@inline(__always) func sineLike(_ p: Double) -> Double {
+    let f = p - p.rounded(.down)                  // [0, 1)
+    // triangle: 0 at 0, 1 at 0.25, 0 at 0.5, -1 at 0.75
+    let tri = f < 0.25 ? 4 * f : (f < 0.75 ? 2 - 4 * f : 4 * f - 4)
+    return tri * (1.5 - 0.5 * tri * tri)
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Replace the background with a picture (any format decodebin reads). The
+# picture is scaled to fill the output and centre-cropped (aspect fill).
+#   pipelines/background-image.sh picture.jpg [out.mp4]
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+picture=${1:?usage: $0 picture.jpg [out.mp4]}
+out=${2:-background-image.mp4}
+exec gst-launch-1.0 -e \
+  depthmatte name=m ! videoconvert ! x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out" \
+  rgbdtestsrc num-buffers=150 ! video/x-raw,width=1280,height=720,framerate=30/1 ! m.video \
+  rgbdtestsrc stream=depth num-buffers=150 ! video/x-raw,width=640,height=360,framerate=30/1 ! m.depth \
+  filesrc location="$picture" ! decodebin ! videoconvert ! imagefreeze ! m.background

@@ -1,0 +1,11 @@
+# Sourced by the pipeline scripts: use this checkout's build when there is one
+# (otherwise the installed plugin in ~/.local/share/gstreamer-1.0/plugins).
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+if [ -f "$root/.build/release/libgstdepthmatte.so" ]; then
+  export GST_PLUGIN_PATH="$root/.build/release${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+fi
+if ! gst-inspect-1.0 depthmatte >/dev/null 2>&1; then
+  echo "depthmatte plugin not found: run scripts/setup first" >&2
+  exit 1
+fi
