@@ -92,7 +92,7 @@ public final class DepthMatter {
         result.cutoff = cutoff
 
         // matte at depth resolution
-        if let depth, depth.width > 0, depth.height > 0 {
+        if video != nil, let depth, depth.width > 0, depth.height > 0 {
             DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
             blur.apply(to: &mask, sigma: settings.blurRadius)
             gammaCurve.apply(to: &mask, gamma: settings.gamma)

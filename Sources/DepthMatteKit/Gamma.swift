@@ -1,9 +1,18 @@
 /// Step 4 of the original chain: `m = m^gamma` through a lookup table
 /// (65536 intervals, linear interpolation), rebuilt only when gamma changes.
+/// Below `2^-12` the uniform table is too coarse for small gammas (m^0.1 at
+/// m = 1e-7 is 0.2, the first interval would give 0.002), so small values go
+/// through a log-spaced split instead: m = s * 2^e with s in [1, 2), and
+/// m^gamma = 2^(e gamma) * s^gamma from two small tables.
 public struct GammaCurve {
     public private(set) var gamma: Double = .nan
     private var table: [Float] = []
+    /// `2^(e gamma)` for `e = -149 ... -13` (Float's smallest exponent up to just below 2^-12).
+    private var lowExponent: [Float] = []
+    /// `(1 + k / 256)^gamma` for `k = 0 ... 256`.
+    private var lowSignificand: [Float] = []
     static let steps = 65536
+    static let lowLimit = 16  // table index below which (m < 2^-12) the split is used
 
     public init() {}
 
@@ -18,17 +27,30 @@ public struct GammaCurve {
             self.gamma = gamma
             table = (0...GammaCurve.steps).map { GammaCurve.exact(Float($0) / Float(GammaCurve.steps), gamma: gamma) }
             table.append(1)  // guard for m == 1 interpolation
+            lowExponent = (-149 ... -13).map { Float(mathPow(2, Double($0) * gamma)) }
+            lowSignificand = (0...256).map { Float(mathPow(1 + Double($0) / 256, gamma)) }
         }
         let n = plane.width * plane.height
         let scale = Float(GammaCurve.steps)
+        let lowLimit = GammaCurve.lowLimit
         table.withUnsafeBufferPointer { t in
-            plane.pixels.withUnsafeMutableBufferPointer { p in
-                for i in 0..<n {
-                    let m = min(max(p[i], 0), 1)
-                    let f = m * scale
-                    let i0 = Int(f)
-                    let frac = f - Float(i0)
-                    p[i] = t[i0] + (t[i0 + 1] - t[i0]) * frac
+            lowExponent.withUnsafeBufferPointer { le in
+                lowSignificand.withUnsafeBufferPointer { ls in
+                    plane.pixels.withUnsafeMutableBufferPointer { p in
+                        for i in 0..<n {
+                            let m = min(max(p[i], 0), 1)
+                            let f = m * scale
+                            let i0 = Int(f)
+                            if i0 < lowLimit && m > 0 {
+                                let e = Int(m.exponent)  // -149 ... -13 (subnormals included)
+                                let fs = (m.significand - 1) * 256
+                                let k = Int(fs)
+                                p[i] = le[e + 149] * (ls[k] + (ls[k + 1] - ls[k]) * (fs - Float(k)))
+                            } else {
+                                p[i] = t[i0] + (t[i0 + 1] - t[i0]) * (f - Float(i0))
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -114,10 +114,10 @@ public struct ScenePose: Equatable {
         let k = Int(seg.truncatingRemainder(dividingBy: Double(steps.count)))
         var z = steps[k]
         if local > hold - move {
-            z += (steps[(k + 1) % steps.count] - z) * smoothstep((local - (hold - move)) / move)
+            z += (steps[(k + 1) % steps.count] - z) * sceneSmoothstep((local - (hold - move)) / move)
         }
-        let hx = 0.10 * sineLike(t / 7.0)
-        let hy = -0.08 + 0.01 * sineLike(t / 3.1 + 0.25)
+        let hx = 0.10 * sceneWave(t / 7.0)
+        let hy = -0.08 + 0.01 * sceneWave(t / 3.1 + 0.25)
         let hw = handWindow, tw = turnedAwayWindow
         let hp = t.truncatingRemainder(dividingBy: hw.period)
         let tp = t.truncatingRemainder(dividingBy: tw.period)
@@ -149,7 +149,7 @@ public struct RGBDScene {
     public let time: Double
     /// The subject's pose (at t = 0 when `settings.motion` is false).
     public let pose: ScenePose
-    @usableFromInline let geo: SceneGeometry
+    let geo: SceneGeometry
 
     public init(settings: SceneSettings, time: Double) {
         self.settings = settings
@@ -181,14 +181,14 @@ public struct RGBDScene {
     }
 }
 
-@inline(__always) func smoothstep(_ x: Double) -> Double {
+@inline(__always) func sceneSmoothstep(_ x: Double) -> Double {
     let c = x < 0 ? 0 : (x > 1 ? 1 : x)
     return c * c * (3 - 2 * c)
 }
 
-/// A smooth periodic wave in [-1, 1] with period 1 and sineLike(0) = 0, close
+/// A smooth periodic wave in [-1, 1] with period 1 and sceneWave(0) = 0, close
 /// to sin(2πp) (a smoothed triangle wave; no libm needed).
-@inline(__always) func sineLike(_ p: Double) -> Double {
+@inline(__always) func sceneWave(_ p: Double) -> Double {
     let f = p - p.rounded(.down)                  // [0, 1)
     // triangle: 0 at 0, 1 at 0.25, 0 at 0.5, -1 at 0.75
     let tri = f < 0.25 ? 4 * f : (f < 0.75 ? 2 - 4 * f : 4 * f - 4)

@@ -5,8 +5,12 @@ public enum DepthThreshold {
     public static func mask(depth: Depth16View, scale: Double, cutoff: Double, into mask: inout FloatPlane) {
         mask.resize(width: depth.width, height: depth.height)
         // depth*scale <= cutoff  <=>  depth <= cutoff/scale; compare in integers.
-        let limitD = (cutoff / scale).rounded(.down)
-        let limit: UInt32 = limitD < 0 ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
+        // In binary floating point cutoff/scale often lands a hair below the
+        // whole number it stands for (0.7 / 0.001 = 699.9999999999999), which
+        // would drop a depth exactly at the cutoff: allow a tiny relative slack.
+        let q = cutoff / scale
+        let limitD = (q + abs(q) * 1e-9).rounded(.down)
+        let limit: UInt32 = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
         let w = depth.width
         mask.pixels.withUnsafeMutableBufferPointer { m in
             for y in 0..<depth.height {

@@ -78,8 +78,12 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
     let video: RGBImageView? = f.video.data != nil ? RGBImageView(f.video) : nil
     let depth: Depth16View? = f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil
     let background: RGBImageView? = f.has_background != 0 && f.background.data != nil ? RGBImageView(f.background) : nil
+    // Padding bytes of RGBx-style outputs are written as 255 (as videotestsrc
+    // does): some converters carry them into alpha.
+    var output = RGBImageView(f.output)
+    if output.a < 0 && output.pixelStride == 4 { output.a = 6 - output.r - output.g - output.b }
     let r = s.matter.process(settings: MatteSettings(settings.pointee), video: video, depth: depth,
-                             background: background, output: RGBImageView(f.output), faces: s.faces)
+                             background: background, output: output, faces: s.faces)
     result.pointee = DMMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,
                                    cutoff: r.cutoff, coverage: r.coverage)
 }

@@ -1,10 +1,45 @@
-/// Placeholder for the rgbdtestsrc scene renderers (filled in with the scene).
+/// The Swift side of dmshim.h for rgbdtestsrc: turns the plain C settings and
+/// picture descriptions into DepthMatteKit values and renders the scene. No
+/// GStreamer calls here; the shim owns buffers, timestamps and metas.
+import DepthMatteKit
 import GstShim
+
+extension SceneSettings {
+    init(_ c: DMSceneSettings) {
+        self.init()
+        seed = c.seed
+        depthScale = c.depth_scale
+        noise = c.noise != 0
+        holes = c.holes != 0
+        flyingPixels = c.flying_pixels != 0
+        misregistration = Int(c.misregistration)
+        motion = c.motion != 0
+    }
+}
 
 @_cdecl("dm_scene_render_video")
 public func dm_scene_render_video(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double,
-                                  _ out: UnsafePointer<DMRGBImage>?, _ face: UnsafeMutablePointer<DMBox>?) -> Int32 { 0 }
+                                  _ out: UnsafePointer<DMRGBImage>?, _ face: UnsafeMutablePointer<DMBox>?) -> Int32 {
+    guard let s, let out, out.pointee.data != nil else { return 0 }
+    let scene = RGBDScene(settings: SceneSettings(s.pointee), time: t)
+    guard let box = scene.renderVideo(RGBImageView(out.pointee)) else {
+        face?.pointee = DMBox(x: 0, y: 0, width: 0, height: 0)
+        return 0
+    }
+    face?.pointee = DMBox(x: Int32(box.x), y: Int32(box.y), width: Int32(box.width), height: Int32(box.height))
+    return 1
+}
+
 @_cdecl("dm_scene_render_depth")
-public func dm_scene_render_depth(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ out: UnsafePointer<DMGrayImage>?) {}
+public func dm_scene_render_depth(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ out: UnsafePointer<DMGrayImage>?) {
+    guard let s, let out, let data = out.pointee.data else { return }
+    let o = out.pointee
+    RGBDScene(settings: SceneSettings(s.pointee), time: t)
+        .renderDepth(base: UnsafeMutableRawPointer(data), width: Int(o.width), height: Int(o.height), stride: Int(o.stride))
+}
+
 @_cdecl("dm_scene_render_truth")
-public func dm_scene_render_truth(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ out: UnsafePointer<DMGrayImage>?) {}
+public func dm_scene_render_truth(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ out: UnsafePointer<DMGrayImage>?) {
+    guard let s, let out, out.pointee.data != nil else { return }
+    RGBDScene(settings: SceneSettings(s.pointee), time: t).renderTruth(Gray8View(out.pointee))
+}

@@ -1,3 +1,723 @@
-/* placeholder until the rgbdtestsrc element lands */
+/* rgbdtestsrc.c: GObject glue for the rgbdtestsrc element.
+ *
+ * A GstPushSrc that produces one stream of a deterministic synthetic RGB-D
+ * scene (a person in front of a plant and a wall): colour, depth registered to
+ * it, or the ground-truth matte, chosen by the `stream` property. Every frame
+ * is a function of (scene properties, timestamp, size) only, so three
+ * instances with the same properties give colour, depth and matte that line
+ * up exactly, at any resolutions.
+ *
+ * No pixel work here: per frame the settings are copied under the object lock,
+ * the buffer is mapped as a GstVideoFrame and the planes go to the
+ * dm_scene_render_* functions (Swift bridge). For stream=video the subject's
+ * head box is attached as a GstVideoRegionOfInterestMeta of type "face", as
+ * facedetect does.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <gst/gst.h>
+#include <gst/base/gstpushsrc.h>
+#include <gst/video/video.h>
+#include "dmshim.h"
 #include "elements.h"
-gboolean dm_rgbdtestsrc_register (GstPlugin * plugin) { return TRUE; }
+#include "rgbimage.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_rgbd_test_src_debug);
+#define GST_CAT_DEFAULT gst_rgbd_test_src_debug
+
+#define DM_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
+
+#define DEFAULT_STREAM DM_STREAM_VIDEO
+#define DEFAULT_IS_LIVE FALSE
+#define DEFAULT_SEED 0
+#define DEFAULT_DEPTH_SCALE 0.001
+#define DEFAULT_NOISE FALSE
+#define DEFAULT_HOLES FALSE
+#define DEFAULT_FLYING_PIXELS FALSE
+#define DEFAULT_MISREGISTRATION 0
+#define DEFAULT_MOTION TRUE
+
+/* sizes and rate that fixation moves towards */
+#define DEFAULT_VIDEO_WIDTH 640
+#define DEFAULT_VIDEO_HEIGHT 360
+#define DEFAULT_DEPTH_WIDTH 320
+#define DEFAULT_DEPTH_HEIGHT 180
+#define DEFAULT_FPS_N 30
+#define DEFAULT_FPS_D 1
+
+enum
+{
+  PROP_0,
+  PROP_STREAM,
+  PROP_IS_LIVE,
+  PROP_SEED,
+  PROP_DEPTH_SCALE,
+  PROP_NOISE,
+  PROP_HOLES,
+  PROP_FLYING_PIXELS,
+  PROP_MISREGISTRATION,
+  PROP_MOTION,
+};
+
+typedef struct
+{
+  GstPushSrc parent;
+
+  /* properties and negotiated format, guarded by the object lock */
+  DMSceneSettings settings;
+  gint stream;                  /* DMStream */
+  GstVideoInfo info;
+
+  /* streaming thread (and do_seek, which holds the stream lock) */
+  GstClockTime base_pts;        /* timestamp of frame 0 at the current rate */
+  guint64 n_frames;             /* frames since base_pts */
+  guint64 offset;               /* buffer offset (frame number) */
+} GstRgbdTestSrc;
+
+typedef struct
+{
+  GstPushSrcClass parent_class;
+} GstRgbdTestSrcClass;
+
+#define GST_TYPE_RGBD_TEST_SRC (gst_rgbd_test_src_get_type ())
+#define GST_RGBD_TEST_SRC(obj) ((GstRgbdTestSrc *) (obj))
+GType gst_rgbd_test_src_get_type (void);
+G_DEFINE_TYPE (GstRgbdTestSrc, gst_rgbd_test_src, GST_TYPE_PUSH_SRC);
+
+/* ---- enums ---------------------------------------------------------------- */
+
+#define GST_TYPE_RGBD_TEST_SRC_STREAM (gst_rgbd_test_src_stream_get_type ())
+static GType
+gst_rgbd_test_src_stream_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DM_STREAM_VIDEO, "Colour (packed 8-bit RGB), with a 'face' "
+          "GstVideoRegionOfInterestMeta on the subject's head", "video"},
+    {DM_STREAM_DEPTH, "Depth registered to the colour (GRAY16_LE, units of "
+          "depth-scale, 0 = no reading)", "depth"},
+    {DM_STREAM_TRUTH, "Ground-truth matte (GRAY8, 255 = subject)", "truth"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstRgbdTestSrcStream", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* ---- caps ------------------------------------------------------------------- */
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_VIDEO_FORMATS) "; "
+        GST_VIDEO_CAPS_MAKE ("GRAY16_LE") "; "
+        GST_VIDEO_CAPS_MAKE ("GRAY8")));
+
+static GstStaticCaps video_caps =
+GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_VIDEO_FORMATS));
+static GstStaticCaps depth_caps =
+GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE"));
+static GstStaticCaps truth_caps =
+GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8"));
+
+static GstClockTime frame_pts (GstRgbdTestSrc * self,
+    const GstVideoInfo * info, guint64 n);
+
+static const gchar *
+stream_name (gint stream)
+{
+  switch (stream) {
+    case DM_STREAM_DEPTH:
+      return "depth";
+    case DM_STREAM_TRUTH:
+      return "truth";
+    default:
+      return "video";
+  }
+}
+
+/* The caps one stream can produce (a new reference). */
+static GstCaps *
+stream_caps (gint stream)
+{
+  switch (stream) {
+    case DM_STREAM_DEPTH:
+      return gst_static_caps_get (&depth_caps);
+    case DM_STREAM_TRUTH:
+      return gst_static_caps_get (&truth_caps);
+    default:
+      return gst_static_caps_get (&video_caps);
+  }
+}
+
+static GstCaps *
+gst_rgbd_test_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+  GstCaps *caps, *result;
+  gint stream;
+
+  GST_OBJECT_LOCK (self);
+  stream = self->stream;
+  GST_OBJECT_UNLOCK (self);
+
+  caps = stream_caps (stream);
+  if (!filter)
+    return caps;
+  result = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return result;
+}
+
+/* Nearest to 640x360 (video, truth) or 320x180 (depth) at 30/1, square
+ * pixels, BGRx. */
+static GstCaps *
+gst_rgbd_test_src_fixate (GstBaseSrc * bsrc, GstCaps * caps)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+  gint stream, w, h;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  stream = self->stream;
+  GST_OBJECT_UNLOCK (self);
+  w = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_WIDTH : DEFAULT_VIDEO_WIDTH;
+  h = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_HEIGHT : DEFAULT_VIDEO_HEIGHT;
+
+  caps = gst_caps_make_writable (caps);
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+    gst_structure_fixate_field_nearest_int (s, "width", w);
+    gst_structure_fixate_field_nearest_int (s, "height", h);
+    gst_structure_fixate_field_nearest_fraction (s, "framerate",
+        DEFAULT_FPS_N, DEFAULT_FPS_D);
+    if (gst_structure_has_field (s, "pixel-aspect-ratio"))
+      gst_structure_fixate_field_nearest_fraction (s, "pixel-aspect-ratio",
+          1, 1);
+    if (stream == DM_STREAM_VIDEO && gst_structure_has_field (s, "format"))
+      gst_structure_fixate_field_string (s, "format", "BGRx");
+  }
+  return GST_BASE_SRC_CLASS (gst_rgbd_test_src_parent_class)->fixate (bsrc,
+      caps);
+}
+
+/* Negotiation failures name the stream and what it can produce. */
+static gboolean
+gst_rgbd_test_src_negotiate (GstBaseSrc * bsrc)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+  gint stream;
+
+  if (GST_BASE_SRC_CLASS (gst_rgbd_test_src_parent_class)->negotiate (bsrc))
+    return TRUE;
+
+  GST_OBJECT_LOCK (self);
+  stream = self->stream;
+  GST_OBJECT_UNLOCK (self);
+  {
+    GstCaps *ours = stream_caps (stream);
+    GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (bsrc), NULL);
+    gchar *a = gst_caps_to_string (ours);
+    gchar *b = peer ? gst_caps_to_string (peer) : g_strdup ("(nothing)");
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("rgbdtestsrc (stream=%s) and downstream could not agree on a format.",
+            stream_name (stream)),
+        ("stream=%s produces %s; downstream accepts %s", stream_name (stream),
+            a, b));
+    g_free (a);
+    g_free (b);
+    gst_caps_unref (ours);
+    if (peer)
+      gst_caps_unref (peer);
+  }
+  return FALSE;
+}
+
+static gboolean
+gst_rgbd_test_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+  GstVideoInfo info;
+  GstCaps *ours;
+  gint stream;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  stream = self->stream;
+  GST_OBJECT_UNLOCK (self);
+
+  ours = stream_caps (stream);
+  ok = gst_caps_can_intersect (caps, ours) && gst_video_info_from_caps (&info,
+      caps);
+  gst_caps_unref (ours);
+  if (!ok) {
+    gchar *s = gst_caps_to_string (caps);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("rgbdtestsrc (stream=%s) cannot produce the negotiated format.",
+            stream_name (stream)), ("caps: %s", s));
+    g_free (s);
+    return FALSE;
+  }
+
+  /* keep timestamps continuous across a renegotiation: the next frame is
+   * frame 0 of the new rate, at the time the old rate had reached */
+  GST_OBJECT_LOCK (self);
+  self->base_pts = frame_pts (self, &self->info, self->n_frames);
+  self->n_frames = 0;
+  self->info = info;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "stream=%s %s %dx%d at %d/%d", stream_name (stream),
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)),
+      GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
+      GST_VIDEO_INFO_FPS_N (&info), GST_VIDEO_INFO_FPS_D (&info));
+  return TRUE;
+}
+
+/* Use downstream's pool or a video buffer pool of the negotiated size, with
+ * GstVideoMeta when downstream understands it (strides are respected through
+ * GstVideoFrame mapping). */
+static gboolean
+gst_rgbd_test_src_decide_allocation (GstBaseSrc * bsrc, GstQuery * query)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstCaps *caps = NULL;
+  guint size, min = 0, max = 0;
+  gboolean update;
+
+  GST_OBJECT_LOCK (self);
+  size = GST_VIDEO_INFO_SIZE (&self->info);
+  GST_OBJECT_UNLOCK (self);
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint psize;
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &psize, &min, &max);
+    size = MAX (size, psize);
+    update = TRUE;
+  } else {
+    update = FALSE;
+  }
+  if (!pool)
+    pool = gst_video_buffer_pool_new ();
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps)
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_set_config (pool, config);
+
+  if (update)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+
+  return GST_BASE_SRC_CLASS (gst_rgbd_test_src_parent_class)->decide_allocation
+      (bsrc, query);
+}
+
+/* ---- time ------------------------------------------------------------------- */
+
+static GstClockTime
+frame_pts (GstRgbdTestSrc * self, const GstVideoInfo * info, guint64 n)
+{
+  if (GST_VIDEO_INFO_FPS_N (info) <= 0)
+    return self->base_pts;
+  return self->base_pts + gst_util_uint64_scale (n,
+      GST_SECOND * GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
+}
+
+/* A live source syncs each buffer on its timestamp. */
+static void
+gst_rgbd_test_src_get_times (GstBaseSrc * bsrc, GstBuffer * buffer,
+    GstClockTime * start, GstClockTime * end)
+{
+  if (gst_base_src_is_live (bsrc)) {
+    GstClockTime ts = GST_BUFFER_PTS (buffer);
+    if (GST_CLOCK_TIME_IS_VALID (ts)) {
+      GstClockTime dur = GST_BUFFER_DURATION (buffer);
+      if (GST_CLOCK_TIME_IS_VALID (dur))
+        *end = ts + dur;
+      *start = ts;
+    }
+  } else {
+    *start = GST_CLOCK_TIME_NONE;
+    *end = GST_CLOCK_TIME_NONE;
+  }
+}
+
+static gboolean
+gst_rgbd_test_src_is_seekable (GstBaseSrc * bsrc)
+{
+  return TRUE;
+}
+
+/* Forward playback from the frame at (or just before) the segment position. */
+static gboolean
+gst_rgbd_test_src_do_seek (GstBaseSrc * bsrc, GstSegment * segment)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+  GstClockTime position = segment->position;
+  gint fps_n, fps_d;
+
+  if (segment->rate < 0) {
+    GST_WARNING_OBJECT (self, "reverse playback is not supported");
+    return FALSE;
+  }
+  segment->time = segment->start;
+
+  GST_OBJECT_LOCK (self);
+  fps_n = GST_VIDEO_INFO_FPS_N (&self->info);
+  fps_d = GST_VIDEO_INFO_FPS_D (&self->info);
+  GST_OBJECT_UNLOCK (self);
+
+  if (fps_n > 0) {
+    self->base_pts = 0;
+    self->n_frames = gst_util_uint64_scale (position, fps_n,
+        (guint64) fps_d * GST_SECOND);
+    self->offset = self->n_frames;
+  } else {
+    /* not negotiated yet (or a still picture): start at the position */
+    self->base_pts = position;
+    self->n_frames = 0;
+    self->offset = 0;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_rgbd_test_src_query (GstBaseSrc * bsrc, GstQuery * query)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_LATENCY:{
+      gint fps_n, fps_d;
+      GST_OBJECT_LOCK (self);
+      fps_n = GST_VIDEO_INFO_FPS_N (&self->info);
+      fps_d = GST_VIDEO_INFO_FPS_D (&self->info);
+      GST_OBJECT_UNLOCK (self);
+      if (fps_n > 0) {
+        /* a live frame is complete one frame duration after it starts */
+        GstClockTime latency = gst_util_uint64_scale (GST_SECOND, fps_d, fps_n);
+        gst_query_set_latency (query, gst_base_src_is_live (bsrc), latency,
+            GST_CLOCK_TIME_NONE);
+        return TRUE;
+      }
+      return FALSE;
+    }
+    case GST_QUERY_CONVERT:{
+      GstFormat src_fmt, dest_fmt;
+      gint64 src_val, dest_val;
+      gboolean res;
+      gst_query_parse_convert (query, &src_fmt, &src_val, &dest_fmt, &dest_val);
+      GST_OBJECT_LOCK (self);
+      res = gst_video_info_convert (&self->info, src_fmt, src_val, dest_fmt,
+          &dest_val);
+      GST_OBJECT_UNLOCK (self);
+      if (res)
+        gst_query_set_convert (query, src_fmt, src_val, dest_fmt, dest_val);
+      return res;
+    }
+    default:
+      return GST_BASE_SRC_CLASS (gst_rgbd_test_src_parent_class)->query (bsrc,
+          query);
+  }
+}
+
+/* ---- per frame --------------------------------------------------------------- */
+
+static GstFlowReturn
+gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (psrc);
+  DMSceneSettings settings;
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstClockTime pts, next;
+  DMBox face = { 0 };
+  gboolean has_face = FALSE;
+  gint stream;
+  double t;
+
+  GST_OBJECT_LOCK (self);
+  info = self->info;
+  GST_OBJECT_UNLOCK (self);
+
+  if (GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_UNKNOWN) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("rgbdtestsrc has no negotiated format."), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  /* framerate 0/1: one still picture, then EOS */
+  if (GST_VIDEO_INFO_FPS_N (&info) == 0 && self->n_frames >= 1)
+    return GST_FLOW_EOS;
+
+  pts = frame_pts (self, &info, self->n_frames);
+  gst_object_sync_values (GST_OBJECT (self), pts);
+
+  GST_OBJECT_LOCK (self);
+  settings = self->settings;
+  stream = self->stream;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!gst_video_frame_map (&frame, &info, buffer, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not map the output buffer."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  t = (double) pts / GST_SECOND;
+  switch (stream) {
+    case DM_STREAM_DEPTH:{
+      DMGrayImage img = dm_gray_image_from_frame (&frame);
+      dm_scene_render_depth (&settings, t, &img);
+      break;
+    }
+    case DM_STREAM_TRUTH:{
+      DMGrayImage img = dm_gray_image_from_frame (&frame);
+      dm_scene_render_truth (&settings, t, &img);
+      break;
+    }
+    default:{
+      DMRGBImage img = dm_rgb_image_from_frame (&frame);
+      has_face = dm_scene_render_video (&settings, t, &img, &face) != 0;
+      break;
+    }
+  }
+  gst_video_frame_unmap (&frame);
+
+  if (has_face && face.width > 0 && face.height > 0)
+    gst_buffer_add_video_region_of_interest_meta (buffer, "face", face.x,
+        face.y, face.width, face.height);
+
+  self->n_frames++;
+  GST_BUFFER_PTS (buffer) = pts;
+  GST_BUFFER_DTS (buffer) = GST_CLOCK_TIME_NONE;
+  if (GST_VIDEO_INFO_FPS_N (&info) > 0) {
+    next = frame_pts (self, &info, self->n_frames);
+    GST_BUFFER_DURATION (buffer) = next - pts;
+  } else {
+    GST_BUFFER_DURATION (buffer) = GST_CLOCK_TIME_NONE;
+  }
+  GST_BUFFER_OFFSET (buffer) = self->offset;
+  GST_BUFFER_OFFSET_END (buffer) = self->offset + 1;
+  self->offset++;
+  return GST_FLOW_OK;
+}
+
+/* ---- state -------------------------------------------------------------------- */
+
+static gboolean
+gst_rgbd_test_src_start (GstBaseSrc * bsrc)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+  GST_OBJECT_LOCK (self);
+  gst_video_info_init (&self->info);
+  GST_OBJECT_UNLOCK (self);
+  self->base_pts = 0;
+  self->n_frames = 0;
+  self->offset = 0;
+  return TRUE;
+}
+
+/* ---- properties ------------------------------------------------------------ */
+
+static void
+gst_rgbd_test_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (object);
+
+  if (prop_id == PROP_IS_LIVE) {
+    gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_STREAM:
+      self->stream = g_value_get_enum (value);
+      break;
+    case PROP_SEED:
+      self->settings.seed = g_value_get_uint (value);
+      break;
+    case PROP_DEPTH_SCALE:
+      self->settings.depth_scale = g_value_get_double (value);
+      break;
+    case PROP_NOISE:
+      self->settings.noise = g_value_get_boolean (value);
+      break;
+    case PROP_HOLES:
+      self->settings.holes = g_value_get_boolean (value);
+      break;
+    case PROP_FLYING_PIXELS:
+      self->settings.flying_pixels = g_value_get_boolean (value);
+      break;
+    case PROP_MISREGISTRATION:
+      self->settings.misregistration = g_value_get_int (value);
+      break;
+    case PROP_MOTION:
+      self->settings.motion = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_rgbd_test_src_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (object);
+
+  if (prop_id == PROP_IS_LIVE) {
+    g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (self)));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_STREAM:
+      g_value_set_enum (value, self->stream);
+      break;
+    case PROP_SEED:
+      g_value_set_uint (value, self->settings.seed);
+      break;
+    case PROP_DEPTH_SCALE:
+      g_value_set_double (value, self->settings.depth_scale);
+      break;
+    case PROP_NOISE:
+      g_value_set_boolean (value, self->settings.noise != 0);
+      break;
+    case PROP_HOLES:
+      g_value_set_boolean (value, self->settings.holes != 0);
+      break;
+    case PROP_FLYING_PIXELS:
+      g_value_set_boolean (value, self->settings.flying_pixels != 0);
+      break;
+    case PROP_MISREGISTRATION:
+      g_value_set_int (value, self->settings.misregistration);
+      break;
+    case PROP_MOTION:
+      g_value_set_boolean (value, self->settings.motion != 0);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+#define DM_PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE)
+#define DM_PARAM_FLAGS_READY (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_READY)
+
+static void
+gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *bsrc_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
+
+  gobject_class->set_property = gst_rgbd_test_src_set_property;
+  gobject_class->get_property = gst_rgbd_test_src_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_STREAM,
+      g_param_spec_enum ("stream", "Stream",
+          "Which picture of the scene to produce: colour, depth registered "
+          "to it, or the ground-truth matte", GST_TYPE_RGBD_TEST_SRC_STREAM,
+          DEFAULT_STREAM, DM_PARAM_FLAGS_READY));
+  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
+      g_param_spec_boolean ("is-live", "Is live",
+          "Act as a live source: produce frames in real time, paced by the "
+          "clock", DEFAULT_IS_LIVE, DM_PARAM_FLAGS_READY));
+  g_object_class_install_property (gobject_class, PROP_SEED,
+      g_param_spec_uint ("seed", "Seed",
+          "Seed of the pseudo-random depth artefacts (noise, holes, flying "
+          "pixels); the same seed and time give the same frame", 0,
+          G_MAXUINT32, DEFAULT_SEED, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
+      g_param_spec_double ("depth-scale", "Depth scale",
+          "Metres per depth sample unit written by stream=depth "
+          "(0.001 = millimetres)", 1e-6, 1.0, DEFAULT_DEPTH_SCALE,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_NOISE,
+      g_param_spec_boolean ("noise", "Noise",
+          "Depth noise growing with distance squared (sigma = 1.5 mm at 1 m, "
+          "6 mm at 2 m)", DEFAULT_NOISE, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_HOLES,
+      g_param_spec_boolean ("holes", "Holes",
+          "Zero-valued depth holes: occlusion shadows left of near objects, "
+          "small random clusters and speckle on the top of the hair",
+          DEFAULT_HOLES, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FLYING_PIXELS,
+      g_param_spec_boolean ("flying-pixels", "Flying pixels",
+          "Depth pixels on depth edges take intermediate depths between the "
+          "near and the far side", DEFAULT_FLYING_PIXELS, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_MISREGISTRATION,
+      g_param_spec_int ("misregistration", "Misregistration",
+          "Depth content shifted right (positive) or left (negative) by this "
+          "many depth pixels against the colour", -8, 8,
+          DEFAULT_MISREGISTRATION, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_MOTION,
+      g_param_spec_boolean ("motion", "Motion",
+          "The subject moves: sways left/right, steps between 0.85 m and "
+          "1.35 m, raises a hand (t mod 12 s in [5, 9)) and turns away "
+          "briefly (t mod 15 s in [12, 13.2)). Off: the scene is held at its "
+          "t = 0 state (face at 1.0 m)", DEFAULT_MOTION, DM_PARAM_FLAGS));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "RGB-D test source", "Source/Video",
+      "Synthetic RGB-D scene: colour, registered depth and ground-truth "
+      "matte of a person in front of a plant and a wall",
+      "depthmatte developers");
+
+  bsrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_get_caps);
+  bsrc_class->fixate = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_fixate);
+  bsrc_class->negotiate = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_negotiate);
+  bsrc_class->set_caps = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_set_caps);
+  bsrc_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_rgbd_test_src_decide_allocation);
+  bsrc_class->get_times = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_get_times);
+  bsrc_class->is_seekable = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_is_seekable);
+  bsrc_class->do_seek = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_do_seek);
+  bsrc_class->query = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_query);
+  bsrc_class->start = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_start);
+  psrc_class->fill = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_fill);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_RGBD_TEST_SRC_STREAM, 0);
+}
+
+static void
+gst_rgbd_test_src_init (GstRgbdTestSrc * self)
+{
+  self->stream = DEFAULT_STREAM;
+  self->settings.seed = DEFAULT_SEED;
+  self->settings.depth_scale = DEFAULT_DEPTH_SCALE;
+  self->settings.noise = DEFAULT_NOISE;
+  self->settings.holes = DEFAULT_HOLES;
+  self->settings.flying_pixels = DEFAULT_FLYING_PIXELS;
+  self->settings.misregistration = DEFAULT_MISREGISTRATION;
+  self->settings.motion = DEFAULT_MOTION;
+  gst_video_info_init (&self->info);
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+  gst_base_src_set_live (GST_BASE_SRC (self), DEFAULT_IS_LIVE);
+}
+
+gboolean
+dm_rgbdtestsrc_register (GstPlugin * plugin)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_rgbd_test_src_debug, "rgbdtestsrc", 0,
+      "synthetic RGB-D scene source");
+  return gst_element_register (plugin, "rgbdtestsrc", GST_RANK_NONE,
+      GST_TYPE_RGBD_TEST_SRC);
+}

@@ -3,7 +3,7 @@
 // or write of the padding shows up), plus straightforward reference versions of
 // each step of the chain, written independently of the kit's code.
 import XCTest
-@testable import DepthMatteKit
+import DepthMatteKit
 
 #if canImport(Glibc)
 import Glibc

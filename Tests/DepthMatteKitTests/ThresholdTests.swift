@@ -1,5 +1,5 @@
 import XCTest
-@testable import DepthMatteKit
+import DepthMatteKit
 
 final class ThresholdTests: XCTestCase {
     private func mask(_ depth: TestDepth, scale: Double = 0.001, cutoff: Double) -> FloatPlane {
@@ -65,7 +65,7 @@ final class ThresholdTests: XCTestCase {
         XCTAssertEqual(mask(d, scale: 0.00025, cutoff: 0.5).rows, [[1, 0, 0, 0]])
         // tenth-millimetre units: 1 m = 10000 units
         XCTAssertEqual(mask(d, scale: 0.0001, cutoff: 1.0).rows, [[1, 1, 1, 0]])
-        // metres: everything is farther than 1000 m except nothing; 2000 m is in at 2000
+        // metre units: 2000 m is in at a 2000 m cutoff, 2001 m is not
         XCTAssertEqual(mask(d, scale: 1.0, cutoff: 2000).rows, [[1, 0, 0, 0]])
         // same readings in mm with a 1 m cutoff: all farther
         XCTAssertEqual(mask(d, scale: 0.001, cutoff: 1.0).rows, [[0, 0, 0, 0]])

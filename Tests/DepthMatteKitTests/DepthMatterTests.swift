@@ -1,0 +1,524 @@
+import XCTest
+import DepthMatteKit
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// End-to-end tests of `DepthMatter.process` on small synthetic scenes.
+final class DepthMatterTests: XCTestCase {
+    // MARK: scene helpers
+
+    /// A colour that differs per pixel and per channel.
+    static func videoColor(_ x: Int, _ y: Int) -> RGBA {
+        RGBA(UInt8((x * 37 + y * 11) % 256), UInt8((x * 5 + y * 23 + 9) % 256), UInt8((x * 13 + y * 3 + 50) % 256), 255)
+    }
+
+    static func makeVideo(_ w: Int, _ h: Int, layout: Layout = .rgba, padding: Int = 0) -> TestRGB {
+        let v = TestRGB(width: w, height: h, layout: layout, padding: padding)
+        for y in 0..<h { for x in 0..<w { v[x, y] = videoColor(x, y) } }
+        return v
+    }
+
+    /// Sharp keying (no blur, gamma 1) in fixed mode, green background.
+    static func sharp(cutoff: Double = 1.5) -> MatteSettings {
+        var s = MatteSettings()
+        s.mode = .fixed
+        s.cutoff = cutoff
+        s.blurRadius = 0
+        s.gamma = 1
+        s.backgroundARGB = 0xff00_ff00
+        return s
+    }
+
+    static let green = RGBA(0, 255, 0)
+
+    /// Depth 16x12 at 3 m with a subject rectangle [5, 11) x [3, 11) at 0.9 m.
+    /// Behind a 32x24 video, output pixels x in 13...18, y in 9...18 see only
+    /// subject taps of the x2 bicubic; x in 0...6 and 25...31 see only wall taps.
+    static func rectangleScene(padding: Int = 0) -> TestDepth {
+        let d = TestDepth(width: 16, height: 12, padding: padding, fill: 3000)
+        d.fill(x0: 5, y0: 3, x1: 11, y1: 11, 900)
+        return d
+    }
+
+    @discardableResult
+    private func run(_ m: DepthMatter, _ s: MatteSettings, video: TestRGB?, depth: TestDepth?,
+                     background: TestRGB? = nil, output: TestRGB, faces: [Box] = []) -> MatteResult {
+        m.process(settings: s, video: video?.view, depth: depth?.view, background: background?.view,
+                  output: output.view, faces: faces)
+    }
+
+    /// The whole chain computed naively: mask, 2-D blur, pow, bicubic, bilinear
+    /// aspect fill, blend; in Double.
+    private func reference(_ s: MatteSettings, cutoffUnits: Int, video: TestRGB?, depth: TestDepth?,
+                           background: TestRGB?, width W: Int, height H: Int) -> [[RGBA]] {
+        var matte: [[Double]]
+        if let depth {
+            let mask = Reference.mask(depth, cutoffUnits: cutoffUnits)
+            let blurred = Reference.blur(mask, sigma: s.blurRadius)
+            let g = s.gamma == 1 ? blurred : Reference.gamma(blurred, s.gamma)
+            matte = Reference.bicubic(g, width: W, height: H)
+        } else {
+            matte = [[Double]](repeating: [Double](repeating: video == nil ? 0 : 1, count: W), count: H)
+        }
+        let c = ARGBColor(argb: s.backgroundARGB)
+        var out: [[RGBA]] = []
+        for y in 0..<H {
+            var row: [RGBA] = []
+            for x in 0..<W {
+                var bg = RGBA(c.r, c.g, c.b)
+                if let b = background {
+                    let sc = max(Double(W) / Double(b.width), Double(H) / Double(b.height))
+                    let sx = min(max((Double(x) + 0.5 - Double(W) / 2) / sc + Double(b.width) / 2 - 0.5, 0), Double(b.width - 1))
+                    let sy = min(max((Double(y) + 0.5 - Double(H) / 2) / sc + Double(b.height) / 2 - 0.5, 0), Double(b.height - 1))
+                    let x0 = Int(sx), y0 = Int(sy), x1 = min(x0 + 1, b.width - 1), y1 = min(y0 + 1, b.height - 1)
+                    let fx = sx - Double(x0), fy = sy - Double(y0)
+                    func ch(_ k: KeyPath<RGBA, UInt8>) -> UInt8 {
+                        let top = Double(b[x0, y0][keyPath: k]) * (1 - fx) + Double(b[x1, y0][keyPath: k]) * fx
+                        let bot = Double(b[x0, y1][keyPath: k]) * (1 - fx) + Double(b[x1, y1][keyPath: k]) * fx
+                        return UInt8((top * (1 - fy) + bot * fy + 0.5).rounded(.down))
+                    }
+                    bg = RGBA(ch(\.r), ch(\.g), ch(\.b))
+                }
+                let v = video?[x, y] ?? RGBA(0, 0, 0)
+                let m = matte[y][x]
+                switch s.output {
+                case .composite:
+                    row.append(RGBA(Reference.mix(v.r, bg.r, m), Reference.mix(v.g, bg.g, m), Reference.mix(v.b, bg.b, m), 255))
+                case .matte:
+                    let g = UInt8((255 * m + 0.5).rounded(.down))
+                    row.append(RGBA(g, g, g, 255))
+                case .alpha:
+                    row.append(RGBA(v.r, v.g, v.b, UInt8((255 * m + 0.5).rounded(.down))))
+                }
+            }
+            out.append(row)
+        }
+        return out
+    }
+
+    private func assertMatchesReference(_ out: TestRGB, _ want: [[RGBA]], tolerance: Int = 1,
+                                        _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+        var bad = 0, first = ""
+        for y in 0..<out.height {
+            for x in 0..<out.width {
+                let a = out[x, y], e = want[y][x]
+                let alpha = out.layout.hasAlpha
+                if abs(Int(a.r) - Int(e.r)) > tolerance || abs(Int(a.g) - Int(e.g)) > tolerance
+                    || abs(Int(a.b) - Int(e.b)) > tolerance || (alpha && abs(Int(a.a) - Int(e.a)) > tolerance) {
+                    if bad == 0 { first = "(\(x),\(y)) got \(a) want \(e)" }
+                    bad += 1
+                }
+            }
+        }
+        XCTAssertEqual(bad, 0, "\(message): \(bad) pixels differ, first \(first)", file: file, line: line)
+        XCTAssertTrue(out.paddingIntact, "\(message): row padding was written", file: file, line: line)
+    }
+
+    // MARK: keying
+
+    func testSubjectKeepsVideoAndBackgroundGetsColour() {
+        let m = DepthMatter()
+        let depth = Self.rectangleScene()
+        let video = Self.makeVideo(32, 24)
+        let out = TestRGB(width: 32, height: 24)
+        let r = run(m, Self.sharp(), video: video, depth: depth, output: out)
+        XCTAssertEqual(r.cutoff, 1.5)
+        XCTAssertFalse(r.faceFound)
+        for y in 9...18 { for x in 13...18 { assertPixel(out[x, y], Self.videoColor(x, y), "subject (\(x),\(y))") } }
+        for y in 0..<24 {
+            for x in Array(0...6) + Array(25...31) { assertPixel(out[x, y], Self.green, "wall (\(x),\(y))") }
+        }
+        for x in 0..<32 { for y in 0...2 { assertPixel(out[x, y], Self.green, "wall (\(x),\(y))") } }
+        // the subject covers depth [5, 11) x [3, 11) = video [10, 22) x [6, 22): 192 of 768 pixels
+        XCTAssertEqual(r.coverage, 0.25, accuracy: 1e-12)
+    }
+
+    func testMatchesNaiveReferenceChainForEveryLayout() {
+        // random depth with holes, odd paddings, non-integer size ratio, blur and gamma
+        var rng = TestRandom(seed: 99)
+        let depth = TestDepth(width: 12, height: 9, padding: 3)
+        for y in 0..<9 {
+            for x in 0..<12 {
+                let near = (x - 5) * (x - 5) + (y - 4) * (y - 4) < 12
+                var d = near ? 700 + rng.int(0...300) : 1500 + rng.int(0...1500)
+                if rng.int(0...9) == 0 { d = 0 }
+                if d == 1200 { d = 1201 }
+                depth[x, y] = UInt16(d)
+            }
+        }
+        var s = MatteSettings()
+        s.mode = .fixed
+        s.cutoff = 1.2
+        s.blurRadius = 1.3
+        s.gamma = 0.6
+        s.backgroundARGB = 0xff20_4060
+        for layout in Layout.allCases {
+            for mode in [MatteOutput.composite, .matte, .alpha] {
+                s.output = mode
+                let video = Self.makeVideo(29, 21, layout: layout, padding: 2)
+                let out = TestRGB(width: 29, height: 21, layout: layout, padding: 4)
+                run(DepthMatter(), s, video: video, depth: depth, output: out)
+                let want = reference(s, cutoffUnits: 1200, video: video, depth: depth, background: nil, width: 29, height: 21)
+                assertMatchesReference(out, want, "\(layout) \(mode)")
+            }
+        }
+    }
+
+    func testDefaultSettingsMatchReference() {
+        // blur 5, gamma 0.5 (the defaults) on a 24x18 depth behind 48x36 video
+        let depth = TestDepth(width: 24, height: 18, fill: 2500)
+        depth.fill(x0: 7, y0: 4, x1: 17, y1: 18, 950)
+        var s = MatteSettings()
+        s.mode = .fixed
+        XCTAssertEqual(s.blurRadius, 5); XCTAssertEqual(s.gamma, 0.5); XCTAssertEqual(s.cutoff, 1.0)
+        let video = Self.makeVideo(48, 36)
+        let out = TestRGB(width: 48, height: 36)
+        let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
+        let want = reference(s, cutoffUnits: 1000, video: video, depth: depth, background: nil, width: 48, height: 36)
+        assertMatchesReference(out, want)
+        // default background is opaque black; sigma 5 reaches the far corner only faintly
+        assertPixel(out[0, 0], RGBA(0, 0, 0), tolerance: 10)
+        // gamma 0.5 widens the 140 / 432 = 0.32 subject
+        XCTAssertGreaterThan(r.coverage, 0.4); XCTAssertLessThan(r.coverage, 0.6)
+    }
+
+    // MARK: output size vs depth size
+
+    func testDepthSmallerThanVideo() {
+        let depth = TestDepth(width: 8, height: 6, fill: 4000)
+        depth.fill(x0: 2, y0: 1, x1: 7, y1: 6, 600)
+        let video = Self.makeVideo(16, 12)
+        let out = TestRGB(width: 16, height: 12)
+        let s = Self.sharp(cutoff: 1.0)
+        run(DepthMatter(), s, video: video, depth: depth, output: out)
+        assertMatchesReference(out, reference(s, cutoffUnits: 1000, video: video, depth: depth, background: nil,
+                                              width: 16, height: 12))
+        assertPixel(out[9, 8], Self.videoColor(9, 8))   // depth taps 3...6 x 3...6 all subject
+        assertPixel(out[0, 5], Self.green)              // depth taps 0, 1
+    }
+
+    func testDepthLargerThanVideo() {
+        let depth = TestDepth(width: 32, height: 24, fill: 4000)
+        depth.fill(x0: 8, y0: 6, x1: 24, y1: 24, 600)
+        let video = Self.makeVideo(16, 12)
+        let out = TestRGB(width: 16, height: 12)
+        let s = Self.sharp(cutoff: 1.0)
+        let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
+        assertMatchesReference(out, reference(s, cutoffUnits: 1000, video: video, depth: depth, background: nil,
+                                              width: 16, height: 12))
+        // output (x, y) sits on depth 2x + 0.5: x in 5...10, y in 4...11 see only subject taps
+        for y in 4...11 { for x in 5...10 { assertPixel(out[x, y], Self.videoColor(x, y)) } }
+        for y in 0..<12 { for x in 0...2 { assertPixel(out[x, y], Self.green) } }
+        XCTAssertEqual(r.coverage, Double(8 * 9) / Double(16 * 12), accuracy: 1e-12)
+    }
+
+    func testSizeChangesBetweenFramesReuseNothingStale() {
+        let m = DepthMatter()
+        var s = MatteSettings()
+        s.mode = .fixed
+        s.cutoff = 1.0
+        s.blurRadius = 1.0
+        s.gamma = 0.7
+        let frames: [(dw: Int, dh: Int, vw: Int, vh: Int)] = [(16, 12, 32, 24), (8, 6, 12, 10), (16, 12, 32, 24), (10, 10, 7, 5)]
+        for (i, f) in frames.enumerated() {
+            let depth = TestDepth(width: f.dw, height: f.dh, fill: 3000)
+            depth.fill(x0: f.dw / 4, y0: f.dh / 3, x1: 3 * f.dw / 4, y1: f.dh, 800)
+            let video = Self.makeVideo(f.vw, f.vh)
+            let out = TestRGB(width: f.vw, height: f.vh)
+            run(m, s, video: video, depth: depth, output: out)
+            assertMatchesReference(out, reference(s, cutoffUnits: 1000, video: video, depth: depth, background: nil,
+                                                  width: f.vw, height: f.vh), "frame \(i)")
+        }
+    }
+
+    // MARK: face lock
+
+    /// Depth 16x12: wall 1.2 m; body [4, 12) x [6, 12) at 1.04 m; face
+    /// [6, 10) x [1, 6) at 0.8 m. The face box is given in the 32x24 video.
+    static func portrait(faceDepth: UInt16 = 800) -> TestDepth {
+        let d = TestDepth(width: 16, height: 12, fill: 1200)
+        d.fill(x0: 4, y0: 6, x1: 12, y1: 12, 1040)
+        d.fill(x0: 6, y0: 1, x1: 10, y1: 6, faceDepth)
+        return d
+    }
+    static let faceBox = Box(x: 12, y: 2, width: 8, height: 10)  // central part -> depth [7, 9) x [2, 5)
+
+    static func faceSettings() -> MatteSettings {
+        var s = sharp()
+        s.mode = .face
+        s.cutoff = 1.0
+        s.cutoffOffset = 0.25
+        return s
+    }
+
+    func testCutoffFollowsTheFace() {
+        let m = DepthMatter()
+        XCTAssertNil(m.lockedCutoff)
+        let video = Self.makeVideo(32, 24)
+        let out = TestRGB(width: 32, height: 24)
+        let r = run(m, Self.faceSettings(), video: video, depth: Self.portrait(), output: out, faces: [Self.faceBox])
+        XCTAssertTrue(r.faceFound)
+        XCTAssertEqual(r.faceDepth, 0.8, accuracy: 1e-12)
+        XCTAssertEqual(r.cutoff, 1.05, accuracy: 1e-12)
+        XCTAssertEqual(m.lockedCutoff ?? 0, 1.05, accuracy: 1e-12)
+        // the body at 1.04 m is within face + 0.25 m: kept (settings.cutoff 1.0 would drop it)
+        assertPixel(out[15, 20], Self.videoColor(15, 20), "body")
+        assertPixel(out[16, 6], Self.videoColor(16, 6), "face")
+        assertPixel(out[2, 20], Self.green, "wall")
+        // in fixed mode at 1.0 m the body is background
+        let fixed = TestRGB(width: 32, height: 24)
+        var s = Self.faceSettings(); s.mode = .fixed
+        run(DepthMatter(), s, video: video, depth: Self.portrait(), output: fixed, faces: [Self.faceBox])
+        assertPixel(fixed[15, 20], Self.green, "body in fixed 1.0 m")
+        assertPixel(fixed[16, 6], Self.videoColor(16, 6), "face in fixed 1.0 m")
+    }
+
+    func testOnlyTheFirstFaceCounts() {
+        let m = DepthMatter()
+        let other = Box(x: 0, y: 0, width: 6, height: 6)  // over the 1.2 m wall
+        let r = run(m, Self.faceSettings(), video: Self.makeVideo(32, 24), depth: Self.portrait(),
+                    output: TestRGB(width: 32, height: 24), faces: [Self.faceBox, other])
+        XCTAssertEqual(r.cutoff, 1.05, accuracy: 1e-12)
+        let r2 = run(m, Self.faceSettings(), video: Self.makeVideo(32, 24), depth: Self.portrait(),
+                     output: TestRGB(width: 32, height: 24), faces: [other, Self.faceBox])
+        XCTAssertEqual(r2.faceDepth, 1.2, accuracy: 1e-12)
+        XCTAssertEqual(r2.cutoff, 1.45, accuracy: 1e-12)
+    }
+
+    func testCutoffIsHeldWhenNoFaceIsMeasured() {
+        let m = DepthMatter()
+        let s = Self.faceSettings()
+        let video = Self.makeVideo(32, 24)
+        func frame(_ depth: TestDepth?, _ faces: [Box]) -> MatteResult {
+            run(m, s, video: video, depth: depth, output: TestRGB(width: 32, height: 24), faces: faces)
+        }
+        XCTAssertEqual(frame(Self.portrait(), [Self.faceBox]).cutoff, 1.05, accuracy: 1e-12)
+
+        // no face: held, and the body is still kept
+        let out = TestRGB(width: 32, height: 24)
+        let r = run(m, s, video: video, depth: Self.portrait(), output: out, faces: [])
+        XCTAssertFalse(r.faceFound)
+        XCTAssertEqual(r.faceDepth, 0)
+        XCTAssertEqual(r.cutoff, 1.05, accuracy: 1e-12)
+        assertPixel(out[15, 20], Self.videoColor(15, 20))
+
+        // face over holes only: held
+        let holes = Self.portrait(faceDepth: 0)
+        let h = frame(holes, [Self.faceBox])
+        XCTAssertFalse(h.faceFound)
+        XCTAssertEqual(h.cutoff, 1.05, accuracy: 1e-12)
+
+        // face box outside the picture: held
+        XCTAssertEqual(frame(Self.portrait(), [Box(x: 500, y: 500, width: 10, height: 10)]).cutoff, 1.05, accuracy: 1e-12)
+
+        // no depth this frame: held
+        let nd = frame(nil, [Self.faceBox])
+        XCTAssertFalse(nd.faceFound)
+        XCTAssertEqual(nd.cutoff, 1.05, accuracy: 1e-12)
+
+        // the face moves back to 1.5 m: follows
+        let far = frame(Self.portrait(faceDepth: 1500), [Self.faceBox])
+        XCTAssertTrue(far.faceFound)
+        XCTAssertEqual(far.faceDepth, 1.5, accuracy: 1e-12)
+        XCTAssertEqual(far.cutoff, 1.75, accuracy: 1e-12)
+        XCTAssertEqual(frame(Self.portrait(), []).cutoff, 1.75, accuracy: 1e-12)
+    }
+
+    func testSettingsCutoffBeforeAnyFace() {
+        let m = DepthMatter()
+        var s = Self.faceSettings()
+        s.cutoff = 0.9
+        let video = Self.makeVideo(32, 24)
+        let out = TestRGB(width: 32, height: 24)
+        let r = run(m, s, video: video, depth: Self.portrait(), output: out, faces: [])
+        XCTAssertEqual(r.cutoff, 0.9)
+        XCTAssertFalse(r.faceFound)
+        XCTAssertNil(m.lockedCutoff)
+        // 0.9 m keeps the 0.8 m face, drops the 1.04 m body
+        assertPixel(out[16, 6], Self.videoColor(16, 6))
+        assertPixel(out[15, 20], Self.green)
+        // a face over holes does not lock either; the setting is followed
+        s.cutoff = 1.1
+        let h = run(m, s, video: video, depth: Self.portrait(faceDepth: 0), output: out, faces: [Self.faceBox])
+        XCTAssertEqual(h.cutoff, 1.1)
+        XCTAssertNil(m.lockedCutoff)
+    }
+
+    func testResetForgetsTheLock() {
+        let m = DepthMatter()
+        let s = Self.faceSettings()
+        let video = Self.makeVideo(32, 24)
+        run(m, s, video: video, depth: Self.portrait(), output: TestRGB(width: 32, height: 24), faces: [Self.faceBox])
+        XCTAssertNotNil(m.lockedCutoff)
+        m.reset()
+        XCTAssertNil(m.lockedCutoff)
+        let r = run(m, s, video: video, depth: Self.portrait(), output: TestRGB(width: 32, height: 24), faces: [])
+        XCTAssertEqual(r.cutoff, s.cutoff)
+        // and locks again on the next face
+        let again = run(m, s, video: video, depth: Self.portrait(faceDepth: 1000), output: TestRGB(width: 32, height: 24),
+                        faces: [Self.faceBox])
+        XCTAssertEqual(again.cutoff, 1.25, accuracy: 1e-12)
+    }
+
+    func testFixedModeIgnoresFaces() {
+        let m = DepthMatter()
+        var s = Self.faceSettings()
+        s.mode = .fixed
+        s.cutoff = 1.3
+        let r = run(m, s, video: Self.makeVideo(32, 24), depth: Self.portrait(), output: TestRGB(width: 32, height: 24),
+                    faces: [Self.faceBox])
+        XCTAssertEqual(r.cutoff, 1.3)
+        XCTAssertFalse(r.faceFound)
+        XCTAssertEqual(r.faceDepth, 0)
+        XCTAssertNil(m.lockedCutoff)
+        // a lock taken in face mode is not used in fixed mode
+        s.mode = .face
+        run(m, s, video: Self.makeVideo(32, 24), depth: Self.portrait(), output: TestRGB(width: 32, height: 24),
+            faces: [Self.faceBox])
+        s.mode = .fixed
+        let f = run(m, s, video: Self.makeVideo(32, 24), depth: Self.portrait(), output: TestRGB(width: 32, height: 24),
+                    faces: [Self.faceBox])
+        XCTAssertEqual(f.cutoff, 1.3)
+    }
+
+    func testFaceBoxIsMappedFromVideoToDepthWhenSizesDiffer() {
+        // the same portrait behind a 64x48 video: the box scales with the video
+        let m = DepthMatter()
+        let box = Box(x: 24, y: 4, width: 16, height: 20)
+        let r = run(m, Self.faceSettings(), video: Self.makeVideo(64, 48), depth: Self.portrait(),
+                    output: TestRGB(width: 64, height: 48), faces: [box])
+        XCTAssertEqual(r.faceDepth, 0.8, accuracy: 1e-12)
+        // the 32x24 box in a 64x48 video lands on the wall corner instead
+        let w = run(DepthMatter(), Self.faceSettings(), video: Self.makeVideo(64, 48), depth: Self.portrait(),
+                    output: TestRGB(width: 64, height: 48), faces: [Self.faceBox])
+        XCTAssertEqual(w.faceDepth, 1.2, accuracy: 1e-12)
+    }
+
+    // MARK: background
+
+    func testBackgroundPictureIsAspectFilled() {
+        // 4x4 background into an 8x4 output: scale 2, the source band [1, 3]
+        // (edge coordinates) visible: one source row cropped at the top and one
+        // at the bottom; output rows sample source rows 0.75, 1.25, 1.75, 2.25
+        let bg = TestRGB(width: 4, height: 4)
+        for y in 0..<4 { for x in 0..<4 { bg[x, y] = RGBA(UInt8(10 + 40 * y), UInt8(20 * x), 100, 255) } }
+        let depth = TestDepth(width: 4, height: 2, fill: 5000)  // all wall
+        let out = TestRGB(width: 8, height: 4, padding: 3)
+        let r = run(DepthMatter(), Self.sharp(cutoff: 1), video: Self.makeVideo(8, 4), depth: depth, background: bg, output: out)
+        XCTAssertEqual(r.coverage, 0)
+        let reds: [UInt8] = [40, 60, 80, 100]                  // 10 + 40 * row
+        let greens: [UInt8] = [0, 5, 15, 25, 35, 45, 55, 60]    // source columns clamp(-0.25), 0.25, ..., clamp(3.25)
+        for y in 0..<4 { for x in 0..<8 { assertPixel(out[x, y], RGBA(reds[y], greens[x], 100, 255), "(\(x),\(y))") } }
+        XCTAssertTrue(out.paddingIntact)
+    }
+
+    func testFourThreeBackgroundIntoSixteenNineMatchesReference() {
+        let bg = TestRGB(width: 16, height: 12, layout: .bgrx, padding: 1)
+        var rng = TestRandom(seed: 17)
+        for y in 0..<12 { for x in 0..<16 { bg[x, y] = RGBA(UInt8(rng.int(0...255)), UInt8(rng.int(0...255)), UInt8(rng.int(0...255))) } }
+        let depth = Self.rectangleScene()
+        let video = Self.makeVideo(32, 18, layout: .bgrx)
+        let out = TestRGB(width: 32, height: 18, layout: .bgrx)
+        var s = Self.sharp()
+        s.blurRadius = 0.8
+        run(DepthMatter(), s, video: video, depth: depth, background: bg, output: out)
+        assertMatchesReference(out, reference(s, cutoffUnits: 1500, video: video, depth: depth, background: bg,
+                                              width: 32, height: 18))
+    }
+
+    func testBackgroundOfTheOutputSizeIsUsedAsIs() {
+        let bg = TestRGB(width: 32, height: 24)
+        for y in 0..<24 { for x in 0..<32 { bg[x, y] = RGBA(UInt8(x * 8), UInt8(y * 10), UInt8(255 - x - y)) } }
+        let out = TestRGB(width: 32, height: 24)
+        run(DepthMatter(), Self.sharp(), video: Self.makeVideo(32, 24), depth: Self.rectangleScene(), background: bg, output: out)
+        for y in 0..<24 { for x in 0...6 { assertPixel(out[x, y], bg[x, y]) } }
+        for y in 9...18 { for x in 13...18 { assertPixel(out[x, y], Self.videoColor(x, y)) } }
+    }
+
+    // MARK: missing inputs
+
+    func testNoDepthPassesVideoThrough() {
+        for layout in [Layout.rgba, .xrgb, .rgb] {
+            let video = Self.makeVideo(20, 10, layout: layout)
+            let out = TestRGB(width: 20, height: 10, layout: layout, padding: 2)
+            let r = run(DepthMatter(), Self.faceSettings(), video: video, depth: nil, output: out, faces: [Self.faceBox])
+            for y in 0..<10 { for x in 0..<20 { assertPixel(out[x, y], Self.videoColor(x, y), "\(layout)") } }
+            XCTAssertEqual(r.coverage, 1)
+            XCTAssertFalse(r.faceFound)
+            XCTAssertEqual(r.cutoff, 1.0)
+            XCTAssertTrue(out.paddingIntact)
+        }
+        // alpha output: opaque
+        var s = Self.sharp(); s.output = .alpha
+        let out = TestRGB(width: 4, height: 3)
+        run(DepthMatter(), s, video: Self.makeVideo(4, 3), depth: nil, output: out)
+        for y in 0..<3 { for x in 0..<4 { assertPixel(out[x, y], Self.videoColor(x, y)) } }
+    }
+
+    func testNoVideoAndNoDepthGivesBackground() {
+        let out = TestRGB(width: 10, height: 6)
+        let r = run(DepthMatter(), Self.sharp(), video: nil, depth: nil, output: out)
+        for y in 0..<6 { for x in 0..<10 { assertPixel(out[x, y], Self.green) } }
+        XCTAssertEqual(r.coverage, 0)
+        let bg = TestRGB(width: 10, height: 6, fill: RGBA(9, 99, 199))
+        let out2 = TestRGB(width: 10, height: 6)
+        run(DepthMatter(), Self.sharp(), video: nil, depth: nil, background: bg, output: out2)
+        for y in 0..<6 { for x in 0..<10 { assertPixel(out2[x, y], RGBA(9, 99, 199)) } }
+    }
+
+    /// "video: nil when there is no colour for this output time (background
+    /// only)": a depth frame must not punch a black subject into it.
+    func testNoVideoWithDepthGivesBackgroundOnly() {
+        let out = TestRGB(width: 32, height: 24)
+        let r = run(DepthMatter(), Self.sharp(), video: nil, depth: Self.rectangleScene(), output: out)
+        var wrong = 0
+        for y in 0..<24 { for x in 0..<32 where out[x, y] != Self.green { wrong += 1 } }
+        XCTAssertEqual(wrong, 0, "pixels that are not the background, e.g. (15,12) = \(out[15, 12])")
+        XCTAssertEqual(r.coverage, 0)
+    }
+
+    // MARK: output modes and coverage
+
+    func testMatteAndAlphaOutputs() {
+        var s = Self.sharp()
+        s.output = .matte
+        let out = TestRGB(width: 32, height: 24)
+        run(DepthMatter(), s, video: Self.makeVideo(32, 24), depth: Self.rectangleScene(), output: out)
+        assertPixel(out[15, 12], RGBA(255, 255, 255))
+        assertPixel(out[2, 12], RGBA(0, 0, 0))
+        s.output = .alpha
+        let a = TestRGB(width: 32, height: 24, layout: .argb)
+        run(DepthMatter(), s, video: Self.makeVideo(32, 24, layout: .argb), depth: Self.rectangleScene(), output: a)
+        assertPixel(a[15, 12], Self.videoColor(15, 12))
+        let c = Self.videoColor(2, 12)
+        assertPixel(a[2, 12], RGBA(c.r, c.g, c.b, 0))
+    }
+
+    func testCoverage() {
+        let m = DepthMatter()
+        let video = Self.makeVideo(32, 24)
+        let out = TestRGB(width: 32, height: 24)
+        XCTAssertEqual(run(m, Self.sharp(), video: video, depth: TestDepth(width: 16, height: 12, fill: 500), output: out).coverage, 1)
+        XCTAssertEqual(run(m, Self.sharp(), video: video, depth: TestDepth(width: 16, height: 12, fill: 5000), output: out).coverage, 0)
+        XCTAssertEqual(run(m, Self.sharp(), video: video, depth: TestDepth(width: 16, height: 12, fill: 0), output: out).coverage, 0)
+        // left half near: exactly half the columns
+        let half = TestDepth(width: 16, height: 12, fill: 5000)
+        half.fill(x0: 0, y0: 0, x1: 8, y1: 12, 500)
+        XCTAssertEqual(run(m, Self.sharp(), video: video, depth: half, output: out).coverage, 0.5, accuracy: 1e-12)
+    }
+
+    func testPaddedDepthAndOutputRows() {
+        let depth = Self.rectangleScene(padding: 5)
+        let video = Self.makeVideo(32, 24, layout: .rgb, padding: 1)
+        let out = TestRGB(width: 32, height: 24, layout: .rgb, padding: 7)
+        let s = Self.sharp()
+        let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
+        XCTAssertEqual(r.coverage, 0.25, accuracy: 1e-12)
+        assertMatchesReference(out, reference(s, cutoffUnits: 1500, video: video, depth: depth, background: nil,
+                                              width: 32, height: 24))
+    }
+}
