@@ -35,6 +35,13 @@ let package = Package(
             // (the default RUNPATH points into the toolchain).
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
+        // Benchmark of the sparkle meter and glints against a 1080p frame copy:
+        //   swift run -c release sparkle-bench
+        .executableTarget(
+            name: "sparkle-bench",
+            dependencies: ["DepthMatteKit"],
+            path: "Sources/SparkleBench"
+        ),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]
