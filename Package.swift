@@ -35,6 +35,11 @@ let package = Package(
             // (the default RUNPATH points into the toolchain).
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
+        // Times align + median of 20 1080p frames against copying them.
+        .executableTarget(
+            name: "FrameStackBench",
+            dependencies: ["DepthMatteKit"]
+        ),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]

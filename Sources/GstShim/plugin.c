@@ -14,6 +14,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ok = TRUE;
   ok &= dm_depthmatte_register (plugin);
   ok &= dm_rgbdtestsrc_register (plugin);
+  ok &= dm_framestack_register (plugin);
   return ok;
 }
 
