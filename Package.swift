@@ -37,8 +37,9 @@ let package = Package(
         ),
         // Times align + median of 20 1080p frames against copying them.
         .executableTarget(
-            name: "FrameStackBench",
-            dependencies: ["DepthMatteKit"]
+            name: "framestack-bench",
+            dependencies: ["DepthMatteKit"],
+            path: "Sources/FrameStackBench"
         ),
         .testTarget(
             name: "DepthMatteKitTests",

@@ -2,7 +2,7 @@
 // translation + median) against the time to copy those 20 frames, in the same
 // run, on one core. Also prints the registration error on these frames.
 //
-//   swift build -c release && .build/release/FrameStackBench [frames] [width] [height]
+//   swift run -c release framestack-bench [frames] [width] [height]
 //
 // The frames are synthetic: a smooth random texture (sums of sinusoids,
 // evaluated analytically at each frame's known sub-pixel displacement), light
