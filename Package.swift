@@ -42,6 +42,12 @@ let package = Package(
             dependencies: ["DepthMatteKit"],
             path: "Sources/SparkleBench"
         ),
+        // Times align + median of 20 1080p frames against copying them.
+        .executableTarget(
+            name: "framestack-bench",
+            dependencies: ["DepthMatteKit"],
+            path: "Sources/FrameStackBench"
+        ),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]

@@ -6,6 +6,7 @@
 gboolean dm_depthmatte_register (GstPlugin * plugin);
 gboolean dm_rgbdtestsrc_register (GstPlugin * plugin);
 gboolean dm_sparkle_register (GstPlugin * plugin);
+gboolean dm_framestack_register (GstPlugin * plugin);
 
 /* Fill a DMRGBImage-like description from a mapped packed-RGB frame. */
 struct _GstVideoFrame;

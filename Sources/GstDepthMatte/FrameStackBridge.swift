@@ -1,0 +1,73 @@
+/// The Swift side of dmframestack.h: wraps the shim's plane pointers as
+/// DepthMatteKit views and drives a FrameStacker. No GStreamer calls here.
+import DepthMatteKit
+import GstShim
+
+extension FrameStackSettings {
+    init(_ c: DMFrameStackSettings) {
+        self.init()
+        frames = Int(c.frames)
+        method = StackMethod(rawValue: c.method) ?? .median
+        align = StackAlign(rawValue: c.align) ?? .translation
+        maxShift = c.max_shift
+        mode = StackMode(rawValue: c.mode) ?? .batch
+    }
+}
+
+@_cdecl("dm_framestack_new")
+public func dm_framestack_new() -> UnsafeMutableRawPointer? {
+    Unmanaged.passRetained(FrameStacker()).toOpaque()
+}
+
+@_cdecl("dm_framestack_free")
+public func dm_framestack_free(_ state: UnsafeMutableRawPointer?) {
+    guard let state else { return }
+    Unmanaged<FrameStacker>.fromOpaque(state).release()
+}
+
+@_cdecl("dm_framestack_reset")
+public func dm_framestack_reset(_ state: UnsafeMutableRawPointer?) {
+    guard let state else { return }
+    Unmanaged<FrameStacker>.fromOpaque(state).takeUnretainedValue().reset()
+}
+
+@_cdecl("dm_framestack_pending")
+public func dm_framestack_pending(_ state: UnsafeMutableRawPointer?) -> Int32 {
+    guard let state else { return 0 }
+    return Int32(Unmanaged<FrameStacker>.fromOpaque(state).takeUnretainedValue().pending)
+}
+
+@_cdecl("dm_framestack_push")
+public func dm_framestack_push(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFrameStackSettings>?,
+                               _ image: UnsafePointer<DMRGBImage>?, _ pts: UInt64, _ duration: UInt64) -> Int32 {
+    guard let state, let settings, let image, image.pointee.data != nil else { return 0 }
+    let s = Unmanaged<FrameStacker>.fromOpaque(state).takeUnretainedValue()
+    return s.push(RGBImageView(image.pointee), pts: pts, duration: duration,
+                  settings: FrameStackSettings(settings.pointee)) ? 1 : 0
+}
+
+@_cdecl("dm_framestack_render")
+public func dm_framestack_render(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFrameStackSettings>?,
+                                 _ out: UnsafePointer<DMRGBImage>?, _ result: UnsafeMutablePointer<DMFrameStackResult>?) {
+    guard let state, let settings, let out, let result, out.pointee.data != nil else { return }
+    let s = Unmanaged<FrameStacker>.fromOpaque(state).takeUnretainedValue()
+    let method = StackMethod(rawValue: settings.pointee.method) ?? .median
+    let r = s.render(into: RGBImageView(out.pointee), method: method)
+    var c = result.pointee
+    c.pts = r.pts
+    c.duration = r.duration
+    c.n_frames = Int32(r.frames)
+    c.min_samples = Int32(r.coverage.minSamples)
+    c.full_x = Int32(r.coverage.fullX)
+    c.full_y = Int32(r.coverage.fullY)
+    c.full_width = Int32(r.coverage.fullWidth)
+    c.full_height = Int32(r.coverage.fullHeight)
+    for k in 0..<r.frames {
+        c.shift_x?[k] = s.shiftX[k]
+        c.shift_y?[k] = s.shiftY[k]
+        c.registered?[k] = s.registered[k] ? 1 : 0
+        c.frame_pts?[k] = s.framePTS[k]
+    }
+    for k in 0...r.frames { c.sample_counts?[k] = UInt64(s.sampleCounts[k]) }
+    result.pointee = c
+}
