@@ -17,13 +17,13 @@ gst-launch-1.0 -q -e \
   depthmatte name=m ! videoconvert ! x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out/demo.mp4" \
   rgbdtestsrc num-buffers="$frames" ! $VIDEO ! m.video \
   rgbdtestsrc stream=depth num-buffers="$frames" ! $DEPTH ! m.depth \
-  videotestsrc pattern=pinwheel num-buffers="$frames" ! video/x-raw,width=640,height=360,framerate=30/1 ! m.background
+  videotestsrc pattern=smpte75 num-buffers="$frames" ! video/x-raw,width=640,height=360,framerate=30/1 ! m.background
 end=$(date +%s%N)
 echo "demo: $frames frames in $(awk -v a="$start" -v b="$end" "BEGIN{printf \"%.1f\", (b-a)/1e9}") s (including H.264 encoding)"
 
 # The picture: one frame of input colour, matte and composite side by side,
-# taken at 4 s (the subject's hand is raised). Three keyers on the same input.
-n=$((4 * 30))
+# taken at 6 s (the subject's hand is raised). Three keyers on the same input.
+n=$((6 * 30))
 echo "demo: writing $out/demo.png"
 gst-launch-1.0 -q \
   compositor name=c sink_1::xpos=640 sink_2::xpos=1280 ! videoconvert ! pngenc ! \
@@ -35,5 +35,5 @@ gst-launch-1.0 -q \
   v. ! queue ! mm.video  d. ! queue ! mm.depth \
   depthmatte name=mc ! videoscale ! video/x-raw,width=640,height=360 ! c.sink_2 \
   v. ! queue ! mc.video  d. ! queue ! mc.depth \
-  videotestsrc pattern=pinwheel num-buffers=$((n + 1)) ! video/x-raw,width=640,height=360,framerate=30/1 ! mc.background
+  videotestsrc pattern=smpte75 num-buffers=$((n + 1)) ! video/x-raw,width=640,height=360,framerate=30/1 ! mc.background
 echo "demo: done ($out/demo.mp4, $out/demo.png)"
