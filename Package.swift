@@ -48,6 +48,15 @@ let package = Package(
             dependencies: ["DepthMatteKit"],
             path: "Sources/FrameStackBench"
         ),
+        // Per-frame cost of the keyer against a frame copy, threads, 4K,
+        // allocations, memory, and whole pipelines against the stock chroma key:
+        //   swift run -c release depthmatte-bench
+        .target(name: "AllocCounter", path: "Sources/AllocCounter"),
+        .executableTarget(
+            name: "depthmatte-bench",
+            dependencies: ["DepthMatteKit", "AllocCounter"],
+            path: "Sources/DepthMatteBench"
+        ),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]

@@ -24,6 +24,8 @@ public struct MatteSettings: Equatable {
     public var depthScale: Double = 0.001
     public var backgroundARGB: UInt32 = 0xff00_0000
     public var output: MatteOutput = .composite
+    /// Worker threads for the full-resolution pass: 0 = one per core.
+    public var threads: Int = 0
     public init() {}
 }
 
@@ -48,11 +50,8 @@ public final class DepthMatter {
     private var mask = FloatPlane()
     private var blur = GaussianBlur()
     private var gammaCurve = GammaCurve()
-    private var resampler = CubicResampler()
-    private var matteRow: [Float] = []
-    private var backgroundRow: [UInt8] = []
-    private var fillColumns = AspectFillTable()
-    private var fillRows = AspectFillTable()
+    private var compositor = MatteCompositor()
+    private let pool = WorkerPool()
     private var onePlane = FloatPlane(width: 1, height: 1, value: 1)
 
     public init() {}
@@ -92,70 +91,23 @@ public final class DepthMatter {
         result.cutoff = cutoff
 
         // matte at depth resolution
-        if video != nil, let depth, depth.width > 0, depth.height > 0 {
+        let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false
+        if keyed, let depth {
             DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
             blur.apply(to: &mask, sigma: settings.blurRadius)
             gammaCurve.apply(to: &mask, gamma: settings.gamma)
-            resampler.prepare(mask, width: W, height: H)
+            mask.snapToEnds()
         } else {
             // no depth: matte 1 everywhere (unkeyed pass-through); no colour: matte 0
             onePlane[0, 0] = video == nil ? 0 : 1
-            resampler.prepare(onePlane, width: W, height: H)
         }
+        let prepared = keyed ? mask : onePlane
 
-        if matteRow.count < W { matteRow = [Float](repeating: 0, count: W) }
-        if let bg = background {
-            let s = AspectFillTable.fillScale(sourceWidth: bg.width, sourceHeight: bg.height, width: W, height: H)
-            if fillColumns.source != bg.width || fillColumns.destination != W || fillColumns.scale != s {
-                fillColumns = AspectFillTable(source: bg.width, destination: W, scale: s)
-            }
-            if fillRows.source != bg.height || fillRows.destination != H || fillRows.scale != s {
-                fillRows = AspectFillTable(source: bg.height, destination: H, scale: s)
-            }
-            if backgroundRow.count < W * output.pixelStride {
-                backgroundRow = [UInt8](repeating: 0, count: W * output.pixelStride)
-            }
-        }
         let color = ARGBColor(argb: settings.backgroundARGB)
-        var covered = 0
-        matteRow.withUnsafeMutableBufferPointer { mrow in
-            backgroundRow.withUnsafeMutableBufferPointer { brow in
-                for y in 0..<H {
-                    resampler.row(y, into: mrow.baseAddress!)
-                    var bgPtr: UnsafePointer<UInt8>? = nil
-                    if let bg = background {
-                        placeBackgroundRow(bg, y: y, width: W, pixelStride: output.pixelStride, into: brow.baseAddress!)
-                        bgPtr = UnsafePointer(brow.baseAddress!)
-                    }
-                    let vrow: UnsafePointer<UInt8>? = video.map { UnsafePointer($0.row(y)) }
-                    covered += RowBlender.blend(width: W, matte: mrow.baseAddress!,
-                                                video: vrow, videoLayout: video ?? output,
-                                                background: bgPtr, color: color,
-                                                output: output.row(y), outputLayout: output,
-                                                mode: settings.output)
-                }
-            }
-        }
+        let covered = compositor.run(matte: prepared, video: video, background: background, color: color,
+                                     output: output, mode: settings.output, pool: pool,
+                                     threads: WorkerPool.threadCount(settings.threads))
         result.coverage = W * H > 0 ? Double(covered) / Double(W * H) : 0
         return result
-    }
-
-    /// Bilinear aspect-fill sample of background row `y` into `out`
-    /// (`width` pixels of the background's own layout, which is the output's).
-    private func placeBackgroundRow(_ bg: RGBImageView, y: Int, width: Int, pixelStride ps: Int,
-                                    into out: UnsafeMutablePointer<UInt8>) {
-        let r0 = bg.row(Int(fillRows.i0[y])), r1 = bg.row(Int(fillRows.i1[y]))
-        let fy = fillRows.frac[y]
-        let bps = bg.pixelStride
-        let channels = [bg.r, bg.g, bg.b]
-        for x in 0..<width {
-            let a = Int(fillColumns.i0[x]) * bps, b = Int(fillColumns.i1[x]) * bps
-            let fx = fillColumns.frac[x]
-            for c in channels {
-                let top = Float(r0[a + c]) + fx * (Float(r0[b + c]) - Float(r0[a + c]))
-                let bot = Float(r1[a + c]) + fx * (Float(r1[b + c]) - Float(r1[a + c]))
-                out[x * ps + c] = roundByte(top + fy * (bot - top))
-            }
-        }
     }
 }

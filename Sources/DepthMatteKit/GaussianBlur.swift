@@ -8,6 +8,8 @@ public struct GaussianBlur {
     public private(set) var kernel: [Float] = []
     public var radius: Int { kernel.count / 2 }
     private var scratch = FloatPlane()
+    private var ones: [Int32] = [], zeros: [Int32] = []
+    private var rowOnes: [Int32] = [], rowZeros: [Int32] = []
 
     public init() {}
 
@@ -25,7 +27,9 @@ public struct GaussianBlur {
         return w.map { Float($0 / sum) }
     }
 
-    /// Blur `plane` in place.
+    /// Blur `plane` in place. Windows whose samples are all exactly 0 or all
+    /// exactly 1 give exactly that value without being summed (found in O(1)
+    /// from prefix counts), so the cost goes to the pixels near an edge.
     public mutating func apply(to plane: inout FloatPlane, sigma: Double) {
         if sigma != self.sigma {
             self.sigma = sigma
@@ -34,40 +38,74 @@ public struct GaussianBlur {
         let r = radius
         if r == 0 { return }
         let w = plane.width, h = plane.height
+        if w == 0 || h == 0 { return }
         scratch.resize(width: w, height: h)
+        if ones.count < (h + 1) * w { ones = [Int32](repeating: 0, count: (h + 1) * w); zeros = ones }
+        if rowOnes.count < w + 1 { rowOnes = [Int32](repeating: 0, count: w + 1); rowZeros = rowOnes }
         kernel.withUnsafeBufferPointer { kp in
             let k = kp.baseAddress! + r
             plane.pixels.withUnsafeMutableBufferPointer { src in
                 scratch.pixels.withUnsafeMutableBufferPointer { tmp in
+                ones.withUnsafeMutableBufferPointer { onesBuf in
+                zeros.withUnsafeMutableBufferPointer { zerosBuf in
+                rowOnes.withUnsafeMutableBufferPointer { ro in
+                rowZeros.withUnsafeMutableBufferPointer { rz in
                     let s = src.baseAddress!, t = tmp.baseAddress!
-                    // horizontal: src -> tmp
+                    let po = onesBuf.baseAddress!, pz = zerosBuf.baseAddress!
+                    // column prefix counts of exact ones and zeros
+                    for x in 0..<w { po[x] = 0; pz[x] = 0 }
                     for y in 0..<h {
-                        let row = s + y * w, out = t + y * w
+                        let row = s + y * w, o0 = po + y * w, o1 = po + (y + 1) * w
+                        let z0 = pz + y * w, z1 = pz + (y + 1) * w
                         for x in 0..<w {
+                            let v = row[x]
+                            o1[x] = o0[x] &+ (v == 1 ? 1 : 0)
+                            z1[x] = z0[x] &+ (v == 0 ? 1 : 0)
+                        }
+                    }
+                    // vertical: src -> tmp
+                    for y in 0..<h {
+                        let lo = max(y - r, 0), hi = min(y + r, h - 1)
+                        let n = Int32(hi - lo + 1)
+                        let oLo = po + lo * w, oHi = po + (hi + 1) * w
+                        let zLo = pz + lo * w, zHi = pz + (hi + 1) * w
+                        let out = t + y * w
+                        for x in 0..<w {
+                            if oHi[x] &- oLo[x] == n { out[x] = 1; continue }
+                            if zHi[x] &- zLo[x] == n { out[x] = 0; continue }
                             var acc: Float = 0
-                            if x >= r && x + r < w {
-                                for j in -r...r { acc += k[j] * row[x + j] }
-                            } else {
-                                for j in -r...r {
-                                    let xx = min(max(x + j, 0), w - 1)
-                                    acc += k[j] * row[xx]
-                                }
+                            for j in -r...r {
+                                let yy = min(max(y + j, 0), h - 1)
+                                acc += k[j] * s[yy * w + x]
                             }
                             out[x] = acc
                         }
                     }
-                    // vertical: tmp -> src
+                    // horizontal: tmp -> src
+                    let ron = ro.baseAddress!, rzn = rz.baseAddress!
                     for y in 0..<h {
-                        let out = s + y * w
-                        for x in 0..<w { out[x] = 0 }
-                        for j in -r...r {
-                            let yy = min(max(y + j, 0), h - 1)
-                            let row = t + yy * w
-                            let kj = k[j]
-                            for x in 0..<w { out[x] += kj * row[x] }
+                        let row = t + y * w, out = s + y * w
+                        ron[0] = 0; rzn[0] = 0
+                        for x in 0..<w {
+                            let v = row[x]
+                            ron[x + 1] = ron[x] &+ (v == 1 ? 1 : 0)
+                            rzn[x + 1] = rzn[x] &+ (v == 0 ? 1 : 0)
+                        }
+                        for x in 0..<w {
+                            let lo = max(x - r, 0), hi = min(x + r, w - 1)
+                            let n = Int32(hi - lo + 1)
+                            if ron[hi + 1] &- ron[lo] == n { out[x] = 1; continue }
+                            if rzn[hi + 1] &- rzn[lo] == n { out[x] = 0; continue }
+                            var acc: Float = 0
+                            if x >= r && x + r < w {
+                                for j in -r...r { acc += k[j] * row[x + j] }
+                            } else {
+                                for j in -r...r { acc += k[j] * row[min(max(x + j, 0), w - 1)] }
+                            }
+                            out[x] = acc
                         }
                     }
-                }
+                }}}}}
             }
         }
     }

@@ -1,0 +1,240 @@
+// depthmatte-bench: what depthmatte costs per frame, against what merely
+// copying the frame costs, measured in the same run (the machines are shared
+// and noisy: only ratios within one run mean anything).
+//
+//   swift build -c release && .build/release/depthmatte-bench [--quick] [--no-pipelines]
+//
+// 1. copy of one BGRA frame (the bandwidth baseline), 1080p and 4K
+// 2. DepthMatter.process in-process: 1080p BGRA video + 640x360 depth,
+//    output composite / matte / alpha, with a background pad, 1 and 2 threads
+// 3. the same at 3840x2160 + 1280x720 depth
+// 4. allocations per frame after the first, resident memory over 10,000 frames
+// 5. whole gst-launch pipelines (pre-rendered frames through imagefreeze,
+//    fakesink sync=false): depthmatte vs `alpha method=green ! compositor`,
+//    CPU seconds per frame (needs the plugin in .build/release)
+import AllocCounter
+import DepthMatteKit
+import Glibc
+
+let args = CommandLine.arguments
+let quick = args.contains("--quick")
+let runPipelines = !args.contains("--no-pipelines")
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// Median seconds of `body` over `runs` runs after `warmup` runs.
+func median(runs: Int, warmup: Int = 3, _ body: () -> Void) -> Double {
+    for _ in 0..<warmup { body() }
+    var t: [Double] = []
+    t.reserveCapacity(runs)
+    for _ in 0..<runs {
+        let a = now(); body(); t.append(now() - a)
+    }
+    t.sort()
+    return t[t.count / 2]
+}
+
+/// A BGRA picture in an owned buffer.
+final class Picture {
+    let width: Int, height: Int, stride: Int
+    let data: UnsafeMutablePointer<UInt8>
+    init(width: Int, height: Int) {
+        self.width = width; self.height = height; stride = width * 4
+        data = .allocate(capacity: stride * height)
+        data.initialize(repeating: 0, count: stride * height)
+    }
+    deinit { data.deallocate() }
+    var view: RGBImageView {
+        RGBImageView(base: data, width: width, height: height, stride: stride, pixelStride: 4, r: 2, g: 1, b: 0, a: 3)
+    }
+}
+
+final class DepthMap {
+    let width: Int, height: Int
+    let data: UnsafeMutableRawPointer
+    init(width: Int, height: Int) {
+        self.width = width; self.height = height
+        data = .allocate(byteCount: width * height * 2, alignment: 16)
+    }
+    deinit { data.deallocate() }
+    var view: Depth16View { Depth16View(base: data, width: width, height: height, stride: width * 2) }
+}
+
+struct Inputs {
+    let video: Picture, depth: DepthMap, background: Picture, output: Picture, face: Box
+}
+
+func makeInputs(width: Int, height: Int, depthWidth: Int, depthHeight: Int) -> Inputs {
+    let scene = RGBDScene(settings: SceneSettings(), time: 6.0)  // hand raised: more edge
+    let video = Picture(width: width, height: height)
+    let face = scene.renderVideo(video.view) ?? Box(x: width / 2, y: height / 4, width: width / 10, height: height / 6)
+    let depth = DepthMap(width: depthWidth, height: depthHeight)
+    scene.renderDepth(base: depth.data, width: depthWidth, height: depthHeight, stride: depthWidth * 2)
+    let background = Picture(width: width, height: height)
+    for i in 0..<(width * height) {
+        background.data[4 * i] = UInt8(truncatingIfNeeded: i); background.data[4 * i + 1] = 90
+        background.data[4 * i + 2] = UInt8(truncatingIfNeeded: i / width); background.data[4 * i + 3] = 255
+    }
+    return Inputs(video: video, depth: depth, background: background, output: Picture(width: width, height: height), face: face)
+}
+
+func copyTime(_ p: Picture, runs: Int) -> Double {
+    let dst = Picture(width: p.width, height: p.height)
+    return median(runs: runs) { UnsafeMutableRawPointer(dst.data).copyMemory(from: p.data, byteCount: p.stride * p.height) }
+}
+
+func keyTime(_ inp: Inputs, output: MatteOutput, background: Bool, threads: Int, runs: Int) -> Double {
+    let matter = DepthMatter()
+    var s = MatteSettings()
+    s.output = output
+    s.threads = threads
+    let faces = [inp.face]
+    return median(runs: runs) {
+        _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view,
+                           background: background ? inp.background.view : nil, output: inp.output.view, faces: faces)
+    }
+}
+
+func fmt(_ s: Double) -> String {
+    let ms = s * 1000
+    let v = (ms * 100).rounded() / 100
+    return "\(v) ms"
+}
+func ratio(_ a: Double, _ b: Double) -> String {
+    let r = (a / b * 100).rounded() / 100
+    return "\(r)x"
+}
+
+let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+print("depthmatte-bench: \(cores) cores online; medians; ratios are to the frame copy of the same size in this run")
+let runs = quick ? 15 : 60
+
+// ---- 1080p and 4K -------------------------------------------------------------
+var results: [String: Double] = [:]
+for (label, w, h, dw, dh) in [("1080p", 1920, 1080, 640, 360), ("4K", 3840, 2160, 1280, 720)] {
+    let inp = makeInputs(width: w, height: h, depthWidth: dw, depthHeight: dh)
+    let copy = copyTime(inp.video, runs: runs)
+    results["copy-\(label)"] = copy
+    print("\n\(label): video \(w)x\(h) BGRA, depth \(dw)x\(dh) GRAY16_LE")
+    print("  frame copy                              \(fmt(copy))")
+    let cases: [(String, MatteOutput, Bool, Int)] = [
+        ("composite, colour, 1 thread", .composite, false, 1),
+        ("composite, colour, 2 threads", .composite, false, 2),
+        ("composite, background pad, 1 thread", .composite, true, 1),
+        ("composite, background pad, 2 threads", .composite, true, 2),
+        ("matte, 1 thread", .matte, false, 1),
+        ("alpha, 1 thread", .alpha, false, 1),
+    ]
+    for (name, out, bg, th) in cases {
+        let t = keyTime(inp, output: out, background: bg, threads: th, runs: runs)
+        results["\(label) \(name)"] = t
+        let pad = String(repeating: " ", count: max(0, 40 - name.count))
+        print("  refine=original \(name)\(pad)\(fmt(t))  \(ratio(t, copy)) copy")
+    }
+}
+let c1 = results["1080p composite, colour, 1 thread"]!, c2 = results["1080p composite, colour, 2 threads"]!
+print("\nthroughput 2 threads / 1 thread (1080p composite): \(ratio(c1, c2))   target >= 1.7x")
+print("4K / 1080p (composite, 1 thread): \(ratio(results["4K composite, colour, 1 thread"]!, c1))   target <= 4.4x")
+print("refine=original composite (1 thread) / copy: \(ratio(c1, results["copy-1080p"]!))   target <= 3x")
+
+// ---- allocations and memory -------------------------------------------------------
+do {
+    let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
+    let matter = DepthMatter()
+    var s = MatteSettings()
+    s.threads = 2
+    let faces = [inp.face]
+    _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces)
+    let before = dm_alloc_count()
+    let n = 50
+    for _ in 0..<n {
+        _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+    }
+    let allocs = dm_alloc_count() - before
+    print("\nheap allocations per frame after the first (1080p, 2 threads, \(n) frames): \(Double(allocs) / Double(n))")
+}
+
+func residentKB() -> Int {
+    guard let f = fopen("/proc/self/statm", "r") else { return 0 }
+    defer { fclose(f) }
+    var size = 0, resident = 0
+    withUnsafeMutablePointer(to: &size) { sp in
+        withUnsafeMutablePointer(to: &resident) { rp in
+            _ = withVaList([sp, rp]) { vfscanf(f, "%ld %ld", $0) }
+        }
+    }
+    return resident * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
+}
+
+do {
+    let inp = makeInputs(width: 320, height: 180, depthWidth: 160, depthHeight: 90)
+    let matter = DepthMatter()
+    var s = MatteSettings()
+    let faces = [inp.face]
+    var marks: [Int] = []
+    let frames = quick ? 2000 : 10000
+    for i in 0..<frames {
+        s.blurRadius = Double(i % 7)       // settings changing as from a UI
+        s.output = MatteOutput(rawValue: Int32(i % 3))!
+        _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces)
+        if i == 100 || i == frames / 2 || i == frames - 1 { marks.append(residentKB()) }
+    }
+    print("resident memory over \(frames) frames (320x180, changing settings): \(marks.map { "\($0) KiB" }.joined(separator: " -> "))")
+}
+
+// ---- whole pipelines ------------------------------------------------------------------
+func childCPU() -> Double {
+    var u = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &u)
+    return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) * 1e-6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) * 1e-6
+}
+
+func pipelineCPU(_ desc: String, frames: Int) -> Double? {
+    let before = childCPU()
+    let status = system("gst-launch-1.0 -q \(desc) > /dev/null 2>&1")
+    if status != 0 { return nil }
+    return (childCPU() - before) / Double(frames)
+}
+
+if runPipelines {
+    let frames = quick ? 100 : 300
+    let V = "video/x-raw,format=BGRA,width=1920,height=1080,framerate=30/1"
+    let D = "video/x-raw,format=GRAY16_LE,width=640,height=360,framerate=30/1"
+    let still = "imagefreeze num-buffers=\(frames)"
+    let dm = "depthmatte name=m ! fakesink sync=false "
+        + "rgbdtestsrc num-buffers=1 ! \(V) ! \(still) ! m.video "
+        + "rgbdtestsrc stream=depth num-buffers=1 ! \(D) ! \(still) ! m.depth "
+        + "videotestsrc num-buffers=1 pattern=smpte ! \(V) ! \(still) ! m.background"
+    let chroma = "compositor name=c ! \(V) ! fakesink sync=false "
+        + "videotestsrc num-buffers=1 pattern=smpte ! \(V) ! \(still) ! c.sink_0 "
+        + "videotestsrc num-buffers=1 pattern=ball background-color=0xff00ff00 ! \(V) ! \(still) ! "
+        + "alpha method=green ! c.sink_1"
+    let idle = "rgbdtestsrc num-buffers=1 ! \(V) ! \(still) ! fakesink sync=false"
+    if let a = pipelineCPU(dm, frames: frames), let b = pipelineCPU(chroma, frames: frames), let c = pipelineCPU(idle, frames: frames) {
+        print("\nwhole pipelines, 1920x1080, \(frames) frames, CPU per frame (user+sys):")
+        print("  depthmatte (video + depth + background pad): \(fmt(a))")
+        print("  stock chroma key (alpha method=green ! compositor): \(fmt(b))")
+        print("  sources alone (rgbdtestsrc frame + imagefreeze): \(fmt(c))")
+        print("  depthmatte / chroma key: \(ratio(a, b))   target <= 0.05x")
+    } else {
+        print("\nwhole pipelines: gst-launch-1.0 failed (is the plugin on GST_PLUGIN_PATH? run scripts/setup)")
+    }
+}
+
+// ---- stages at depth resolution (where the time goes) ------------------------------
+if args.contains("--stages") {
+    let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
+    var mask = FloatPlane(), blur = GaussianBlur(), gamma = GammaCurve()
+    let tMask = median(runs: runs) { DepthThreshold.mask(depth: inp.depth.view, scale: 0.001, cutoff: 1.25, into: &mask) }
+    var m2 = mask
+    let tBlur = median(runs: runs) { m2 = mask; blur.apply(to: &m2, sigma: 5) }
+    let tCopy = median(runs: runs) { m2 = mask; m2.pixels[0] = 0 }
+    let blurred = m2
+    let tGamma = median(runs: runs) { m2 = blurred; gamma.apply(to: &m2, gamma: 0.5) }
+    let tSnap = median(runs: runs) { m2 = blurred; m2.snapToEnds() }
+    print("\nstages at 640x360: mask \(fmt(tMask)), blur \(fmt(tBlur - tCopy)), gamma \(fmt(tGamma - tCopy)), snap \(fmt(tSnap - tCopy)) (plane copy \(fmt(tCopy)) subtracted)")
+}
