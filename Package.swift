@@ -48,6 +48,14 @@ let package = Package(
             dependencies: ["DepthMatteKit"],
             path: "Sources/FrameStackBench"
         ),
+        // Subject-lock strategies on rgbdtestsrc scenes with false faces,
+        // face loss and no face metas (SAD / IoU / dtSSD against the truth):
+        //   swift run -c release lock-bench
+        .executableTarget(
+            name: "lock-bench",
+            dependencies: ["DepthMatteKit"],
+            path: "Sources/LockBench"
+        ),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]
