@@ -30,6 +30,7 @@ public struct DepthComponents {
     var depthSum: [Float] = []
     var topSum: [Float] = [], topCount: [Int32] = []
     var bottomSum: [Float] = [], bottomCount: [Int32] = []
+    var midSum: [Float] = [], midCount: [Int32] = []
     var scratch: [Int32] = []
     private var parent: [Int32] = []
 
@@ -126,12 +127,12 @@ public struct DepthComponents {
         if area.count < c {
             let m = max(c, 64) * 2
             area = [Int32](repeating: 0, count: m); minRow = area; maxRow = area
-            topCount = area; bottomCount = area; scratch = area
-            depthSum = [Float](repeating: 0, count: m); topSum = depthSum; bottomSum = depthSum
+            topCount = area; bottomCount = area; midCount = area; scratch = area
+            depthSum = [Float](repeating: 0, count: m); topSum = depthSum; bottomSum = depthSum; midSum = depthSum
         }
         for k in 0..<c {
             area[k] = 0; minRow[k] = Int32.max; maxRow[k] = -1; depthSum[k] = 0
-            topSum[k] = 0; topCount[k] = 0; bottomSum[k] = 0; bottomCount[k] = 0
+            topSum[k] = 0; topCount[k] = 0; bottomSum[k] = 0; bottomCount[k] = 0; midSum[k] = 0; midCount[k] = 0
         }
         let w = width
         for y in 0..<height {
@@ -152,6 +153,9 @@ public struct DepthComponents {
                 let v = depth[y * w + x]
                 if Int32(y) < minRow[l] + band { topSum[l] += v; topCount[l] += 1 }
                 if Int32(y) > maxRow[l] - band { bottomSum[l] += v; bottomCount[l] += 1 }
+                // middle band: rows in [40 %, 60 %] of the surface's height
+                let rel = 5 * (Int32(y) - minRow[l]), span = maxRow[l] - minRow[l] + 1
+                if rel >= 2 * span && rel <= 3 * span { midSum[l] += v; midCount[l] += 1 }
             }
         }
     }
@@ -164,6 +168,10 @@ public struct DepthComponents {
     public func bottomDepth(_ k: Int) -> Double {
         bottomCount[k] > 0 ? Double(bottomSum[k]) / Double(bottomCount[k]) : meanDepth(k)
     }
+    /// Mean depth of the middle band (rows 40-60 % down the surface).
+    public func middleDepth(_ k: Int) -> Double {
+        midCount[k] > 0 ? Double(midSum[k]) / Double(midCount[k]) : meanDepth(k)
+    }
     /// Fraction of the grid the surface covers.
     public func areaFraction(_ k: Int) -> Double { Double(area[k]) / Double(max(width * height, 1)) }
     /// Size that does not depend on distance: area fraction x depth², about
@@ -172,11 +180,38 @@ public struct DepthComponents {
     /// Whether the surface reaches the bottom row.
     public func touchesBottom(_ k: Int) -> Bool { Int(maxRow[k]) == height - 1 }
     /// A floor or table top seen from above: it reaches the bottom of the
-    /// picture and recedes upwards (its top band is `rise` metres or more
-    /// farther than its bottom band). A person is about as far at the head as
-    /// at the chest.
+    /// picture and recedes upwards all the way: its top band is `rise` metres
+    /// or more farther than its bottom band, with the middle band in between
+    /// (at least a quarter of the rise from each). A person is about as far
+    /// at the head as at the chest, also when a desk in front of them joins
+    /// their surface at the bottom.
     public func isFloorLike(_ k: Int, rise: Double = 0.25) -> Bool {
-        touchesBottom(k) && headDepth(k) - bottomDepth(k) >= rise
+        let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
+        return touchesBottom(k) && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
+    }
+
+    /// Cells of surface `k` in a row run through the grid cell at normalized
+    /// (u, v), bridging gaps of up to two cells without a reading; 0 when
+    /// the cell is not on `k`.
+    public func runWidth(_ k: Int, u: Double, v: Double) -> Int {
+        guard width > 0, height > 0 else { return 0 }
+        let x = min(max(Int(u * Double(width)), 0), width - 1), y = min(max(Int(v * Double(height)), 0), height - 1)
+        let row = y * width, l = Int32(k)
+        guard labels[row + x] == l else { return 0 }
+        var x0 = x, x1 = x
+        var gap = 0, i = x - 1
+        while i >= 0 {
+            let m = labels[row + i]
+            if m == l { x0 = i; gap = 0 } else if m < 0 && gap < 2 { gap += 1 } else { break }
+            i -= 1
+        }
+        gap = 0; i = x + 1
+        while i < width {
+            let m = labels[row + i]
+            if m == l { x1 = i; gap = 0 } else if m < 0 && gap < 2 { gap += 1 } else { break }
+            i += 1
+        }
+        return x1 - x0 + 1
     }
 
     /// The surface most cells of the normalized region `[u0, u1) x [v0, v1)`

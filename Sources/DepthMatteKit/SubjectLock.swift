@@ -72,6 +72,9 @@ public struct SubjectLockSettings: Equatable {
     public var sizeTolerance = 0.35
     /// Metres of depth change per frame above which tracking refuses a surface.
     public var maxTrackStep = 0.3
+    /// A new face must sit on a surface no wider, along the row through its
+    /// centre, than this many box widths (a head, not a wall with a poster).
+    public var headShapeRatio = 3.0
     public var finder = NearestBodyFinder()
     public init() {}
 
@@ -151,7 +154,7 @@ public final class SubjectLock {
         // 2. face choice (mode=face only)
         var face: (d: Double, k: Double, u: Double, v: Double, box: Box)? = nil
         if mode == .face {
-            face = chooseFace(faces, depth: depth, scale: depthScale, expected: expected,
+            face = chooseFace(faces, depth: depth, scale: depthScale, expected: expected, strong: strong,
                               videoWidth: videoWidth, videoHeight: videoHeight)
         }
 
@@ -241,7 +244,17 @@ public final class SubjectLock {
     }
 
     /// Rule 1: the face that sets the lock this frame, or nil.
-    private func chooseFace(_ faces: [Box], depth: Depth16View, scale: Double, expected: Double?,
+    /// Whether a face's surface looks like a head: it is there, and along the
+    /// row through the face centre it is at most `headShapeRatio` box widths wide.
+    private func headShaped(_ f: (d: Double, k: Double, u: Double, v: Double, box: Box), videoWidth: Int) -> Bool {
+        let bw = Double(f.box.width) / Double(videoWidth)
+        let r = 0.25 * bw
+        guard let c = components.component(inU: f.u - r, f.u + r, v: f.v - 0.01, f.v + 0.01) else { return false }
+        let run = Double(components.runWidth(c, u: f.u, v: f.v)) / Double(max(components.width, 1))
+        return run > 0 && run <= settings.headShapeRatio * bw
+    }
+
+    private func chooseFace(_ faces: [Box], depth: Depth16View, scale: Double, expected: Double?, strong: Bool,
                             videoWidth: Int, videoHeight: Int) -> (d: Double, k: Double, u: Double, v: Double, box: Box)? {
         guard videoWidth > 0, videoHeight > 0 else { return nil }
         faceMeasures.removeAll(keepingCapacity: true)
@@ -263,7 +276,8 @@ public final class SubjectLock {
         var best: (d: Double, k: Double, u: Double, v: Double, box: Box)? = nil
         var bestErr = Double.infinity
         for f in faceMeasures {
-            guard sizeOK(f.k, headSize) else { continue }
+            // a weak lock (the nearest body, fixed) is confirmed only by a head-shaped face
+            guard sizeOK(f.k, headSize), strong || headShaped(f, videoWidth: videoWidth) else { continue }
             if let e = expected {
                 let err = abs(f.d - e)
                 if err <= s.depthTolerance(e) && err < bestErr { best = f; bestErr = err }
@@ -275,14 +289,12 @@ public final class SubjectLock {
             candidate = nil
             return b
         }
-        // candidates: the nearest plausible face not in front of... behind nothing
-        var cand: (d: Double, k: Double, u: Double, v: Double, box: Box)? = best
-        if cand == nil {
-            for f in faceMeasures where cand == nil || f.d < cand!.d { cand = f }
-        }
-        guard let c = cand else { return nil }
-        if let e = expected, c.d > e + s.depthTolerance(e) {
-            // behind the subject the tracker sees: never takes the lock
+        // candidates: the nearest plausible, head-shaped face
+        var cand: (d: Double, k: Double, u: Double, v: Double, box: Box)? = nil
+        for f in faceMeasures where (cand == nil || f.d < cand!.d) && headShaped(f, videoWidth: videoWidth) { cand = f }
+        guard let c = cand else { candidate = nil; return nil }
+        if strong, let e = expected, c.d > e + s.depthTolerance(e) {
+            // behind the subject the tracker follows: never takes the lock
             candidate = nil
             return nil
         }

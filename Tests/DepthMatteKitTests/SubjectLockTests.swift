@@ -99,6 +99,35 @@ final class SubjectLockTests: XCTestCase {
         XCTAssertEqual(s.result.faceDepth, 1.0, accuracy: 0.005)
     }
 
+    func testPosterFaceNeverLocksWhileTheRealFaceIsCoveredFromTheStart() {
+        let lock = SubjectLock()
+        let d = Self.person(face: 1000)
+        for i in 0..<60 {
+            let s = Self.step(lock, d, [Self.poster])
+            XCTAssertFalse(s.result.faceFound, "frame \(i)")
+            XCTAssertEqual(s.result.lockSource, .nearest)
+            XCTAssertEqual(s.cutoff, 1.25, accuracy: 0.02)
+        }
+        // when the real face shows, it confirms the nearest body at once
+        let s = Self.step(lock, d, [Self.poster, Self.face()])
+        XCTAssertTrue(s.result.faceFound)
+        XCTAssertEqual(s.result.faceDepth, 1.0, accuracy: 0.01)
+    }
+
+    func testRealFaceBehindANearerObjectTakesOverAfterTakeoverFrames() {
+        // a big chair back at 0.6 m on the left, the person at 1.2 m
+        let d = Self.person(face: 1200)
+        d.fill(x0: 0, y0: 20, x1: 40, y1: 80, 600)
+        let lock = SubjectLock()
+        let first = Self.step(lock, d, [])
+        XCTAssertEqual(first.cutoff, 0.85, accuracy: 0.02)       // depth alone picks the chair
+        let n = lock.settings.takeoverFrames
+        var s = first
+        for _ in 0..<n { s = Self.step(lock, d, [Self.face()]) }
+        XCTAssertTrue(s.result.faceFound)
+        XCTAssertEqual(s.result.faceDepth, 1.2, accuracy: 0.01)
+    }
+
     // MARK: tracking
 
     func testCutoffFollowsSubjectMovingInDepthWithoutFace() {
@@ -194,6 +223,20 @@ final class SubjectLockTests: XCTestCase {
         let floor = c.labels[89 * c.width + 5]
         XCTAssertGreaterThanOrEqual(floor, 0)
         XCTAssertTrue(c.isFloorLike(Int(floor)))
+    }
+
+    func testPersonJoinedByADeskIsNotAFloor() {
+        // a desk top in front of the person reaching the bottom: 0.6 m at the
+        // bottom row to 0.9 m where it meets the torso (joined: small steps)
+        let d = Self.person(face: 1000)
+        for y in 70..<90 {
+            d.fill(x0: 30, y0: y, x1: 130, y1: y + 1, UInt16(1000 - (y - 70) * 20))
+        }
+        var c = DepthComponents()
+        c.analyse(depth: d.view, scale: 0.001)
+        let f = NearestBodyFinder().find(c)
+        XCTAssertEqual(f?.headDepth ?? 0, 1.0, accuracy: 0.02)
+        XCTAssertFalse(c.isFloorLike(f?.component ?? 0))
     }
 
     func testFaceModeBeforeAnyFaceUsesTheNearestBody() {
