@@ -32,6 +32,7 @@ public struct DepthComponents {
     var bottomSum: [Float] = [], bottomCount: [Int32] = []
     var midSum: [Float] = [], midCount: [Int32] = []
     var scratch: [Int32] = []
+    var topEnd: [Int32] = [], bottomStart: [Int32] = []
     private var parent: [Int32] = []
 
     /// Depth jump (metres) that separates two surfaces between neighbouring
@@ -80,44 +81,50 @@ public struct DepthComponents {
         stats()
     }
 
-    @inline(__always) private mutating func find(_ i: Int32) -> Int32 {
-        var r = i
-        while parent[Int(r)] != r { r = parent[Int(r)] }
-        var j = i
-        while parent[Int(j)] != r { let nx = parent[Int(j)]; parent[Int(j)] = r; j = nx }
-        return r
-    }
-
-    private mutating func union(_ a: Int32, _ b: Int32) {
-        let ra = find(a), rb = find(b)
-        if ra == rb { return }
-        if ra < rb { parent[Int(rb)] = ra } else { parent[Int(ra)] = rb }
-    }
-
+    /// Union-find over the grid (4-neighbours closer than `jump` in depth),
+    /// then labels compacted to 0, 1, 2, ... in scan order.
     private mutating func label() {
-        let w = width, h = height
-        for i in 0..<(w * h) { parent[i] = Int32(i) }
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = y * w + x
-                let v = depth[i]
-                if v <= 0 { continue }
-                if x > 0 {
-                    let u = depth[i - 1]
-                    if u > 0 && abs(u - v) < Self.jump(min(u, v)) { union(Int32(i), Int32(i - 1)) }
-                }
-                if y > 0 {
-                    let u = depth[i - w]
-                    if u > 0 && abs(u - v) < Self.jump(min(u, v)) { union(Int32(i), Int32(i - w)) }
+        let w = width, h = height, n = w * h
+        var c: Int32 = 0
+        depth.withUnsafeBufferPointer { dp in
+            parent.withUnsafeMutableBufferPointer { pp in
+                labels.withUnsafeMutableBufferPointer { lp in
+                    let d = dp.baseAddress!, p = pp.baseAddress!, lab = lp.baseAddress!
+                    @inline(__always) func find(_ i: Int32) -> Int32 {
+                        var r = i
+                        while p[Int(r)] != r { r = p[Int(r)] }
+                        var j = i
+                        while p[Int(j)] != r { let nx = p[Int(j)]; p[Int(j)] = r; j = nx }
+                        return r
+                    }
+                    @inline(__always) func union(_ a: Int32, _ b: Int32) {
+                        let ra = find(a), rb = find(b)
+                        if ra == rb { return }
+                        if ra < rb { p[Int(rb)] = ra } else { p[Int(ra)] = rb }
+                    }
+                    for i in 0..<n { p[i] = Int32(i) }
+                    for y in 0..<h {
+                        for x in 0..<w {
+                            let i = y * w + x
+                            let v = d[i]
+                            if v <= 0 { continue }
+                            if x > 0 {
+                                let u = d[i - 1]
+                                if u > 0 && abs(u - v) < Self.jump(min(u, v)) { union(Int32(i), Int32(i - 1)) }
+                            }
+                            if y > 0 {
+                                let u = d[i - w]
+                                if u > 0 && abs(u - v) < Self.jump(min(u, v)) { union(Int32(i), Int32(i - w)) }
+                            }
+                        }
+                    }
+                    for i in 0..<n {
+                        if d[i] <= 0 { lab[i] = -1; continue }
+                        let r = find(Int32(i))
+                        if r == Int32(i) { lab[i] = c; c += 1 } else { lab[i] = lab[Int(r)] }
+                    }
                 }
             }
-        }
-        // compact labels: roots in scan order get 0, 1, 2, ...
-        var c: Int32 = 0
-        for i in 0..<(w * h) {
-            if depth[i] <= 0 { labels[i] = -1; continue }
-            let r = find(Int32(i))
-            if r == Int32(i) { labels[i] = c; c += 1 } else { labels[i] = labels[Int(r)] }
         }
         count = Int(c)
     }
@@ -127,36 +134,59 @@ public struct DepthComponents {
         if area.count < c {
             let m = max(c, 64) * 2
             area = [Int32](repeating: 0, count: m); minRow = area; maxRow = area
-            topCount = area; bottomCount = area; midCount = area; scratch = area
+            topCount = area; bottomCount = area; midCount = area; scratch = area; topEnd = area; bottomStart = area
             depthSum = [Float](repeating: 0, count: m); topSum = depthSum; bottomSum = depthSum; midSum = depthSum
         }
         for k in 0..<c {
             area[k] = 0; minRow[k] = Int32.max; maxRow[k] = -1; depthSum[k] = 0
             topSum[k] = 0; topCount[k] = 0; bottomSum[k] = 0; bottomCount[k] = 0; midSum[k] = 0; midCount[k] = 0
         }
-        let w = width
-        for y in 0..<height {
-            for x in 0..<w {
-                let l = Int(labels[y * w + x])
-                if l < 0 { continue }
-                area[l] += 1
-                depthSum[l] += depth[y * w + x]
-                if Int32(y) < minRow[l] { minRow[l] = Int32(y) }
-                if Int32(y) > maxRow[l] { maxRow[l] = Int32(y) }
+        let w = width, h = height
+        labels.withUnsafeBufferPointer { lp in
+          depth.withUnsafeBufferPointer { dp in
+            area.withUnsafeMutableBufferPointer { ar in
+              depthSum.withUnsafeMutableBufferPointer { ds in
+                minRow.withUnsafeMutableBufferPointer { r0 in
+                  maxRow.withUnsafeMutableBufferPointer { r1 in
+                    for y in 0..<h {
+                        let yy = Int32(y)
+                        for x in 0..<w {
+                            let l = Int(lp[y * w + x])
+                            if l < 0 { continue }
+                            ar[l] += 1
+                            ds[l] += dp[y * w + x]
+                            if yy < r0[l] { r0[l] = yy }
+                            if yy > r1[l] { r1[l] = yy }
+                        }
+                    }
+                  }
+                }
+              }
             }
+          }
         }
-        for y in 0..<height {
-            for x in 0..<w {
-                let l = Int(labels[y * w + x])
-                if l < 0 { continue }
-                let band = max(Int32(1), Int32((Float(maxRow[l] - minRow[l] + 1) * Self.bandFraction).rounded()))
-                let v = depth[y * w + x]
-                if Int32(y) < minRow[l] + band { topSum[l] += v; topCount[l] += 1 }
-                if Int32(y) > maxRow[l] - band { bottomSum[l] += v; bottomCount[l] += 1 }
-                // middle band: rows in [40 %, 60 %] of the surface's height
-                let rel = 5 * (Int32(y) - minRow[l]), span = maxRow[l] - minRow[l] + 1
-                if rel >= 2 * span && rel <= 3 * span { midSum[l] += v; midCount[l] += 1 }
+        // band limits per surface: top rows < topEnd, bottom rows > bottomStart,
+        // middle rows with 5 (y - minRow) in [2 span, 3 span]
+        for k in 0..<c {
+            let band = max(Int32(1), Int32((Float(maxRow[k] - minRow[k] + 1) * Self.bandFraction).rounded()))
+            topEnd[k] = minRow[k] + band
+            bottomStart[k] = maxRow[k] - band
+        }
+        labels.withUnsafeBufferPointer { lp in
+          depth.withUnsafeBufferPointer { dp in
+            for y in 0..<h {
+                let yy = Int32(y)
+                for x in 0..<w {
+                    let l = Int(lp[y * w + x])
+                    if l < 0 { continue }
+                    let v = dp[y * w + x]
+                    if yy < topEnd[l] { topSum[l] += v; topCount[l] += 1 }
+                    if yy > bottomStart[l] { bottomSum[l] += v; bottomCount[l] += 1 }
+                    let rel = 5 * (yy - minRow[l]), span = maxRow[l] - minRow[l] + 1
+                    if rel >= 2 * span && rel <= 3 * span { midSum[l] += v; midCount[l] += 1 }
+                }
             }
+          }
         }
     }
 

@@ -164,3 +164,30 @@ func worstRatio(_ a: [Double]) -> Double { zip(a, iouOracle).map { $1 > 0 ? $0 /
 print("  IoU / oracle IoU, worst frame (target >= 0.98): events default \(f(worstRatio(iouEvRob), 4)), cover default \(f(worstRatio(iouCvRob), 4)), nometa nearest \(f(worstRatio(iouNear), 4))")
 print("  absolute IoU min over all frames: events default \(f(evRob.iouMin, 4)), oracle \(f(evOracle.iouMin, 4)) (the matte chain's own limit)")
 print("  false face took the lock (cutoff > 2.3 m) on \(evRob.wallLocks) frames with the default, \(evOrig.wallLocks) with the original")
+
+// cost of the lock itself (depth analysis, face choice, tracking) per frame
+func timeLock(depthWidth w: Int, depthHeight h: Int) -> Double {
+    let scene = RGBDScene(settings: events, time: 1)
+    var d = [UInt16](repeating: 0, count: w * h)
+    d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+    let faces = scene.detectedFaces(width: 2 * w, height: 2 * h)
+    let lock = SubjectLock()
+    let reps = 300
+    let clock = ContinuousClock()
+    var sink = 0.0
+    let t = clock.measure {
+        d.withUnsafeBytes { dp in
+            let view = Depth16View(base: dp.baseAddress!, width: w, height: h, stride: 2 * w)
+            for _ in 0..<reps {
+                var r = MatteResult()
+                sink += lock.update(mode: .face, strategy: .robust, cutoffSetting: 1, offset: 0.25, depthScale: 0.001,
+                                    frameDuration: 1.0 / 30, depth: view, faces: faces,
+                                    videoWidth: 2 * w, videoHeight: 2 * h, result: &r)
+            }
+        }
+    }
+    precondition(sink > 0)
+    let c = t.components
+    return (Double(c.seconds) + Double(c.attoseconds) * 1e-18) / Double(reps) * 1000
+}
+print("\nlock cost per frame: depth 160x90 \(f(timeLock(depthWidth: 160, depthHeight: 90))) ms, 320x180 \(f(timeLock(depthWidth: 320, depthHeight: 180))) ms, 640x360 \(f(timeLock(depthWidth: 640, depthHeight: 360))) ms")
