@@ -96,8 +96,9 @@ gst_depth_matte_mode_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {DM_MODE_FACE, "Lock the cutoff to the depth of the face ROI meta "
-          "(cutoff = face depth + cutoff-offset)", "face"},
+    {DM_MODE_FACE, "Lock the cutoff to the subject's face from the face ROI "
+          "metas (cutoff = face depth + cutoff-offset; see lock-strategy)",
+        "face"},
     {DM_MODE_FIXED, "Always use the cutoff property", "fixed"},
     {DM_MODE_NEAREST, "From depth alone: the nearest large body (head depth "
           "+ cutoff-offset); no face detector needed", "nearest"},
@@ -769,9 +770,10 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
           DEFAULT_MODE, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CUTOFF,
       g_param_spec_double ("cutoff", "Cutoff",
-          "Depth cutoff in metres: used in mode=fixed, and in mode=face "
-          "before the first face is seen. Pixels at or nearer than the "
-          "cutoff are the subject", 0.0, 100.0, DEFAULT_CUTOFF,
+          "Depth cutoff in metres: used in mode=fixed, and in mode=face or "
+          "nearest while no subject is found in depth (with "
+          "lock-strategy=original: before the first face). Pixels at or "
+          "nearer than the cutoff are the subject", 0.0, 100.0, DEFAULT_CUTOFF,
           DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CUTOFF_OFFSET,
       g_param_spec_double ("cutoff-offset", "Cutoff offset",
