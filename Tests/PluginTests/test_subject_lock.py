@@ -155,3 +155,37 @@ def test_rgbdtestsrc_false_face_comes_first_in_meta_order():
     p.set_state(Gst.State.NULL)
     assert n == 3                            # poster, a stray box (t = 0 is a stray frame), subject
     assert first.x > 320 * 0.6               # the poster, right of the subject, comes first
+
+
+def test_with_the_stock_facedetect():
+    """The real detector on the synthetic colour (its own misses and false
+    boxes): the default lock keeps the subject on every frame."""
+    if Gst.ElementFactory.find("facedetect") is None:
+        import pytest
+        pytest.skip("facedetect (gstreamer1.0-opencv) not installed")
+    n = 45
+    desc = (f"depthmatte name=m output=matte ! appsink name=sink sync=false "
+            f"rgbdtestsrc num-buffers={n} false-face=true face-meta=false ! video/x-raw,width=640,height=360,"
+            f"framerate={FPS}/1 ! videoconvert ! facedetect display=false min-size-width=20 min-size-height=20 ! "
+            f"videoconvert ! videoscale ! video/x-raw,format=BGRx,width=320,height=180 ! m.video "
+            f"rgbdtestsrc stream=depth num-buffers={n} {ART} ! video/x-raw,{DS},framerate={FPS}/1 ! m.depth")
+    p = Gst.parse_launch(desc)
+    sink = p.get_by_name("sink")
+    p.set_state(Gst.State.PLAYING)
+    mattes = []
+    while (s := sink.emit("try-pull-sample", 30 * SECOND)) is not None:
+        info = GstVideo.VideoInfo.new_from_caps(s.get_caps())
+        ok, mi = s.get_buffer().map(Gst.MapFlags.READ)
+        rows = np.frombuffer(mi.data, np.uint8)[: info.stride[0] * info.height].reshape(info.height, -1)
+        mattes.append(rows[:, : info.width * 4].reshape(info.height, info.width, 4)[..., 1].astype(np.float64) / 255)
+        s.get_buffer().unmap(mi)
+    msgs = []
+    while (m := p.get_bus().pop()) is not None:
+        if m.type == Gst.MessageType.ELEMENT and m.get_structure().get_name() == "depthmatte":
+            msgs.append(m.get_structure())
+    p.set_state(Gst.State.NULL)
+    assert len(mattes) == n
+    assert max(x.get_value("cutoff") for x in msgs) < 1.7
+    assert any(x.get_value("lock") == "face" for x in msgs)
+    _, iou = scores(mattes)
+    assert iou.min() > 0.7
