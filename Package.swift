@@ -57,6 +57,14 @@ let package = Package(
             dependencies: ["DepthMatteKit", "AllocCounter"],
             path: "Sources/DepthMatteBench"
         ),
+        // Subject-lock strategies on rgbdtestsrc scenes with false faces,
+        // face loss and no face metas (SAD / IoU / dtSSD against the truth):
+        //   swift run -c release lock-bench
+        .executableTarget(
+            name: "lock-bench",
+            dependencies: ["DepthMatteKit"],
+            path: "Sources/LockBench"
+        ),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]

@@ -8,6 +8,8 @@ public enum CutoffMode: Int32 {
     case face = 0
     /// Always `MatteSettings.cutoff`.
     case fixed = 1
+    /// From depth alone: the nearest large body (see `NearestBodyFinder`).
+    case nearest = 2
 }
 
 /// The element's properties, copied once per frame.
@@ -26,6 +28,14 @@ public struct MatteSettings: Equatable {
     public var output: MatteOutput = .composite
     /// Worker threads for the full-resolution pass: 0 = one per core.
     public var threads: Int = 0
+    /// mode=face: the subject lock's rules, or the original sample's.
+    public var lockStrategy: LockStrategy = .robust
+    /// Seconds a lost face is trusted (tracked in depth) before the depth-only finder.
+    public var lockHold: Double = 4.0
+    /// Seconds: time constant with which the cutoff follows the subject.
+    public var lockSmoothing: Double = 0.1
+    /// Seconds since the previous frame (the lock's clock).
+    public var frameDuration: Double = 1.0 / 30
     public init() {}
 }
 
@@ -39,14 +49,17 @@ public struct MatteResult: Equatable {
     public var cutoff = 0.0
     /// Fraction of output pixels with matte > 0.5.
     public var coverage = 0.0
+    /// Where the cutoff came from.
+    public var lockSource: LockSource = .fixed
     public init() {}
 }
 
 public final class DepthMatter {
-    /// The cutoff locked to the last face seen (metres), nil before any face.
-    public private(set) var lockedCutoff: Double?
+    /// The locked cutoff (metres), nil before any lock.
+    public var lockedCutoff: Double? { subjectLock.cutoff }
+    /// Face choice, tracking, depth-only finder and smoothing.
+    public let subjectLock = SubjectLock()
 
-    private var faceSampler = FaceDepthSampler()
     private var mask = FloatPlane()
     private var blur = GaussianBlur()
     private var gammaCurve = GammaCurve()
@@ -57,24 +70,17 @@ public final class DepthMatter {
     public init() {}
 
     /// Forget the face lock (flush, restart).
-    public func reset() { lockedCutoff = nil }
+    public func reset() { subjectLock.reset() }
 
-    /// The cutoff for this frame, updating the lock from the first face box.
+    /// The cutoff for this frame, from the subject lock (see SubjectLock.swift).
     public func updateCutoff(settings: MatteSettings, depth: Depth16View?, faces: [Box],
                              videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
-        switch settings.mode {
-        case .fixed:
-            return settings.cutoff
-        case .face:
-            if let depth, let face = faces.first,
-               let d = faceSampler.medianDepth(depth, box: face, videoWidth: videoWidth, videoHeight: videoHeight) {
-                let metres = d * settings.depthScale
-                result.faceFound = true
-                result.faceDepth = metres
-                lockedCutoff = metres + settings.cutoffOffset
-            }
-            return lockedCutoff ?? settings.cutoff
-        }
+        subjectLock.settings.holdTime = settings.lockHold
+        subjectLock.settings.smoothing = settings.lockSmoothing
+        return subjectLock.update(mode: settings.mode, strategy: settings.lockStrategy, cutoffSetting: settings.cutoff,
+                                  offset: settings.cutoffOffset, depthScale: settings.depthScale,
+                                  frameDuration: settings.frameDuration, depth: depth, faces: faces,
+                                  videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
     }
 
     /// Key one frame into `output` (same size as the video).

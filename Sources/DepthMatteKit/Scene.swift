@@ -32,6 +32,15 @@ public struct SceneSettings: Equatable {
     public var misregistration = 0
     /// false: the scene is frozen at its t = 0 state (sensor noise still varies).
     public var motion = true
+    /// A face printed on the poster behind the subject, reported as a face
+    /// (first in meta order), plus a one-frame stray box on the plant every
+    /// 1.7 s: what a real face detector adds.
+    public var falseFace = false
+    /// The subject's face is not reported while covered (a hand, a cup):
+    /// `t mod 8` in [2.8, 4.6), which spans a step in depth.
+    public var faceCover = false
+    /// false: no face is reported at all (no face detector upstream).
+    public var faceMeta = true
     public init() {}
 }
 
@@ -102,6 +111,9 @@ public struct ScenePose: Equatable {
     public static let handWindow = (period: 12.0, start: 5.0, end: 9.0)
     /// The face is turned away for t mod 15 in [12, 13.2).
     public static let turnedAwayWindow = (period: 15.0, start: 12.0, end: 13.2)
+    /// With `SceneSettings.faceCover`, the face is not reported for t mod 8
+    /// in [2.8, 4.6): the depth steps at t = 3.4-4.0 and 11.4-12.0 happen meanwhile.
+    public static let coverWindow = (period: 8.0, start: 2.8, end: 4.6)
 
     /// The pose at `t` seconds (negative times are t = 0). The subject sways
     /// ±0.10 m left/right (7 s period), bobs ±0.01 m and steps nearer/farther.
@@ -172,6 +184,47 @@ public struct RGBDScene {
         let y1 = min(height, Int((p1.v * Double(height)).rounded(.up)))
         guard x1 > x0, y1 > y0 else { return nil }
         return Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The face on the poster (wall-plane metres): centre and semi-axes,
+    /// about life size, so its box has a head's size for its depth.
+    public static let posterFace = (x: 0.75, y: -0.42, a: 0.085, b: 0.115)
+
+    /// Whether the subject's face is covered at this time (`faceCover`).
+    public var faceCovered: Bool {
+        guard settings.faceCover else { return false }
+        let w = ScenePose.coverWindow
+        let p = (settings.motion ? max(time, 0) : 0).truncatingRemainder(dividingBy: w.period)
+        return p >= w.start && p < w.end
+    }
+
+    /// The face boxes a face detector would report on this frame, in meta
+    /// order: with `falseFace` the poster face first (and a stray box on the
+    /// plant on one frame every 1.7 s), then the subject's face unless it is
+    /// turned away or covered. Empty when `faceMeta` is false.
+    public func detectedFaces(width: Int, height: Int) -> [Box] {
+        guard settings.faceMeta, width > 0, height > 0 else { return [] }
+        var out: [Box] = []
+        func box(_ x0: Double, _ y0: Double, _ z0: Double, _ x1: Double, _ y1: Double, _ z1: Double) -> Box? {
+            let p0 = SceneLayout.project(x: x0, y: y0, z: z0), p1 = SceneLayout.project(x: x1, y: y1, z: z1)
+            let bx0 = max(0, Int((p0.u * Double(width)).rounded(.down)))
+            let by0 = max(0, Int((p0.v * Double(height)).rounded(.down)))
+            let bx1 = min(width, Int((p1.u * Double(width)).rounded(.up)))
+            let by1 = min(height, Int((p1.v * Double(height)).rounded(.up)))
+            return bx1 > bx0 && by1 > by0 ? Box(x: bx0, y: by0, width: bx1 - bx0, height: by1 - by0) : nil
+        }
+        if settings.falseFace {
+            let f = Self.posterFace
+            let wz = { (x: Double) in SceneLayout.wallDepth + SceneLayout.wallSlope * x }
+            if let b = box(f.x - f.a, f.y - f.b, wz(f.x - f.a), f.x + f.a, f.y + f.b, wz(f.x + f.a)) { out.append(b) }
+            // a stray detection in the leaves, one frame in every 1.7 s
+            if time.truncatingRemainder(dividingBy: 1.7) < 1.0 / 30 {
+                let z = SceneLayout.distractorDepth
+                if let b = box(-0.86, -0.18, z, -0.80, -0.12, z) { out.append(b) }
+            }
+        }
+        if !faceCovered, let b = faceBox(width: width, height: height) { out.append(b) }
+        return out
     }
 
     /// The clean scene at a normalized image position.

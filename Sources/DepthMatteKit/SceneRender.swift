@@ -73,6 +73,7 @@ extension RGBDScene {
         // videotestsrc does; some converters copy the padding into alpha).
         let ao = out.a >= 0 ? out.a : (ps == 4 ? 6 - ro - go - bo : -1)
         let tile = 8
+        let falseFace = settings.falseFace
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * w + h) { table in
           withUnsafeTemporaryAllocation(of: SceneGeometry.WallColumn.self, capacity: w) { wallColumns in
             let cols = table.baseAddress!, wall = cols + w, rows = cols + 2 * w
@@ -114,6 +115,7 @@ extension RGBDScene {
                                         c = g.plantColor(g.plant(x, y, cull: margin * zd))
                                     } else {
                                         c = SceneGeometry.wallColor(wallColumn[px], y * wall[px])
+                                        if falseFace, let f = Self.posterFaceColor(x * wall[px], y * wall[px]) { c = f }
                                         if plantMode == .edge && g.inPlant(x, y, margin) {
                                             let p = g.plant(x, y, cull: margin * zd)
                                             let a = sceneCoverage(p.sd / zd, invPix)
@@ -142,6 +144,23 @@ extension RGBDScene {
           }
         }
         return faceBox(width: w, height: h)
+    }
+
+    /// The printed face on the poster (wall-plane metres), nil outside it.
+    @inline(__always) static func posterFaceColor(_ x: Double, _ y: Double) -> SceneColor? {
+        let f = RGBDScene.posterFace
+        let rx = x - f.x, ry = y - f.y
+        guard sceneInEllipse(rx, ry, f.a, f.b) else { return nil }
+        let nx = rx / f.a
+        if ry < -0.06 + 0.035 * nx * nx { return SceneColor(50, 35, 25) }          // hair
+        let ex = abs(rx) - 0.03
+        if sceneInEllipse(ex, ry + 0.012, 0.014, 0.007) {
+            return ex * ex + (ry + 0.012) * (ry + 0.012) < 0.004 * 0.004 ? SceneColor(20, 15, 15) : SceneColor(235, 235, 230)
+        }
+        if sceneInEllipse(ex, ry + 0.032, 0.017, 0.004) { return SceneColor(50, 35, 25) }   // eyebrows
+        if sceneInEllipse(rx, ry - 0.055, 0.025, 0.008) { return SceneColor(165, 70, 75) }  // mouth
+        let k2 = nx * nx + (ry / f.b) * (ry / f.b)
+        return SceneColor(214, 168, 140).scaled(1 - 0.2 * k2 * k2)
     }
 
     enum TileMode { case miss, edge, full }

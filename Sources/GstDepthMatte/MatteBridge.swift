@@ -34,6 +34,10 @@ extension MatteSettings {
         depthScale = c.depth_scale
         backgroundARGB = c.background_argb
         output = MatteOutput(rawValue: c.output) ?? .composite
+        lockStrategy = LockStrategy(rawValue: c.lock_strategy) ?? .robust
+        lockHold = c.lock_hold
+        lockSmoothing = c.lock_smoothing
+        if c.frame_duration > 0 { frameDuration = c.frame_duration }
     }
 }
 
@@ -85,5 +89,5 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
     let r = s.matter.process(settings: MatteSettings(settings.pointee), video: video, depth: depth,
                              background: background, output: output, faces: s.faces)
     result.pointee = DMMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,
-                                   cutoff: r.cutoff, coverage: r.coverage)
+                                   cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue)
 }

@@ -14,7 +14,23 @@ extension SceneSettings {
         flyingPixels = c.flying_pixels != 0
         misregistration = Int(c.misregistration)
         motion = c.motion != 0
+        falseFace = c.false_face != 0
+        faceCover = c.face_cover != 0
+        faceMeta = c.face_meta != 0
     }
+}
+
+@_cdecl("dm_scene_faces")
+public func dm_scene_faces(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ width: Int32, _ height: Int32,
+                           _ out: UnsafeMutablePointer<DMBox>?, _ max: Int32) -> Int32 {
+    guard let s, let out, max > 0 else { return 0 }
+    let boxes = RGBDScene(settings: SceneSettings(s.pointee), time: t).detectedFaces(width: Int(width), height: Int(height))
+    let n = min(boxes.count, Int(max))
+    for i in 0..<n {
+        let b = boxes[i]
+        out[i] = DMBox(x: Int32(b.x), y: Int32(b.y), width: Int32(b.width), height: Int32(b.height))
+    }
+    return Int32(n)
 }
 
 @_cdecl("dm_scene_render_video")

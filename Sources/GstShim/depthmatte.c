@@ -37,6 +37,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_BACKGROUND_COLOR 0xff000000u
 #define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
 #define DEFAULT_POST_MESSAGES TRUE
+/* subject lock (issue 10) */
+#define DEFAULT_LOCK_STRATEGY DM_LOCK_ROBUST
+#define DEFAULT_LOCK_HOLD 4.0
+#define DEFAULT_LOCK_SMOOTHING 0.1
 
 enum
 {
@@ -50,6 +54,9 @@ enum
   PROP_BACKGROUND_COLOR,
   PROP_OUTPUT,
   PROP_POST_MESSAGES,
+  PROP_LOCK_STRATEGY,
+  PROP_LOCK_HOLD,
+  PROP_LOCK_SMOOTHING,
 };
 
 typedef struct
@@ -89,13 +96,35 @@ gst_depth_matte_mode_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {DM_MODE_FACE, "Lock the cutoff to the depth of the face ROI meta "
-          "(cutoff = face depth + cutoff-offset)", "face"},
+    {DM_MODE_FACE, "Lock the cutoff to the subject's face from the face ROI "
+          "metas (cutoff = face depth + cutoff-offset; see lock-strategy)",
+        "face"},
     {DM_MODE_FIXED, "Always use the cutoff property", "fixed"},
+    {DM_MODE_NEAREST, "From depth alone: the nearest large body (head depth "
+          "+ cutoff-offset); no face detector needed", "nearest"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstDepthMatteMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY (gst_depth_matte_lock_strategy_get_type ())
+static GType
+gst_depth_matte_lock_strategy_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DM_LOCK_ROBUST, "Face choice by head size and depth, tracking in depth "
+          "through face loss, depth-only finder, smoothing", "robust"},
+    {DM_LOCK_ORIGINAL, "The original sample's: first face box, its centre "
+          "depth pixel, held while no face is seen", "original"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDepthMatteLockStrategy", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -460,6 +489,13 @@ collect_faces (GstBuffer * buf, DMBox * boxes)
   return n;
 }
 
+static const gchar *
+lock_source_name (gint source)
+{
+  static const gchar *names[] = { "fixed", "face", "tracked", "nearest" };
+  return source >= 0 && source < 4 ? names[source] : "fixed";
+}
+
 static void
 post_result (GstDepthMatte * self, GstBuffer * outbuf,
     const DMMatteResult * r)
@@ -479,7 +515,8 @@ post_result (GstDepthMatte * self, GstBuffer * outbuf,
       "face-found", G_TYPE_BOOLEAN, r->face_found != 0,
       "face-depth", G_TYPE_DOUBLE, r->face_depth,
       "cutoff", G_TYPE_DOUBLE, r->cutoff,
-      "coverage", G_TYPE_DOUBLE, r->coverage, NULL);
+      "coverage", G_TYPE_DOUBLE, r->coverage,
+      "lock", G_TYPE_STRING, lock_source_name (r->lock_source), NULL);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
@@ -557,6 +594,9 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     frame.has_background = 1;
   }
 
+  /* the lock's clock: the output frame's duration */
+  settings.frame_duration = GST_BUFFER_DURATION_IS_VALID (outbuf) ?
+      (double) GST_BUFFER_DURATION (outbuf) / GST_SECOND : 0.0;
   if (!self->state)
     self->state = dm_matte_new ();
   dm_matte_process (self->state, &settings, &frame, &result);
@@ -630,6 +670,15 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_LOCK_STRATEGY:
+      self->settings.lock_strategy = g_value_get_enum (value);
+      break;
+    case PROP_LOCK_HOLD:
+      self->settings.lock_hold = g_value_get_double (value);
+      break;
+    case PROP_LOCK_SMOOTHING:
+      self->settings.lock_smoothing = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -674,6 +723,15 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
       break;
+    case PROP_LOCK_STRATEGY:
+      g_value_set_enum (value, self->settings.lock_strategy);
+      break;
+    case PROP_LOCK_HOLD:
+      g_value_set_double (value, self->settings.lock_hold);
+      break;
+    case PROP_LOCK_SMOOTHING:
+      g_value_set_double (value, self->settings.lock_smoothing);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -712,9 +770,10 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
           DEFAULT_MODE, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CUTOFF,
       g_param_spec_double ("cutoff", "Cutoff",
-          "Depth cutoff in metres: used in mode=fixed, and in mode=face "
-          "before the first face is seen. Pixels at or nearer than the "
-          "cutoff are the subject", 0.0, 100.0, DEFAULT_CUTOFF,
+          "Depth cutoff in metres: used in mode=fixed, and in mode=face or "
+          "nearest while no subject is found in depth (with "
+          "lock-strategy=original: before the first face). Pixels at or "
+          "nearer than the cutoff are the subject", 0.0, 100.0, DEFAULT_CUTOFF,
           DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CUTOFF_OFFSET,
       g_param_spec_double ("cutoff-offset", "Cutoff offset",
@@ -744,7 +803,23 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a 'depthmatte' element message per output frame with "
           "running-time, face-found, face-depth (m), cutoff (m) and coverage "
-          "(0-1)", DEFAULT_POST_MESSAGES, DM_PARAM_FLAGS));
+          "(0-1), lock (face, tracked, nearest or fixed: where the cutoff "
+          "came from)", DEFAULT_POST_MESSAGES, DM_PARAM_FLAGS));
+  /* subject lock (issue 10; docs/subject-lock.md) */
+  g_object_class_install_property (gobject_class, PROP_LOCK_STRATEGY,
+      g_param_spec_enum ("lock-strategy", "Lock strategy",
+          "How mode=face picks and keeps the subject",
+          GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY, DEFAULT_LOCK_STRATEGY,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_LOCK_HOLD,
+      g_param_spec_double ("lock-hold", "Lock hold",
+          "Seconds a lost face is trusted: the subject is tracked in depth "
+          "meanwhile; then the nearest body is used", 0.0, 3600.0,
+          DEFAULT_LOCK_HOLD, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_LOCK_SMOOTHING,
+      g_param_spec_double ("lock-smoothing", "Lock smoothing",
+          "Seconds: time constant with which the cutoff follows the subject "
+          "(0 = at once)", 0.0, 60.0, DEFAULT_LOCK_SMOOTHING, DM_PARAM_FLAGS));
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);
@@ -776,6 +851,7 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY, 0);
 }
 
 static void
@@ -790,6 +866,9 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.background_argb = DEFAULT_BACKGROUND_COLOR;
   self->settings.output = DEFAULT_OUTPUT;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->settings.lock_strategy = DEFAULT_LOCK_STRATEGY;
+  self->settings.lock_hold = DEFAULT_LOCK_HOLD;
+  self->settings.lock_smoothing = DEFAULT_LOCK_SMOOTHING;
 }
 
 gboolean

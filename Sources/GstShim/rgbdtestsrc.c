@@ -37,6 +37,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_rgbd_test_src_debug);
 #define DEFAULT_FLYING_PIXELS FALSE
 #define DEFAULT_MISREGISTRATION 0
 #define DEFAULT_MOTION TRUE
+#define DEFAULT_FALSE_FACE FALSE
+#define DEFAULT_FACE_COVER FALSE
+#define DEFAULT_FACE_META TRUE
+#define DM_MAX_SCENE_FACES 8
 
 /* sizes and rate that fixation moves towards */
 #define DEFAULT_VIDEO_WIDTH 640
@@ -58,6 +62,9 @@ enum
   PROP_FLYING_PIXELS,
   PROP_MISREGISTRATION,
   PROP_MOTION,
+  PROP_FALSE_FACE,
+  PROP_FACE_COVER,
+  PROP_FACE_META,
 };
 
 typedef struct
@@ -442,7 +449,8 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
   GstVideoFrame frame;
   GstClockTime pts, next;
   DMBox face = { 0 };
-  gboolean has_face = FALSE;
+  DMBox faces[DM_MAX_SCENE_FACES];
+  gint n_faces = 0, i;
   gint stream;
   double t;
 
@@ -486,15 +494,18 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
     }
     default:{
       DMRGBImage img = dm_rgb_image_from_frame (&frame);
-      has_face = dm_scene_render_video (&settings, t, &img, &face) != 0;
+      dm_scene_render_video (&settings, t, &img, &face);
+      n_faces = dm_scene_faces (&settings, t, img.width, img.height, faces,
+          DM_MAX_SCENE_FACES);
       break;
     }
   }
   gst_video_frame_unmap (&frame);
 
-  if (has_face && face.width > 0 && face.height > 0)
-    gst_buffer_add_video_region_of_interest_meta (buffer, "face", face.x,
-        face.y, face.width, face.height);
+  /* the faces a detector would report, in its order (a false face first) */
+  for (i = 0; i < n_faces; i++)
+    gst_buffer_add_video_region_of_interest_meta (buffer, "face", faces[i].x,
+        faces[i].y, faces[i].width, faces[i].height);
 
   self->n_frames++;
   GST_BUFFER_PTS (buffer) = pts;
@@ -564,6 +575,15 @@ gst_rgbd_test_src_set_property (GObject * object, guint prop_id,
     case PROP_MOTION:
       self->settings.motion = g_value_get_boolean (value);
       break;
+    case PROP_FALSE_FACE:
+      self->settings.false_face = g_value_get_boolean (value);
+      break;
+    case PROP_FACE_COVER:
+      self->settings.face_cover = g_value_get_boolean (value);
+      break;
+    case PROP_FACE_META:
+      self->settings.face_meta = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -606,6 +626,15 @@ gst_rgbd_test_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_MOTION:
       g_value_set_boolean (value, self->settings.motion != 0);
+      break;
+    case PROP_FALSE_FACE:
+      g_value_set_boolean (value, self->settings.false_face != 0);
+      break;
+    case PROP_FACE_COVER:
+      g_value_set_boolean (value, self->settings.face_cover != 0);
+      break;
+    case PROP_FACE_META:
+      g_value_set_boolean (value, self->settings.face_meta != 0);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -673,6 +702,21 @@ gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
           "1.35 m, raises a hand (t mod 12 s in [5, 9)) and turns away "
           "briefly (t mod 15 s in [12, 13.2)). Off: the scene is held at its "
           "t = 0 state (face at 1.0 m)", DEFAULT_MOTION, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FALSE_FACE,
+      g_param_spec_boolean ("false-face", "False face",
+          "A life-size face printed on the poster behind the subject, "
+          "reported as a face ROI (first in meta order), plus a one-frame "
+          "stray face box on the plant every 1.7 s, as a real face detector "
+          "does", DEFAULT_FALSE_FACE, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FACE_COVER,
+      g_param_spec_boolean ("face-cover", "Face cover",
+          "The subject's face is not reported while covered: t mod 8 s in "
+          "[2.8, 4.6), spanning a step in depth", DEFAULT_FACE_COVER,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FACE_META,
+      g_param_spec_boolean ("face-meta", "Face meta",
+          "Attach face ROI metas (false: as with no face detector upstream)",
+          DEFAULT_FACE_META, DM_PARAM_FLAGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -708,6 +752,9 @@ gst_rgbd_test_src_init (GstRgbdTestSrc * self)
   self->settings.flying_pixels = DEFAULT_FLYING_PIXELS;
   self->settings.misregistration = DEFAULT_MISREGISTRATION;
   self->settings.motion = DEFAULT_MOTION;
+  self->settings.false_face = DEFAULT_FALSE_FACE;
+  self->settings.face_cover = DEFAULT_FACE_COVER;
+  self->settings.face_meta = DEFAULT_FACE_META;
   gst_video_info_init (&self->info);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_live (GST_BASE_SRC (self), DEFAULT_IS_LIVE);

@@ -252,6 +252,9 @@ final class DepthMatterTests: XCTestCase {
         s.mode = .face
         s.cutoff = 1.0
         s.cutoffOffset = 0.25
+        // these tests pin the original sample's lock (first box, held);
+        // SubjectLockTests cover the default rules
+        s.lockStrategy = .original
         return s
     }
 

@@ -118,7 +118,8 @@ def test_background_pad_replaces_background_with_aspect_fill():
 
 
 def test_cutoff_follows_face_depth_and_holds_without_face():
-    k = Keyer(f"background-color={BG_COLOR}", size=(W, H), depth_size=(DW, DH))
+    # pins the original sample's lock (first box, held); test_subject_lock.py covers the default
+    k = Keyer(f"background-color={BG_COLOR} lock-strategy=original", size=(W, H), depth_size=(DW, DH))
     try:
         outs = []
         # subject at 0.8 m: cutoff 1.05, distractor at 1.35 m is keyed out
@@ -141,7 +142,7 @@ def test_cutoff_follows_face_depth_and_holds_without_face():
 
 
 def test_cutoff_before_any_face_and_fixed_mode():
-    k = Keyer("cutoff=1.5", size=(W, H), depth_size=(DW, DH))
+    k = Keyer("cutoff=1.5 lock-strategy=original", size=(W, H), depth_size=(DW, DH))
     try:
         run_frames(k, 1, scene_depth(), faces=None)
         run_frames(k, 1, scene_depth())

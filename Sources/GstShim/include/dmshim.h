@@ -41,7 +41,8 @@ typedef struct {
 
 /* ---- depthmatte ---------------------------------------------------------- */
 
-typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1 } DMMode;
+typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2 } DMMode;
+typedef enum { DM_LOCK_ROBUST = 0, DM_LOCK_ORIGINAL = 1 } DMLockStrategy;
 typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2 } DMOutput;
 
 /* A copy of the element's properties, taken under the object lock once per frame. */
@@ -54,6 +55,10 @@ typedef struct {
   double depth_scale;      /* metres per depth unit */
   uint32_t background_argb;/* replacement colour when no background pad */
   int32_t output;          /* DMOutput */
+  int32_t lock_strategy;   /* DMLockStrategy (mode=face) */
+  double lock_hold;        /* seconds a lost face is trusted (tracked in depth) */
+  double lock_smoothing;   /* seconds: time constant of the cutoff */
+  double frame_duration;   /* seconds since the previous frame (set per frame) */
 } DMMatteSettings;
 
 typedef struct {
@@ -72,6 +77,7 @@ typedef struct {
   double face_depth;      /* metres; 0 when no valid depth was found in the face */
   double cutoff;          /* metres, the cutoff used for this frame */
   double coverage;        /* fraction of output pixels with matte > 0.5 */
+  int32_t lock_source;    /* 0 fixed, 1 face, 2 tracked, 3 nearest */
 } DMMatteResult;
 
 void *dm_matte_new(void);
@@ -93,12 +99,19 @@ typedef struct {
   int32_t flying_pixels;   /* mixed depths on edges */
   int32_t misregistration; /* depth shifted against colour, in depth pixels */
   int32_t motion;          /* 0: still scene */
+  int32_t false_face;      /* a face on the poster reported first, plus stray boxes */
+  int32_t face_cover;      /* the subject's face unreported for t mod 8 in [2.8, 4.6) */
+  int32_t face_meta;       /* 0: never report faces */
 } DMSceneSettings;
 
 /* Render the scene at time t (seconds of stream time).
  * Colour: fills out, and writes the subject's face box (video pixels) to face;
  * returns 1 when a face is visible. */
 int32_t dm_scene_render_video(const DMSceneSettings *s, double t, const DMRGBImage *out, DMBox *face);
+/* The face boxes a detector would report at time t in a width x height
+ * picture, in meta order; writes at most max boxes, returns how many. */
+int32_t dm_scene_faces(const DMSceneSettings *s, double t, int32_t width, int32_t height,
+    DMBox *out, int32_t max);
 /* Depth: GRAY16_LE in units of depth_scale, 0 = no reading. */
 void dm_scene_render_depth(const DMSceneSettings *s, double t, const DMGrayImage *out);
 /* Ground-truth matte: GRAY8, 255 = subject. */

@@ -1,0 +1,333 @@
+/// Finding bodies in a depth map alone: the depth is sampled down to at most
+/// `maxWidth` columns, split into connected surfaces (4-neighbours whose
+/// depths differ by less than a jump threshold that grows with distance),
+/// and each surface is described by its size, its extent and the depth of
+/// its top band (where a person's head is). The same analysis serves the
+/// depth-only subject finder (`NearestBodyFinder`) and the tracker that
+/// follows the subject while no face is seen (`SubjectLock`).
+///
+/// Everything works at the reduced size (about 160 x 90 for 16:9 depth), in
+/// arrays kept between frames: no allocation once the sizes are stable.
+
+/// Connected surfaces of one depth frame.
+public struct DepthComponents {
+    /// Size of the reduced grid and the depth pixels per grid cell.
+    public private(set) var width = 0
+    public private(set) var height = 0
+    public private(set) var step = 1
+    /// Number of surfaces found.
+    public private(set) var count = 0
+
+    /// Metres per grid cell, 0 = no reading.
+    public private(set) var depth: [Float] = []
+    /// Surface index per grid cell, -1 = no reading.
+    public private(set) var labels: [Int32] = []
+
+    // per surface
+    public private(set) var area: [Int32] = []
+    public private(set) var minRow: [Int32] = []
+    public private(set) var maxRow: [Int32] = []
+    var depthSum: [Float] = []
+    var topSum: [Float] = [], topCount: [Int32] = []
+    var bottomSum: [Float] = [], bottomCount: [Int32] = []
+    var midSum: [Float] = [], midCount: [Int32] = []
+    var scratch: [Int32] = []
+    var topEnd: [Int32] = [], bottomStart: [Int32] = []
+    private var parent: [Int32] = []
+
+    /// Depth jump (metres) that separates two surfaces between neighbouring
+    /// cells at depth `d`: 4 cm plus 4 % of the depth (sensor noise and
+    /// sampling grow with distance).
+    @inline(__always) public static func jump(_ d: Float) -> Float { 0.04 + 0.04 * d }
+
+    /// Fraction of a surface's rows (from its top, and from its bottom) that
+    /// makes its top band (the head of a person) and its bottom band.
+    public static let bandFraction: Float = 0.2
+
+    public init() {}
+
+    /// Analyse one depth frame. `scale` is metres per depth unit.
+    public mutating func analyse(depth d: Depth16View, scale: Double, maxWidth: Int = 160) {
+        guard d.width > 0, d.height > 0 else { width = 0; height = 0; count = 0; return }
+        let s = max(1, (d.width + maxWidth - 1) / maxWidth)
+        step = s
+        let w = d.width / s, h = max(1, d.height / s)
+        width = max(1, w); height = h
+        let n = width * height
+        if depth.count < n {
+            depth = [Float](repeating: 0, count: n)
+            labels = [Int32](repeating: -1, count: n)
+            parent = [Int32](repeating: 0, count: n)
+        }
+        let fscale = Float(scale)
+        // sample: the centre of each cell, or the first valid reading in it
+        depth.withUnsafeMutableBufferPointer { dp in
+            for y in 0..<height {
+                for x in 0..<width {
+                    var v = d.at(min(x * s + s / 2, d.width - 1), min(y * s + s / 2, d.height - 1))
+                    if v == 0 && s > 1 {
+                        search: for yy in (y * s)..<min(y * s + s, d.height) {
+                            for xx in (x * s)..<min(x * s + s, d.width) {
+                                let u = d.at(xx, yy)
+                                if u != 0 { v = u; break search }
+                            }
+                        }
+                    }
+                    dp[y * width + x] = Float(v) * fscale
+                }
+            }
+        }
+        label()
+        stats()
+    }
+
+    /// Union-find over the grid (4-neighbours closer than `jump` in depth),
+    /// then labels compacted to 0, 1, 2, ... in scan order.
+    private mutating func label() {
+        let w = width, h = height, n = w * h
+        var c: Int32 = 0
+        depth.withUnsafeBufferPointer { dp in
+            parent.withUnsafeMutableBufferPointer { pp in
+                labels.withUnsafeMutableBufferPointer { lp in
+                    let d = dp.baseAddress!, p = pp.baseAddress!, lab = lp.baseAddress!
+                    @inline(__always) func find(_ i: Int32) -> Int32 {
+                        var r = i
+                        while p[Int(r)] != r { r = p[Int(r)] }
+                        var j = i
+                        while p[Int(j)] != r { let nx = p[Int(j)]; p[Int(j)] = r; j = nx }
+                        return r
+                    }
+                    @inline(__always) func union(_ a: Int32, _ b: Int32) {
+                        let ra = find(a), rb = find(b)
+                        if ra == rb { return }
+                        if ra < rb { p[Int(rb)] = ra } else { p[Int(ra)] = rb }
+                    }
+                    for i in 0..<n { p[i] = Int32(i) }
+                    for y in 0..<h {
+                        for x in 0..<w {
+                            let i = y * w + x
+                            let v = d[i]
+                            if v <= 0 { continue }
+                            if x > 0 {
+                                let u = d[i - 1]
+                                if u > 0 && abs(u - v) < Self.jump(min(u, v)) { union(Int32(i), Int32(i - 1)) }
+                            }
+                            if y > 0 {
+                                let u = d[i - w]
+                                if u > 0 && abs(u - v) < Self.jump(min(u, v)) { union(Int32(i), Int32(i - w)) }
+                            }
+                        }
+                    }
+                    for i in 0..<n {
+                        if d[i] <= 0 { lab[i] = -1; continue }
+                        let r = find(Int32(i))
+                        if r == Int32(i) { lab[i] = c; c += 1 } else { lab[i] = lab[Int(r)] }
+                    }
+                }
+            }
+        }
+        count = Int(c)
+    }
+
+    private mutating func stats() {
+        let c = count
+        if area.count < c {
+            let m = max(c, 64) * 2
+            area = [Int32](repeating: 0, count: m); minRow = area; maxRow = area
+            topCount = area; bottomCount = area; midCount = area; scratch = area; topEnd = area; bottomStart = area
+            depthSum = [Float](repeating: 0, count: m); topSum = depthSum; bottomSum = depthSum; midSum = depthSum
+        }
+        for k in 0..<c {
+            area[k] = 0; minRow[k] = Int32.max; maxRow[k] = -1; depthSum[k] = 0
+            topSum[k] = 0; topCount[k] = 0; bottomSum[k] = 0; bottomCount[k] = 0; midSum[k] = 0; midCount[k] = 0
+        }
+        let w = width, h = height
+        labels.withUnsafeBufferPointer { lp in
+          depth.withUnsafeBufferPointer { dp in
+            area.withUnsafeMutableBufferPointer { ar in
+              depthSum.withUnsafeMutableBufferPointer { ds in
+                minRow.withUnsafeMutableBufferPointer { r0 in
+                  maxRow.withUnsafeMutableBufferPointer { r1 in
+                    for y in 0..<h {
+                        let yy = Int32(y)
+                        for x in 0..<w {
+                            let l = Int(lp[y * w + x])
+                            if l < 0 { continue }
+                            ar[l] += 1
+                            ds[l] += dp[y * w + x]
+                            if yy < r0[l] { r0[l] = yy }
+                            if yy > r1[l] { r1[l] = yy }
+                        }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+        // band limits per surface: top rows < topEnd, bottom rows > bottomStart,
+        // middle rows with 5 (y - minRow) in [2 span, 3 span]
+        for k in 0..<c {
+            let band = max(Int32(1), Int32((Float(maxRow[k] - minRow[k] + 1) * Self.bandFraction).rounded()))
+            topEnd[k] = minRow[k] + band
+            bottomStart[k] = maxRow[k] - band
+        }
+        labels.withUnsafeBufferPointer { lp in
+          depth.withUnsafeBufferPointer { dp in
+            for y in 0..<h {
+                let yy = Int32(y)
+                for x in 0..<w {
+                    let l = Int(lp[y * w + x])
+                    if l < 0 { continue }
+                    let v = dp[y * w + x]
+                    if yy < topEnd[l] { topSum[l] += v; topCount[l] += 1 }
+                    if yy > bottomStart[l] { bottomSum[l] += v; bottomCount[l] += 1 }
+                    let rel = 5 * (yy - minRow[l]), span = maxRow[l] - minRow[l] + 1
+                    if rel >= 2 * span && rel <= 3 * span { midSum[l] += v; midCount[l] += 1 }
+                }
+            }
+          }
+        }
+    }
+
+    /// Mean depth (metres) of a surface.
+    public func meanDepth(_ k: Int) -> Double { area[k] > 0 ? Double(depthSum[k]) / Double(area[k]) : 0 }
+    /// Mean depth of the top band of a surface: a person's head.
+    public func headDepth(_ k: Int) -> Double { topCount[k] > 0 ? Double(topSum[k]) / Double(topCount[k]) : meanDepth(k) }
+    /// Mean depth of the bottom band of a surface.
+    public func bottomDepth(_ k: Int) -> Double {
+        bottomCount[k] > 0 ? Double(bottomSum[k]) / Double(bottomCount[k]) : meanDepth(k)
+    }
+    /// Mean depth of the middle band (rows 40-60 % down the surface).
+    public func middleDepth(_ k: Int) -> Double {
+        midCount[k] > 0 ? Double(midSum[k]) / Double(midCount[k]) : meanDepth(k)
+    }
+    /// Fraction of the grid the surface covers.
+    public func areaFraction(_ k: Int) -> Double { Double(area[k]) / Double(max(width * height, 1)) }
+    /// Size that does not depend on distance: area fraction x depth², about
+    /// proportional to the surface's area in square metres (for one camera).
+    public func physicalSize(_ k: Int) -> Double { let d = meanDepth(k); return areaFraction(k) * d * d }
+    /// Whether the surface reaches the bottom row.
+    public func touchesBottom(_ k: Int) -> Bool { Int(maxRow[k]) == height - 1 }
+    /// A floor or table top seen from above: it reaches the bottom of the
+    /// picture and recedes upwards all the way: its top band is `rise` metres
+    /// or more farther than its bottom band, with the middle band in between
+    /// (at least a quarter of the rise from each). A person is about as far
+    /// at the head as at the chest, also when a desk in front of them joins
+    /// their surface at the bottom.
+    public func isFloorLike(_ k: Int, rise: Double = 0.25) -> Bool {
+        let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
+        return touchesBottom(k) && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
+    }
+
+    /// Cells of surface `k` in a row run through the grid cell at normalized
+    /// (u, v), bridging gaps of up to two cells without a reading; 0 when
+    /// the cell is not on `k`.
+    public func runWidth(_ k: Int, u: Double, v: Double) -> Int {
+        guard width > 0, height > 0 else { return 0 }
+        let x = min(max(Int(u * Double(width)), 0), width - 1), y = min(max(Int(v * Double(height)), 0), height - 1)
+        let row = y * width, l = Int32(k)
+        guard labels[row + x] == l else { return 0 }
+        var x0 = x, x1 = x
+        var gap = 0, i = x - 1
+        while i >= 0 {
+            let m = labels[row + i]
+            if m == l { x0 = i; gap = 0 } else if m < 0 && gap < 2 { gap += 1 } else { break }
+            i -= 1
+        }
+        gap = 0; i = x + 1
+        while i < width {
+            let m = labels[row + i]
+            if m == l { x1 = i; gap = 0 } else if m < 0 && gap < 2 { gap += 1 } else { break }
+            i += 1
+        }
+        return x1 - x0 + 1
+    }
+
+    /// The surface most cells of the normalized region `[u0, u1) x [v0, v1)`
+    /// belong to, nil when the region has no reading.
+    public mutating func component(inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Int? {
+        guard count > 0 else { return nil }
+        let x0 = max(0, Int(u0 * Double(width))), x1 = min(width, max(x0 + 1, Int((u1 * Double(width)).rounded(.up))))
+        let y0 = max(0, Int(v0 * Double(height))), y1 = min(height, max(y0 + 1, Int((v1 * Double(height)).rounded(.up))))
+        guard x1 > x0, y1 > y0 else { return nil }
+        for k in 0..<count { scratch[k] = 0 }
+        var best = -1, bestN: Int32 = 0
+        for y in y0..<y1 {
+            for x in x0..<x1 {
+                let l = Int(labels[y * width + x])
+                if l < 0 { continue }
+                scratch[l] += 1
+                if scratch[l] > bestN { bestN = scratch[l]; best = l }
+            }
+        }
+        return best >= 0 ? best : nil
+    }
+
+    /// The surface that overlaps `mask` (one byte per grid cell, non-zero =
+    /// inside, same grid size) the most, with the overlap in cells.
+    public mutating func bestOverlap(_ mask: [UInt8]) -> (component: Int, cells: Int)? {
+        guard count > 0, mask.count >= width * height else { return nil }
+        for k in 0..<count { scratch[k] = 0 }
+        var best = -1, bestN: Int32 = 0
+        for i in 0..<(width * height) where mask[i] != 0 {
+            let l = Int(labels[i])
+            if l < 0 { continue }
+            scratch[l] += 1
+            if scratch[l] > bestN { bestN = scratch[l]; best = l }
+        }
+        return best >= 0 ? (best, Int(bestN)) : nil
+    }
+
+    /// Write the cells of surface `k` that are nearer than `limit` metres
+    /// into `mask` (resized to the grid); returns the number of cells set.
+    @discardableResult
+    public func writeMask(_ k: Int, nearerThan limit: Double, into mask: inout [UInt8]) -> Int {
+        let n = width * height
+        if mask.count != n { mask = [UInt8](repeating: 0, count: n) }
+        let l = Int32(k), lim = Float(limit)
+        var set = 0
+        for i in 0..<n {
+            let on = labels[i] == l && depth[i] <= lim
+            mask[i] = on ? 1 : 0
+            if on { set += 1 }
+        }
+        return set
+    }
+}
+
+/// The depth-only subject finder: the nearest large connected body.
+///
+/// A surface is a candidate when its distance-independent size
+/// (`DepthComponents.physicalSize`: area fraction x depth²) reaches
+/// `minSize` (a raised cup, a hand alone or a stray reading does not), when
+/// it is not floor-like (reaching the bottom of the picture and receding
+/// upwards), and when its top band lies within `depthRange`. Among the
+/// candidates the one whose top band (a person's head) is nearest wins.
+public struct NearestBodyFinder: Equatable {
+    /// Area fraction x depth² (m²·fraction): 0.02 is about a head and
+    /// shoulders at any distance for a 60-90° camera; a 8 cm cup at 0.6 m is
+    /// about 0.005.
+    public var minSize = 0.02
+    /// Metres: bodies nearer or farther than this are ignored.
+    public var depthRange = 0.25...6.0
+    /// Metres of upward recession that makes a surface touching the bottom a floor.
+    public var floorRise = 0.25
+
+    public init() {}
+
+    /// Whether surface `k` can be the subject.
+    public func accepts(_ c: DepthComponents, _ k: Int) -> Bool {
+        c.physicalSize(k) >= minSize && depthRange.contains(c.headDepth(k)) && !c.isFloorLike(k, rise: floorRise)
+    }
+
+    /// The subject surface and its head depth (metres), nil when no surface qualifies.
+    public func find(_ c: DepthComponents) -> (component: Int, headDepth: Double)? {
+        var best: (Int, Double)? = nil
+        for k in 0..<c.count where accepts(c, k) {
+            let d = c.headDepth(k)
+            if best == nil || d < best!.1 { best = (k, d) }
+        }
+        return best.map { (component: $0.0, headDepth: $0.1) }
+    }
+}

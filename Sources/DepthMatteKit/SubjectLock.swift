@@ -1,0 +1,315 @@
+/// The subject lock: which depth the cutoff follows, frame after frame, on
+/// real input (false faces, missed faces, no face detector at all).
+///
+/// Rules (docs/subject-lock.md has the reasoning and the numbers):
+///
+/// 1. **Face choice.** Every face box gets the median depth of its central
+///    half and a size constant `k = box width / picture width × depth`
+///    (metres; for one camera nearly the same for the same head at any
+///    distance). A box is *plausible* when its depth lies in
+///    `faceDepthRange` and `k` in `headSizeRange` (a human head for a 50-100°
+///    camera). A plausible box is *consistent* when `k` is within
+///    `sizeTolerance` of the head being tracked and its depth is within
+///    `depthTolerance(d)` of where the tracker expects the subject. The
+///    consistent box nearest the expected depth sets the lock at once.
+///    Anything else is a *candidate*: it takes over only after being seen,
+///    consistent with itself, on `takeoverFrames` frames, and never while the
+///    tracked subject is in front of it (a face on the wall behind a person
+///    never takes the lock, however often it is reported).
+/// 2. **Tracking.** While no acceptable face is seen, the subject is followed
+///    in depth: the surface (see `DepthComponents`) that overlaps most with
+///    last frame's subject region is the subject, and its head band's depth,
+///    corrected by the face-to-head difference measured while the face was
+///    seen, is the subject depth. This lasts `holdTime` seconds after the
+///    last face; then (and before any face) the depth-only finder takes over.
+/// 3. **Depth-only.** `NearestBodyFinder`: the nearest large body that is not
+///    floor-like. `mode=nearest` uses only this (plus tracking between frames).
+/// 4. **Smoothing.** The cutoff moves towards `subject depth + offset` with
+///    time constant `smoothing` seconds (first-order); the first lock is
+///    taken at once. Handing back from tracking to a returning face is thus
+///    without a jump, and so is any change of source.
+/// 5. With `LockStrategy.original`, none of this: the first face box's
+///    centre depth pixel sets the cutoff, which is held when no face is seen.
+
+/// Which lock strategy runs in `mode=face`.
+public enum LockStrategy: Int32 {
+    /// Face choice, tracking, depth-only fallback and smoothing (the default).
+    case robust = 0
+    /// The original sample's: first face box, its centre pixel, held.
+    case original = 1
+}
+
+/// Where the cutoff came from on one frame.
+public enum LockSource: Int32 {
+    case fixed = 0
+    case face = 1
+    case tracked = 2
+    case nearest = 3
+
+    public var name: String {
+        switch self {
+        case .fixed: return "fixed"
+        case .face: return "face"
+        case .tracked: return "tracked"
+        case .nearest: return "nearest"
+        }
+    }
+}
+
+/// Tuning of the lock. The element exposes the first three as properties.
+public struct SubjectLockSettings: Equatable {
+    /// Seconds a lost face is trusted (the subject is tracked in depth meanwhile).
+    public var holdTime = 4.0
+    /// Seconds: time constant of the cutoff's smoothing (0 = no smoothing).
+    public var smoothing = 0.1
+    /// Frames a new, inconsistent face must be seen before it takes the lock.
+    public var takeoverFrames = 10
+    /// Metres: face depths considered at all.
+    public var faceDepthRange = 0.25...5.0
+    /// Box width / picture width × depth (metres) of a plausible head.
+    public var headSizeRange = 0.04...0.40
+    /// Relative tolerance of `k` against the tracked head.
+    public var sizeTolerance = 0.35
+    /// Metres of depth change per frame above which tracking refuses a surface.
+    public var maxTrackStep = 0.3
+    /// A new face must sit on a surface no wider, along the row through its
+    /// centre, than this many box widths (a head, not a wall with a poster).
+    public var headShapeRatio = 3.0
+    public var finder = NearestBodyFinder()
+    public init() {}
+
+    /// Metres: how far a face may be from the expected subject depth.
+    @inline(__always) public func depthTolerance(_ d: Double) -> Double { max(0.25, 0.2 * d) }
+}
+
+public final class SubjectLock {
+    public var settings = SubjectLockSettings()
+
+    /// The smoothed cutoff (metres), nil before any lock.
+    public private(set) var cutoff: Double?
+    /// The subject depth (metres of the face) the cutoff follows, nil before any lock.
+    public private(set) var subjectDepth: Double?
+    public private(set) var source: LockSource = .fixed
+    /// Seconds since the lock started (sum of frame durations).
+    public private(set) var clock = 0.0
+    /// Clock of the last accepted face (nil: none yet).
+    public private(set) var lastFaceTime: Double?
+    /// The tracked head's size constant k (metres).
+    public private(set) var headSize: Double?
+
+    /// Face depth minus head-band depth of its surface, learned while the face is seen.
+    private var headBias = 0.0
+    private var candidate: (k: Double, d: Double, u: Double, v: Double, frames: Int)?
+    private var subjectMask: [UInt8] = []
+    private var hasMask = false
+    private var components = DepthComponents()
+    private var sampler = FaceDepthSampler()
+    private var faceMeasures: [(d: Double, k: Double, u: Double, v: Double, box: Box)] = []
+
+    public init() { faceMeasures.reserveCapacity(32) }
+
+    public func reset() {
+        cutoff = nil; subjectDepth = nil; source = .fixed; clock = 0; lastFaceTime = nil
+        headSize = nil; headBias = 0; candidate = nil; hasMask = false
+    }
+
+    /// The cutoff for one frame.
+    /// - mode: `.face` or `.nearest` (`.fixed` returns `settings.cutoff`).
+    /// - frameDuration: seconds since the previous frame.
+    /// - result: `faceFound` / `faceDepth` / `lockSource` are filled in.
+    public func update(mode: CutoffMode, strategy: LockStrategy, cutoffSetting: Double, offset: Double,
+                       depthScale: Double, frameDuration: Double, depth: Depth16View?, faces: [Box],
+                       videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
+        let dt = frameDuration > 0 && frameDuration < 10 ? frameDuration : 1.0 / 30
+        clock += dt
+        if mode == .fixed {
+            result.lockSource = .fixed
+            return cutoffSetting
+        }
+        if mode == .face && strategy == .original {
+            return original(cutoffSetting: cutoffSetting, offset: offset, scale: depthScale, depth: depth,
+                            faces: faces, videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
+        }
+        guard let depth, depth.width > 0, depth.height > 0 else {
+            // no depth: nothing to measure; keep what there is
+            result.lockSource = cutoff == nil ? .fixed : source
+            return cutoff ?? cutoffSetting
+        }
+        components.analyse(depth: depth, scale: depthScale)
+
+        // 1. where the tracker expects the subject
+        var tracked: (component: Int, depth: Double)? = nil
+        if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
+            let d = components.headDepth(o.component) + headBias
+            if abs(d - last) <= settings.maxTrackStep && settings.finder.accepts(components, o.component) {
+                tracked = (o.component, d)
+            }
+        }
+        let nearest = settings.finder.find(components)
+        let nearestDepth = nearest.map { $0.headDepth + headBias }
+        let strong = source == .face || source == .tracked
+        // expected subject depth for judging faces
+        let expected: Double? = tracked?.depth ?? (strong ? subjectDepth : nil) ?? nearestDepth
+
+        // 2. face choice (mode=face only)
+        var face: (d: Double, k: Double, u: Double, v: Double, box: Box)? = nil
+        if mode == .face {
+            face = chooseFace(faces, depth: depth, scale: depthScale, expected: expected, strong: strong,
+                              videoWidth: videoWidth, videoHeight: videoHeight)
+        }
+
+        // 3. the target and where it came from
+        var target: Double
+        var newSource: LockSource
+        var maskComponent: Int? = nil
+        if let f = face {
+            target = f.d
+            newSource = .face
+            lastFaceTime = clock
+            headSize = headSize.map { $0 + 0.2 * (f.k - $0) } ?? f.k
+            let hw = 0.25 * Double(f.box.width) / Double(max(videoWidth, 1))
+            let hh = 0.25 * Double(f.box.height) / Double(max(videoHeight, 1))
+            if let c = components.component(inU: f.u - hw, f.u + hw, v: f.v - hh, f.v + hh) {
+                let bias = f.d - components.headDepth(c)
+                headBias = source == .face ? headBias + 0.2 * (bias - headBias) : bias
+                maskComponent = c
+            }
+            result.faceFound = true
+            result.faceDepth = f.d
+        } else if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let last = subjectDepth {
+            newSource = .tracked
+            if let tr = tracked {
+                target = tr.depth
+                maskComponent = tr.component
+            } else {
+                target = last       // the subject is not found this frame: hold
+            }
+        } else if let tr = tracked, source == .nearest || mode == .nearest {
+            // depth-only, continued from the last frame's body while it stays acceptable
+            target = tr.depth
+            newSource = .nearest
+            maskComponent = tr.component
+            if let n = nearest, n.component != tr.component, n.headDepth + headBias < tr.depth - settings.depthTolerance(tr.depth) {
+                // a clearly nearer body appeared: the nearest rule wins
+                target = n.headDepth + headBias
+                maskComponent = n.component
+            }
+        } else if let n = nearest {
+            target = n.headDepth + headBias
+            newSource = .nearest
+            maskComponent = n.component
+        } else {
+            target = cutoffSetting - offset
+            newSource = .fixed
+        }
+
+        // 4. smoothing
+        let goal = target + offset
+        if let c = cutoff, settings.smoothing > 0 {
+            cutoff = c + (goal - c) * dt / (settings.smoothing + dt)
+        } else {
+            cutoff = goal
+        }
+        subjectDepth = target
+        source = newSource
+        if let k = maskComponent {
+            hasMask = components.writeMask(k, nearerThan: cutoff!, into: &subjectMask) > 0
+        } else if newSource == .fixed || newSource == .nearest {
+            hasMask = false
+        }
+        result.lockSource = newSource
+        return cutoff!
+    }
+
+    /// The original sample's lock: first box, centre pixel, hold.
+    private func original(cutoffSetting: Double, offset: Double, scale: Double, depth: Depth16View?, faces: [Box],
+                          videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
+        if let depth, depth.width > 0, let f = faces.first, videoWidth > 0, videoHeight > 0 {
+            let x = Int(f.centerX * Double(depth.width) / Double(videoWidth))
+            let y = Int(f.centerY * Double(depth.height) / Double(videoHeight))
+            if x >= 0, y >= 0, x < depth.width, y < depth.height {
+                let v = depth.at(x, y)
+                if v != 0 {
+                    let d = Double(v) * scale
+                    result.faceFound = true
+                    result.faceDepth = d
+                    subjectDepth = d
+                    cutoff = d + offset
+                    source = .face
+                }
+            }
+        }
+        result.lockSource = cutoff == nil ? .fixed : .face
+        return cutoff ?? cutoffSetting
+    }
+
+    /// Rule 1: the face that sets the lock this frame, or nil.
+    /// Whether a face's surface looks like a head: it is there, and along the
+    /// row through the face centre it is at most `headShapeRatio` box widths wide.
+    private func headShaped(_ f: (d: Double, k: Double, u: Double, v: Double, box: Box), videoWidth: Int) -> Bool {
+        let bw = Double(f.box.width) / Double(videoWidth)
+        let r = 0.25 * bw
+        guard let c = components.component(inU: f.u - r, f.u + r, v: f.v - 0.01, f.v + 0.01) else { return false }
+        let run = Double(components.runWidth(c, u: f.u, v: f.v)) / Double(max(components.width, 1))
+        return run > 0 && run <= settings.headShapeRatio * bw
+    }
+
+    private func chooseFace(_ faces: [Box], depth: Depth16View, scale: Double, expected: Double?, strong: Bool,
+                            videoWidth: Int, videoHeight: Int) -> (d: Double, k: Double, u: Double, v: Double, box: Box)? {
+        guard videoWidth > 0, videoHeight > 0 else { return nil }
+        faceMeasures.removeAll(keepingCapacity: true)
+        let s = settings
+        for b in faces {
+            guard let raw = sampler.medianDepth(depth, box: b, videoWidth: videoWidth, videoHeight: videoHeight) else { continue }
+            let d = raw * scale
+            let k = Double(b.width) / Double(videoWidth) * d
+            guard s.faceDepthRange.contains(d), s.headSizeRange.contains(k) else { continue }
+            faceMeasures.append((d, k, b.centerX / Double(videoWidth), b.centerY / Double(videoHeight), b))
+        }
+        if faceMeasures.isEmpty { return nil }
+
+        func sizeOK(_ k: Double, _ ref: Double?) -> Bool {
+            guard let ref else { return true }
+            return abs(k / ref - 1) <= s.sizeTolerance
+        }
+        // consistent with the tracked subject: taken at once
+        var best: (d: Double, k: Double, u: Double, v: Double, box: Box)? = nil
+        var bestErr = Double.infinity
+        for f in faceMeasures {
+            // a weak lock (the nearest body, fixed) is confirmed only by a head-shaped face
+            guard sizeOK(f.k, headSize), strong || headShaped(f, videoWidth: videoWidth) else { continue }
+            if let e = expected {
+                let err = abs(f.d - e)
+                if err <= s.depthTolerance(e) && err < bestErr { best = f; bestErr = err }
+            } else if best == nil || f.d < best!.d {
+                best = f       // nothing to compare with: the nearest plausible face
+            }
+        }
+        if let b = best, expected != nil || headSize != nil {
+            candidate = nil
+            return b
+        }
+        // candidates: the nearest plausible, head-shaped face
+        var cand: (d: Double, k: Double, u: Double, v: Double, box: Box)? = nil
+        for f in faceMeasures where (cand == nil || f.d < cand!.d) && headShaped(f, videoWidth: videoWidth) { cand = f }
+        guard let c = cand else { candidate = nil; return nil }
+        if strong, let e = expected, c.d > e + s.depthTolerance(e) {
+            // behind the subject the tracker follows: never takes the lock
+            candidate = nil
+            return nil
+        }
+        if let p = candidate, abs(c.k / p.k - 1) <= s.sizeTolerance, abs(c.d - p.d) <= s.depthTolerance(p.d),
+           abs(c.u - p.u) < 0.15, abs(c.v - p.v) < 0.2 {
+            candidate = (c.k, c.d, c.u, c.v, p.frames + 1)
+        } else {
+            candidate = (c.k, c.d, c.u, c.v, 1)
+        }
+        let needed = expected == nil && headSize == nil ? min(3, s.takeoverFrames) : s.takeoverFrames
+        if candidate!.frames >= needed {
+            candidate = nil
+            headSize = c.k      // a new head: its own size from now on
+            return c
+        }
+        return nil
+    }
+}

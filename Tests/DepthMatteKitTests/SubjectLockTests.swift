@@ -1,0 +1,265 @@
+import XCTest
+import DepthMatteKit
+
+/// The subject lock's rules (SubjectLock.swift) and the depth-only finder
+/// (NearestBody.swift) on synthetic 160x90 depth maps behind a 320x180 video.
+final class SubjectLockTests: XCTestCase {
+    static let VW = 320, VH = 180
+
+    /// Wall at `wall` mm; a person: head [70, 90) x [10, 32) at `face` mm,
+    /// torso [55, 105) x [32, 90) at face + 60 mm (reaching the bottom).
+    static func person(face: Int, wall: UInt16 = 3000, dx: Int = 0) -> TestDepth {
+        let d = TestDepth(width: 160, height: 90, fill: wall)
+        d.fill(x0: 55 + dx, y0: 32, x1: 105 + dx, y1: 90, UInt16(face + 60))
+        d.fill(x0: 70 + dx, y0: 10, x1: 90 + dx, y1: 32, UInt16(face))
+        return d
+    }
+    /// The person's face box in the video (k = 40/320 x depth).
+    static func face(dx: Int = 0) -> Box { Box(x: 140 + 2 * dx, y: 20, width: 40, height: 44) }
+    /// A face on the wall with a head's size for the wall's depth
+    /// (k = 13/320 x 3.0 m = 0.12: the same k as the person's).
+    static let poster = Box(x: 250, y: 20, width: 13, height: 16)
+
+    struct Step { var cutoff: Double; var result: MatteResult }
+
+    static func step(_ lock: SubjectLock, _ depth: TestDepth, _ faces: [Box], mode: CutoffMode = .face,
+                     strategy: LockStrategy = .robust) -> Step {
+        var r = MatteResult()
+        let c = lock.update(mode: mode, strategy: strategy, cutoffSetting: 1.0, offset: 0.25, depthScale: 0.001,
+                            frameDuration: 1.0 / 30, depth: depth.view, faces: faces,
+                            videoWidth: VW, videoHeight: VH, result: &r)
+        return Step(cutoff: c, result: r)
+    }
+
+    // MARK: face choice
+
+    func testFalseFaceFirstInMetaOrderIsRejected() {
+        let lock = SubjectLock()
+        let d = Self.person(face: 1000)
+        for _ in 0..<30 {
+            let s = Self.step(lock, d, [Self.poster, Self.face()])
+            XCTAssertEqual(s.result.lockSource, .face)
+            XCTAssertEqual(s.result.faceDepth, 1.0, accuracy: 0.01)
+            XCTAssertEqual(s.cutoff, 1.25, accuracy: 0.01)
+        }
+        // the real face is covered for 2 s: only the poster is reported; it never takes the lock
+        for _ in 0..<60 {
+            let s = Self.step(lock, d, [Self.poster])
+            XCTAssertEqual(s.result.lockSource, .tracked)
+            XCTAssertFalse(s.result.faceFound)
+            XCTAssertEqual(s.cutoff, 1.25, accuracy: 0.02)
+        }
+        // the original strategy takes the first box: the wall
+        let orig = Self.step(SubjectLock(), d, [Self.poster, Self.face()], strategy: .original)
+        XCTAssertEqual(orig.cutoff, 3.25, accuracy: 1e-9)
+    }
+
+    func testWrongSizedBoxAtTheSubjectsDepthDoesNotMoveTheLock() {
+        let lock = SubjectLock()
+        let d = Self.person(face: 1000)
+        for _ in 0..<5 { _ = Self.step(lock, d, [Self.face()]) }
+        // a tiny box (k = 0.03) on the torso: not a head
+        let tiny = Box(x: 150, y: 120, width: 10, height: 10)
+        let s = Self.step(lock, d, [tiny])
+        XCTAssertFalse(s.result.faceFound)
+        XCTAssertEqual(s.result.lockSource, .tracked)
+    }
+
+    func testConsistentNewFaceTakesOverAfterTakeoverFrames() {
+        let lock = SubjectLock()
+        let n = lock.settings.takeoverFrames
+        let a = Self.person(face: 1200)
+        for _ in 0..<10 { _ = Self.step(lock, a, [Self.face()]) }
+        XCTAssertEqual(lock.cutoff ?? 0, 1.45, accuracy: 0.01)
+        // a second person, nearer (0.7 m) and with a bigger box (another
+        // head size: inconsistent with the tracked one), on the left
+        let both = Self.person(face: 1200)
+        both.fill(x0: 5, y0: 30, x1: 45, y1: 90, 760)
+        both.fill(x0: 15, y0: 5, x1: 35, y1: 30, 700)
+        let b = Box(x: 30, y: 10, width: 44, height: 50)   // k = 44/320 x 0.7 = 0.096 vs 0.15
+        for i in 1..<n {
+            let s = Self.step(lock, both, [b])
+            XCTAssertFalse(s.result.faceFound, "frame \(i)")
+            XCTAssertEqual(s.cutoff, 1.45, accuracy: 0.02)
+        }
+        let s = Self.step(lock, both, [b])
+        XCTAssertTrue(s.result.faceFound)
+        XCTAssertEqual(s.result.faceDepth, 0.7, accuracy: 0.01)
+        // and from then on the new head is the tracked one
+        for _ in 0..<20 { _ = Self.step(lock, both, [b, Self.face()]) }
+        XCTAssertEqual(lock.cutoff ?? 0, 0.95, accuracy: 0.01)
+    }
+
+    func testSeveralConsistentFacesPickTheOneNearestTheTrackedDepth() {
+        let lock = SubjectLock()
+        let d = Self.person(face: 1000)
+        for _ in 0..<5 { _ = Self.step(lock, d, [Self.face()]) }
+        // a second box on the torso, same size: its depth (1.06) is farther from the track than the face's
+        let s = Self.step(lock, d, [Box(x: 130, y: 120, width: 40, height: 44), Self.face()])
+        XCTAssertEqual(s.result.faceDepth, 1.0, accuracy: 0.005)
+    }
+
+    func testPosterFaceNeverLocksWhileTheRealFaceIsCoveredFromTheStart() {
+        let lock = SubjectLock()
+        let d = Self.person(face: 1000)
+        for i in 0..<60 {
+            let s = Self.step(lock, d, [Self.poster])
+            XCTAssertFalse(s.result.faceFound, "frame \(i)")
+            XCTAssertEqual(s.result.lockSource, .nearest)
+            XCTAssertEqual(s.cutoff, 1.25, accuracy: 0.02)
+        }
+        // when the real face shows, it confirms the nearest body at once
+        let s = Self.step(lock, d, [Self.poster, Self.face()])
+        XCTAssertTrue(s.result.faceFound)
+        XCTAssertEqual(s.result.faceDepth, 1.0, accuracy: 0.01)
+    }
+
+    func testRealFaceBehindANearerObjectTakesOverAfterTakeoverFrames() {
+        // a big chair back at 0.6 m on the left, the person at 1.2 m
+        let d = Self.person(face: 1200)
+        d.fill(x0: 0, y0: 20, x1: 40, y1: 80, 600)
+        let lock = SubjectLock()
+        let first = Self.step(lock, d, [])
+        XCTAssertEqual(first.cutoff, 0.85, accuracy: 0.02)       // depth alone picks the chair
+        let n = lock.settings.takeoverFrames
+        var s = first
+        for _ in 0..<n { s = Self.step(lock, d, [Self.face()]) }
+        XCTAssertTrue(s.result.faceFound)
+        XCTAssertEqual(s.result.faceDepth, 1.2, accuracy: 0.01)
+    }
+
+    // MARK: tracking
+
+    func testCutoffFollowsSubjectMovingInDepthWithoutFace() {
+        let lock = SubjectLock()
+        for _ in 0..<10 { _ = Self.step(lock, Self.person(face: 1000), [Self.face()]) }
+        var last = Step(cutoff: 0, result: MatteResult())
+        for i in 0...30 {
+            let face = 1000 + i * 500 / 30           // 1.0 m -> 1.5 m in 1 s
+            last = Self.step(lock, Self.person(face: face, dx: i / 6), [])
+            XCTAssertEqual(last.result.lockSource, .tracked, "frame \(i)")
+            // the torso (face + 6 cm) stays inside the cutoff
+            XCTAssertGreaterThan(last.cutoff, Double(face) / 1000 + 0.1, "frame \(i)")
+        }
+        for _ in 0..<15 { last = Self.step(lock, Self.person(face: 1500, dx: 5), []) }
+        XCTAssertEqual(last.cutoff, 1.75, accuracy: 0.02)
+        // the original strategy holds 1.25 m: the subject is lost
+        let orig = SubjectLock()
+        _ = Self.step(orig, Self.person(face: 1000), [Self.face()], strategy: .original)
+        XCTAssertEqual(Self.step(orig, Self.person(face: 1500), [], strategy: .original).cutoff, 1.25, accuracy: 1e-9)
+    }
+
+    func testFaceReturnsWithoutAJump() {
+        let lock = SubjectLock()
+        for _ in 0..<10 { _ = Self.step(lock, Self.person(face: 1000), [Self.face()]) }
+        for i in 0...20 { _ = Self.step(lock, Self.person(face: 1000 + i * 10), []) }
+        for _ in 0..<15 { _ = Self.step(lock, Self.person(face: 1200), []) }
+        let before = lock.cutoff ?? 0
+        let s = Self.step(lock, Self.person(face: 1200), [Self.face()])
+        XCTAssertEqual(s.result.lockSource, .face)
+        XCTAssertLessThan(abs(s.cutoff - before), 0.02)
+        XCTAssertEqual(s.cutoff, 1.45, accuracy: 0.03)
+    }
+
+    func testAfterTheHoldTheNearestBodyTakesOver() {
+        let lock = SubjectLock()
+        lock.settings.holdTime = 0.5
+        for _ in 0..<5 { _ = Self.step(lock, Self.person(face: 1000), [Self.face()]) }
+        var s = Self.step(lock, Self.person(face: 1000), [])
+        XCTAssertEqual(s.result.lockSource, .tracked)
+        for _ in 0..<20 { s = Self.step(lock, Self.person(face: 1000), []) }
+        XCTAssertEqual(s.result.lockSource, .nearest)
+        XCTAssertEqual(s.cutoff, 1.25, accuracy: 0.02)
+    }
+
+    func testSmoothingFollowsAtTheSetSpeed() {
+        let lock = SubjectLock()
+        lock.settings.smoothing = 0.5
+        _ = Self.step(lock, Self.person(face: 1000), [Self.face()])
+        XCTAssertEqual(lock.cutoff ?? 0, 1.25, accuracy: 1e-6)    // the first lock is immediate
+        // a step to 1.2 m (consistent: k grows with depth... same box, so use a matching one)
+        let far = Box(x: 143, y: 24, width: 33, height: 37)         // k = 33/320 x 1.2 = 0.124
+        let s = Self.step(lock, Self.person(face: 1200), [far])
+        XCTAssertTrue(s.result.faceFound)
+        // one frame of 1/30 s with tau 0.5 s moves 1/16 of the way
+        XCTAssertEqual(s.cutoff, 1.25 + 0.2 / 16, accuracy: 0.003)
+        lock.settings.smoothing = 0
+        XCTAssertEqual(Self.step(lock, Self.person(face: 1200), [far]).cutoff, 1.45, accuracy: 0.003)
+    }
+
+    // MARK: depth-only finder
+
+    func testNearestBodyIgnoresSmallNearObjects() {
+        let d = Self.person(face: 1200)
+        d.fill(x0: 20, y0: 40, x1: 28, y1: 48, 600)     // a cup on a shelf, nearer than anything
+        d.fill(x0: 60, y0: 45, x1: 66, y1: 53, 650)     // a raised cup in front of the torso
+        var c = DepthComponents()
+        c.analyse(depth: d.view, scale: 0.001)
+        let f = NearestBodyFinder().find(c)
+        XCTAssertNotNil(f)
+        XCTAssertEqual(f?.headDepth ?? 0, 1.2, accuracy: 0.01)
+        // through DepthMatter: mode=nearest, cutoff = head + offset
+        let lock = SubjectLock()
+        let s = Self.step(lock, d, [], mode: .nearest)
+        XCTAssertEqual(s.result.lockSource, .nearest)
+        XCTAssertEqual(s.cutoff, 1.45, accuracy: 0.01)
+    }
+
+    func testNearestBodyIgnoresTheFloor() {
+        // floor over the bottom 30 rows: 2.6 m at row 60 to 0.9 m at row 89;
+        // a person at 2.0 m standing above it; wall 3.0 m
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        for y in 60..<90 {
+            let v = 2600 - (y - 60) * 1700 / 29
+            d.fill(x0: 0, y0: y, x1: 160, y1: y + 1, UInt16(v))
+        }
+        d.fill(x0: 60, y0: 25, x1: 100, y1: 60, 2060)
+        d.fill(x0: 72, y0: 8, x1: 88, y1: 25, 2000)
+        var c = DepthComponents()
+        c.analyse(depth: d.view, scale: 0.001)
+        let f = NearestBodyFinder().find(c)
+        XCTAssertEqual(f?.headDepth ?? 0, 2.0, accuracy: 0.02)
+        // the floor is a surface of its own, and floor-like
+        let floor = c.labels[89 * c.width + 5]
+        XCTAssertGreaterThanOrEqual(floor, 0)
+        XCTAssertTrue(c.isFloorLike(Int(floor)))
+    }
+
+    func testPersonJoinedByADeskIsNotAFloor() {
+        // a desk top in front of the person reaching the bottom: 0.6 m at the
+        // bottom row to 0.9 m where it meets the torso (joined: small steps)
+        let d = Self.person(face: 1000)
+        for y in 70..<90 {
+            d.fill(x0: 30, y0: y, x1: 130, y1: y + 1, UInt16(1000 - (y - 70) * 20))
+        }
+        var c = DepthComponents()
+        c.analyse(depth: d.view, scale: 0.001)
+        let f = NearestBodyFinder().find(c)
+        XCTAssertEqual(f?.headDepth ?? 0, 1.0, accuracy: 0.02)
+        XCTAssertFalse(c.isFloorLike(f?.component ?? 0))
+    }
+
+    func testFaceModeBeforeAnyFaceUsesTheNearestBody() {
+        let lock = SubjectLock()
+        let s = Self.step(lock, Self.person(face: 900), [])
+        XCTAssertEqual(s.result.lockSource, .nearest)
+        XCTAssertEqual(s.cutoff, 1.15, accuracy: 0.01)
+        // with no body at all (a flat wall): the cutoff property
+        let wall = TestDepth(width: 160, height: 90, fill: 0)
+        wall.fill(x0: 0, y0: 0, x1: 4, y1: 4, 3000)
+        let w = Self.step(SubjectLock(), wall, [])
+        XCTAssertEqual(w.result.lockSource, .fixed)
+        XCTAssertEqual(w.cutoff, 1.0, accuracy: 1e-9)
+    }
+
+    func testLargeDepthIsAnalysedOnASmallGrid() {
+        // 640x360 depth is analysed on a 160x90 grid
+        let d = TestDepth(width: 640, height: 360, fill: 2500)
+        d.fill(x0: 220, y0: 128, x1: 420, y1: 360, 1060)
+        d.fill(x0: 280, y0: 40, x1: 360, y1: 128, 1000)
+        var c = DepthComponents()
+        c.analyse(depth: d.view, scale: 0.001)
+        XCTAssertEqual(c.width, 160); XCTAssertEqual(c.height, 90); XCTAssertEqual(c.step, 4)
+        XCTAssertEqual(NearestBodyFinder().find(c)?.headDepth ?? 0, 1.0, accuracy: 0.01)
+    }
+}
