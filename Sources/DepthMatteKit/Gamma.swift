@@ -39,6 +39,7 @@ public struct GammaCurve {
                     plane.pixels.withUnsafeMutableBufferPointer { p in
                         for i in 0..<n {
                             let m = min(max(p[i], 0), 1)
+                            if m == 0 || m == 1 { p[i] = m; continue }  // fixed points: most of a mask
                             let f = m * scale
                             let i0 = Int(f)
                             if i0 < lowLimit && m > 0 {

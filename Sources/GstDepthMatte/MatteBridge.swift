@@ -37,6 +37,7 @@ extension MatteSettings {
         lockStrategy = LockStrategy(rawValue: c.lock_strategy) ?? .robust
         lockHold = c.lock_hold
         lockSmoothing = c.lock_smoothing
+        threads = Int(c.n_threads)
         if c.frame_duration > 0 { frameDuration = c.frame_duration }
     }
 }

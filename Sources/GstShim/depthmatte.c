@@ -41,6 +41,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_LOCK_STRATEGY DM_LOCK_ROBUST
 #define DEFAULT_LOCK_HOLD 4.0
 #define DEFAULT_LOCK_SMOOTHING 0.1
+#define DEFAULT_N_THREADS 0
 
 enum
 {
@@ -57,6 +58,7 @@ enum
   PROP_LOCK_STRATEGY,
   PROP_LOCK_HOLD,
   PROP_LOCK_SMOOTHING,
+  PROP_N_THREADS,
 };
 
 typedef struct
@@ -676,6 +678,9 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_LOCK_HOLD:
       self->settings.lock_hold = g_value_get_double (value);
       break;
+    case PROP_N_THREADS:
+      self->settings.n_threads = g_value_get_uint (value);
+      break;
     case PROP_LOCK_SMOOTHING:
       self->settings.lock_smoothing = g_value_get_double (value);
       break;
@@ -728,6 +733,9 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_LOCK_HOLD:
       g_value_set_double (value, self->settings.lock_hold);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, self->settings.n_threads);
       break;
     case PROP_LOCK_SMOOTHING:
       g_value_set_double (value, self->settings.lock_smoothing);
@@ -820,6 +828,10 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
       g_param_spec_double ("lock-smoothing", "Lock smoothing",
           "Seconds: time constant with which the cutoff follows the subject "
           "(0 = at once)", 0.0, 60.0, DEFAULT_LOCK_SMOOTHING, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "Threads sharing the rows of each output frame (0 = one per CPU core)",
+          0, 64, DEFAULT_N_THREADS, DM_PARAM_FLAGS));
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);
@@ -869,6 +881,7 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.lock_strategy = DEFAULT_LOCK_STRATEGY;
   self->settings.lock_hold = DEFAULT_LOCK_HOLD;
   self->settings.lock_smoothing = DEFAULT_LOCK_SMOOTHING;
+  self->settings.n_threads = DEFAULT_N_THREADS;
 }
 
 gboolean

@@ -281,7 +281,8 @@ def test_properties_documented_with_ranges():
     m = Gst.ElementFactory.make("depthmatte", None)
     assert Gst.ElementFactory.find("depthmatte").get_metadata("klass") == "Filter/Editor/Video/Compositor"
     expect = {"mode": "face", "cutoff": 1.0, "cutoff-offset": 0.25, "blur-radius": 5.0, "gamma": 0.5,
-              "depth-scale": 0.001, "background-color": 0xFF000000, "output": "composite", "post-messages": True}
+              "depth-scale": 0.001, "background-color": 0xFF000000, "output": "composite", "post-messages": True,
+              "n-threads": 0}
     for name, default in expect.items():
         spec = m.find_property(name)
         assert spec is not None, name
@@ -295,3 +296,18 @@ def test_properties_documented_with_ranges():
     with pytest.warns(Warning, match="out of range"):
         m.set_property("gamma", -1.0)  # outside the param spec range: refused, value kept
     assert m.get_property("gamma") == 2.0
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_threads_give_identical_output(threads):
+    """Rows split across threads must give the same bytes as one thread."""
+    outs = []
+    for n in (1, threads):
+        k = Keyer(f"n-threads={n} background-color={BG_COLOR}", size=(W, H), depth_size=(DW, DH))
+        try:
+            d = scene_depth(distractor_m=1.35)
+            d[10:30, 5:25] = 0.9    # a second near blob: more edge
+            outs.append(run_frames(k, 1, d)[0][0])
+        finally:
+            k.stop()
+    assert np.array_equal(outs[0], outs[1])

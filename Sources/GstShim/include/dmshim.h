@@ -59,6 +59,7 @@ typedef struct {
   double lock_hold;        /* seconds a lost face is trusted (tracked in depth) */
   double lock_smoothing;   /* seconds: time constant of the cutoff */
   double frame_duration;   /* seconds since the previous frame (set per frame) */
+  int32_t n_threads;       /* worker threads for the full-resolution pass; 0 = one per core */
 } DMMatteSettings;
 
 typedef struct {
