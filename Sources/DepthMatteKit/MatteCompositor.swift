@@ -25,6 +25,8 @@ struct MatteCompositor {
         var vertical: [Float] = []   // source width: the 4 source rows combined
         var state: [UInt8] = []      // source width: 0 all zero, 1 all one, 2 mixed
         var matte: [Float] = []      // output width
+        var runs: [Int32] = []       // (x0, x1, class, first source column, last source column) per run
+        var runCount = 0
         var background: [UInt8] = [] // output width × pixel stride: placed background row
         var covered = 0
     }
@@ -56,6 +58,9 @@ struct MatteCompositor {
                 scratch[b].state = [UInt8](repeating: 0, count: sw)
             }
             if scratch[b].matte.count < width { scratch[b].matte = [Float](repeating: 0, count: width) }
+            if scratch[b].runs.count < 5 * (segmentStart.count + 1) {
+                scratch[b].runs = [Int32](repeating: 0, count: 5 * (segmentStart.count + 1))
+            }
             if background != nil && scratch[b].background.count < width * pixelStride {
                 scratch[b].background = [UInt8](repeating: 0, count: width * pixelStride)
             }
@@ -134,18 +139,44 @@ private struct BandJob {
         s.matte.withUnsafeMutableBufferPointer { mrow in
         s.background.withUnsafeMutableBufferPointer { brow in
             let vp = vert.baseAddress!, st = state.baseAddress!, mp = mrow.baseAddress!
+            // Consecutive output rows mostly read the same four source rows
+            // (only the weights differ): the uniformity states and the runs
+            // depend on the rows alone and are reused until they change.
+            var haveRows = false
+            var q0 = 0, q1 = 0, q2 = 0, q3 = 0
             for y in range {
-                // vertical cubic taps at source width, and where all four agree on 0 or 1
                 let j = 4 * y
-                let a = src + Int(rows.index[j]) * sw, b = src + Int(rows.index[j + 1]) * sw
-                let c = src + Int(rows.index[j + 2]) * sw, d = src + Int(rows.index[j + 3]) * sw
-                let w0 = rows.weight[j], w1 = rows.weight[j + 1], w2 = rows.weight[j + 2], w3 = rows.weight[j + 3]
-                for x in 0..<sw {
-                    let va = a[x], vb = b[x], vc = c[x], vd = d[x]
-                    vp[x] = w0 * va + w1 * vb + w2 * vc + w3 * vd
-                    let same = va == vb && vb == vc && vc == vd
-                    st[x] = same && va == 0 ? 0 : (same && va == 1 ? 1 : 2)
+                let i0 = Int(rows.index[j]), i1 = Int(rows.index[j + 1])
+                let i2 = Int(rows.index[j + 2]), i3 = Int(rows.index[j + 3])
+                let a = src + i0 * sw, b = src + i1 * sw, c = src + i2 * sw, d = src + i3 * sw
+                if !haveRows || i0 != q0 || i1 != q1 || i2 != q2 || i3 != q3 {
+                    haveRows = true
+                    q0 = i0; q1 = i1; q2 = i2; q3 = i3
+                    for x in 0..<sw {
+                        let va = a[x], vb = b[x], vc = c[x], vd = d[x]
+                        let same = va == vb && vb == vc && vc == vd
+                        st[x] = same && va == 0 ? 0 : (same && va == 1 ? 1 : 2)
+                    }
+                    @inline(__always) func segmentClass(_ k: Int) -> UInt8 {
+                        let t = 4 * k
+                        let s0 = st[Int(taps[t])], s1 = st[Int(taps[t + 1])]
+                        let s2 = st[Int(taps[t + 2])], s3 = st[Int(taps[t + 3])]
+                        return s0 == s1 && s0 == s2 && s0 == s3 ? s0 : 2
+                    }
+                    s.runCount = 0
+                    var k = 0
+                    while k < nseg {
+                        let cls = segmentClass(k)
+                        var e = k + 1
+                        while e < nseg && segmentClass(e) == cls { e += 1 }
+                        let r = 5 * s.runCount
+                        s.runs[r] = segStart[k]; s.runs[r + 1] = segStart[e]; s.runs[r + 2] = Int32(cls)
+                        s.runs[r + 3] = taps[4 * k]; s.runs[r + 4] = taps[4 * (e - 1) + 3]
+                        s.runCount += 1
+                        k = e
+                    }
                 }
+                let w0 = rows.weight[j], w1 = rows.weight[j + 1], w2 = rows.weight[j + 2], w3 = rows.weight[j + 3]
                 let outRow = o.row(y)
                 let videoRow: UnsafeMutablePointer<UInt8>? = video.map { $0.row(y) }
                 var bgPlaced = false
@@ -159,20 +190,16 @@ private struct BandJob {
                     return UnsafePointer(brow.baseAddress!)
                 }
 
-                @inline(__always) func segmentClass(_ k: Int) -> UInt8 {
-                    let t = 4 * k
-                    let s0 = st[Int(taps[t])], s1 = st[Int(taps[t + 1])]
-                    let s2 = st[Int(taps[t + 2])], s3 = st[Int(taps[t + 3])]
-                    return s0 == s1 && s0 == s2 && s0 == s3 ? s0 : 2
-                }
-                var k = 0
-                while k < nseg {
-                    let cls = segmentClass(k)
-                    var e = k + 1
-                    while e < nseg && segmentClass(e) == cls { e += 1 }
-                    let x0 = Int(segStart[k]), x1 = Int(segStart[e])
+                for run in 0..<s.runCount {
+                    let r = 5 * run
+                    let x0 = Int(s.runs[r]), x1 = Int(s.runs[r + 1]), cls = UInt8(s.runs[r + 2])
                     let n = x1 - x0
-                    k = e
+                    if cls == 2 {
+                        // vertical taps only for the source columns this run reads
+                        for x in Int(s.runs[r + 3])...Int(s.runs[r + 4]) {
+                            vp[x] = w0 * a[x] + w1 * b[x] + w2 * c[x] + w3 * d[x]
+                        }
+                    }
                     if cls == 1 { covered += n }
                     if words && cls < 2 {
                         let out32 = UnsafeMutableRawPointer(outRow + 4 * x0).assumingMemoryBound(to: UInt32.self)
