@@ -804,6 +804,7 @@ gst_frame_stack_init (GstFrameStack * self)
   gst_pad_set_query_function (self->sinkpad,
       GST_DEBUG_FUNCPTR (gst_frame_stack_sink_query));
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+  dm_watch_refused_caps (GST_ELEMENT (self), self->sinkpad);
 
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_set_query_function (self->srcpad,
