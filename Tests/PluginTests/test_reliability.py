@@ -388,7 +388,14 @@ def test_filter_short_buffer_is_refused(element):
     dur = SECOND // 30
     desc = f"appsrc name=v format=time caps={video_caps('BGRx', w, h)} ! {element} ! fakesink"
     full = rgb_bytes("BGRx", w, h, (100, 100, 100))
-    _short_buffer_case(desc, [plain_buffer(full, 0, dur)], [plain_buffer(full[:100], dur, dur)], ["v"], False)
+    texts = _short_buffer_case(desc, [plain_buffer(full, 0, dur)], [plain_buffer(full[:100], dur, dur)], ["v"],
+                               False)
+    if element.startswith("framestack"):
+        # an error that says what was wrong, not just "could not map"
+        assert any("100 bytes" in t and "3072" in t for t in texts), texts
+    else:
+        # GstVideoFilter warns and passes the buffer on untouched
+        assert any("invalid video buffer" in t for t in texts), texts
 
 
 # ---- odd values -----------------------------------------------------------------
