@@ -21,7 +21,12 @@ public struct GammaCurve {
         m <= 0 ? 0 : Float(mathPow(Double(m), gamma))
     }
 
-    public mutating func apply(to plane: inout FloatPlane, gamma: Double) {
+    /// `gamma` outside (0, +inf] cannot come from the element (its param spec
+    /// is 0.01-10); for direct callers NaN is taken as 1 and a negative value
+    /// as 0, so the matte stays in [0, 1] (a negative exponent would give
+    /// values above 1, and NaN mattes trap when blended into bytes).
+    public mutating func apply(to plane: inout FloatPlane, gamma requested: Double) {
+        let gamma = requested.isNaN ? 1 : max(requested, 0)
         if gamma == 1 { return }
         if gamma != self.gamma {
             self.gamma = gamma

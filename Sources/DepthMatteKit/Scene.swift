@@ -163,8 +163,11 @@ public struct RGBDScene {
     public let pose: ScenePose
     let geo: SceneGeometry
 
+    /// A non-finite `time` is taken as 0 (the element passes PTS seconds,
+    /// always finite; the depth artefacts key on Int64(time * 1000)).
     public init(settings: SceneSettings, time: Double) {
         self.settings = settings
+        let time = time.isFinite ? time : 0
         self.time = time
         pose = ScenePose.at(settings.motion ? time : 0)
         geo = SceneGeometry(pose: pose)

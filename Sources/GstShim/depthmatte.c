@@ -78,7 +78,17 @@ typedef struct
   void *state;                  /* Swift DepthMatter */
   gboolean warned_no_depth;
   gboolean warned_no_video;
+  guint warned_unmappable;      /* bit per input (INPUT_*): warned once */
+  guint stalled;                /* bit per input: stall warned, not recovered */
 } GstDepthMatte;
+
+/* inputs, for the per-input warning bits */
+#define INPUT_VIDEO 1u
+#define INPUT_DEPTH 2u
+#define INPUT_BACKGROUND 4u
+/* A live depth or background input whose newest frame ended this long before
+ * the output time has stalled (its last frame keeps being used). */
+#define STALL_THRESHOLD (500 * GST_MSECOND)
 
 typedef struct
 {
@@ -523,6 +533,77 @@ post_result (GstDepthMatte * self, GstBuffer * outbuf,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* An input buffer the base class could not map (smaller than its caps say)
+ * leaves the pad with a current buffer but no prepared frame: the element
+ * never reads it. Say so once per input instead of failing silently. */
+static void
+check_unmappable (GstDepthMatte * self, GstVideoAggregatorPad * pad,
+    GstVideoFrame * frame, const gchar * role, guint bit)
+{
+  GstBuffer *buf;
+  gsize size, want;
+
+  if (!pad || frame)
+    return;
+  buf = gst_video_aggregator_pad_get_current_buffer (pad);
+  if (!buf)
+    return;
+  size = gst_buffer_get_size (buf);
+  if (size == 0 && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
+    return;
+  if (self->warned_unmappable & bit)
+    return;
+  self->warned_unmappable |= bit;
+  want = GST_VIDEO_INFO_SIZE (&pad->info);
+  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+      ("A %s buffer could not be mapped and was dropped.", role),
+      ("The %s buffer has %" G_GSIZE_FORMAT " bytes, its caps (%dx%d %s) "
+          "need %" G_GSIZE_FORMAT "; treated as no %s frame (warned once)",
+          role, size, GST_VIDEO_INFO_WIDTH (&pad->info),
+          GST_VIDEO_INFO_HEIGHT (&pad->info),
+          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&pad->info)),
+          want, role));
+}
+
+/* A depth or background input that stopped delivering (without EOS) keeps
+ * its last frame in use; warn when that frame is STALL_THRESHOLD old, and
+ * again after it recovers and stalls anew. */
+static void
+check_stalled (GstDepthMatte * self, GstVideoAggregatorPad * pad,
+    GstClockTime out_rt, const gchar * role, guint bit)
+{
+  GstBuffer *buf;
+  GstClockTime end, end_rt;
+  GstSegment *seg;
+
+  if (!pad || !GST_CLOCK_TIME_IS_VALID (out_rt))
+    return;
+  buf = gst_video_aggregator_pad_get_current_buffer (pad);
+  if (!buf || !GST_BUFFER_PTS_IS_VALID (buf)
+      || gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad)))
+    return;
+  end = GST_BUFFER_PTS (buf);
+  if (GST_BUFFER_DURATION_IS_VALID (buf))
+    end += GST_BUFFER_DURATION (buf);
+  seg = &GST_AGGREGATOR_PAD (pad)->segment;
+  end_rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, end);
+  if (!GST_CLOCK_TIME_IS_VALID (end_rt))
+    return;
+  if (end_rt + STALL_THRESHOLD < out_rt) {
+    if (!(self->stalled & bit)) {
+      self->stalled |= bit;
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("The %s input stalled: keying with its last frame.", role),
+          ("The newest %s frame ended at running time %" GST_TIME_FORMAT
+              ", the output is at %" GST_TIME_FORMAT, role,
+              GST_TIME_ARGS (end_rt), GST_TIME_ARGS (out_rt)));
+    }
+  } else if (self->stalled & bit) {
+    self->stalled &= ~bit;
+    GST_INFO_OBJECT (self, "the %s input recovered", role);
+  }
+}
+
 static GstFlowReturn
 gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     GstBuffer * outbuf)
@@ -553,6 +634,18 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   if (bpad)
     bframe = gst_video_aggregator_pad_get_prepared_frame (bpad);
 
+  check_unmappable (self, vpad, vframe, "video", INPUT_VIDEO);
+  check_unmappable (self, dpad, dframe, "depth", INPUT_DEPTH);
+  check_unmappable (self, bpad, bframe, "background", INPUT_BACKGROUND);
+  {
+    GstSegment *oseg = &GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (vagg))->segment;
+    GstClockTime out_rt = GST_BUFFER_PTS_IS_VALID (outbuf) ?
+        gst_segment_to_running_time (oseg, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (outbuf)) : GST_CLOCK_TIME_NONE;
+    check_stalled (self, dpad, out_rt, "depth", INPUT_DEPTH);
+    check_stalled (self, bpad, out_rt, "background", INPUT_BACKGROUND);
+  }
+
   if (!vframe && vpad && gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (vpad))) {
     /* the video ended: so does the output */
     ret = GST_FLOW_EOS;
@@ -574,7 +667,7 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     frame.faces = faces;
   } else {
     /* no colour for this output time: the output is the background */
-    if (!self->warned_no_video) {
+    if (!self->warned_no_video && !(self->warned_unmappable & INPUT_VIDEO)) {
       GST_ELEMENT_WARNING (self, STREAM, FAILED,
           ("No video frame for this output time."),
           ("Producing background-only frames until video arrives"));
@@ -584,7 +677,8 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   if (dframe) {
     frame.depth = dm_gray_image_from_frame (dframe);
     frame.has_depth = 1;
-  } else if (vframe && !self->warned_no_depth) {
+  } else if (vframe && !self->warned_no_depth
+      && !(self->warned_unmappable & INPUT_DEPTH)) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("No depth frame: passing the video through unkeyed."),
         ("The depth pad is %s; the matte is 1 everywhere until depth arrives",
@@ -627,6 +721,8 @@ gst_depth_matte_start (GstAggregator * agg)
     dm_matte_reset (self->state);
   self->warned_no_depth = FALSE;
   self->warned_no_video = FALSE;
+  self->warned_unmappable = 0;
+  self->stalled = 0;
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->start (agg);
 }
 

@@ -8,6 +8,10 @@ gboolean dm_rgbdtestsrc_register (GstPlugin * plugin);
 gboolean dm_sparkle_register (GstPlugin * plugin);
 gboolean dm_framestack_register (GstPlugin * plugin);
 
+/* Post a CORE/NEGOTIATION error naming the pad, what it accepts and what it
+ * was offered when a CAPS event the pad cannot take arrives (refusedcaps.c). */
+void dm_watch_refused_caps (GstElement * element, GstPad * sinkpad);
+
 /* Fill a DMRGBImage-like description from a mapped packed-RGB frame. */
 struct _GstVideoFrame;
 #endif

@@ -422,9 +422,15 @@ gst_frame_stack_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
     self->discont = TRUE;
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_READ)) {
+    gsize size = gst_buffer_get_size (buf);
     gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map input buffer"),
-        (NULL));
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("framestack could not map an input buffer."),
+        ("The buffer has %" G_GSIZE_FORMAT " bytes, its caps (%dx%d %s) need "
+            "%" G_GSIZE_FORMAT, size, GST_VIDEO_INFO_WIDTH (&self->info),
+            GST_VIDEO_INFO_HEIGHT (&self->info),
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->info)),
+            (gsize) GST_VIDEO_INFO_SIZE (&self->info)));
     return GST_FLOW_ERROR;
   }
   settings = copy_settings (self, NULL);
@@ -804,6 +810,7 @@ gst_frame_stack_init (GstFrameStack * self)
   gst_pad_set_query_function (self->sinkpad,
       GST_DEBUG_FUNCPTR (gst_frame_stack_sink_query));
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+  dm_watch_refused_caps (GST_ELEMENT (self), self->sinkpad);
 
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_set_query_function (self->srcpad,

@@ -444,6 +444,8 @@ gst_sparkle_init (GstSparkle * self)
   self->settings.seed = DEFAULT_SEED;
   self->post_messages = DEFAULT_POST_MESSAGES;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), !DEFAULT_DRAW);
+  dm_watch_refused_caps (GST_ELEMENT (self),
+      GST_BASE_TRANSFORM_SINK_PAD (self));
 }
 
 gboolean
