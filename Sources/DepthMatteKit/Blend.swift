@@ -20,7 +20,8 @@ public struct ARGBColor: Equatable {
 }
 
 @inline(__always) func roundByte(_ v: Float) -> UInt8 {
-    UInt8(min(max(v + 0.5, 0), 255))
+    let c = v + 0.5  // NaN compares false: 0
+    return c > 0 ? (c < 255 ? UInt8(c) : 255) : 0
 }
 
 public enum RowBlender {

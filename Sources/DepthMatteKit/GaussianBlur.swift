@@ -15,8 +15,9 @@ public struct GaussianBlur {
 
     /// Weights `exp(-k^2 / (2 sigma^2))` for `|k| <= ceil(3 sigma)`, summing to 1.
     public static func kernel(sigma: Double) -> [Float] {
-        guard sigma > 0.01 else { return [1] }
-        let r = Int((3 * sigma).rounded(.up))
+        guard sigma.isFinite, sigma > 0.01 else { return [1] }
+        // radius capped: a blur wider than any picture is a mean anyway
+        let r = Int(min(3 * sigma, 4096).rounded(.up))
         var w = [Double](repeating: 0, count: 2 * r + 1)
         var sum = 0.0
         for k in -r...r {
