@@ -148,7 +148,7 @@ do {
     var s = MatteSettings()
     s.threads = 2
     let faces = [inp.face]
-    _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces)
+    _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
     let before = dm_alloc_count()
     let n = 50
     for _ in 0..<n {
@@ -236,5 +236,21 @@ if args.contains("--stages") {
     let blurred = m2
     let tGamma = median(runs: runs) { m2 = blurred; gamma.apply(to: &m2, gamma: 0.5) }
     let tSnap = median(runs: runs) { m2 = blurred; m2.snapToEnds() }
+    func allocs(_ body: () -> Void) -> UInt64 { let a = dm_alloc_count(); body(); return dm_alloc_count() - a }
+    let matter = DepthMatter()
+    var st = MatteSettings()
+    st.threads = 1
+    var r = MatteResult()
+    let faces1 = [inp.face]
+    for _ in 0..<3 { _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    let aLock = allocs { _ = matter.updateCutoff(settings: st, depth: inp.depth.view, faces: faces1, videoWidth: 1920, videoHeight: 1080, result: &r) }
+    let aBlur = allocs { m2 = mask; m2.pixels[0] = 0; blur.apply(to: &m2, sigma: 5) }
+    let aGamma = allocs { gamma.apply(to: &m2, gamma: 0.5) }
+    let aProc = allocs { _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    st.threads = 2
+    for _ in 0..<3 { _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    let aProc2 = allocs { _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    let aProc2b = allocs { _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces1) }
+    print("allocations per call: lock \(aLock), blur \(aBlur) (the plane copy), gamma \(aGamma), process 1 thread \(aProc), 2 threads \(aProc2), 2 threads + background \(aProc2b)")
     print("\nstages at 640x360: mask \(fmt(tMask)), blur \(fmt(tBlur - tCopy)), gamma \(fmt(tGamma - tCopy)), snap \(fmt(tSnap - tCopy)) (plane copy \(fmt(tCopy)) subtracted)")
 }

@@ -50,9 +50,35 @@ public struct FaceDepthSampler {
             }
         }
         if samples.isEmpty { return nil }
-        samples.sort()
+        // in-place selection (Array.sort allocates a merge buffer)
         let n = samples.count
-        if n % 2 == 1 { return Double(samples[n / 2]) }
-        return (Double(samples[n / 2 - 1]) + Double(samples[n / 2])) / 2
+        return samples.withUnsafeMutableBufferPointer { p -> Double in
+            let upper = FaceDepthSampler.select(p, n / 2)
+            if n % 2 == 1 { return Double(upper) }
+            var lower: UInt16 = 0
+            for i in 0..<(n / 2) { lower = max(lower, p[i]) }  // everything before n/2 is <= upper
+            return (Double(lower) + Double(upper)) / 2
+        }
+    }
+
+    /// The `k`-th smallest value (0-based) of `p`, reordering `p` so that
+    /// `p[0..<k] <= p[k] <= p[k+1...]` (Hoare quickselect, median-of-three pivot).
+    static func select(_ p: UnsafeMutableBufferPointer<UInt16>, _ k: Int) -> UInt16 {
+        var lo = 0, hi = p.count - 1
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2
+            if p[mid] < p[lo] { p.swapAt(mid, lo) }
+            if p[hi] < p[lo] { p.swapAt(hi, lo) }
+            if p[hi] < p[mid] { p.swapAt(hi, mid) }
+            let pivot = p[mid]
+            var i = lo, j = hi
+            while i <= j {
+                while p[i] < pivot { i += 1 }
+                while p[j] > pivot { j -= 1 }
+                if i <= j { p.swapAt(i, j); i += 1; j -= 1 }
+            }
+            if k <= j { hi = j } else if k >= i { lo = i } else { return p[k] }
+        }
+        return p[k]
     }
 }

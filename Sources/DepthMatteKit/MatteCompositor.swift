@@ -91,9 +91,14 @@ struct MatteCompositor {
         return matte.pixels.withUnsafeBufferPointer { src in
             scratch.withUnsafeMutableBufferPointer { sc in
                 let scp = sc.baseAddress!
-                pool.run(bands: bands) { b in
-                    let y0 = H * b / bands, y1 = H * (b + 1) / bands
-                    scp[b].covered = job.rows(y0..<y1, source: src.baseAddress!, scratch: &scp[b])
+                var band = BandCall(job: job, source: src.baseAddress!, scratch: scp, height: H, bands: bands)
+                withUnsafeMutablePointer(to: &band) { ctx in
+                    pool.run(bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                        let c = raw.assumingMemoryBound(to: BandCall.self)
+                        let H = c.pointee.height, n = c.pointee.bands
+                        c.pointee.scratch[b].covered = c.pointee.job.rows(H * b / n ..< H * (b + 1) / n,
+                            source: c.pointee.source, scratch: &c.pointee.scratch[b])
+                    }
                 }
                 var sum = 0
                 for b in 0..<bands { sum += scp[b].covered }
@@ -101,6 +106,15 @@ struct MatteCompositor {
             }
         }
     }
+}
+
+/// The context of one frame's band calls (a plain pointer crosses to the
+/// workers, so no closure context is allocated per frame).
+private struct BandCall {
+    let job: BandJob
+    let source: UnsafePointer<Float>
+    let scratch: UnsafeMutablePointer<MatteCompositor.BandScratch>
+    let height: Int, bands: Int
 }
 
 /// Everything one band needs, read only.

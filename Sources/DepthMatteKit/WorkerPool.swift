@@ -1,5 +1,5 @@
 /// A small fixed pool of worker threads for splitting one frame's rows into
-/// bands. `run(bands:)` calls `body(i)` for `i` in `0..<bands` (band 0 on the
+/// bands. `run(bands:context:_:)` calls `work(context, i)` for `i` in `0..<bands` (band 0 on the
 /// calling thread) and returns when all are done. Threads start on first use
 /// and are joined when the pool is released; nothing is allocated per call.
 import Glibc
@@ -24,28 +24,29 @@ public final class WorkerPool {
         return max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 64))
     }
 
-    public func run(bands n: Int, _ body: (Int) -> Void) {
-        if n <= 1 { body(0); return }
+    /// A band function: `work(context, band)`; a plain function pointer and a
+    /// context pointer, so calling it allocates nothing.
+    public typealias Work = @convention(c) (UnsafeMutableRawPointer, Int) -> Void
+
+    public func run(bands n: Int, context: UnsafeMutableRawPointer, _ work: Work) {
+        if n <= 1 { work(context, 0); return }
         while threads.count < n - 1 && spawn(index: threads.count + 1) {}
         let n = min(n, threads.count + 1)
         let s = shared
-        // The workers see `body` only between publishing and `pending == 0`
-        // (and drop it before reporting done), so it never really escapes;
-        // this also keeps the closure context on the stack.
-        withoutActuallyEscaping(body) { body in
-            pthread_mutex_lock(s.mutex)
-            s.body = body
-            s.bands = n
-            s.pending = n - 1
-            s.generation &+= 1
-            pthread_cond_broadcast(s.wake)
-            pthread_mutex_unlock(s.mutex)
-            body(0)
-            pthread_mutex_lock(s.mutex)
-            while s.pending > 0 { pthread_cond_wait(s.done, s.mutex) }
-            s.body = nil
-            pthread_mutex_unlock(s.mutex)
-        }
+        pthread_mutex_lock(s.mutex)
+        s.work = work
+        s.context = context
+        s.bands = n
+        s.pending = n - 1
+        s.generation &+= 1
+        pthread_cond_broadcast(s.wake)
+        pthread_mutex_unlock(s.mutex)
+        work(context, 0)
+        pthread_mutex_lock(s.mutex)
+        while s.pending > 0 { pthread_cond_wait(s.done, s.mutex) }
+        s.work = nil
+        s.context = nil
+        pthread_mutex_unlock(s.mutex)
     }
 
     private func spawn(index: Int) -> Bool {
@@ -65,6 +66,7 @@ public final class WorkerPool {
 /// State shared by the pool and its threads (the threads never hold the pool
 /// itself, so releasing the pool stops them).
 private final class PoolShared {
+    typealias Work = WorkerPool.Work
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     let done = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -72,7 +74,8 @@ private final class PoolShared {
     var pending = 0
     var bands = 0
     var stopping = false
-    var body: ((Int) -> Void)?
+    var work: Work?
+    var context: UnsafeMutableRawPointer?
 
     init() {
         pthread_mutex_init(mutex, nil)
@@ -94,11 +97,9 @@ private final class PoolShared {
             if stopping { break }
             seen = generation
             let mine = index < bands
-            do {
-                let job = mine ? body : nil
-                pthread_mutex_unlock(mutex)
-                job?(index)
-            }
+            let job = mine ? work : nil, ctx = context
+            pthread_mutex_unlock(mutex)
+            if let job, let ctx { job(ctx, index) }
             pthread_mutex_lock(mutex)
             if mine {
                 pending -= 1
