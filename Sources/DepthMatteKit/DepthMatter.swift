@@ -100,7 +100,7 @@ public final class DepthMatter {
         let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false
         if keyed, let depth {
             DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
-            blur.apply(to: &mask, sigma: settings.blurRadius)
+            blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
             gammaCurve.apply(to: &mask, gamma: settings.gamma)
             mask.snapToEnds()
         } else {
