@@ -311,3 +311,29 @@ def test_threads_give_identical_output(threads):
         finally:
             k.stop()
     assert np.array_equal(outs[0], outs[1])
+
+
+def test_latency_adds_at_most_one_frame():
+    """In a live pipeline depthmatte reports upstream latency + at most one output frame."""
+    import time
+    src = ("rgbdtestsrc is-live=true ! video/x-raw,width=64,height=36,framerate=30/1 ! ")
+    alone = Gst.parse_launch(src + "fakesink name=s")
+    keyed = Gst.parse_launch(
+        "depthmatte name=m ! fakesink "
+        + src + "m.video "
+        "rgbdtestsrc is-live=true stream=depth ! video/x-raw,width=32,height=18,framerate=30/1 ! m.depth")
+    lat = []
+    for p, name in ((alone, "s"), (keyed, "m")):
+        p.set_state(Gst.State.PLAYING)
+        p.get_state(5 * SECOND)
+        time.sleep(0.3)
+        el = p.get_by_name(name)
+        pad = el.get_static_pad("sink" if name == "s" else "src")
+        q = Gst.Query.new_latency()
+        assert (pad.peer_query(q) if name == "s" else pad.query(q))
+        live, lo, hi = q.parse_latency()
+        assert live
+        lat.append(lo)
+        p.set_state(Gst.State.NULL)
+    frame = SECOND // 30
+    assert lat[0] <= lat[1] <= lat[0] + frame + 1
