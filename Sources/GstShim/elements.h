@@ -14,4 +14,14 @@ void dm_watch_refused_caps (GstElement * element, GstPad * sinkpad);
 
 /* Fill a DMRGBImage-like description from a mapped packed-RGB frame. */
 struct _GstVideoFrame;
+/* Register an enum type once (thread-safe); for the *_get_type functions. */
+static inline GType
+dm_enum_type (gsize * type, const gchar * name, const GEnumValue * values)
+{
+  if (g_once_init_enter (type)) {
+    GType t = g_enum_register_static (name, values);
+    g_once_init_leave (type, t);
+  }
+  return (GType) * type;
+}
 #endif

@@ -103,7 +103,7 @@ G_DEFINE_TYPE (GstFrameStack, gst_frame_stack, GST_TYPE_ELEMENT);
 static GType
 gst_frame_stack_method_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_FS_METHOD_MEAN, "Per-channel mean of the samples (noise falls by "
           "about sqrt(N); moving objects leave ghosts)", "mean"},
@@ -111,18 +111,14 @@ gst_frame_stack_method_get_type (void)
           "present in fewer than half the frames vanish)", "median"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstFrameStackMethod", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstFrameStackMethod", values);
 }
 
 #define GST_TYPE_FRAME_STACK_ALIGN (gst_frame_stack_align_get_type ())
 static GType
 gst_frame_stack_align_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_FS_ALIGN_NONE, "Stack frames as they are (tripod)", "none"},
     {DM_FS_ALIGN_TRANSLATION, "Estimate a sub-pixel translation per frame "
@@ -130,18 +126,14 @@ gst_frame_stack_align_get_type (void)
         "translation"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstFrameStackAlign", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstFrameStackAlign", values);
 }
 
 #define GST_TYPE_FRAME_STACK_MODE (gst_frame_stack_mode_get_type ())
 static GType
 gst_frame_stack_mode_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_FS_MODE_BATCH, "Collect N frames, output one stack, repeat "
           "(framerate / N; a partial stack at EOS)", "batch"},
@@ -149,11 +141,7 @@ gst_frame_stack_mode_get_type (void)
           "input (same framerate; live denoise)", "sliding"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstFrameStackMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstFrameStackMode", values);
 }
 
 /* ---- pad templates --------------------------------------------------------- */

@@ -98,7 +98,7 @@ G_DEFINE_TYPE (GstRgbdTestSrc, gst_rgbd_test_src, GST_TYPE_PUSH_SRC);
 static GType
 gst_rgbd_test_src_stream_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_STREAM_VIDEO, "Colour (packed 8-bit RGB), with a 'face' "
           "GstVideoRegionOfInterestMeta on the subject's head", "video"},
@@ -107,11 +107,7 @@ gst_rgbd_test_src_stream_get_type (void)
     {DM_STREAM_TRUTH, "Ground-truth matte (GRAY8, 255 = subject)", "truth"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRgbdTestSrcStream", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstRgbdTestSrcStream", values);
 }
 
 /* ---- caps ------------------------------------------------------------------- */

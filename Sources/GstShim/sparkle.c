@@ -89,7 +89,7 @@ G_DEFINE_TYPE (GstSparkle, gst_sparkle, GST_TYPE_VIDEO_FILTER);
 static GType
 gst_sparkle_measure_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_SPARKLE_MEASURE_MEAN_RGB, "Mean of (R+G+B)/(3*255)", "mean-rgb"},
     {DM_SPARKLE_MEASURE_REC709_LUMA, "Mean Rec.709 luma "
@@ -97,11 +97,7 @@ gst_sparkle_measure_get_type (void)
         "rec709-luma"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstSparkleMeasure", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstSparkleMeasure", values);
 }
 
 /* ---- pad templates ------------------------------------------------------------ */
