@@ -101,3 +101,58 @@ public struct DepthDecoder {
         }
     }
 }
+
+/// Re-expresses any depth-pad encoding as GRAY16 millimetres (0 = hole), so the
+/// keyer's lock and threshold, which read GRAY16 depth with a metres-per-unit
+/// scale, work unchanged on disparity and GRAY8 maps. Depths beyond 65.535 m
+/// clamp to 65535; valid depths nearer than 0.5 mm become 1 (never a hole).
+/// The plane is owned and reused between frames.
+public final class DepthNormalizer {
+    /// Metres per unit of the normalised plane.
+    public static let scale = 0.001
+    public private(set) var decoder = DepthDecoder()
+    private var lut: [UInt16] = []
+    private var plane: UnsafeMutablePointer<UInt16>?
+    private var capacity = 0
+
+    public init() {}
+    deinit { plane?.deallocate() }
+
+    /// True when `e` needs no conversion (GRAY16 depth: the keyer reads it directly).
+    public static func isNative(_ e: DepthEncoding) -> Bool { !e.eightBit && e.kind == .depth }
+
+    /// The depth plane at `base` (bytes per sample from `e.eightBit`) as a
+    /// millimetre view valid until the next call.
+    public func normalize(_ base: UnsafeRawPointer, width: Int, height: Int, stride: Int,
+                          encoding e: DepthEncoding) -> Depth16View {
+        if decoder.encoding != e {
+            decoder.update(e)
+            lut = decoder.table.map { m -> UInt16 in
+                if !(m > 0) { return 0 }
+                let mm = (Double(m) / DepthNormalizer.scale).rounded()
+                return mm >= 65535 ? 65535 : UInt16(max(1, mm))
+            }
+        }
+        let n = width * height
+        if n > capacity {
+            plane?.deallocate()
+            plane = .allocate(capacity: n)
+            capacity = n
+        }
+        let out = plane!
+        lut.withUnsafeBufferPointer { t in
+            for y in 0..<height {
+                let row = base + y * stride
+                let dst = out + y * width
+                if e.eightBit {
+                    for x in 0..<width { dst[x] = (t[Int(row.load(fromByteOffset: x, as: UInt8.self))]).littleEndian }
+                } else {
+                    for x in 0..<width {
+                        dst[x] = t[Int(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)))].littleEndian
+                    }
+                }
+            }
+        }
+        return Depth16View(base: UnsafeRawPointer(out), width: width, height: height, stride: 2 * width)
+    }
+}

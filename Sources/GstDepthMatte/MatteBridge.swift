@@ -46,6 +46,8 @@ extension MatteSettings {
 /// face array (so collecting faces does not allocate per frame).
 final class MatteState {
     let matter = DepthMatter()
+    /// Disparity and GRAY8 depth re-expressed as millimetres (DepthDecode.swift).
+    let normalizer = DepthNormalizer()
     var faces: [Box] = []
     init() { faces.reserveCapacity(32) }
 }
@@ -81,13 +83,21 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
         }
     }
     let video: RGBImageView? = f.video.data != nil ? RGBImageView(f.video) : nil
-    let depth: Depth16View? = f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil
+    var depth: Depth16View? = f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil
+    var matteSettings = MatteSettings(settings.pointee)
+    let c = settings.pointee
+    let encoding = DepthEncoding(kind: DepthKind(rawValue: c.depth_kind) ?? .depth, eightBit: f.depth_eight_bit != 0,
+                                 scale: c.depth_scale, near: c.depth_near, far: c.depth_far)
+    if let d = depth, !DepthNormalizer.isNative(encoding) {
+        depth = s.normalizer.normalize(d.base, width: d.width, height: d.height, stride: d.stride, encoding: encoding)
+        matteSettings.depthScale = DepthNormalizer.scale
+    }
     let background: RGBImageView? = f.has_background != 0 && f.background.data != nil ? RGBImageView(f.background) : nil
     // Padding bytes of RGBx-style outputs are written as 255 (as videotestsrc
     // does): some converters carry them into alpha.
     var output = RGBImageView(f.output)
     if output.a < 0 && output.pixelStride == 4 { output.a = 6 - output.r - output.g - output.b }
-    let r = s.matter.process(settings: MatteSettings(settings.pointee), video: video, depth: depth,
+    let r = s.matter.process(settings: matteSettings, video: video, depth: depth,
                              background: background, output: output, faces: s.faces)
     result.pointee = DMMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,
                                    cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue)

@@ -2,7 +2,8 @@
  *
  * A GstVideoAggregator with three request pads:
  *   video       8-bit packed RGB colour (plain GstVideoAggregatorPad, never converted)
- *   depth       GRAY16_LE depth registered to the video (plain pad, never converted)
+ *   depth       GRAY16_LE depth or disparity, or a GRAY8 normalised map, registered
+ *               to the video (plain pad, never converted; see depth-kind)
  *   background  optional, any video (GstVideoAggregatorConvertPad: converted to the
  *               output format; aspect-fill scaling happens in the Swift kit)
  * The output follows the video pad: its size, rate and format (with output=alpha,
@@ -34,6 +35,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_BLUR_RADIUS 5.0
 #define DEFAULT_GAMMA 0.5
 #define DEFAULT_DEPTH_SCALE 0.001
+#define DEFAULT_DEPTH_KIND 0
+#define DEFAULT_DEPTH_NEAR 0.5
+#define DEFAULT_DEPTH_FAR 5.0
 #define DEFAULT_BACKGROUND_COLOR 0xff000000u
 #define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
 #define DEFAULT_POST_MESSAGES TRUE
@@ -59,6 +63,9 @@ enum
   PROP_LOCK_HOLD,
   PROP_LOCK_SMOOTHING,
   PROP_N_THREADS,
+  PROP_DEPTH_KIND,
+  PROP_DEPTH_NEAR,
+  PROP_DEPTH_FAR,
 };
 
 typedef struct
@@ -171,7 +178,7 @@ static GstStaticPadTemplate video_template = GST_STATIC_PAD_TEMPLATE ("video",
 
 static GstStaticPadTemplate depth_template = GST_STATIC_PAD_TEMPLATE ("depth",
     GST_PAD_SINK, GST_PAD_REQUEST,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE")));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }")));
 
 static GstStaticPadTemplate background_template =
 GST_STATIC_PAD_TEMPLATE ("background", GST_PAD_SINK, GST_PAD_REQUEST,
@@ -677,6 +684,8 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   if (dframe) {
     frame.depth = dm_gray_image_from_frame (dframe);
     frame.has_depth = 1;
+    frame.depth_eight_bit =
+        GST_VIDEO_FRAME_FORMAT (dframe) == GST_VIDEO_FORMAT_GRAY8;
   } else if (vframe && !self->warned_no_depth
       && !(self->warned_unmappable & INPUT_DEPTH)) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
@@ -755,6 +764,15 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_DEPTH_SCALE:
       self->settings.depth_scale = g_value_get_double (value);
       break;
+    case PROP_DEPTH_KIND:
+      self->settings.depth_kind = g_value_get_enum (value);
+      break;
+    case PROP_DEPTH_NEAR:
+      self->settings.depth_near = g_value_get_double (value);
+      break;
+    case PROP_DEPTH_FAR:
+      self->settings.depth_far = g_value_get_double (value);
+      break;
     case PROP_BACKGROUND_COLOR:
       self->settings.background_argb = g_value_get_uint (value);
       break;
@@ -814,6 +832,15 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_DEPTH_SCALE:
       g_value_set_double (value, self->settings.depth_scale);
+      break;
+    case PROP_DEPTH_KIND:
+      g_value_set_enum (value, self->settings.depth_kind);
+      break;
+    case PROP_DEPTH_NEAR:
+      g_value_set_double (value, self->settings.depth_near);
+      break;
+    case PROP_DEPTH_FAR:
+      g_value_set_double (value, self->settings.depth_far);
       break;
     case PROP_BACKGROUND_COLOR:
       g_value_set_uint (value, self->settings.background_argb);
@@ -894,8 +921,24 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
           DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
       g_param_spec_double ("depth-scale", "Depth scale",
-          "Metres per depth sample unit (0.001 = millimetres)", 1e-6, 1.0,
-          DEFAULT_DEPTH_SCALE, DM_PARAM_FLAGS));
+          "GRAY16_LE depth: metres per unit (0.001 = millimetres); with "
+          "depth-kind=disparity: 1/m per unit (metres = 1 / (value * scale))",
+          1e-6, 1.0, DEFAULT_DEPTH_SCALE, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_KIND,
+      g_param_spec_enum ("depth-kind", "Depth kind",
+          "What the depth pad's values measure: distance, or disparity "
+          "(1/m, larger = nearer); thresholds work in metres either way",
+          dm_depth_kind_get_type (), DEFAULT_DEPTH_KIND, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_NEAR,
+      g_param_spec_double ("depth-near", "Depth near",
+          "GRAY8 depth maps: metres at the near end (depth-kind=depth: "
+          "value 0; disparity: value 255)", 0.01, 1000.0, DEFAULT_DEPTH_NEAR,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_FAR,
+      g_param_spec_double ("depth-far", "Depth far",
+          "GRAY8 depth maps: metres at the far end (depth-kind=depth: value "
+          "255, linear in metres; disparity: value 0, linear in 1/m)",
+          0.01, 1000.0, DEFAULT_DEPTH_FAR, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BACKGROUND_COLOR,
       g_param_spec_uint ("background-color", "Background color",
           "Replacement colour as 0xAARRGGBB when no background pad is linked",
@@ -978,6 +1021,9 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.lock_hold = DEFAULT_LOCK_HOLD;
   self->settings.lock_smoothing = DEFAULT_LOCK_SMOOTHING;
   self->settings.n_threads = DEFAULT_N_THREADS;
+  self->settings.depth_kind = DEFAULT_DEPTH_KIND;
+  self->settings.depth_near = DEFAULT_DEPTH_NEAR;
+  self->settings.depth_far = DEFAULT_DEPTH_FAR;
 }
 
 gboolean

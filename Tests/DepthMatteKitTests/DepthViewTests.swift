@@ -60,3 +60,23 @@ final class DepthViewTests: XCTestCase {
         XCTAssertEqual(Array(out[16..<32]), Array(out[0..<16]))
     }
 }
+
+final class DepthNormalizerTests: XCTestCase {
+    func testDisparityAndGray8BecomeMillimetres() {
+        let n = DepthNormalizer()
+        var disp: [UInt16] = [1000, 250, 0, 2000]     // 1/m * 1000
+        let v = disp.withUnsafeMutableBytes { p in
+            n.normalize(UnsafeRawPointer(p.baseAddress!), width: 4, height: 1, stride: 8,
+                        encoding: DepthEncoding(kind: .disparity, scale: 0.001))
+        }
+        XCTAssertEqual((0..<4).map { v.at($0, 0) }, [1000, 4000, 0, 500])
+        var g8: [UInt8] = [0, 255, 51, 0]
+        let w = g8.withUnsafeMutableBytes { p in
+            n.normalize(UnsafeRawPointer(p.baseAddress!), width: 3, height: 1, stride: 4,
+                        encoding: DepthEncoding(kind: .depth, eightBit: true, near: 1, far: 3))
+        }
+        XCTAssertEqual((0..<3).map { w.at($0, 0) }, [1000, 3000, 1400])
+        XCTAssertTrue(DepthNormalizer.isNative(DepthEncoding()))
+        XCTAssertFalse(DepthNormalizer.isNative(DepthEncoding(kind: .disparity)))
+    }
+}

@@ -60,6 +60,9 @@ typedef struct {
   double lock_smoothing;   /* seconds: time constant of the cutoff */
   double frame_duration;   /* seconds since the previous frame (set per frame) */
   int32_t n_threads;       /* worker threads for the full-resolution pass; 0 = one per core */
+  int32_t depth_kind;      /* 0 depth, 1 disparity (1/m per unit for GRAY16) */
+  double depth_near;       /* GRAY8 depth: metres at the near end */
+  double depth_far;        /* GRAY8 depth: metres at the far end */
 } DMMatteSettings;
 
 typedef struct {
@@ -71,6 +74,7 @@ typedef struct {
   DMRGBImage output;           /* output picture, same size as video */
   const DMBox *faces;          /* face boxes (video pixels), in meta order */
   int32_t n_faces;
+  int32_t depth_eight_bit;     /* 1: the depth input is GRAY8 (normalised map) */
 } DMMatteFrame;
 
 typedef struct {
