@@ -86,6 +86,13 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
     var depth: Depth16View? = f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil
     var matteSettings = MatteSettings(settings.pointee)
     let c = settings.pointee
+    if c.mode == DM_MODE_HIGHPASS.rawValue || c.mode == DM_MODE_BANDPASS.rawValue {
+        // focus modes: the soft focus mask replaces the threshold; the lock reports focus as the cutoff
+        matteSettings.mode = .fixed
+        matteSettings.cutoff = c.focus
+        matteSettings.focus = FocusSettings(kind: c.mode == DM_MODE_HIGHPASS.rawValue ? .highpass : .bandpass,
+                                            focus: c.focus, slope: c.slope, halfWidth: c.focus_width)
+    }
     let encoding = DepthEncoding(kind: DepthKind(rawValue: c.depth_kind) ?? .depth, eightBit: f.depth_eight_bit != 0,
                                  scale: c.depth_scale, near: c.depth_near, far: c.depth_far)
     if let d = depth, !DepthNormalizer.isNative(encoding) {

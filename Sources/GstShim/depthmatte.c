@@ -38,6 +38,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_DEPTH_KIND 0
 #define DEFAULT_DEPTH_NEAR 0.5
 #define DEFAULT_DEPTH_FAR 5.0
+#define DEFAULT_FOCUS 1.0
+#define DEFAULT_SLOPE 4.0
+#define DEFAULT_FOCUS_WIDTH 0.05
 #define DEFAULT_BACKGROUND_COLOR 0xff000000u
 #define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
 #define DEFAULT_POST_MESSAGES TRUE
@@ -66,6 +69,9 @@ enum
   PROP_DEPTH_KIND,
   PROP_DEPTH_NEAR,
   PROP_DEPTH_FAR,
+  PROP_FOCUS,
+  PROP_SLOPE,
+  PROP_FOCUS_WIDTH,
 };
 
 typedef struct
@@ -121,6 +127,10 @@ gst_depth_matte_mode_get_type (void)
     {DM_MODE_FIXED, "Always use the cutoff property", "fixed"},
     {DM_MODE_NEAREST, "From depth alone: the nearest large body (head depth "
           "+ cutoff-offset); no face detector needed", "nearest"},
+    {DM_MODE_HIGHPASS, "Focus high-pass: keep everything nearer than focus, "
+          "ramping to nothing at focus + 1/slope metres", "highpass"},
+    {DM_MODE_BANDPASS, "Focus band-pass: keep focus +- focus-width, ramping "
+          "to nothing at focus +- (focus-width + 1/slope) metres", "bandpass"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type)) {
@@ -773,6 +783,15 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_DEPTH_FAR:
       self->settings.depth_far = g_value_get_double (value);
       break;
+    case PROP_FOCUS:
+      self->settings.focus = g_value_get_double (value);
+      break;
+    case PROP_SLOPE:
+      self->settings.slope = g_value_get_double (value);
+      break;
+    case PROP_FOCUS_WIDTH:
+      self->settings.focus_width = g_value_get_double (value);
+      break;
     case PROP_BACKGROUND_COLOR:
       self->settings.background_argb = g_value_get_uint (value);
       break;
@@ -841,6 +860,15 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_DEPTH_FAR:
       g_value_set_double (value, self->settings.depth_far);
+      break;
+    case PROP_FOCUS:
+      g_value_set_double (value, self->settings.focus);
+      break;
+    case PROP_SLOPE:
+      g_value_set_double (value, self->settings.slope);
+      break;
+    case PROP_FOCUS_WIDTH:
+      g_value_set_double (value, self->settings.focus_width);
       break;
     case PROP_BACKGROUND_COLOR:
       g_value_set_uint (value, self->settings.background_argb);
@@ -939,6 +967,20 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
           "GRAY8 depth maps: metres at the far end (depth-kind=depth: value "
           "255, linear in metres; disparity: value 0, linear in 1/m)",
           0.01, 1000.0, DEFAULT_DEPTH_FAR, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FOCUS,
+      g_param_spec_double ("focus", "Focus",
+          "mode=highpass|bandpass: focus distance in metres (whatever "
+          "depth-kind; change it live, e.g. from a slider)", 0.0, 1000.0,
+          DEFAULT_FOCUS, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_SLOPE,
+      g_param_spec_double ("slope", "Slope",
+          "mode=highpass|bandpass: ramp steepness per metre; the ramp is "
+          "1/slope metres wide (4 = soft, 10 = sharp)", 0.1, 1000.0,
+          DEFAULT_SLOPE, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FOCUS_WIDTH,
+      g_param_spec_double ("focus-width", "Focus width",
+          "mode=bandpass: metres either side of focus kept fully", 0.0, 100.0,
+          DEFAULT_FOCUS_WIDTH, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BACKGROUND_COLOR,
       g_param_spec_uint ("background-color", "Background color",
           "Replacement colour as 0xAARRGGBB when no background pad is linked",
@@ -1024,6 +1066,9 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.depth_kind = DEFAULT_DEPTH_KIND;
   self->settings.depth_near = DEFAULT_DEPTH_NEAR;
   self->settings.depth_far = DEFAULT_DEPTH_FAR;
+  self->settings.focus = DEFAULT_FOCUS;
+  self->settings.slope = DEFAULT_SLOPE;
+  self->settings.focus_width = DEFAULT_FOCUS_WIDTH;
 }
 
 gboolean

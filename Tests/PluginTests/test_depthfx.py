@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from gi.repository import Gst
 
-from harness import Keyer, SECOND, make_buffer
+from harness import Keyer, SECOND, make_buffer, rgb_frame
 
 W, H = 64, 48
 DW, DH = 32, 24
@@ -36,20 +36,31 @@ def encode(m, how, scale=0.001, near=1.0, far=4.0):
     raise ValueError(how)
 
 
-def key(props, raw, fmt, n=2):
-    k = Keyer(props, fmt="RGBA", size=(W, H), depth_size=(DW, DH))
+def key(props, raw, fmt, n=2, video=None):
+    """Push n frames (video: an (h, w, 3) array or FG) with depth `raw` in `fmt`; return the last RGBA output."""
+    desc = (f"depthmatte name=m {props} ! appsink name=sink sync=false max-buffers=100 "
+            f"appsrc name=vsrc format=time caps=video/x-raw,format=RGBA,width={W},height={H},framerate=30/1 ! m.video "
+            f"appsrc name=dsrc format=time caps=video/x-raw,format={fmt},width={DW},height={DH},framerate=30/1 ! m.depth")
+    p = Gst.parse_launch(desc)
+    vsrc, dsrc, sink = p.get_by_name("vsrc"), p.get_by_name("dsrc"), p.get_by_name("sink")
+    p.set_state(Gst.State.PLAYING)
     try:
-        if fmt != "GRAY16_LE":
-            k.dsrc.set_property("caps", Gst.Caps.from_string(
-                f"video/x-raw,format={fmt},width={DW},height={DH},framerate=30/1"))
         out = None
+        dur = SECOND // 30
         for i in range(n):
-            k.push_video(i, FG)
-            k.dsrc.emit("push-buffer", make_buffer(raw, i * (SECOND // 30), SECOND // 30))
-            out, caps, _ = k.pull()
+            vsrc.emit("push-buffer", make_buffer(rgb_frame("RGBA", W, H, FG if video is None else video), i * dur, dur))
+            dsrc.emit("push-buffer", make_buffer(raw, i * dur, dur))
+            sample = sink.emit("try-pull-sample", 5 * SECOND)
+            if sample is None:
+                msg = p.get_bus().timed_pop_filtered(0, Gst.MessageType.ERROR)
+                raise AssertionError(f"no output: {msg.parse_error() if msg else None}")
+            buf = sample.get_buffer()
+            ok, mi = buf.map(Gst.MapFlags.READ)
+            out = np.frombuffer(mi.data, np.uint8).copy().reshape(H, W, 4)
+            buf.unmap(mi)
         return out
     finally:
-        k.stop()
+        p.set_state(Gst.State.NULL)
 
 
 BASE = "mode=fixed cutoff=2.0 blur-radius=0 output=matte depth-near=1 depth-far=4"
@@ -83,3 +94,72 @@ def test_encoding_properties_round_trip():
         assert m.get_property(name) == pytest.approx(default)
         m.set_property(name, val)
         assert m.get_property(name) == pytest.approx(val)
+
+
+# ---- focus modes -------------------------------------------------------------
+
+def columns_scene(metres):
+    """Depth made of vertical bands, one per value, each DW // len(metres) wide."""
+    bw = DW // len(metres)
+    m = np.zeros((DH, DW))
+    for i, v in enumerate(metres):
+        m[:, i * bw:(i + 1) * bw] = v
+    return m
+
+
+def band_levels(out, n):
+    bw = W // n
+    return [int(out[H // 2, i * bw + bw // 2, 0]) for i in range(n)]
+
+
+FOCUS = "blur-radius=0 gamma=1 output=matte"
+
+
+def test_highpass_ramp_in_the_pipeline():
+    m = columns_scene([0.8, 1.0, 1.125, 1.25, 2.0, 0.0, 1.0625, 3.0])
+    out = key(f"mode=highpass focus=1.0 slope=4 {FOCUS}", *encode(m, "depth"))
+    lv = band_levels(out, 8)
+    assert lv[:6] + [lv[7]] == [255, 255, 128, 0, 0, 0, 0]
+    assert abs(lv[6] - 191) <= 1          # 0.75
+
+
+def test_bandpass_ramp_in_the_pipeline():
+    m = columns_scene([1.0, 1.7, 1.825, 1.95, 2.0, 2.05, 2.175, 2.3])
+    out = key(f"mode=bandpass focus=2.0 slope=4 focus-width=0.05 {FOCUS}", *encode(m, "depth"))
+    lv = band_levels(out, 8)
+    assert lv[0] == 0 and lv[1] == 0 and lv[7] == 0
+    assert lv[3] == lv[4] == lv[5] == 255
+    assert abs(lv[2] - 128) <= 1 and abs(lv[6] - 128) <= 1
+
+
+@pytest.mark.parametrize("mode", ["highpass", "bandpass"])
+def test_focus_modes_same_matte_for_disparity(mode):
+    m = columns_scene([0.5, 1.0, 1.25, 2.0])
+    props = f"mode={mode} focus=1.0 slope=4 {FOCUS}"
+    a = key(props, *encode(m, "depth"))
+    b = key(props + " depth-kind=disparity", *encode(m, "disparity"))
+    assert np.array_equal(a, b)
+
+
+def test_focus_changes_live():
+    m = columns_scene([1.0, 2.0])
+    k = Keyer(f"mode=highpass focus=1.5 slope=10 {FOCUS}", fmt="RGBA", size=(W, H), depth_size=(DW, DH))
+    try:
+        raw, _ = encode(m, "depth")
+        k.push_video(0, FG); k.push_depth(0, raw, raw=True)
+        assert band_levels(k.pull()[0], 2) == [255, 0]
+        k.m.set_property("focus", 2.5)
+        k.push_video(1, FG); k.push_depth(1, raw, raw=True)
+        assert band_levels(k.pull()[0], 2) == [255, 255]
+    finally:
+        k.stop()
+
+
+def test_focus_properties_round_trip():
+    m = Gst.ElementFactory.make("depthmatte")
+    for name, default, val in (("focus", 1.0, 2.5), ("slope", 4.0, 10.0), ("focus-width", 0.05, 0.1)):
+        assert m.get_property(name) == pytest.approx(default)
+        m.set_property(name, val)
+        assert m.get_property(name) == pytest.approx(val)
+    m.set_property("mode", "bandpass")
+    assert m.get_property("mode") == 4

@@ -41,7 +41,8 @@ typedef struct {
 
 /* ---- depthmatte ---------------------------------------------------------- */
 
-typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2 } DMMode;
+typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2,
+  DM_MODE_HIGHPASS = 3, DM_MODE_BANDPASS = 4 } DMMode;
 typedef enum { DM_LOCK_ROBUST = 0, DM_LOCK_ORIGINAL = 1 } DMLockStrategy;
 typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2 } DMOutput;
 
@@ -63,6 +64,9 @@ typedef struct {
   int32_t depth_kind;      /* 0 depth, 1 disparity (1/m per unit for GRAY16) */
   double depth_near;       /* GRAY8 depth: metres at the near end */
   double depth_far;        /* GRAY8 depth: metres at the far end */
+  double focus;            /* highpass/bandpass: metres */
+  double slope;            /* highpass/bandpass: per metre (ramp 1/slope m wide) */
+  double focus_width;      /* bandpass: metres either side of focus kept fully */
 } DMMatteSettings;
 
 typedef struct {
