@@ -48,6 +48,8 @@ final class MatteState {
     let matter = DepthMatter()
     /// Disparity and GRAY8 depth re-expressed as millimetres (DepthDecode.swift).
     let normalizer = DepthNormalizer()
+    /// output=depth (DepthView.swift).
+    let depthView = DepthViewRenderer()
     var faces: [Box] = []
     init() { faces.reserveCapacity(32) }
 }
@@ -104,6 +106,24 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
     // does): some converters carry them into alpha.
     var output = RGBImageView(f.output)
     if output.a < 0 && output.pixelStride == 4 { output.a = 6 - output.r - output.g - output.b }
+    if c.output == DM_OUTPUT_DEPTH.rawValue {
+        // the depth map as a picture at video size; no keying
+        var vs = DepthViewSettings()
+        vs.encoding = encoding
+        vs.rangeMin = c.range_min; vs.rangeMax = c.range_max
+        vs.colormap = DepthColormap(rawValue: c.depth_colormap) ?? .turbo
+        vs.holeARGB = c.hole_argb
+        if let d = f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil {
+            s.depthView.render(depth: d.base, width: d.width, height: d.height, stride: d.stride,
+                               settings: vs, into: output)
+        } else {
+            // no depth yet: every pixel is a hole
+            s.depthView.render(metres: FloatPlane(width: 1, height: 1, value: 0), settings: vs, into: output)
+        }
+        result.pointee = DMMatteResult(face_found: 0, face_depth: 0, cutoff: matteSettings.cutoff, coverage: 0,
+                                       lock_source: 0)
+        return
+    }
     let r = s.matter.process(settings: matteSettings, video: video, depth: depth,
                              background: background, output: output, faces: s.faces)
     result.pointee = DMMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,

@@ -41,6 +41,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_FOCUS 1.0
 #define DEFAULT_SLOPE 4.0
 #define DEFAULT_FOCUS_WIDTH 0.05
+#define DEFAULT_COLORMAP 1
+#define DEFAULT_RANGE_MIN 0.0
+#define DEFAULT_RANGE_MAX 0.0
+#define DEFAULT_HOLE_COLOR 0xff000000u
 #define DEFAULT_BACKGROUND_COLOR 0xff000000u
 #define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
 #define DEFAULT_POST_MESSAGES TRUE
@@ -72,6 +76,10 @@ enum
   PROP_FOCUS,
   PROP_SLOPE,
   PROP_FOCUS_WIDTH,
+  PROP_DEPTH_COLORMAP,
+  PROP_RANGE_MIN,
+  PROP_RANGE_MAX,
+  PROP_HOLE_COLOR,
 };
 
 typedef struct
@@ -169,6 +177,8 @@ gst_depth_matte_output_get_type (void)
           "background-color", "composite"},
     {DM_OUTPUT_MATTE, "The matte as a grey picture (white = subject)",
         "matte"},
+    {DM_OUTPUT_DEPTH, "The depth map as a picture at video size (see "
+          "depth-colormap, depth-range-min/max, hole-color)", "depth"},
     {DM_OUTPUT_ALPHA, "The video with the matte in its alpha channel "
           "(output format gets alpha)", "alpha"},
     {0, NULL, NULL},
@@ -792,6 +802,18 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_FOCUS_WIDTH:
       self->settings.focus_width = g_value_get_double (value);
       break;
+    case PROP_DEPTH_COLORMAP:
+      self->settings.depth_colormap = g_value_get_enum (value);
+      break;
+    case PROP_RANGE_MIN:
+      self->settings.range_min = g_value_get_double (value);
+      break;
+    case PROP_RANGE_MAX:
+      self->settings.range_max = g_value_get_double (value);
+      break;
+    case PROP_HOLE_COLOR:
+      self->settings.hole_argb = g_value_get_uint (value);
+      break;
     case PROP_BACKGROUND_COLOR:
       self->settings.background_argb = g_value_get_uint (value);
       break;
@@ -869,6 +891,18 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_FOCUS_WIDTH:
       g_value_set_double (value, self->settings.focus_width);
+      break;
+    case PROP_DEPTH_COLORMAP:
+      g_value_set_enum (value, self->settings.depth_colormap);
+      break;
+    case PROP_RANGE_MIN:
+      g_value_set_double (value, self->settings.range_min);
+      break;
+    case PROP_RANGE_MAX:
+      g_value_set_double (value, self->settings.range_max);
+      break;
+    case PROP_HOLE_COLOR:
+      g_value_set_uint (value, self->settings.hole_argb);
       break;
     case PROP_BACKGROUND_COLOR:
       g_value_set_uint (value, self->settings.background_argb);
@@ -981,6 +1015,24 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
       g_param_spec_double ("focus-width", "Focus width",
           "mode=bandpass: metres either side of focus kept fully", 0.0, 100.0,
           DEFAULT_FOCUS_WIDTH, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_COLORMAP,
+      g_param_spec_enum ("depth-colormap", "Depth colour map",
+          "output=depth: colour map of the depth picture",
+          dm_colormap_get_type (), DEFAULT_COLORMAP, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_RANGE_MIN,
+      g_param_spec_double ("depth-range-min", "Depth range min",
+          "output=depth: metres shown nearest; 0 = automatic (2nd percentile "
+          "of the frame's valid depths)", 0.0, 1000.0, DEFAULT_RANGE_MIN,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_RANGE_MAX,
+      g_param_spec_double ("depth-range-max", "Depth range max",
+          "output=depth: metres shown farthest; 0 = automatic (98th "
+          "percentile of the frame's valid depths)", 0.0, 1000.0,
+          DEFAULT_RANGE_MAX, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_HOLE_COLOR,
+      g_param_spec_uint ("hole-color", "Hole colour",
+          "output=depth: colour of pixels with no depth reading, 0xAARRGGBB",
+          0, G_MAXUINT32, DEFAULT_HOLE_COLOR, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BACKGROUND_COLOR,
       g_param_spec_uint ("background-color", "Background color",
           "Replacement colour as 0xAARRGGBB when no background pad is linked",
@@ -1069,6 +1121,10 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.focus = DEFAULT_FOCUS;
   self->settings.slope = DEFAULT_SLOPE;
   self->settings.focus_width = DEFAULT_FOCUS_WIDTH;
+  self->settings.depth_colormap = DEFAULT_COLORMAP;
+  self->settings.range_min = DEFAULT_RANGE_MIN;
+  self->settings.range_max = DEFAULT_RANGE_MAX;
+  self->settings.hole_argb = DEFAULT_HOLE_COLOR;
 }
 
 gboolean

@@ -163,3 +163,37 @@ def test_focus_properties_round_trip():
         assert m.get_property(name) == pytest.approx(val)
     m.set_property("mode", "bandpass")
     assert m.get_property("mode") == 4
+
+
+# ---- output=depth --------------------------------------------------------------
+
+def test_output_depth_grey_exact_and_hole_colour():
+    m = columns_scene([1.0, 2.0, 3.0, 0.0])
+    out = key("output=depth depth-colormap=grey depth-range-min=1 depth-range-max=3 hole-color=0xff10ff20",
+              *encode(m, "depth"))
+    bw = W // 4
+    px = [tuple(int(v) for v in out[H // 2, i * bw + bw // 2, :3]) for i in range(4)]
+    assert px == [(255, 255, 255), (128, 128, 128), (0, 0, 0), (0x10, 0xff, 0x20)]
+    assert out.shape[:2] == (H, W)                  # video size, not depth size
+
+
+@pytest.mark.parametrize("how,props", ENCODINGS)
+def test_output_depth_same_picture_for_every_encoding(how, props):
+    m = columns_scene([1.0, 2.0, 3.0, 4.0])
+    base = "output=depth depth-colormap=turbo depth-range-min=1 depth-range-max=4 depth-near=1 depth-far=4"
+    ref = key(base, *encode(m, "depth"))
+    got = key(f"{base} {props}", *encode(m, how))
+    # 16-bit encodings are exact; GRAY8 maps quantise depth to 1/255 of the range
+    tol = 8 if how.startswith("gray8") else 0
+    assert np.abs(got.astype(int) - ref.astype(int)).max() <= tol
+
+
+def test_output_depth_properties_round_trip():
+    m = Gst.ElementFactory.make("depthmatte")
+    assert m.get_property("depth-colormap") == 1 and m.get_property("hole-color") == 0xff000000
+    m.set_property("output", "depth")
+    m.set_property("depth-colormap", "grey")
+    assert m.get_property("depth-colormap") == 0
+    for name, val in (("depth-range-min", 0.5), ("depth-range-max", 4.0), ("hole-color", 0xff00ff00)):
+        m.set_property(name, val)
+        assert m.get_property(name) == pytest.approx(val)

@@ -44,7 +44,8 @@ typedef struct {
 typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2,
   DM_MODE_HIGHPASS = 3, DM_MODE_BANDPASS = 4 } DMMode;
 typedef enum { DM_LOCK_ROBUST = 0, DM_LOCK_ORIGINAL = 1 } DMLockStrategy;
-typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2 } DMOutput;
+typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2,
+  DM_OUTPUT_DEPTH = 3 } DMOutput;
 
 /* A copy of the element's properties, taken under the object lock once per frame. */
 typedef struct {
@@ -67,6 +68,10 @@ typedef struct {
   double focus;            /* highpass/bandpass: metres */
   double slope;            /* highpass/bandpass: per metre (ramp 1/slope m wide) */
   double focus_width;      /* bandpass: metres either side of focus kept fully */
+  int32_t depth_colormap;  /* output=depth: 0 grey, 1 turbo (DMColormap) */
+  double range_min;        /* output=depth: metres shown nearest; 0 = automatic */
+  double range_max;        /* output=depth: metres shown farthest; 0 = automatic */
+  uint32_t hole_argb;      /* output=depth: colour of holes */
 } DMMatteSettings;
 
 typedef struct {
