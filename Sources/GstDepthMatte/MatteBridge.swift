@@ -50,6 +50,9 @@ final class MatteState {
     let normalizer = DepthNormalizer()
     /// output=depth (DepthView.swift).
     let depthView = DepthViewRenderer()
+    /// background-effect (BackgroundEffect.swift) and its blur weights.
+    let effects = BackgroundEffects()
+    var effectWeight = FloatPlane()
     var faces: [Box] = []
     init() { faces.reserveCapacity(32) }
 }
@@ -101,7 +104,7 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
         depth = s.normalizer.normalize(d.base, width: d.width, height: d.height, stride: d.stride, encoding: encoding)
         matteSettings.depthScale = DepthNormalizer.scale
     }
-    let background: RGBImageView? = f.has_background != 0 && f.background.data != nil ? RGBImageView(f.background) : nil
+    var background: RGBImageView? = f.has_background != 0 && f.background.data != nil ? RGBImageView(f.background) : nil
     // Padding bytes of RGBx-style outputs are written as 255 (as videotestsrc
     // does): some converters carry them into alpha.
     var output = RGBImageView(f.output)
@@ -123,6 +126,31 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
         result.pointee = DMMatteResult(face_found: 0, face_depth: 0, cutoff: matteSettings.cutoff, coverage: 0,
                                        lock_source: 0)
         return
+    }
+    if background == nil, let v = video, c.output == DM_OUTPUT_COMPOSITE.rawValue,
+       let effect = BackgroundEffect(rawValue: c.background_effect), effect != .none {
+        // the effected video stands in for the background picture: the matte
+        // keeps the untouched video in front of it
+        var weight: FloatPlane? = nil
+        if effect == .blur, let d = depth {
+            // blur weights from depth: 0 on the subject (so it leaves no halo), 1 behind;
+            // the threshold modes use the previous frame's cutoff
+            let cut = matteSettings.focus == nil ? (s.matter.lockedCutoff ?? matteSettings.cutoff) : 0
+            s.effectWeight.resize(width: d.width, height: d.height)
+            for y in 0..<d.height {
+                for x in 0..<d.width {
+                    let raw = d.at(x, y)
+                    let m = Double(raw) * matteSettings.depthScale
+                    let w: Float
+                    if raw == 0 { w = 1 }
+                    else if let focus = matteSettings.focus { w = 1 - FocusMask.alpha(metres: m, focus) }
+                    else { w = m > cut ? 1 : 0 }
+                    s.effectWeight[x, y] = w
+                }
+            }
+            weight = s.effectWeight
+        }
+        background = s.effects.apply(effect, video: v, radius: c.effect_radius, weight: weight)
     }
     let r = s.matter.process(settings: matteSettings, video: video, depth: depth,
                              background: background, output: output, faces: s.faces)

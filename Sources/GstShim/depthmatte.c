@@ -45,6 +45,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_RANGE_MIN 0.0
 #define DEFAULT_RANGE_MAX 0.0
 #define DEFAULT_HOLE_COLOR 0xff000000u
+#define DEFAULT_EFFECT 0
+#define DEFAULT_EFFECT_RADIUS 24.0
 #define DEFAULT_BACKGROUND_COLOR 0xff000000u
 #define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
 #define DEFAULT_POST_MESSAGES TRUE
@@ -80,6 +82,8 @@ enum
   PROP_RANGE_MIN,
   PROP_RANGE_MAX,
   PROP_HOLE_COLOR,
+  PROP_BACKGROUND_EFFECT,
+  PROP_EFFECT_RADIUS,
 };
 
 typedef struct
@@ -162,6 +166,26 @@ gst_depth_matte_lock_strategy_get_type (void)
   };
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstDepthMatteLockStrategy", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_DEPTH_MATTE_EFFECT (gst_depth_matte_effect_get_type ())
+static GType
+gst_depth_matte_effect_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {0, "No effect: the background colour replaces the background", "none"},
+    {1, "The video's background in grey (Rec.709 luma)", "desaturate"},
+    {2, "The video's background posterised with dark edge lines", "comic"},
+    {3, "The video's background blurred (portrait style, no subject halo)",
+        "blur"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDepthMatteBackgroundEffect", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -814,6 +838,12 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_HOLE_COLOR:
       self->settings.hole_argb = g_value_get_uint (value);
       break;
+    case PROP_BACKGROUND_EFFECT:
+      self->settings.background_effect = g_value_get_enum (value);
+      break;
+    case PROP_EFFECT_RADIUS:
+      self->settings.effect_radius = g_value_get_double (value);
+      break;
     case PROP_BACKGROUND_COLOR:
       self->settings.background_argb = g_value_get_uint (value);
       break;
@@ -903,6 +933,12 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_HOLE_COLOR:
       g_value_set_uint (value, self->settings.hole_argb);
+      break;
+    case PROP_BACKGROUND_EFFECT:
+      g_value_set_enum (value, self->settings.background_effect);
+      break;
+    case PROP_EFFECT_RADIUS:
+      g_value_set_double (value, self->settings.effect_radius);
       break;
     case PROP_BACKGROUND_COLOR:
       g_value_set_uint (value, self->settings.background_argb);
@@ -1033,6 +1069,16 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
       g_param_spec_uint ("hole-color", "Hole colour",
           "output=depth: colour of pixels with no depth reading, 0xAARRGGBB",
           0, G_MAXUINT32, DEFAULT_HOLE_COLOR, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_BACKGROUND_EFFECT,
+      g_param_spec_enum ("background-effect", "Background effect",
+          "output=composite without a background pad: show the video itself, "
+          "changed, where the matte says background (instead of "
+          "background-color)", GST_TYPE_DEPTH_MATTE_EFFECT, DEFAULT_EFFECT,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_EFFECT_RADIUS,
+      g_param_spec_double ("effect-radius", "Effect radius",
+          "background-effect=blur: blur radius in video pixels", 0.0, 1000.0,
+          DEFAULT_EFFECT_RADIUS, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BACKGROUND_COLOR,
       g_param_spec_uint ("background-color", "Background color",
           "Replacement colour as 0xAARRGGBB when no background pad is linked",
@@ -1096,6 +1142,7 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_EFFECT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY, 0);
 }
 
@@ -1125,6 +1172,8 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.range_min = DEFAULT_RANGE_MIN;
   self->settings.range_max = DEFAULT_RANGE_MAX;
   self->settings.hole_argb = DEFAULT_HOLE_COLOR;
+  self->settings.background_effect = DEFAULT_EFFECT;
+  self->settings.effect_radius = DEFAULT_EFFECT_RADIUS;
 }
 
 gboolean

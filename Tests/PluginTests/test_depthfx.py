@@ -197,3 +197,57 @@ def test_output_depth_properties_round_trip():
     for name, val in (("depth-range-min", 0.5), ("depth-range-max", 4.0), ("hole-color", 0xff00ff00)):
         m.set_property(name, val)
         assert m.get_property(name) == pytest.approx(val)
+
+
+# ---- background effects -------------------------------------------------------
+
+def textured(seed=1):
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    img[:, :, 0] = np.repeat(rng.integers(0, 256, (H // 8, W // 8), dtype=np.uint8), 8, 0).repeat(8, 1)
+    return img
+
+
+@pytest.mark.parametrize("effect", ["comic", "blur", "desaturate"])
+def test_effects_leave_the_foreground_untouched(effect):
+    video = textured()
+    m = scene_metres(hole=False)      # left half 1 m, right half 4 m
+    out = key(f"mode=fixed cutoff=2 blur-radius=0 gamma=1 background-effect={effect} effect-radius=16",
+              *encode(m, "depth"), video=video)
+    fg = slice(0, W // 2 - 4)
+    bg = slice(W // 2 + 4, W)
+    assert np.array_equal(out[:, fg, :3], video[:, fg])          # subject: the video, bit for bit
+    assert np.abs(out[:, bg, :3].astype(int) - video[:, bg]).mean() > 5   # background: changed
+    if effect == "desaturate":
+        assert np.array_equal(out[:, bg, 0], out[:, bg, 1]) and np.array_equal(out[:, bg, 1], out[:, bg, 2])
+    if effect == "comic":   # posterised to 4 levels or black edge lines
+        assert set(np.unique(out[:, bg, :3])) <= {0, 85, 170, 255}
+
+
+def test_blur_has_no_subject_halo():
+    # subject bright white on the left, background mid grey: blurring must not
+    # pull white into the background next to the subject
+    video = np.full((H, W, 3), 100, np.uint8)
+    video[:, : W // 2] = 255
+    m = scene_metres(hole=False)
+    args = ("mode=fixed cutoff=2 blur-radius=0 gamma=1 background-effect=blur effect-radius=24",
+            *encode(m, "depth"))
+    out = key(*args, video=video, n=3)
+    assert np.abs(out[:, W // 2 + 4:, :3].astype(int) - 100).max() <= 1
+
+
+def test_effect_ignored_with_background_colour_only_when_none():
+    m = scene_metres(hole=False)
+    out = key("mode=fixed cutoff=2 blur-radius=0 gamma=1 background-effect=none background-color=0xff0000ff",
+              *encode(m, "depth"), video=textured())
+    assert tuple(int(v) for v in out[H // 2, W - 3, :3]) == (0, 0, 255)
+
+
+def test_effect_properties_round_trip():
+    m = Gst.ElementFactory.make("depthmatte")
+    assert m.get_property("background-effect") == 0
+    for i, name in enumerate(["none", "desaturate", "comic", "blur"]):
+        m.set_property("background-effect", name)
+        assert m.get_property("background-effect") == i
+    m.set_property("effect-radius", 40.0)
+    assert m.get_property("effect-radius") == 40.0

@@ -72,6 +72,8 @@ typedef struct {
   double range_min;        /* output=depth: metres shown nearest; 0 = automatic */
   double range_max;        /* output=depth: metres shown farthest; 0 = automatic */
   uint32_t hole_argb;      /* output=depth: colour of holes */
+  int32_t background_effect; /* 0 none, 1 desaturate, 2 comic, 3 blur */
+  double effect_radius;    /* background-effect=blur: radius in video pixels */
 } DMMatteSettings;
 
 typedef struct {
