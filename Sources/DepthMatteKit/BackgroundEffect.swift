@@ -11,7 +11,9 @@
 /// - blur: a box blur of the video applied three times (close to a Gaussian) at a
 ///   quarter of the resolution, `radius` in video pixels; pixels with weight 0
 ///   (the subject, from depth) do not contribute, so the subject does not
-///   leave a halo in the blurred background.
+///   leave a halo in the blurred background. With a `growth` plane the blur
+///   grows with depth behind the subject: a third of the radius just behind
+///   it, the full radius from `growth` = 1 on.
 
 public enum BackgroundEffect: Int32, Sendable {
     case none = 0
@@ -28,6 +30,7 @@ public final class BackgroundEffects {
     private var luma: [UInt8] = []
     private var small: [Float] = []
     private var tmp: [Float] = []
+    private var near: [Float] = []
 
     public init() {}
     deinit { buffer?.deallocate() }
@@ -39,8 +42,10 @@ public final class BackgroundEffects {
     /// A copy of `video` (same size and layout, tightly packed rows) with the
     /// effect applied; valid until the next call. `weight`, when given, is the
     /// blur weight (0 = subject, 1 = background) at its own resolution.
+    /// `growth`, when given (blur only, 0…1 at its own resolution), mixes per
+    /// pixel from a blur of a third of `radius` (0) to the full `radius` (1).
     public func apply(_ e: BackgroundEffect, video v: RGBImageView, radius: Double = 12,
-                      weight: FloatPlane? = nil) -> RGBImageView {
+                      weight: FloatPlane? = nil, growth: FloatPlane? = nil) -> RGBImageView {
         let ps = v.pixelStride, W = v.width, H = v.height
         let stride = W * ps
         if stride * H > capacity {
@@ -63,7 +68,7 @@ public final class BackgroundEffects {
                 }
             }
         case .comic: comic(v, out)
-        case .blur: blur(v, out, radius: radius, weight: weight)
+        case .blur: blur(v, out, radius: radius, weight: weight, growth: growth)
         }
         return out
     }
@@ -96,7 +101,8 @@ public final class BackgroundEffects {
     }
 
     /// Weighted box blur (3 passes) at 1/4 resolution, upsampled by nearest block.
-    private func blur(_ v: RGBImageView, _ out: RGBImageView, radius: Double, weight: FloatPlane?) {
+    private func blur(_ v: RGBImageView, _ out: RGBImageView, radius: Double, weight: FloatPlane?,
+                      growth: FloatPlane?) {
         let f = 4
         let W = v.width, H = v.height, ps = v.pixelStride
         let sw = max(1, (W + f - 1) / f), sh = max(1, (H + f - 1) / f)
@@ -118,10 +124,39 @@ public final class BackgroundEffects {
             }
         }
         let r = max(0, Int((radius / Double(f) / 3).rounded()))   // three passes of width 2r+1
+        if growth != nil {
+            // the near-the-subject blur: a third of the radius
+            if near.count < 4 * n { near = [Float](repeating: 0, count: 4 * n) }
+            for i in 0..<(4 * n) { near[i] = small[i] }
+            let rn = max(0, Int((radius / 3 / Double(f) / 3).rounded()))
+            if rn > 0 {
+                for _ in 0..<3 {
+                    boxPass(&near, &tmp, sw, sh, rn, horizontal: true)
+                    boxPass(&tmp, &near, sw, sh, rn, horizontal: false)
+                }
+            }
+        }
         if r > 0 {
             for _ in 0..<3 {
                 boxPass(&small, &tmp, sw, sh, r, horizontal: true)
                 boxPass(&tmp, &small, sw, sh, r, horizontal: false)
+            }
+        }
+        if let g = growth {
+            // per low-res cell: mix the normalised colours of the two blurs
+            for sy in 0..<sh {
+                let gy = min(g.height - 1, (sy * f) * g.height / max(1, H))
+                for sx in 0..<sw {
+                    let t = max(0, min(1, g.pixels[gy * g.width + min(g.width - 1, (sx * f) * g.width / max(1, W))]))
+                    let k = 4 * (sy * sw + sx)
+                    let wf = small[k + 3], wn = near[k + 3]
+                    if wf > 1e-6 && wn > 1e-6 {
+                        for c in 0..<3 { small[k + c] = (t * small[k + c] / wf + (1 - t) * near[k + c] / wn) }
+                        small[k + 3] = 1
+                    } else if wn > 1e-6 {
+                        for c in 0..<4 { small[k + c] = near[k + c] }
+                    }
+                }
             }
         }
         for y in 0..<H {

@@ -53,6 +53,7 @@ final class MatteState {
     /// background-effect (BackgroundEffect.swift) and its blur weights.
     let effects = BackgroundEffects()
     var effectWeight = FloatPlane()
+    var effectGrowth = FloatPlane()
     var faces: [Box] = []
     init() { faces.reserveCapacity(32) }
 }
@@ -137,6 +138,9 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
             // the threshold modes use the previous frame's cutoff
             let cut = matteSettings.focus == nil ? (s.matter.lockedCutoff ?? matteSettings.cutoff) : 0
             s.effectWeight.resize(width: d.width, height: d.height)
+            s.effectGrowth.resize(width: d.width, height: d.height)
+            // blur grows over 1 m behind the subject (the cutoff, or the focus in focus modes)
+            let ref = matteSettings.focus?.focus ?? cut
             for y in 0..<d.height {
                 for x in 0..<d.width {
                     let raw = d.at(x, y)
@@ -146,11 +150,13 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
                     else if let focus = matteSettings.focus { w = 1 - FocusMask.alpha(metres: m, focus) }
                     else { w = m > cut ? 1 : 0 }
                     s.effectWeight[x, y] = w
+                    s.effectGrowth[x, y] = raw == 0 ? 1 : Float(max(0, min(1, m - ref)))
                 }
             }
             weight = s.effectWeight
         }
-        background = s.effects.apply(effect, video: v, radius: c.effect_radius, weight: weight)
+        background = s.effects.apply(effect, video: v, radius: c.effect_radius, weight: weight,
+                                     growth: weight == nil || c.effect_growth == 0 ? nil : s.effectGrowth)
     }
     let r = s.matter.process(settings: matteSettings, video: video, depth: depth,
                              background: background, output: output, faces: s.faces)

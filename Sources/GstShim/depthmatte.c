@@ -47,6 +47,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_HOLE_COLOR 0xff000000u
 #define DEFAULT_EFFECT 0
 #define DEFAULT_EFFECT_RADIUS 24.0
+#define DEFAULT_EFFECT_GROWTH TRUE
 #define DEFAULT_BACKGROUND_COLOR 0xff000000u
 #define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
 #define DEFAULT_POST_MESSAGES TRUE
@@ -84,6 +85,7 @@ enum
   PROP_HOLE_COLOR,
   PROP_BACKGROUND_EFFECT,
   PROP_EFFECT_RADIUS,
+  PROP_EFFECT_GROWTH,
 };
 
 typedef struct
@@ -844,6 +846,9 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_EFFECT_RADIUS:
       self->settings.effect_radius = g_value_get_double (value);
       break;
+    case PROP_EFFECT_GROWTH:
+      self->settings.effect_growth = g_value_get_boolean (value);
+      break;
     case PROP_BACKGROUND_COLOR:
       self->settings.background_argb = g_value_get_uint (value);
       break;
@@ -939,6 +944,9 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_EFFECT_RADIUS:
       g_value_set_double (value, self->settings.effect_radius);
+      break;
+    case PROP_EFFECT_GROWTH:
+      g_value_set_boolean (value, self->settings.effect_growth);
       break;
     case PROP_BACKGROUND_COLOR:
       g_value_set_uint (value, self->settings.background_argb);
@@ -1079,6 +1087,12 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
       g_param_spec_double ("effect-radius", "Effect radius",
           "background-effect=blur: blur radius in video pixels", 0.0, 1000.0,
           DEFAULT_EFFECT_RADIUS, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_EFFECT_GROWTH,
+      g_param_spec_boolean ("effect-depth-growth", "Effect depth growth",
+          "background-effect=blur: the blur grows with depth behind the "
+          "subject, from effect-radius/3 just behind it to effect-radius at "
+          "1 m and beyond (false: uniform effect-radius)",
+          DEFAULT_EFFECT_GROWTH, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BACKGROUND_COLOR,
       g_param_spec_uint ("background-color", "Background color",
           "Replacement colour as 0xAARRGGBB when no background pad is linked",
@@ -1174,6 +1188,7 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.hole_argb = DEFAULT_HOLE_COLOR;
   self->settings.background_effect = DEFAULT_EFFECT;
   self->settings.effect_radius = DEFAULT_EFFECT_RADIUS;
+  self->settings.effect_growth = DEFAULT_EFFECT_GROWTH;
 }
 
 gboolean

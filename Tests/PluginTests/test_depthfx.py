@@ -251,3 +251,24 @@ def test_effect_properties_round_trip():
         assert m.get_property("background-effect") == i
     m.set_property("effect-radius", 40.0)
     assert m.get_property("effect-radius") == 40.0
+
+
+def test_blur_grows_with_depth_behind_the_subject():
+    # stripes everywhere; subject at 1 m on the left quarter, wall at 2.2 m (top)
+    # and 5 m (bottom) on the right: the far wall comes out smoother
+    video = np.zeros((H, W, 3), np.uint8)
+    video[:, (np.arange(W) // 8) % 2 == 0] = 255
+    m = np.full((DH, DW), 5.0)
+    m[: DH // 2, :] = 2.2
+    m[:, : DW // 4] = 1.0
+    args = ("mode=fixed cutoff=2 blur-radius=0 gamma=1 background-effect=blur effect-radius=12",
+            *encode(m, "depth"))
+    out = key(*args, video=video)
+    near_wall = out[4: H // 2 - 4, W // 2: W - 4, 0].astype(float)
+    far_wall = out[H // 2 + 4: H - 4, W // 2: W - 4, 0].astype(float)
+    # radius 12: just behind the subject a third (no blur at 1/4 resolution), far the full radius
+    assert far_wall.std() < near_wall.std() / 2
+    flat = key(args[0] + " effect-depth-growth=false", *args[1:], video=video)
+    a = flat[4: H // 2 - 4, W // 2: W - 4, 0].astype(float)
+    b = flat[H // 2 + 4: H - 4, W // 2: W - 4, 0].astype(float)
+    assert abs(a.std() - b.std()) < 3

@@ -74,6 +74,7 @@ typedef struct {
   uint32_t hole_argb;      /* output=depth: colour of holes */
   int32_t background_effect; /* 0 none, 1 desaturate, 2 comic, 3 blur */
   double effect_radius;    /* background-effect=blur: radius in video pixels */
+  int32_t effect_growth;   /* blur: 1 = grows from radius/3 to radius over 1 m behind the subject */
 } DMMatteSettings;
 
 typedef struct {
