@@ -35,6 +35,9 @@ public final class BackgroundEffects {
     public init() {}
     deinit { buffer?.deallocate() }
 
+    /// 4 levels: round(c · 3 / 255) · 85.
+    @inlinable static func posterize(_ c: UInt8) -> UInt8 { UInt8(((Int(c) * 3 + 127) / 255) * 85) }
+
     @inlinable static func luma(_ p: UnsafePointer<UInt8>, _ v: RGBImageView) -> Int {
         (54 * Int(p[v.r]) + 183 * Int(p[v.g]) + 19 * Int(p[v.b]) + 128) >> 8
     }
@@ -93,7 +96,9 @@ public final class BackgroundEffects {
                     if abs(gx) + abs(gy) > comicEdge {
                         p[v.r] = 0; p[v.g] = 0; p[v.b] = 0
                     } else {
-                        for c in [v.r, v.g, v.b] { p[c] = UInt8(((Int(p[c]) * 3 + 127) / 255) * 85) }
+                        p[v.r] = BackgroundEffects.posterize(p[v.r])
+                        p[v.g] = BackgroundEffects.posterize(p[v.g])
+                        p[v.b] = BackgroundEffects.posterize(p[v.b])
                     }
                 }
             }
