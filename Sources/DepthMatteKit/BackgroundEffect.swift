@@ -31,6 +31,8 @@ public final class BackgroundEffects {
     private var small: [Float] = []
     private var tmp: [Float] = []
     private var near: [Float] = []
+    private var wcol: [Int] = []
+    private var cellRGB: [UInt8] = []
 
     public init() {}
     deinit { buffer?.deallocate() }
@@ -116,16 +118,34 @@ public final class BackgroundEffects {
         if small.count < 4 * n { small = [Float](repeating: 0, count: 4 * n) }
         if tmp.count < 4 * n { tmp = [Float](repeating: 0, count: 4 * n) }
         for i in 0..<(4 * n) { small[i] = 0 }
-        for y in 0..<H {
-            let row = v.row(y), sy = y / f
-            let wy = weight.map { min($0.height - 1, y * $0.height / H) }
-            for x in 0..<W {
-                var w: Float = 1
-                if let wp = weight, let wy { w = wp.pixels[wy * wp.width + min(wp.width - 1, x * wp.width / W)] }
-                let p = row + x * ps
-                let k = 4 * (sy * sw + x / f)
-                small[k] += w * Float(p[v.r]); small[k + 1] += w * Float(p[v.g])
-                small[k + 2] += w * Float(p[v.b]); small[k + 3] += w
+        if wcol.count < W { wcol = [Int](repeating: 0, count: W) }
+        if let wp = weight { for x in 0..<W { wcol[x] = min(wp.width - 1, x * wp.width / W) } }
+        let rOff = v.r, gOff = v.g, bOff = v.b
+        small.withUnsafeMutableBufferPointer { S in
+            wcol.withUnsafeBufferPointer { C in
+                let none: [Float] = []
+                (weight?.pixels ?? none).withUnsafeBufferPointer { WP in
+                    for y in 0..<H {
+                        let row = v.row(y)
+                        let cells = S.baseAddress! + 4 * ((y / f) * sw)
+                        if let wp = weight {
+                            let wrow = WP.baseAddress! + min(wp.height - 1, y * wp.height / H) * wp.width
+                            for x in 0..<W {
+                                let w = wrow[C[x]]
+                                let p = row + x * ps
+                                let c = cells + 4 * (x / f)
+                                c[0] += w * Float(p[rOff]); c[1] += w * Float(p[gOff])
+                                c[2] += w * Float(p[bOff]); c[3] += w
+                            }
+                        } else {
+                            for x in 0..<W {
+                                let p = row + x * ps
+                                let c = cells + 4 * (x / f)
+                                c[0] += Float(p[rOff]); c[1] += Float(p[gOff]); c[2] += Float(p[bOff]); c[3] += 1
+                            }
+                        }
+                    }
+                }
             }
         }
         let r = max(0, Int((radius / Double(f) / 3).rounded()))   // three passes of width 2r+1
@@ -164,16 +184,29 @@ public final class BackgroundEffects {
                 }
             }
         }
-        for y in 0..<H {
-            let row = out.row(y), sy = y / f
-            for x in 0..<W {
-                let k = 4 * (sy * sw + x / f)
-                let w = small[k + 3]
-                if w > 1e-6 {
-                    let p = row + x * ps
-                    p[v.r] = UInt8(min(255, max(0, (small[k] / w).rounded())))
-                    p[v.g] = UInt8(min(255, max(0, (small[k + 1] / w).rounded())))
-                    p[v.b] = UInt8(min(255, max(0, (small[k + 2] / w).rounded())))
+        // one colour per cell, then copied to its pixels (cells with no weight keep the video)
+        if cellRGB.count < 4 * n { cellRGB = [UInt8](repeating: 0, count: 4 * n) }
+        for k in 0..<n {
+            let w = small[4 * k + 3]
+            if w > 1e-6 {
+                cellRGB[4 * k] = UInt8(min(255, max(0, (small[4 * k] / w).rounded())))
+                cellRGB[4 * k + 1] = UInt8(min(255, max(0, (small[4 * k + 1] / w).rounded())))
+                cellRGB[4 * k + 2] = UInt8(min(255, max(0, (small[4 * k + 2] / w).rounded())))
+                cellRGB[4 * k + 3] = 1
+            } else {
+                cellRGB[4 * k + 3] = 0
+            }
+        }
+        cellRGB.withUnsafeBufferPointer { CB in
+            for y in 0..<H {
+                let row = out.row(y)
+                let cells = CB.baseAddress! + 4 * ((y / f) * sw)
+                for x in 0..<W {
+                    let c = cells + 4 * (x / f)
+                    if c[3] != 0 {
+                        let p = row + x * ps
+                        p[rOff] = c[0]; p[gOff] = c[1]; p[bOff] = c[2]
+                    }
                 }
             }
         }
@@ -181,19 +214,27 @@ public final class BackgroundEffects {
 
     private func boxPass(_ src: inout [Float], _ dst: inout [Float], _ w: Int, _ h: Int, _ r: Int, horizontal: Bool) {
         let len = horizontal ? w : h, lines = horizontal ? h : w
-        for line in 0..<lines {
-            @inline(__always) func idx(_ i: Int) -> Int { 4 * (horizontal ? line * w + i : i * w + line) }
-            var acc: (Float, Float, Float, Float) = (0, 0, 0, 0)
-            // window [i-r, i+r], clamped (edge samples excluded, weights carry the normalisation)
-            for j in 0...min(r, len - 1) {
-                let k = idx(j); acc.0 += src[k]; acc.1 += src[k + 1]; acc.2 += src[k + 2]; acc.3 += src[k + 3]
-            }
-            for i in 0..<len {
-                let d = idx(i)
-                dst[d] = acc.0; dst[d + 1] = acc.1; dst[d + 2] = acc.2; dst[d + 3] = acc.3
-                let add = i + r + 1, sub = i - r
-                if add < len { let k = idx(add); acc.0 += src[k]; acc.1 += src[k + 1]; acc.2 += src[k + 2]; acc.3 += src[k + 3] }
-                if sub >= 0 { let k = idx(sub); acc.0 -= src[k]; acc.1 -= src[k + 1]; acc.2 -= src[k + 2]; acc.3 -= src[k + 3] }
+        // element step along a line and between lines, in floats (4 per cell)
+        let step = horizontal ? 4 : 4 * w, lineStep = horizontal ? 4 * w : 4
+        src.withUnsafeBufferPointer { S in
+            dst.withUnsafeMutableBufferPointer { D in
+                for line in 0..<lines {
+                    let s0 = S.baseAddress! + line * lineStep
+                    let d0 = D.baseAddress! + line * lineStep
+                    // window [i-r, i+r], clamped (edge samples excluded, weights carry the normalisation)
+                    var a0: Float = 0, a1: Float = 0, a2: Float = 0, a3: Float = 0
+                    for j in 0...min(r, len - 1) {
+                        let k = s0 + j * step
+                        a0 += k[0]; a1 += k[1]; a2 += k[2]; a3 += k[3]
+                    }
+                    for i in 0..<len {
+                        let d = d0 + i * step
+                        d[0] = a0; d[1] = a1; d[2] = a2; d[3] = a3
+                        let add = i + r + 1, sub = i - r
+                        if add < len { let k = s0 + add * step; a0 += k[0]; a1 += k[1]; a2 += k[2]; a3 += k[3] }
+                        if sub >= 0 { let k = s0 + sub * step; a0 -= k[0]; a1 -= k[1]; a2 -= k[2]; a3 -= k[3] }
+                    }
+                }
             }
         }
     }
