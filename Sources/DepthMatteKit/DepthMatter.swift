@@ -36,6 +36,8 @@ public struct MatteSettings: Equatable {
     public var lockSmoothing: Double = 0.1
     /// Seconds since the previous frame (the lock's clock).
     public var frameDuration: Double = 1.0 / 30
+    /// Focus modes (FocusMask.swift): a soft mask replaces the threshold; nil = threshold.
+    public var focus: FocusSettings? = nil
     public init() {}
 }
 
@@ -99,7 +101,11 @@ public final class DepthMatter {
         // matte at depth resolution
         let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false
         if keyed, let depth {
-            DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
+            if let focus = settings.focus {
+                FocusMask.mask(depth: depth, scale: settings.depthScale, settings: focus, into: &mask)
+            } else {
+                DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
+            }
             blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
             gammaCurve.apply(to: &mask, gamma: settings.gamma)
             mask.snapToEnds()

@@ -2,7 +2,8 @@
  *
  * A GstVideoAggregator with three request pads:
  *   video       8-bit packed RGB colour (plain GstVideoAggregatorPad, never converted)
- *   depth       GRAY16_LE depth registered to the video (plain pad, never converted)
+ *   depth       GRAY16_LE depth or disparity, or a GRAY8 normalised map, registered
+ *               to the video (plain pad, never converted; see depth-kind)
  *   background  optional, any video (GstVideoAggregatorConvertPad: converted to the
  *               output format; aspect-fill scaling happens in the Swift kit)
  * The output follows the video pad: its size, rate and format (with output=alpha,
@@ -34,6 +35,19 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_BLUR_RADIUS 5.0
 #define DEFAULT_GAMMA 0.5
 #define DEFAULT_DEPTH_SCALE 0.001
+#define DEFAULT_DEPTH_KIND 0
+#define DEFAULT_DEPTH_NEAR 0.5
+#define DEFAULT_DEPTH_FAR 5.0
+#define DEFAULT_FOCUS 1.0
+#define DEFAULT_SLOPE 4.0
+#define DEFAULT_FOCUS_WIDTH 0.05
+#define DEFAULT_COLORMAP 1
+#define DEFAULT_RANGE_MIN 0.0
+#define DEFAULT_RANGE_MAX 0.0
+#define DEFAULT_HOLE_COLOR 0xff000000u
+#define DEFAULT_EFFECT 0
+#define DEFAULT_EFFECT_RADIUS 24.0
+#define DEFAULT_EFFECT_GROWTH TRUE
 #define DEFAULT_BACKGROUND_COLOR 0xff000000u
 #define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
 #define DEFAULT_POST_MESSAGES TRUE
@@ -59,6 +73,19 @@ enum
   PROP_LOCK_HOLD,
   PROP_LOCK_SMOOTHING,
   PROP_N_THREADS,
+  PROP_DEPTH_KIND,
+  PROP_DEPTH_NEAR,
+  PROP_DEPTH_FAR,
+  PROP_FOCUS,
+  PROP_SLOPE,
+  PROP_FOCUS_WIDTH,
+  PROP_DEPTH_COLORMAP,
+  PROP_RANGE_MIN,
+  PROP_RANGE_MAX,
+  PROP_HOLE_COLOR,
+  PROP_BACKGROUND_EFFECT,
+  PROP_EFFECT_RADIUS,
+  PROP_EFFECT_GROWTH,
 };
 
 typedef struct
@@ -114,6 +141,10 @@ gst_depth_matte_mode_get_type (void)
     {DM_MODE_FIXED, "Always use the cutoff property", "fixed"},
     {DM_MODE_NEAREST, "From depth alone: the nearest large body (head depth "
           "+ cutoff-offset); no face detector needed", "nearest"},
+    {DM_MODE_HIGHPASS, "Focus high-pass: keep everything nearer than focus, "
+          "ramping to nothing at focus + 1/slope metres", "highpass"},
+    {DM_MODE_BANDPASS, "Focus band-pass: keep focus +- focus-width, ramping "
+          "to nothing at focus +- (focus-width + 1/slope) metres", "bandpass"},
     {0, NULL, NULL},
   };
   if (g_once_init_enter (&type)) {
@@ -142,6 +173,26 @@ gst_depth_matte_lock_strategy_get_type (void)
   return type;
 }
 
+#define GST_TYPE_DEPTH_MATTE_EFFECT (gst_depth_matte_effect_get_type ())
+static GType
+gst_depth_matte_effect_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {0, "No effect: the background colour replaces the background", "none"},
+    {1, "The video's background in grey (Rec.709 luma)", "desaturate"},
+    {2, "The video's background posterised with dark edge lines", "comic"},
+    {3, "The video's background blurred (portrait style, no subject halo)",
+        "blur"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDepthMatteBackgroundEffect", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 #define GST_TYPE_DEPTH_MATTE_OUTPUT (gst_depth_matte_output_get_type ())
 static GType
 gst_depth_matte_output_get_type (void)
@@ -152,6 +203,8 @@ gst_depth_matte_output_get_type (void)
           "background-color", "composite"},
     {DM_OUTPUT_MATTE, "The matte as a grey picture (white = subject)",
         "matte"},
+    {DM_OUTPUT_DEPTH, "The depth map as a picture at video size (see "
+          "depth-colormap, depth-range-min/max, hole-color)", "depth"},
     {DM_OUTPUT_ALPHA, "The video with the matte in its alpha channel "
           "(output format gets alpha)", "alpha"},
     {0, NULL, NULL},
@@ -171,7 +224,7 @@ static GstStaticPadTemplate video_template = GST_STATIC_PAD_TEMPLATE ("video",
 
 static GstStaticPadTemplate depth_template = GST_STATIC_PAD_TEMPLATE ("depth",
     GST_PAD_SINK, GST_PAD_REQUEST,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE")));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }")));
 
 static GstStaticPadTemplate background_template =
 GST_STATIC_PAD_TEMPLATE ("background", GST_PAD_SINK, GST_PAD_REQUEST,
@@ -677,6 +730,8 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   if (dframe) {
     frame.depth = dm_gray_image_from_frame (dframe);
     frame.has_depth = 1;
+    frame.depth_eight_bit =
+        GST_VIDEO_FRAME_FORMAT (dframe) == GST_VIDEO_FORMAT_GRAY8;
   } else if (vframe && !self->warned_no_depth
       && !(self->warned_unmappable & INPUT_DEPTH)) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
@@ -755,6 +810,45 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_DEPTH_SCALE:
       self->settings.depth_scale = g_value_get_double (value);
       break;
+    case PROP_DEPTH_KIND:
+      self->settings.depth_kind = g_value_get_enum (value);
+      break;
+    case PROP_DEPTH_NEAR:
+      self->settings.depth_near = g_value_get_double (value);
+      break;
+    case PROP_DEPTH_FAR:
+      self->settings.depth_far = g_value_get_double (value);
+      break;
+    case PROP_FOCUS:
+      self->settings.focus = g_value_get_double (value);
+      break;
+    case PROP_SLOPE:
+      self->settings.slope = g_value_get_double (value);
+      break;
+    case PROP_FOCUS_WIDTH:
+      self->settings.focus_width = g_value_get_double (value);
+      break;
+    case PROP_DEPTH_COLORMAP:
+      self->settings.depth_colormap = g_value_get_enum (value);
+      break;
+    case PROP_RANGE_MIN:
+      self->settings.range_min = g_value_get_double (value);
+      break;
+    case PROP_RANGE_MAX:
+      self->settings.range_max = g_value_get_double (value);
+      break;
+    case PROP_HOLE_COLOR:
+      self->settings.hole_argb = g_value_get_uint (value);
+      break;
+    case PROP_BACKGROUND_EFFECT:
+      self->settings.background_effect = g_value_get_enum (value);
+      break;
+    case PROP_EFFECT_RADIUS:
+      self->settings.effect_radius = g_value_get_double (value);
+      break;
+    case PROP_EFFECT_GROWTH:
+      self->settings.effect_growth = g_value_get_boolean (value);
+      break;
     case PROP_BACKGROUND_COLOR:
       self->settings.background_argb = g_value_get_uint (value);
       break;
@@ -814,6 +908,45 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_DEPTH_SCALE:
       g_value_set_double (value, self->settings.depth_scale);
+      break;
+    case PROP_DEPTH_KIND:
+      g_value_set_enum (value, self->settings.depth_kind);
+      break;
+    case PROP_DEPTH_NEAR:
+      g_value_set_double (value, self->settings.depth_near);
+      break;
+    case PROP_DEPTH_FAR:
+      g_value_set_double (value, self->settings.depth_far);
+      break;
+    case PROP_FOCUS:
+      g_value_set_double (value, self->settings.focus);
+      break;
+    case PROP_SLOPE:
+      g_value_set_double (value, self->settings.slope);
+      break;
+    case PROP_FOCUS_WIDTH:
+      g_value_set_double (value, self->settings.focus_width);
+      break;
+    case PROP_DEPTH_COLORMAP:
+      g_value_set_enum (value, self->settings.depth_colormap);
+      break;
+    case PROP_RANGE_MIN:
+      g_value_set_double (value, self->settings.range_min);
+      break;
+    case PROP_RANGE_MAX:
+      g_value_set_double (value, self->settings.range_max);
+      break;
+    case PROP_HOLE_COLOR:
+      g_value_set_uint (value, self->settings.hole_argb);
+      break;
+    case PROP_BACKGROUND_EFFECT:
+      g_value_set_enum (value, self->settings.background_effect);
+      break;
+    case PROP_EFFECT_RADIUS:
+      g_value_set_double (value, self->settings.effect_radius);
+      break;
+    case PROP_EFFECT_GROWTH:
+      g_value_set_boolean (value, self->settings.effect_growth);
       break;
     case PROP_BACKGROUND_COLOR:
       g_value_set_uint (value, self->settings.background_argb);
@@ -894,8 +1027,72 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
           DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
       g_param_spec_double ("depth-scale", "Depth scale",
-          "Metres per depth sample unit (0.001 = millimetres)", 1e-6, 1.0,
-          DEFAULT_DEPTH_SCALE, DM_PARAM_FLAGS));
+          "GRAY16_LE depth: metres per unit (0.001 = millimetres); with "
+          "depth-kind=disparity: 1/m per unit (metres = 1 / (value * scale))",
+          1e-6, 1.0, DEFAULT_DEPTH_SCALE, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_KIND,
+      g_param_spec_enum ("depth-kind", "Depth kind",
+          "What the depth pad's values measure: distance, or disparity "
+          "(1/m, larger = nearer); thresholds work in metres either way",
+          dm_depth_kind_get_type (), DEFAULT_DEPTH_KIND, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_NEAR,
+      g_param_spec_double ("depth-near", "Depth near",
+          "GRAY8 depth maps: metres at the near end (depth-kind=depth: "
+          "value 0; disparity: value 255)", 0.01, 1000.0, DEFAULT_DEPTH_NEAR,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_FAR,
+      g_param_spec_double ("depth-far", "Depth far",
+          "GRAY8 depth maps: metres at the far end (depth-kind=depth: value "
+          "255, linear in metres; disparity: value 0, linear in 1/m)",
+          0.01, 1000.0, DEFAULT_DEPTH_FAR, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FOCUS,
+      g_param_spec_double ("focus", "Focus",
+          "mode=highpass|bandpass: focus distance in metres (whatever "
+          "depth-kind; change it live, e.g. from a slider)", 0.0, 1000.0,
+          DEFAULT_FOCUS, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_SLOPE,
+      g_param_spec_double ("slope", "Slope",
+          "mode=highpass|bandpass: ramp steepness per metre; the ramp is "
+          "1/slope metres wide (4 = soft, 10 = sharp)", 0.1, 1000.0,
+          DEFAULT_SLOPE, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FOCUS_WIDTH,
+      g_param_spec_double ("focus-width", "Focus width",
+          "mode=bandpass: metres either side of focus kept fully", 0.0, 100.0,
+          DEFAULT_FOCUS_WIDTH, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_COLORMAP,
+      g_param_spec_enum ("depth-colormap", "Depth colour map",
+          "output=depth: colour map of the depth picture",
+          dm_colormap_get_type (), DEFAULT_COLORMAP, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_RANGE_MIN,
+      g_param_spec_double ("depth-range-min", "Depth range min",
+          "output=depth: metres shown nearest; 0 = automatic (2nd percentile "
+          "of the frame's valid depths)", 0.0, 1000.0, DEFAULT_RANGE_MIN,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_RANGE_MAX,
+      g_param_spec_double ("depth-range-max", "Depth range max",
+          "output=depth: metres shown farthest; 0 = automatic (98th "
+          "percentile of the frame's valid depths)", 0.0, 1000.0,
+          DEFAULT_RANGE_MAX, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_HOLE_COLOR,
+      g_param_spec_uint ("hole-color", "Hole colour",
+          "output=depth: colour of pixels with no depth reading, 0xAARRGGBB",
+          0, G_MAXUINT32, DEFAULT_HOLE_COLOR, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_BACKGROUND_EFFECT,
+      g_param_spec_enum ("background-effect", "Background effect",
+          "output=composite without a background pad: show the video itself, "
+          "changed, where the matte says background (instead of "
+          "background-color)", GST_TYPE_DEPTH_MATTE_EFFECT, DEFAULT_EFFECT,
+          DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_EFFECT_RADIUS,
+      g_param_spec_double ("effect-radius", "Effect radius",
+          "background-effect=blur: blur radius in video pixels", 0.0, 1000.0,
+          DEFAULT_EFFECT_RADIUS, DM_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_EFFECT_GROWTH,
+      g_param_spec_boolean ("effect-depth-growth", "Effect depth growth",
+          "background-effect=blur: the blur grows with depth behind the "
+          "subject, from effect-radius/3 just behind it to effect-radius at "
+          "1 m and beyond (false: uniform effect-radius)",
+          DEFAULT_EFFECT_GROWTH, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_BACKGROUND_COLOR,
       g_param_spec_uint ("background-color", "Background color",
           "Replacement colour as 0xAARRGGBB when no background pad is linked",
@@ -959,6 +1156,7 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_EFFECT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY, 0);
 }
 
@@ -978,6 +1176,19 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.lock_hold = DEFAULT_LOCK_HOLD;
   self->settings.lock_smoothing = DEFAULT_LOCK_SMOOTHING;
   self->settings.n_threads = DEFAULT_N_THREADS;
+  self->settings.depth_kind = DEFAULT_DEPTH_KIND;
+  self->settings.depth_near = DEFAULT_DEPTH_NEAR;
+  self->settings.depth_far = DEFAULT_DEPTH_FAR;
+  self->settings.focus = DEFAULT_FOCUS;
+  self->settings.slope = DEFAULT_SLOPE;
+  self->settings.focus_width = DEFAULT_FOCUS_WIDTH;
+  self->settings.depth_colormap = DEFAULT_COLORMAP;
+  self->settings.range_min = DEFAULT_RANGE_MIN;
+  self->settings.range_max = DEFAULT_RANGE_MAX;
+  self->settings.hole_argb = DEFAULT_HOLE_COLOR;
+  self->settings.background_effect = DEFAULT_EFFECT;
+  self->settings.effect_radius = DEFAULT_EFFECT_RADIUS;
+  self->settings.effect_growth = DEFAULT_EFFECT_GROWTH;
 }
 
 gboolean

@@ -7,6 +7,11 @@ gboolean dm_depthmatte_register (GstPlugin * plugin);
 gboolean dm_rgbdtestsrc_register (GstPlugin * plugin);
 gboolean dm_sparkle_register (GstPlugin * plugin);
 gboolean dm_framestack_register (GstPlugin * plugin);
+gboolean dm_depthview_register (GstPlugin * plugin);
+
+/* Enums shared by depthview and depthmatte (depthview.c). */
+GType dm_depth_kind_get_type (void);
+GType dm_colormap_get_type (void);
 
 /* Post a CORE/NEGOTIATION error naming the pad, what it accepts and what it
  * was offered when a CAPS event the pad cannot take arrives (refusedcaps.c). */

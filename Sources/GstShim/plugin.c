@@ -16,6 +16,7 @@ plugin_init (GstPlugin * plugin)
   ok &= dm_rgbdtestsrc_register (plugin);
   ok &= dm_sparkle_register (plugin);
   ok &= dm_framestack_register (plugin);
+  ok &= dm_depthview_register (plugin);
   return ok;
 }
 

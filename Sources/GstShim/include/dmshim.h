@@ -41,9 +41,11 @@ typedef struct {
 
 /* ---- depthmatte ---------------------------------------------------------- */
 
-typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2 } DMMode;
+typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2,
+  DM_MODE_HIGHPASS = 3, DM_MODE_BANDPASS = 4 } DMMode;
 typedef enum { DM_LOCK_ROBUST = 0, DM_LOCK_ORIGINAL = 1 } DMLockStrategy;
-typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2 } DMOutput;
+typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2,
+  DM_OUTPUT_DEPTH = 3 } DMOutput;
 
 /* A copy of the element's properties, taken under the object lock once per frame. */
 typedef struct {
@@ -60,6 +62,19 @@ typedef struct {
   double lock_smoothing;   /* seconds: time constant of the cutoff */
   double frame_duration;   /* seconds since the previous frame (set per frame) */
   int32_t n_threads;       /* worker threads for the full-resolution pass; 0 = one per core */
+  int32_t depth_kind;      /* 0 depth, 1 disparity (1/m per unit for GRAY16) */
+  double depth_near;       /* GRAY8 depth: metres at the near end */
+  double depth_far;        /* GRAY8 depth: metres at the far end */
+  double focus;            /* highpass/bandpass: metres */
+  double slope;            /* highpass/bandpass: per metre (ramp 1/slope m wide) */
+  double focus_width;      /* bandpass: metres either side of focus kept fully */
+  int32_t depth_colormap;  /* output=depth: 0 grey, 1 turbo (DMColormap) */
+  double range_min;        /* output=depth: metres shown nearest; 0 = automatic */
+  double range_max;        /* output=depth: metres shown farthest; 0 = automatic */
+  uint32_t hole_argb;      /* output=depth: colour of holes */
+  int32_t background_effect; /* 0 none, 1 desaturate, 2 comic, 3 blur */
+  double effect_radius;    /* background-effect=blur: radius in video pixels */
+  int32_t effect_growth;   /* blur: 1 = grows from radius/3 to radius over 1 m behind the subject */
 } DMMatteSettings;
 
 typedef struct {
@@ -71,6 +86,7 @@ typedef struct {
   DMRGBImage output;           /* output picture, same size as video */
   const DMBox *faces;          /* face boxes (video pixels), in meta order */
   int32_t n_faces;
+  int32_t depth_eight_bit;     /* 1: the depth input is GRAY8 (normalised map) */
 } DMMatteFrame;
 
 typedef struct {

@@ -1,0 +1,361 @@
+/* depthview.c: GObject glue for the depthview element.
+ *
+ * A GstVideoFilter from a depth stream (GRAY16_LE or GRAY8) to a picture
+ * (RGBx, BGRx, RGBA, BGRA) of the same size: near bright/warm, far dark/cool,
+ * holes in their own colour, e.g.
+ *   v4l2src ! video/x-raw,format=GRAY16_LE ! depthview ! videoconvert ! autovideosink
+ *
+ * No pixel work here: per frame the settings are copied under the object lock
+ * and the mapped planes go to dm_depthview_process() (Swift bridge,
+ * Sources/GstDepthMatte/DepthViewBridge.swift; algorithms in
+ * Sources/DepthMatteKit/DepthView.swift and DepthDecode.swift).
+ */
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+#include "dmdepthview.h"
+#include "elements.h"
+#include "rgbimage.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_depthview_debug);
+#define GST_CAT_DEFAULT gst_depthview_debug
+
+#define IN_FORMATS "{ GRAY16_LE, GRAY8 }"
+#define OUT_FORMATS "{ BGRx, RGBx, BGRA, RGBA }"
+
+#define DEFAULT_KIND DM_DEPTH_KIND_DEPTH
+#define DEFAULT_SCALE 0.001
+#define DEFAULT_NEAR 0.5
+#define DEFAULT_FAR 5.0
+#define DEFAULT_RANGE_MIN 0.0
+#define DEFAULT_RANGE_MAX 0.0
+#define DEFAULT_COLORMAP DM_COLORMAP_TURBO
+#define DEFAULT_HOLE 0xff000000u
+
+enum
+{
+  PROP_0,
+  PROP_DEPTH_KIND,
+  PROP_DEPTH_SCALE,
+  PROP_DEPTH_NEAR,
+  PROP_DEPTH_FAR,
+  PROP_RANGE_MIN,
+  PROP_RANGE_MAX,
+  PROP_COLORMAP,
+  PROP_HOLE_COLOR,
+};
+
+typedef struct
+{
+  GstVideoFilter parent;
+  DMDepthViewSettings settings; /* guarded by the object lock */
+  void *state;                  /* Swift DepthViewRenderer, streaming thread */
+} GstDepthView;
+
+typedef struct
+{
+  GstVideoFilterClass parent_class;
+} GstDepthViewClass;
+
+#define GST_TYPE_DEPTHVIEW (gst_depthview_get_type ())
+#define GST_DEPTHVIEW(obj) ((GstDepthView *) (obj))
+GType gst_depthview_get_type (void);
+G_DEFINE_TYPE (GstDepthView, gst_depthview, GST_TYPE_VIDEO_FILTER);
+
+/* ---- enums (shared with depthmatte) ----------------------------------------- */
+
+GType
+dm_depth_kind_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DM_DEPTH_KIND_DEPTH, "Distance: larger values are farther "
+          "(GRAY16: metres = value * depth-scale)", "depth"},
+    {DM_DEPTH_KIND_DISPARITY, "Disparity (1/m): larger values are nearer "
+          "(GRAY16: metres = 1 / (value * depth-scale))", "disparity"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDepthMatteDepthKind", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+dm_colormap_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DM_COLORMAP_GREY, "Grey: near white, far black", "grey"},
+    {DM_COLORMAP_TURBO, "Turbo (perceptual rainbow): near red, far dark blue",
+        "turbo"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDepthMatteColormap", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* ---- pads and caps --------------------------------------------------------- */
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (IN_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (OUT_FORMATS)));
+
+/* Same size and rate on both sides; the format is the other side's. */
+static GstCaps *
+gst_depthview_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *templ = gst_static_pad_template_get_caps (direction == GST_PAD_SINK ?
+      &src_template : &sink_template);
+  const GValue *formats =
+      gst_structure_get_value (gst_caps_get_structure (templ, 0), "format");
+  GstCaps *out = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    gst_structure_set_value (s, "format", formats);
+    gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
+    out = gst_caps_merge_structure (out, s);
+  }
+  gst_caps_unref (templ);
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, out,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = tmp;
+  }
+  GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, out);
+  return out;
+}
+
+/* ---- per frame ------------------------------------------------------------- */
+
+static GstFlowReturn
+gst_depthview_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstDepthView *self = GST_DEPTHVIEW (filter);
+  DMDepthViewSettings settings;
+  DMGrayImage depth = dm_gray_image_from_frame (in);
+  DMRGBImage image = dm_rgb_image_from_frame (out);
+
+  GST_OBJECT_LOCK (self);
+  settings = self->settings;
+  GST_OBJECT_UNLOCK (self);
+  settings.encoding.eight_bit =
+      GST_VIDEO_FRAME_FORMAT (in) == GST_VIDEO_FORMAT_GRAY8;
+
+  if (!self->state)
+    self->state = dm_depthview_new ();
+  dm_depthview_process (self->state, &settings, &depth, &image);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_depthview_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClockTime ts = GST_BUFFER_PTS (buf);
+  if (GST_CLOCK_TIME_IS_VALID (ts) && trans->segment.format == GST_FORMAT_TIME) {
+    GstClockTime st = gst_segment_to_stream_time (&trans->segment,
+        GST_FORMAT_TIME, ts);
+    if (GST_CLOCK_TIME_IS_VALID (st))
+      gst_object_sync_values (GST_OBJECT (trans), st);
+  }
+}
+
+/* ---- properties -------------------------------------------------------------- */
+
+static void
+gst_depthview_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstDepthView *self = GST_DEPTHVIEW (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEPTH_KIND:
+      self->settings.encoding.kind = g_value_get_enum (value);
+      break;
+    case PROP_DEPTH_SCALE:
+      self->settings.encoding.scale = g_value_get_double (value);
+      break;
+    case PROP_DEPTH_NEAR:
+      self->settings.encoding.near_m = g_value_get_double (value);
+      break;
+    case PROP_DEPTH_FAR:
+      self->settings.encoding.far_m = g_value_get_double (value);
+      break;
+    case PROP_RANGE_MIN:
+      self->settings.range_min = g_value_get_double (value);
+      break;
+    case PROP_RANGE_MAX:
+      self->settings.range_max = g_value_get_double (value);
+      break;
+    case PROP_COLORMAP:
+      self->settings.colormap = g_value_get_enum (value);
+      break;
+    case PROP_HOLE_COLOR:
+      self->settings.hole_argb = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_depthview_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstDepthView *self = GST_DEPTHVIEW (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DEPTH_KIND:
+      g_value_set_enum (value, self->settings.encoding.kind);
+      break;
+    case PROP_DEPTH_SCALE:
+      g_value_set_double (value, self->settings.encoding.scale);
+      break;
+    case PROP_DEPTH_NEAR:
+      g_value_set_double (value, self->settings.encoding.near_m);
+      break;
+    case PROP_DEPTH_FAR:
+      g_value_set_double (value, self->settings.encoding.far_m);
+      break;
+    case PROP_RANGE_MIN:
+      g_value_set_double (value, self->settings.range_min);
+      break;
+    case PROP_RANGE_MAX:
+      g_value_set_double (value, self->settings.range_max);
+      break;
+    case PROP_COLORMAP:
+      g_value_set_enum (value, self->settings.colormap);
+      break;
+    case PROP_HOLE_COLOR:
+      g_value_set_uint (value, self->settings.hole_argb);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_depthview_finalize (GObject * object)
+{
+  GstDepthView *self = GST_DEPTHVIEW (object);
+  if (self->state)
+    dm_depthview_free (self->state);
+  self->state = NULL;
+  G_OBJECT_CLASS (gst_depthview_parent_class)->finalize (object);
+}
+
+#define DV_PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE)
+
+static void
+gst_depthview_class_init (GstDepthViewClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_depthview_set_property;
+  gobject_class->get_property = gst_depthview_get_property;
+  gobject_class->finalize = gst_depthview_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_DEPTH_KIND,
+      g_param_spec_enum ("depth-kind", "Depth kind",
+          "What the input values measure: distance, or disparity (1/m, "
+          "larger = nearer)", dm_depth_kind_get_type (), DEFAULT_KIND,
+          DV_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
+      g_param_spec_double ("depth-scale", "Depth scale",
+          "GRAY16_LE: metres per unit (depth-kind=depth) or 1/m per unit "
+          "(depth-kind=disparity); 0 = no reading", 1e-6, 10.0, DEFAULT_SCALE,
+          DV_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_NEAR,
+      g_param_spec_double ("depth-near", "Depth near",
+          "GRAY8 maps: metres at the near end (depth: value 0; disparity: "
+          "value 255)", 0.01, 1000.0, DEFAULT_NEAR, DV_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_DEPTH_FAR,
+      g_param_spec_double ("depth-far", "Depth far",
+          "GRAY8 maps: metres at the far end (depth: value 255, linear in "
+          "metres; disparity: value 0, linear in 1/m)", 0.01, 1000.0,
+          DEFAULT_FAR, DV_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_RANGE_MIN,
+      g_param_spec_double ("range-min", "Range min",
+          "Metres shown nearest (brightest / red); 0 = automatic (2nd "
+          "percentile of the frame's valid depths)", 0.0, 1000.0,
+          DEFAULT_RANGE_MIN, DV_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_RANGE_MAX,
+      g_param_spec_double ("range-max", "Range max",
+          "Metres shown farthest (black / dark blue); 0 = automatic (98th "
+          "percentile of the frame's valid depths)", 0.0, 1000.0,
+          DEFAULT_RANGE_MAX, DV_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_COLORMAP,
+      g_param_spec_enum ("depth-colormap", "Depth colour map",
+          "Colour map of the depth picture", dm_colormap_get_type (),
+          DEFAULT_COLORMAP, DV_PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_HOLE_COLOR,
+      g_param_spec_uint ("hole-color", "Hole colour",
+          "Colour of pixels with no depth reading, 0xAARRGGBB (AA goes to the "
+          "alpha of RGBA/BGRA output)", 0, G_MAXUINT32, DEFAULT_HOLE,
+          DV_PARAM_FLAGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "Depth view",
+      "Filter/Converter/Video",
+      "Shows a depth stream (GRAY16_LE depth or disparity, or GRAY8 "
+      "normalised maps) as a grey or colour-mapped picture, holes in their "
+      "own colour", "depthmatte developers");
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_depthview_transform_caps);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_depthview_before_transform);
+  trans_class->passthrough_on_same_caps = FALSE;
+  filter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_depthview_transform_frame);
+
+  gst_type_mark_as_plugin_api (dm_depth_kind_get_type (), 0);
+  gst_type_mark_as_plugin_api (dm_colormap_get_type (), 0);
+}
+
+static void
+gst_depthview_init (GstDepthView * self)
+{
+  self->settings.encoding.kind = DEFAULT_KIND;
+  self->settings.encoding.scale = DEFAULT_SCALE;
+  self->settings.encoding.near_m = DEFAULT_NEAR;
+  self->settings.encoding.far_m = DEFAULT_FAR;
+  self->settings.range_min = DEFAULT_RANGE_MIN;
+  self->settings.range_max = DEFAULT_RANGE_MAX;
+  self->settings.colormap = DEFAULT_COLORMAP;
+  self->settings.hole_argb = DEFAULT_HOLE;
+  dm_watch_refused_caps (GST_ELEMENT (self), GST_BASE_TRANSFORM_SINK_PAD (self));
+}
+
+gboolean
+dm_depthview_register (GstPlugin * plugin)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_depthview_debug, "depthview", 0,
+      "depth stream as a picture");
+  return gst_element_register (plugin, "depthview", GST_RANK_NONE,
+      GST_TYPE_DEPTHVIEW);
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# background-effect: without a background pad, depthmatte shows the video
+# itself behind the subject, changed: comic (posterised with dark edge lines),
+# blur (portrait-style; the subject leaves no halo in it; effect-radius in
+# video pixels), desaturate. The subject's pixels are the untouched video.
+#   pipelines/background-effect.sh [comic|blur|desaturate] [out.png] [extra depthmatte props...]
+# e.g. pipelines/background-effect.sh blur "" effect-radius=40
+# With a depth camera, replace the two rgbdtestsrc branches by your colour and
+# depth sources (see pipelines/live-facedetect.sh).
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+effect=${1:-comic}; png=${2:-}; shift 2 || shift $#
+if [ -n "$png" ]; then n="num-buffers=1"; sink="videoconvert ! pngenc ! filesink location=$png"
+else n=""; sink="videoconvert ! autovideosink"; fi
+exec gst-launch-1.0 -q \
+  depthmatte name=m background-effect="$effect" "$@" ! $sink \
+  rgbdtestsrc $n ! video/x-raw,width=640,height=360,framerate=30/1 ! m.video \
+  rgbdtestsrc stream=depth $n ! video/x-raw,width=320,height=180,framerate=30/1 ! m.depth

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# depthmatte output=depth: the depth pad's map as a picture at video size
+# (turbo: near red, far dark blue; depth-colormap=grey: near white), holes in
+# hole-color (here magenta), range automatic unless depth-range-min/max (m).
+# Works with every depth encoding (depth-kind, GRAY8 maps).
+#   pipelines/depth-output.sh [out.png]     # no argument: on screen
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+png=${1:-}
+if [ -n "$png" ]; then n="num-buffers=1"; sink="videoconvert ! pngenc ! filesink location=$png"
+else n=""; sink="videoconvert ! autovideosink"; fi
+exec gst-launch-1.0 -q \
+  depthmatte name=m output=depth hole-color=0xffff00ff ! $sink \
+  rgbdtestsrc $n ! video/x-raw,width=640,height=360,framerate=30/1 ! m.video \
+  rgbdtestsrc stream=depth holes=true noise=true $n ! video/x-raw,width=320,height=180,framerate=30/1 ! m.depth

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# depthview shows a depth stream as a picture: near red, far dark blue (turbo)
+# or near white, far black (depth-colormap=grey); holes (no reading) in
+# hole-color. The range is automatic (2nd..98th percentile of each frame)
+# unless range-min/range-max (metres) are set.
+#   pipelines/depth-view.sh                 # rgbdtestsrc depth on screen
+#   pipelines/depth-view.sh out.png         # one frame to a PNG
+#   pipelines/depth-view.sh v4l2 [/dev/videoN] [props...]   # a Y16 depth camera
+# e.g. pipelines/depth-view.sh v4l2 /dev/video2 depth-colormap=grey range-min=0.4 range-max=3
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+case "${1:-}" in
+  v4l2)
+    device=${2:-/dev/video0}; shift 2 || shift $#
+    exec gst-launch-1.0 v4l2src device="$device" ! video/x-raw,format=GRAY16_LE ! \
+      depthview "$@" ! videoconvert ! autovideosink ;;
+  *.png)
+    exec gst-launch-1.0 -q rgbdtestsrc stream=depth num-buffers=1 ! \
+      video/x-raw,width=640,height=360 ! depthview hole-color=0xffff00ff ! \
+      videoconvert ! pngenc ! filesink location="$1" ;;
+  *)
+    exec gst-launch-1.0 rgbdtestsrc stream=depth ! video/x-raw,width=640,height=360 ! \
+      depthview ! videoconvert ! autovideosink ;;
+esac
