@@ -43,6 +43,7 @@ typedef struct {
 
 typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2 } DMMode;
 typedef enum { DM_LOCK_ROBUST = 0, DM_LOCK_ORIGINAL = 1 } DMLockStrategy;
+typedef enum { DM_REFINE_GUIDED = 0, DM_REFINE_ORIGINAL = 1, DM_REFINE_NONE = 2 } DMRefine;
 typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2 } DMOutput;
 
 /* A copy of the element's properties, taken under the object lock once per frame. */
@@ -60,6 +61,7 @@ typedef struct {
   double lock_smoothing;   /* seconds: time constant of the cutoff */
   double frame_duration;   /* seconds since the previous frame (set per frame) */
   int32_t n_threads;       /* worker threads for the full-resolution pass; 0 = one per core */
+  int32_t refine;          /* DMRefine: how the matte is made from the depth mask */
 } DMMatteSettings;
 
 typedef struct {
