@@ -74,7 +74,8 @@ public final class DepthMatter {
     public let subjectLock = SubjectLock()
 
     private var mask = FloatPlane()
-    private var refiner = MatteRefiner()
+    /// refine=guided: its parameters are public for experiments (quality-bench).
+    public var refiner = MatteRefiner()
     private var blur = GaussianBlur()
     private var gammaCurve = GammaCurve()
     private var compositor = MatteCompositor()

@@ -151,7 +151,7 @@ gst_depth_matte_refine_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {DM_REFINE_GUIDED, "Edge-aware: depth holes decided from their neighbours "
-          "and the colour image, a weighted guided filter on the colour luma "
+          "and the colour image, a weighted colour guided filter "
           "(untrusted band of 2 depth pixels around the depth edge), temporal "
           "smoothing", "guided"},
     {DM_REFINE_ORIGINAL, "The original sample's chain: threshold, blur, "

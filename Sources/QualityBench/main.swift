@@ -21,6 +21,18 @@ let seconds = args.count > 1 ? Double(args[1]) ?? 4 : 4
 let fps = args.count > 2 ? Double(args[2]) ?? 10 : 10
 let nFrames = max(2, Int(seconds * fps))
 let VW = 1280, VH = 720
+/// quality-bench [seconds] [fps] [dump prefix]: also writes frame 2 of the last clip as PGM/PPM
+let dumpPrefix: String? = args.count > 3 ? args[3] : nil
+@_silgen_name("fopen") func c_fopen(_ path: UnsafePointer<CChar>, _ mode: UnsafePointer<CChar>) -> OpaquePointer?
+@_silgen_name("fwrite") func c_fwrite(_ p: UnsafeRawPointer, _ size: Int, _ n: Int, _ f: OpaquePointer) -> Int
+@_silgen_name("fclose") func c_fclose(_ f: OpaquePointer) -> Int32
+@_silgen_name("getenv") func c_getenv(_ name: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>?
+func env(_ name: String) -> String? { c_getenv(name).map { String(cString: $0) } }
+func writeFile(_ path: String, _ bytes: [UInt8]) {
+    guard let f = c_fopen(path, "wb") else { return }
+    _ = bytes.withUnsafeBytes { c_fwrite($0.baseAddress!, 1, $0.count, f) }
+    _ = c_fclose(f)
+}
 
 struct Clip {
     var video: [[UInt8]] = [], depth: [[UInt16]] = [], truth: [[UInt8]] = [], faces: [[Box]] = []
@@ -112,6 +124,13 @@ var truthGrad: [[Float]] = []
 
 func run(_ c: Clip, refine: MatteRefine) -> Score {
     let m = DepthMatter()
+    // experiments: QB_EPS, QB_RADIUS, QB_BAND, QB_TBASE, QB_TGAIN override the refiner's parameters
+    if let v = env("QB_EPS").flatMap(Float.init) { m.refiner.eps = v }
+    if let v = env("QB_RADIUS").flatMap(Int.init) { m.refiner.radius = v }
+    if let v = env("QB_BAND").flatMap(Int.init) { m.refiner.band = v }
+    if let v = env("QB_TBASE").flatMap(Float.init) { m.refiner.temporalBase = v }
+    if let v = env("QB_TGAIN").flatMap(Float.init) { m.refiner.temporalGain = v }
+    if let v = env("QB_UP").flatMap(Int.init) { m.refiner.maxUpscale = v }
     var s = MatteSettings()
     s.refine = refine
     s.output = .matte
@@ -136,6 +155,16 @@ func run(_ c: Clip, refine: MatteRefine) -> Score {
                     }
                 }
             }
+        }
+        if dumpPrefix != nil && i == 2 && c.dw == 640 && (env("QB_MIS") ?? "1") == "1" {
+            var pgm = Array("P5 \(VW) \(VH) 255\n".utf8)
+            for p in 0..<(VW * VH) { pgm.append(out[4 * p]) }
+            writeFile("\(dumpPrefix!)-\(refine).pgm", pgm)
+            var t2 = Array("P5 \(VW) \(VH) 255\n".utf8); t2 += c.truth[i]
+            writeFile("\(dumpPrefix!)-truth.pgm", t2)
+            var v2 = Array("P6 \(VW) \(VH) 255\n".utf8)
+            for p in 0..<(VW * VH) { v2 += [c.video[i][4 * p], c.video[i][4 * p + 1], c.video[i][4 * p + 2]] }
+            writeFile("\(dumpPrefix!)-video.ppm", v2)
         }
         let tc = t.components
         sc.ms += (Double(tc.seconds) + Double(tc.attoseconds) * 1e-18) * 1000
