@@ -65,6 +65,14 @@ let package = Package(
             dependencies: ["DepthMatteKit"],
             path: "Sources/LockBench"
         ),
+        // Matte quality of the refine modes on rgbdtestsrc scenes with realistic
+        // depth artefacts (SAD / MSE / gradient / IoU / dtSSD against the truth):
+        //   swift run -c release quality-bench
+        .executableTarget(
+            name: "quality-bench",
+            dependencies: ["DepthMatteKit"],
+            path: "Sources/QualityBench"
+        ),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]

@@ -90,6 +90,7 @@ func copyTime(_ p: Picture, runs: Int) -> Double {
 func keyTime(_ inp: Inputs, output: MatteOutput, background: Bool, threads: Int, runs: Int) -> Double {
     let matter = DepthMatter()
     var s = MatteSettings()
+    s.refine = .original  // the tables are the original chain's (refine=guided: quality-bench)
     s.output = output
     s.threads = threads
     let faces = [inp.face]
@@ -146,6 +147,7 @@ do {
     let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
     let matter = DepthMatter()
     var s = MatteSettings()
+    s.refine = .original  // the tables are the original chain's (refine=guided: quality-bench)
     s.threads = 2
     let faces = [inp.face]
     _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
@@ -156,6 +158,14 @@ do {
     }
     let allocs = dm_alloc_count() - before
     print("\nheap allocations per frame after the first (1080p, 2 threads, \(n) frames): \(Double(allocs) / Double(n))")
+    // the default, refine=guided (10 frames: it is slower)
+    s.refine = .guided
+    _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+    let beforeGuided = dm_alloc_count()
+    for _ in 0..<10 {
+        _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+    }
+    print("heap allocations per frame after the first, refine=guided (10 frames): \(Double(dm_alloc_count() - beforeGuided) / 10)")
 }
 
 func residentKB() -> Int {
@@ -174,6 +184,7 @@ do {
     let inp = makeInputs(width: 320, height: 180, depthWidth: 160, depthHeight: 90)
     let matter = DepthMatter()
     var s = MatteSettings()
+    s.refine = .original  // the tables are the original chain's (refine=guided: quality-bench)
     let faces = [inp.face]
     var marks: [Int] = []
     let frames = quick ? 2000 : 10000
@@ -239,6 +250,7 @@ if args.contains("--stages") {
     func allocs(_ body: () -> Void) -> UInt64 { let a = dm_alloc_count(); body(); return dm_alloc_count() - a }
     let matter = DepthMatter()
     var st = MatteSettings()
+    st.refine = .original
     st.threads = 1
     var r = MatteResult()
     let faces1 = [inp.face]

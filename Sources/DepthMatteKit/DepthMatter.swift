@@ -12,6 +12,17 @@ public enum CutoffMode: Int32 {
     case nearest = 2
 }
 
+/// How the matte is made from the depth mask (issue 3; docs/quality.md).
+public enum MatteRefine: Int32 {
+    /// Edge-aware: holes decided from neighbours and colour, a weighted guided
+    /// filter on the colour luma, temporal smoothing (see `MatteRefiner`).
+    case guided = 0
+    /// The original sample's chain: threshold, blur, gamma, bicubic upscale.
+    case original = 1
+    /// The hard threshold mask, upscaled (debugging).
+    case none = 2
+}
+
 /// The element's properties, copied once per frame.
 public struct MatteSettings: Equatable {
     public var mode: CutoffMode = .face
@@ -38,6 +49,8 @@ public struct MatteSettings: Equatable {
     public var frameDuration: Double = 1.0 / 30
     /// Focus modes (FocusMask.swift): a soft mask replaces the threshold; nil = threshold.
     public var focus: FocusSettings? = nil
+    /// How the matte is refined: guided (default), original, none.
+    public var refine: MatteRefine = .guided
     public init() {}
 }
 
@@ -63,6 +76,8 @@ public final class DepthMatter {
     public let subjectLock = SubjectLock()
 
     private var mask = FloatPlane()
+    /// refine=guided: its parameters are public for experiments (quality-bench).
+    public var refiner = MatteRefiner()
     private var blur = GaussianBlur()
     private var gammaCurve = GammaCurve()
     private var compositor = MatteCompositor()
@@ -72,7 +87,7 @@ public final class DepthMatter {
     public init() {}
 
     /// Forget the face lock (flush, restart).
-    public func reset() { subjectLock.reset() }
+    public func reset() { subjectLock.reset(); refiner.reset() }
 
     /// The cutoff for this frame, from the subject lock (see SubjectLock.swift).
     public func updateCutoff(settings: MatteSettings, depth: Depth16View?, faces: [Box],
@@ -102,13 +117,27 @@ public final class DepthMatter {
         let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false
         if keyed, let depth {
             if let focus = settings.focus {
+                // focus modes: their soft mask through the original chain's blur and gamma
+                refiner.reset()
                 FocusMask.mask(depth: depth, scale: settings.depthScale, settings: focus, into: &mask)
+                blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
+                gammaCurve.apply(to: &mask, gamma: settings.gamma)
+                mask.snapToEnds()
             } else {
-                DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
+                switch settings.refine {
+                case .original:
+                    refiner.reset()
+                    DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
+                    blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
+                    gammaCurve.apply(to: &mask, gamma: settings.gamma)
+                    mask.snapToEnds()
+                case .none:
+                    refiner.reset()
+                    DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
+                case .guided:
+                    refiner.refine(depth: depth, scale: settings.depthScale, cutoff: cutoff, video: video!, into: &mask)
+                }
             }
-            blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
-            gammaCurve.apply(to: &mask, gamma: settings.gamma)
-            mask.snapToEnds()
         } else {
             // no depth: matte 1 everywhere (unkeyed pass-through); no colour: matte 0
             onePlane[0, 0] = video == nil ? 0 : 1

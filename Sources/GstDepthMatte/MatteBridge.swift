@@ -38,6 +38,7 @@ extension MatteSettings {
         lockHold = c.lock_hold
         lockSmoothing = c.lock_smoothing
         threads = Int(c.n_threads)
+        refine = MatteRefine(rawValue: c.refine) ?? .guided
         if c.frame_duration > 0 { frameDuration = c.frame_duration }
     }
 }

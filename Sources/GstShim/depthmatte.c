@@ -53,6 +53,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define DEFAULT_POST_MESSAGES TRUE
 /* subject lock (issue 10) */
 #define DEFAULT_LOCK_STRATEGY DM_LOCK_ROBUST
+#define DEFAULT_REFINE DM_REFINE_GUIDED
 #define DEFAULT_LOCK_HOLD 4.0
 #define DEFAULT_LOCK_SMOOTHING 0.1
 #define DEFAULT_N_THREADS 0
@@ -70,6 +71,7 @@ enum
   PROP_OUTPUT,
   PROP_POST_MESSAGES,
   PROP_LOCK_STRATEGY,
+  PROP_REFINE,
   PROP_LOCK_HOLD,
   PROP_LOCK_SMOOTHING,
   PROP_N_THREADS,
@@ -188,6 +190,28 @@ gst_depth_matte_effect_get_type (void)
   };
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstDepthMatteBackgroundEffect", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_DEPTH_MATTE_REFINE (gst_depth_matte_refine_get_type ())
+static GType
+gst_depth_matte_refine_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {DM_REFINE_GUIDED, "Edge-aware: depth holes decided from their neighbours "
+          "and the colour image, a weighted colour guided filter "
+          "(untrusted band of 2 depth pixels around the depth edge), temporal "
+          "smoothing", "guided"},
+    {DM_REFINE_ORIGINAL, "The original sample's chain: threshold, blur, "
+          "gamma, bicubic upscale", "original"},
+    {DM_REFINE_NONE, "The hard threshold mask, upscaled (debugging)", "none"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDepthMatteRefine", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -862,6 +886,9 @@ gst_depth_matte_set_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_REFINE:
+      self->settings.refine = g_value_get_enum (value);
+      break;
     case PROP_LOCK_STRATEGY:
       self->settings.lock_strategy = g_value_get_enum (value);
       break;
@@ -956,6 +983,9 @@ gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_REFINE:
+      g_value_set_enum (value, self->settings.refine);
       break;
     case PROP_LOCK_STRATEGY:
       g_value_set_enum (value, self->settings.lock_strategy);
@@ -1106,6 +1136,14 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
           "running-time, face-found, face-depth (m), cutoff (m) and coverage "
           "(0-1), lock (face, tracked, nearest or fixed: where the cutoff "
           "came from)", DEFAULT_POST_MESSAGES, DM_PARAM_FLAGS));
+  /* matte quality (issue 3; docs/quality.md) */
+  g_object_class_install_property (gobject_class, PROP_REFINE,
+      g_param_spec_enum ("refine", "Refine",
+          "How the matte is made from the depth mask: guided (edge-aware, "
+          "uses the colour frame; blur-radius and gamma do not apply), "
+          "original (the sample's threshold, blur, gamma, upscale) or none "
+          "(hard mask)", GST_TYPE_DEPTH_MATTE_REFINE, DEFAULT_REFINE,
+          DM_PARAM_FLAGS));
   /* subject lock (issue 10; docs/subject-lock.md) */
   g_object_class_install_property (gobject_class, PROP_LOCK_STRATEGY,
       g_param_spec_enum ("lock-strategy", "Lock strategy",
@@ -1158,6 +1196,7 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_OUTPUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_EFFECT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_REFINE, 0);
 }
 
 static void
@@ -1189,6 +1228,7 @@ gst_depth_matte_init (GstDepthMatte * self)
   self->settings.background_effect = DEFAULT_EFFECT;
   self->settings.effect_radius = DEFAULT_EFFECT_RADIUS;
   self->settings.effect_growth = DEFAULT_EFFECT_GROWTH;
+  self->settings.refine = DEFAULT_REFINE;
 }
 
 gboolean

@@ -25,6 +25,7 @@ final class DepthMatterTests: XCTestCase {
     /// Sharp keying (no blur, gamma 1) in fixed mode, green background.
     static func sharp(cutoff: Double = 1.5) -> MatteSettings {
         var s = MatteSettings()
+        s.refine = .original  // pinned to the original sample's chain
         s.mode = .fixed
         s.cutoff = cutoff
         s.blurRadius = 0
@@ -151,6 +152,7 @@ final class DepthMatterTests: XCTestCase {
             }
         }
         var s = MatteSettings()
+        s.refine = .original  // pinned to the original sample's chain
         s.mode = .fixed
         s.cutoff = 1.2
         s.blurRadius = 1.3
@@ -173,6 +175,7 @@ final class DepthMatterTests: XCTestCase {
         let depth = TestDepth(width: 24, height: 18, fill: 2500)
         depth.fill(x0: 7, y0: 4, x1: 17, y1: 18, 950)
         var s = MatteSettings()
+        s.refine = .original  // pinned to the original sample's chain
         s.mode = .fixed
         XCTAssertEqual(s.blurRadius, 5); XCTAssertEqual(s.gamma, 0.5); XCTAssertEqual(s.cutoff, 1.0)
         let video = Self.makeVideo(48, 36)
@@ -219,6 +222,7 @@ final class DepthMatterTests: XCTestCase {
     func testSizeChangesBetweenFramesReuseNothingStale() {
         let m = DepthMatter()
         var s = MatteSettings()
+        s.refine = .original  // pinned to the original sample's chain
         s.mode = .fixed
         s.cutoff = 1.0
         s.blurRadius = 1.0

@@ -76,6 +76,7 @@ final class FuzzTests: XCTestCase {
     private func matteSettings(_ rng: inout TestRandom, wild: Bool) -> MatteSettings {
         var s = MatteSettings()
         s.mode = rng.pick([.face, .fixed])
+        s.refine = rng.pick([.guided, .original, .none])
         s.cutoff = rng.double(0...100, wild: wild)
         s.cutoffOffset = rng.double(-10...10, wild: wild)
         // blur-radius: NaN and huge values are fuzzed in testBlurKernelEdges

@@ -212,7 +212,7 @@ def textured(seed=1):
 def test_effects_leave_the_foreground_untouched(effect):
     video = textured()
     m = scene_metres(hole=False)      # left half 1 m, right half 4 m
-    out = key(f"mode=fixed cutoff=2 blur-radius=0 gamma=1 background-effect={effect} effect-radius=16",
+    out = key(f"mode=fixed refine=original cutoff=2 blur-radius=0 gamma=1 background-effect={effect} effect-radius=16",
               *encode(m, "depth"), video=video)
     fg = slice(0, W // 2 - 4)
     bg = slice(W // 2 + 4, W)
@@ -230,7 +230,7 @@ def test_blur_has_no_subject_halo():
     video = np.full((H, W, 3), 100, np.uint8)
     video[:, : W // 2] = 255
     m = scene_metres(hole=False)
-    args = ("mode=fixed cutoff=2 blur-radius=0 gamma=1 background-effect=blur effect-radius=24",
+    args = ("mode=fixed refine=original cutoff=2 blur-radius=0 gamma=1 background-effect=blur effect-radius=24",
             *encode(m, "depth"))
     out = key(*args, video=video, n=3)
     assert np.abs(out[:, W // 2 + 4:, :3].astype(int) - 100).max() <= 1

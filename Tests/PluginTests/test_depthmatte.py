@@ -185,6 +185,8 @@ def test_output_alpha_gets_alpha_format_and_values():
 
 def test_message_fields_and_switch():
     k = Keyer(size=(W, H), depth_size=(DW, DH))
+    # coverage bounds below are the original chain's soft edge
+    k.m.set_property("refine", "original")
     try:
         run_frames(k, 3, scene_depth())
         msgs = k.messages()

@@ -44,6 +44,7 @@ typedef struct {
 typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2,
   DM_MODE_HIGHPASS = 3, DM_MODE_BANDPASS = 4 } DMMode;
 typedef enum { DM_LOCK_ROBUST = 0, DM_LOCK_ORIGINAL = 1 } DMLockStrategy;
+typedef enum { DM_REFINE_GUIDED = 0, DM_REFINE_ORIGINAL = 1, DM_REFINE_NONE = 2 } DMRefine;
 typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2,
   DM_OUTPUT_DEPTH = 3 } DMOutput;
 
@@ -75,6 +76,7 @@ typedef struct {
   int32_t background_effect; /* 0 none, 1 desaturate, 2 comic, 3 blur */
   double effect_radius;    /* background-effect=blur: radius in video pixels */
   int32_t effect_growth;   /* blur: 1 = grows from radius/3 to radius over 1 m behind the subject */
+  int32_t refine;          /* DMRefine: how the matte is made from the depth mask */
 } DMMatteSettings;
 
 typedef struct {

@@ -1,0 +1,241 @@
+// quality-bench: matte quality of the refine modes on rgbdtestsrc scenes with
+// realistic depth artefacts (noise, holes, flying pixels, misregistration),
+// run in-process through DepthMatter and scored against the scene's
+// ground-truth matte (issue 3; docs/quality.md).
+//
+//   swift run -c release quality-bench [seconds] [fps]
+//
+// Metrics (DESIGN.md "Numbers that matter"), means over frames:
+//   SAD   = sum |a - a*| / 1000 per frame
+//   MSE   = mean (a - a*)^2 x 1e3
+//   Grad  = sum (|grad a| - |grad a*|)^2 / 1000, Gaussian derivatives sigma = 1.4
+//   IoU   at 0.5
+//   dtSSD = sqrt(mean(((a_t - a_t-1) - (a*_t - a*_t-1))^2)) x 100
+// plus "distractor" = pixels of the distractor keyed in (a > 0.5), and
+// "hand out" = pixels inside the raised hand/arm (coverage 1 in the truth)
+// keyed out (a < 0.5), summed over frames.
+import DepthMatteKit
+
+let args = CommandLine.arguments
+let seconds = args.count > 1 ? Double(args[1]) ?? 4 : 4
+let fps = args.count > 2 ? Double(args[2]) ?? 10 : 10
+let nFrames = max(2, Int(seconds * fps))
+let VW = 1280, VH = 720
+/// quality-bench [seconds] [fps] [dump prefix]: also writes frame 2 of the last clip as PGM/PPM
+let dumpPrefix: String? = args.count > 3 ? args[3] : nil
+@_silgen_name("fopen") func c_fopen(_ path: UnsafePointer<CChar>, _ mode: UnsafePointer<CChar>) -> OpaquePointer?
+@_silgen_name("fwrite") func c_fwrite(_ p: UnsafeRawPointer, _ size: Int, _ n: Int, _ f: OpaquePointer) -> Int
+@_silgen_name("fclose") func c_fclose(_ f: OpaquePointer) -> Int32
+@_silgen_name("getenv") func c_getenv(_ name: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>?
+func env(_ name: String) -> String? { c_getenv(name).map { String(cString: $0) } }
+func writeFile(_ path: String, _ bytes: [UInt8]) {
+    guard let f = c_fopen(path, "wb") else { return }
+    _ = bytes.withUnsafeBytes { c_fwrite($0.baseAddress!, 1, $0.count, f) }
+    _ = c_fclose(f)
+}
+
+struct Clip {
+    var video: [[UInt8]] = [], depth: [[UInt16]] = [], truth: [[UInt8]] = [], faces: [[Box]] = []
+    var objects: [[UInt8]] = []  // per output pixel: 1 distractor, 2 hand/arm, 0 other
+    var dw = 0, dh = 0
+}
+
+func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double) -> Clip {
+    var c = Clip(); c.dw = dw; c.dh = dh
+    for i in 0..<nFrames {
+        let t = start + Double(i) / fps
+        let scene = RGBDScene(settings: s, time: t)
+        var v = [UInt8](repeating: 0, count: VW * VH * 4)
+        v.withUnsafeMutableBufferPointer {
+            scene.renderVideo(RGBImageView(base: $0.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3))
+        }
+        var d = [UInt16](repeating: 0, count: dw * dh)
+        d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw) }
+        var tr = [UInt8](repeating: 0, count: VW * VH)
+        tr.withUnsafeMutableBufferPointer { scene.renderTruth(Gray8View(base: $0.baseAddress!, width: VW, height: VH, stride: VW)) }
+        var ob = [UInt8](repeating: 0, count: VW * VH)
+        for y in stride(from: 0, to: VH, by: 2) {
+            for x in stride(from: 0, to: VW, by: 2) {
+                let smp = scene.sample(u: (Double(x) + 0.5) / Double(VW), v: (Double(y) + 0.5) / Double(VH))
+                switch smp.object {
+                case .distractor: ob[y * VW + x] = 1
+                case .hand, .arm: ob[y * VW + x] = tr[y * VW + x] == 255 ? 2 : 0
+                default: break
+                }
+            }
+        }
+        c.video.append(v); c.depth.append(d); c.truth.append(tr); c.faces.append(scene.detectedFaces(width: VW, height: VH))
+        c.objects.append(ob)
+    }
+    return c
+}
+
+/// Gradient magnitude with Gaussian derivative filters, sigma 1.4.
+struct Gradient {
+    let g: [Float], dg: [Float], r: Int
+    init(sigma: Float = 1.4) {
+        r = Int((3 * sigma).rounded(.up))
+        var g = [Float](), dg = [Float]()
+        for i in -r...r {
+            let x = Float(i)
+            let e = (-(x * x) / (2 * sigma * sigma))
+            // exp via Double pow-free series is overkill: use Float's built-in exp through powf-free approach
+            let v = Float(expApprox(Double(e)))
+            g.append(v); dg.append(-x / (sigma * sigma) * v)
+        }
+        let sg = g.reduce(0, +)
+        self.g = g.map { $0 / sg }
+        let sdg = zip(dg, (-r...r)).reduce(Float(0)) { $0 + $1.0 * Float($1.1) }
+        self.dg = dg.map { -$0 / sdg }
+    }
+    func magnitude(_ a: [Float], _ w: Int, _ h: Int, tmp: inout [Float], gx: inout [Float], out: inout [Float]) {
+        // gx = dg along x, g along y; gy = g along x, dg along y
+        func hconv(_ src: [Float], _ k: [Float], _ dst: inout [Float]) {
+            for y in 0..<h { for x in 0..<w {
+                var s: Float = 0
+                for i in -r...r { let xx = min(max(x + i, 0), w - 1); s += k[i + r] * src[y * w + xx] }
+                dst[y * w + x] = s } }
+        }
+        func vconv(_ src: [Float], _ k: [Float], _ dst: inout [Float]) {
+            for y in 0..<h { for x in 0..<w {
+                var s: Float = 0
+                for i in -r...r { let yy = min(max(y + i, 0), h - 1); s += k[i + r] * src[yy * w + x] }
+                dst[y * w + x] = s } }
+        }
+        hconv(a, dg, &tmp); vconv(tmp, g, &gx)
+        hconv(a, g, &tmp); vconv(tmp, dg, &out)
+        for i in 0..<(w * h) { out[i] = (gx[i] * gx[i] + out[i] * out[i]).squareRoot() }
+    }
+}
+func expApprox(_ x: Double) -> Double {
+    // exp for x <= 0 by squaring a Taylor series of x / 2^k
+    var k = 0, y = x
+    while y < -0.5 { y /= 2; k += 1 }
+    var s = 1.0, t = 1.0
+    for n in 1...12 { t *= y / Double(n); s += t }
+    for _ in 0..<k { s *= s }
+    return s
+}
+
+struct Score { var sad = 0.0, mse = 0.0, grad = 0.0, iou = 0.0, iouMin = 1.0, dt = 0.0, distractor = 0, handOut = 0, ms = 0.0 }
+
+let gradient = Gradient()
+var truthGrad: [[Float]] = []
+
+func run(_ c: Clip, refine: MatteRefine) -> Score {
+    let m = DepthMatter()
+    // experiments: QB_EPS, QB_RADIUS, QB_BAND, QB_TBASE, QB_TGAIN override the refiner's parameters
+    if let v = env("QB_EPS").flatMap(Float.init) { m.refiner.eps = v }
+    if let v = env("QB_RADIUS").flatMap(Int.init) { m.refiner.radius = v }
+    if let v = env("QB_BAND").flatMap(Int.init) { m.refiner.band = v }
+    if let v = env("QB_TBASE").flatMap(Float.init) { m.refiner.temporalBase = v }
+    if let v = env("QB_TGAIN").flatMap(Float.init) { m.refiner.temporalGain = v }
+    if let v = env("QB_UP").flatMap(Int.init) { m.refiner.maxUpscale = v }
+    var s = MatteSettings()
+    s.refine = refine
+    s.output = .matte
+    s.frameDuration = 1 / fps
+    var out = [UInt8](repeating: 0, count: VW * VH * 4)
+    var a = [Float](repeating: 0, count: VW * VH), prev = a, prevT = a
+    var tmp = a, gx = a, mag = a
+    var sc = Score()
+    let clock = ContinuousClock()
+    for i in 0..<nFrames {
+        var video = c.video[i]
+        let t = clock.measure {
+            _ = c.depth[i].withUnsafeBytes { dp in
+                video.withUnsafeMutableBufferPointer { vp in
+                    out.withUnsafeMutableBufferPointer { op in
+                        m.process(settings: s,
+                                  video: RGBImageView(base: vp.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3),
+                                  depth: Depth16View(base: dp.baseAddress!, width: c.dw, height: c.dh, stride: 2 * c.dw),
+                                  background: nil,
+                                  output: RGBImageView(base: op.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3),
+                                  faces: c.faces[i])
+                    }
+                }
+            }
+        }
+        if dumpPrefix != nil && i == 2 && c.dw == 640 && (env("QB_MIS") ?? "1") == "1" {
+            var pgm = Array("P5 \(VW) \(VH) 255\n".utf8)
+            for p in 0..<(VW * VH) { pgm.append(out[4 * p]) }
+            writeFile("\(dumpPrefix!)-\(refine).pgm", pgm)
+            var t2 = Array("P5 \(VW) \(VH) 255\n".utf8); t2 += c.truth[i]
+            writeFile("\(dumpPrefix!)-truth.pgm", t2)
+            var v2 = Array("P6 \(VW) \(VH) 255\n".utf8)
+            for p in 0..<(VW * VH) { v2 += [c.video[i][4 * p], c.video[i][4 * p + 1], c.video[i][4 * p + 2]] }
+            writeFile("\(dumpPrefix!)-video.ppm", v2)
+        }
+        let tc = t.components
+        sc.ms += (Double(tc.seconds) + Double(tc.attoseconds) * 1e-18) * 1000
+        var sad = 0.0, mse = 0.0, inter = 0, uni = 0, dd = 0.0
+        let tr = c.truth[i], ob = c.objects[i]
+        for p in 0..<(VW * VH) {
+            let v = Float(out[4 * p]) / 255, vt = Float(tr[p]) / 255
+            a[p] = v
+            let e = Double(v - vt)
+            sad += abs(e); mse += e * e
+            if v > 0.5 && vt > 0.5 { inter += 1 }
+            if v > 0.5 || vt > 0.5 { uni += 1 }
+            if ob[p] == 1 && v > 0.5 { sc.distractor += 1 }
+            if ob[p] == 2 && v < 0.5 { sc.handOut += 1 }
+            if i > 0 { let q = Double((v - prev[p]) - (vt - prevT[p])); dd += q * q }
+            prev[p] = v; prevT[p] = vt
+        }
+        if truthGrad.count <= i {
+            var tf = tr.map { Float($0) / 255 }
+            gradient.magnitude(tf, VW, VH, tmp: &tmp, gx: &gx, out: &mag)
+            tf = mag
+            truthGrad.append(tf)
+        }
+        gradient.magnitude(a, VW, VH, tmp: &tmp, gx: &gx, out: &mag)
+        var ge = 0.0
+        let tg = truthGrad[i]
+        for p in 0..<(VW * VH) { let q = Double(mag[p] - tg[p]); ge += q * q }
+        sc.sad += sad / 1000; sc.mse += mse / Double(VW * VH) * 1e3; sc.grad += ge / 1000
+        let iou = uni > 0 ? Double(inter) / Double(uni) : 1
+        sc.iou += iou; sc.iouMin = min(sc.iouMin, iou)
+        if i > 0 { sc.dt += (dd / Double(VW * VH)).squareRoot() * 100 }
+    }
+    let n = Double(nFrames)
+    sc.sad /= n; sc.mse /= n; sc.grad /= n; sc.iou /= n; sc.dt /= Double(nFrames - 1); sc.ms /= n
+    return sc
+}
+
+func f(_ x: Double, _ p: Int = 3) -> String {
+    var m = 1.0
+    for _ in 0..<p { m *= 10 }
+    let v = (x * m).rounded() / m
+    var s = "\(v)"
+    let parts = s.split(separator: ".")
+    if parts.count == 2 && parts[1].count < p { s += String(repeating: "0", count: p - parts[1].count) }
+    return s
+}
+func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+
+print("quality-bench: \(nFrames) frames per clip (\(seconds) s at \(fps) fps from t = 4 s: the hand is raised at 5-9 s), video \(VW)x\(VH)")
+print("artefacts: noise, holes, flying pixels, misregistration (depth px); lock: mode=face, robust")
+print("| depth | misreg | refine | SAD | MSE | Grad | IoU | IoU min | dtSSD | SAD/orig | Grad/orig | dtSSD/orig | distractor in | hand out | ms/frame |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+var allMet = true
+for (dw, dh) in [(640, 360), (320, 180)] {
+    for mis in [1, 2] {
+        var ss = SceneSettings()
+        ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = mis
+        ss.seed = UInt32(mis)
+        let clip = render(ss, dw: dw, dh: dh, start: 4)
+        truthGrad = []
+        let orig = run(clip, refine: .original)
+        for mode in [MatteRefine.original, .none, .guided] {
+            let r = mode == .original ? orig : run(clip, refine: mode)
+            let name = mode == .guided ? "guided (default)" : "\(mode)"
+            print("| \(dw)x\(dh) | \(mis) | \(name) | \(f(r.sad, 2)) | \(f(r.mse, 3)) | \(f(r.grad, 2)) | \(f(r.iou, 4)) | \(f(r.iouMin, 4)) | \(f(r.dt, 3)) | "
+                  + "\(f(r.sad / orig.sad, 2)) | \(f(r.grad / orig.grad, 2)) | \(f(r.dt / orig.dt, 2)) | \(r.distractor) | \(r.handOut) | \(f(r.ms, 1)) |")
+            if mode == .guided {
+                let met = r.sad <= 0.3 * orig.sad && r.grad <= 0.3 * orig.grad && r.iou >= 0.99 && r.dt <= 0.5 * orig.dt && r.distractor == 0 && r.handOut == 0
+                if !met { allMet = false }
+            }
+        }
+    }
+}
+print("\ntargets for the default (SAD, Grad <= 0.3x original, IoU >= 0.99, dtSSD <= 0.5x original, no distractor in, no hand out): \(allMet ? "met" : "NOT met") on every clip")

@@ -1,0 +1,108 @@
+import XCTest
+@testable import DepthMatteKit
+
+/// refine=guided (MatteRefiner): hole decision, edge placement from colour,
+/// temporal smoothing.
+final class RefineTests: XCTestCase {
+    static let fgColor = RGBA(200, 40, 40), bgColor = RGBA(60, 160, 90)
+
+    func testUnknownPixelsTakeTheNearestValidLabelForegroundWinningTies() {
+        // one row: fg fg ? ? ? bg bg -> the middle hole pixel is equidistant: fg
+        var filled: [UInt8] = [], spare: [UInt8] = []
+        MatteRefiner.fillUnknown(label: [1, 1, 2, 2, 2, 0, 0], filled: &filled, spare: &spare, width: 7, height: 1, passes: 16)
+        XCTAssertEqual(Array(filled.prefix(7)), [1, 1, 1, 1, 0, 0, 0])
+        // a hole inside the foreground is foreground
+        let label: [UInt8] = [1, 1, 1, 1, 2, 1, 1, 1, 1]
+        MatteRefiner.fillUnknown(label: label, filled: &filled, spare: &spare, width: 3, height: 3, passes: 16)
+        XCTAssertEqual(filled[4], 1)
+        // unknown beyond the pass limit counts as background
+        MatteRefiner.fillUnknown(label: [1, 2, 2, 2, 2], filled: &filled, spare: &spare, width: 5, height: 1, passes: 2)
+        XCTAssertEqual(Array(filled.prefix(5)), [1, 1, 1, 0, 0])
+        // all unknown: background
+        MatteRefiner.fillUnknown(label: [2, 2, 2], filled: &filled, spare: &spare, width: 3, height: 1, passes: 16)
+        XCTAssertEqual(Array(filled.prefix(3)), [0, 0, 0])
+    }
+
+    /// Depth 40x30 behind video 80x60: the subject (0.9 m) covers depth
+    /// columns x < depthEdge, the wall (3 m) the rest; the colour edge is at
+    /// video column `colorEdge`.
+    static func stepScene(depthEdge: Int, colorEdge: Int, holes: ClosedRange<Int>? = nil) -> (TestDepth, TestRGB) {
+        let d = TestDepth(width: 40, height: 30, fill: 3000)
+        d.fill(x0: 0, y0: 0, x1: depthEdge, y1: 30, 900)
+        if let holes { d.fill(x0: holes.lowerBound, y0: 0, x1: holes.upperBound + 1, y1: 30, 0) }
+        let v = TestRGB(width: 80, height: 60)
+        for y in 0..<60 { for x in 0..<80 { v[x, y] = x < colorEdge ? fgColor : bgColor } }
+        return (d, v)
+    }
+
+    func assertEdge(_ m: FloatPlane, at edge: Int, _ msg: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(m.width, 80, file: file, line: line)
+        for y in [0, 15, 29, 30, 59] {
+            for x in 0..<80 {
+                let v = m[x, y]
+                if x < edge - 2 { XCTAssertEqual(v, 1, accuracy: 0.02, "\(msg) (\(x),\(y))", file: file, line: line) }
+                if x >= edge + 2 { XCTAssertEqual(v, 0, accuracy: 0.02, "\(msg) (\(x),\(y))", file: file, line: line) }
+            }
+            XCTAssertGreaterThan(m[edge - 1, y], 0.5, "\(msg) y \(y)", file: file, line: line)
+            XCTAssertLessThan(m[edge, y], 0.5, "\(msg) y \(y)", file: file, line: line)
+        }
+    }
+
+    func testEdgeFollowsTheColourEdgeThroughMisregistration() {
+        // depth edge 2 depth px (4 video px) right of, or left of, the colour edge
+        for (depthEdge, colorEdge) in [(20, 36), (18, 40), (20, 40)] {
+            let (d, v) = Self.stepScene(depthEdge: depthEdge, colorEdge: colorEdge)
+            var r = MatteRefiner()
+            var m = FloatPlane()
+            r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+            assertEdge(m, at: colorEdge, "depth edge \(depthEdge)")
+        }
+    }
+
+    func testHolesBesideTheSubjectAreDecidedByColour() {
+        // occlusion shadow: depth columns 16...21 unknown, the colour edge at depth 18 (video 36)
+        let (d, v) = Self.stepScene(depthEdge: 18, colorEdge: 36, holes: 16...21)
+        var r = MatteRefiner()
+        var m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        assertEdge(m, at: 36, "shadow")
+        // the original chain treats the holes as background: its edge is at depth 16 (video 32)
+    }
+
+    func testTemporalSmoothingOfAConstantInputIsConstant() {
+        let (d, v) = Self.stepScene(depthEdge: 20, colorEdge: 39)
+        var r = MatteRefiner()
+        var first = FloatPlane(), m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &first)
+        for _ in 0..<5 {
+            r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+            XCTAssertEqual(Array(m.pixels.prefix(80 * 60)), Array(first.pixels.prefix(80 * 60)))
+        }
+    }
+
+    func testLargeChangesAreFollowedAtOnce() {
+        // the subject leaves: no ghost of it on the next frame
+        let (d, v) = Self.stepScene(depthEdge: 20, colorEdge: 40)
+        let (d2, v2) = Self.stepScene(depthEdge: 0, colorEdge: 0)
+        var r = MatteRefiner()
+        var m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        r.refine(depth: d2.view, scale: 0.001, cutoff: 1.5, video: v2.view, into: &m)
+        // (a faint residue of an already faint edge may take a few frames)
+        XCTAssertLessThan(m.pixels.prefix(80 * 60).max() ?? 1, 0.05)
+    }
+
+    func testSmallFlickerIsDamped() {
+        // a still subject whose edge pixel's matte alternates by ±0.1 moves less than that
+        var r = MatteRefiner()
+        XCTAssertLessThan(r.temporalBase + r.temporalGain * 0.1, 1)
+        r.reset()
+    }
+
+    func testBoxMeanOfAConstantIsTheConstant() {
+        let p = FloatPlane(width: 7, height: 5, value: 0.25)
+        var out = FloatPlane(), tmp = FloatPlane(), sums: [Double] = []
+        MatteRefiner.boxMean(p, radius: 3, into: &out, tmp: &tmp, sums: &sums)
+        for i in 0..<35 { XCTAssertEqual(out.pixels[i], 0.25, accuracy: 1e-7) }
+    }
+}
