@@ -78,6 +78,28 @@ public final class DepthMatter {
     private var mask = FloatPlane()
     /// refine=guided: its parameters are public for experiments (quality-bench).
     public var refiner = MatteRefiner()
+    /// Depth maps wider than this are halved before refine=guided.
+    public static var guidedMaxDepthWidth = 400
+    private var halfDepth: [UInt16] = []
+
+    /// 2×2 blocks → one sample: the top-left one, or the first valid one of
+    /// the block when it is a hole (so a hole needs the whole block empty).
+    private func halveDepth(_ d: Depth16View) -> Depth16View {
+        let w = d.width / 2, h = d.height / 2
+        if halfDepth.count < w * h { halfDepth = [UInt16](repeating: 0, count: w * h) }
+        halfDepth.withUnsafeMutableBufferPointer { out in
+            for y in 0..<h {
+                for x in 0..<w {
+                    var v = d.at(2 * x, 2 * y)
+                    if v == 0 { v = d.at(2 * x + 1, 2 * y) }
+                    if v == 0 { v = d.at(2 * x, 2 * y + 1) }
+                    if v == 0 { v = d.at(2 * x + 1, 2 * y + 1) }
+                    out[y * w + x] = UInt16(littleEndian: v)
+                }
+            }
+        }
+        return halfDepth.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+    }
     private var blur = GaussianBlur()
     private var gammaCurve = GammaCurve()
     private var compositor = MatteCompositor()
@@ -135,7 +157,12 @@ public final class DepthMatter {
                     refiner.reset()
                     DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
                 case .guided:
-                    refiner.refine(depth: depth, scale: settings.depthScale, cutoff: cutoff, video: video!, into: &mask)
+                    // The guided filter's cost grows with the depth resolution while
+                    // its result hardly improves past ~360 px: larger depth maps are
+                    // halved first (measured with quality-bench; see docs/quality.md).
+                    let guide = depth.width > DepthMatter.guidedMaxDepthWidth
+                        ? halveDepth(depth) : depth
+                    refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!, into: &mask)
                 }
             }
         } else {
