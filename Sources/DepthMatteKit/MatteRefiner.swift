@@ -51,6 +51,8 @@ public struct MatteRefiner {
     private var filled: [UInt8] = []
     private var spare: [UInt8] = []
     private var fillPlane = FloatPlane(), weight = FloatPlane()
+    /// 1 (0) where every filled label within radius + band is foreground (background).
+    private var interior = FloatPlane()
     private var lowRGB: [Float] = []      // 3 planes: the guide at depth resolution
     private var products: [Float] = []    // 14 planes: w, wR, wG, wB, wp, wRp, wGp, wBp, wRR, wRG, wRB, wGG, wGB, wBB
     private var means: [Float] = []       // their window means
@@ -102,6 +104,9 @@ public struct MatteRefiner {
         // 3. trust: known and uniform within the band
         for i in 0..<n { fillPlane.pixels[i] = Float(filled[i]) }
         MatteRefiner.boxMean(fillPlane, radius: band, into: &weight, tmp: &tmp, sums: &columnSums)
+        // Deep inside the subject (or the background) the colour model has no
+        // say: a small dark feature (eyes, buttons) must not lower the matte.
+        MatteRefiner.boxMean(fillPlane, radius: radius + band, into: &interior, tmp: &tmp, sums: &columnSums)
         let uw = untrustedWeight
         for i in 0..<n {
             let m = weight.pixels[i]
@@ -233,6 +238,8 @@ public struct MatteRefiner {
                     var m = up(0) * G[o] + up(1) * G[gn + o] + up(2) * G[2 * gn + o] + up(3)
                     m = min(max(m, 0), 1)
                     if !(m == m) { m = 0 }
+                    let inner = interior.pixels[min(Int(fy + 0.5), dh - 1) * dw + min(Int(fx + 0.5), dw - 1)]
+                    if inner == 1 { m = 1 } else if inner == 0 { m = 0 }
                     if blend {
                         let prev = P[o]
                         let w = min(1, base + gain * abs(m - prev))
