@@ -135,7 +135,7 @@ G_DEFINE_TYPE (GstDepthMatte, gst_depth_matte, GST_TYPE_VIDEO_AGGREGATOR);
 static GType
 gst_depth_matte_mode_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_MODE_FACE, "Lock the cutoff to the subject's face from the face ROI "
           "metas (cutoff = face depth + cutoff-offset; see lock-strategy)",
@@ -149,18 +149,14 @@ gst_depth_matte_mode_get_type (void)
           "to nothing at focus +- (focus-width + 1/slope) metres", "bandpass"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstDepthMatteMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstDepthMatteMode", values);
 }
 
 #define GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY (gst_depth_matte_lock_strategy_get_type ())
 static GType
 gst_depth_matte_lock_strategy_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_LOCK_ROBUST, "Face choice by head size and depth, tracking in depth "
           "through face loss, depth-only finder, smoothing", "robust"},
@@ -168,18 +164,14 @@ gst_depth_matte_lock_strategy_get_type (void)
           "depth pixel, held while no face is seen", "original"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstDepthMatteLockStrategy", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstDepthMatteLockStrategy", values);
 }
 
 #define GST_TYPE_DEPTH_MATTE_EFFECT (gst_depth_matte_effect_get_type ())
 static GType
 gst_depth_matte_effect_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {0, "No effect: the background colour replaces the background", "none"},
     {1, "The video's background in grey (Rec.709 luma)", "desaturate"},
@@ -188,18 +180,14 @@ gst_depth_matte_effect_get_type (void)
         "blur"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstDepthMatteBackgroundEffect", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstDepthMatteBackgroundEffect", values);
 }
 
 #define GST_TYPE_DEPTH_MATTE_REFINE (gst_depth_matte_refine_get_type ())
 static GType
 gst_depth_matte_refine_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_REFINE_GUIDED, "Edge-aware: depth holes decided from their neighbours "
           "and the colour image, a weighted colour guided filter "
@@ -210,18 +198,14 @@ gst_depth_matte_refine_get_type (void)
     {DM_REFINE_NONE, "The hard threshold mask, upscaled (debugging)", "none"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstDepthMatteRefine", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstDepthMatteRefine", values);
 }
 
 #define GST_TYPE_DEPTH_MATTE_OUTPUT (gst_depth_matte_output_get_type ())
 static GType
 gst_depth_matte_output_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_OUTPUT_COMPOSITE, "The subject over the background pad or "
           "background-color", "composite"},
@@ -233,11 +217,7 @@ gst_depth_matte_output_get_type (void)
           "(output format gets alpha)", "alpha"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstDepthMatteOutput", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstDepthMatteOutput", values);
 }
 
 /* ---- pad templates --------------------------------------------------------- */

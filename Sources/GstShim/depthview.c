@@ -68,7 +68,7 @@ G_DEFINE_TYPE (GstDepthView, gst_depthview, GST_TYPE_VIDEO_FILTER);
 GType
 dm_depth_kind_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_DEPTH_KIND_DEPTH, "Distance: larger values are farther "
           "(GRAY16: metres = value * depth-scale)", "depth"},
@@ -76,28 +76,20 @@ dm_depth_kind_get_type (void)
           "(GRAY16: metres = 1 / (value * depth-scale))", "disparity"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstDepthMatteDepthKind", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstDepthMatteDepthKind", values);
 }
 
 GType
 dm_colormap_get_type (void)
 {
-  static GType type = 0;
+  static gsize type = 0;
   static const GEnumValue values[] = {
     {DM_COLORMAP_GREY, "Grey: near white, far black", "grey"},
     {DM_COLORMAP_TURBO, "Turbo (perceptual rainbow): near red, far dark blue",
         "turbo"},
     {0, NULL, NULL},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstDepthMatteColormap", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return dm_enum_type (&type, "GstDepthMatteColormap", values);
 }
 
 /* ---- pads and caps --------------------------------------------------------- */
