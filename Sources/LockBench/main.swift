@@ -3,7 +3,7 @@
 // boxes, the face unreported while the subject steps in depth, no face
 // metas at all), scored against the scene's ground-truth matte.
 //
-//   swift run -c release lock-bench [seconds] [fps]
+//   swift run -c release lock-bench [seconds] [fps] [video-width]
 //
 // Metrics (DESIGN.md "Numbers that matter"): SAD = sum |a - a*| / 1000 per
 // frame (mean over frames), IoU at 0.5 (mean and minimum over frames; also
@@ -14,11 +14,15 @@ import DepthMatteKit
 let args = CommandLine.arguments
 let seconds = args.count > 1 ? Double(args[1]) ?? 20 : 20
 let fps = args.count > 2 ? Double(args[2]) ?? 15 : 15
-let VW = 320, VH = 180, DW = 160, DH = 90
+// Video at 640x360 with depth at 320x180 (the quality bench's coarse depth);
+// the real rendered colour frame is the guide for refine=guided.
+let VW = args.count > 3 ? Int(args[3]) ?? 640 : 640
+let VH = VW * 9 / 16, DW = VW / 2, DH = VH / 2
 let nFrames = Int(seconds * fps)
 
 struct Frames {
     var depth: [[UInt16]] = []
+    var video: [[UInt8]] = []
     var truth: [[UInt8]] = []
     var faces: [[Box]] = []
     /// the subject's real face box is among the reported faces
@@ -33,6 +37,11 @@ func render(_ s: SceneSettings) -> Frames {
         let scene = RGBDScene(settings: s, time: t)
         var d = [UInt16](repeating: 0, count: DW * DH)
         d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: DW, height: DH, stride: 2 * DW) }
+        var v = [UInt8](repeating: 0, count: VW * VH * 4)
+        _ = v.withUnsafeMutableBufferPointer {
+            scene.renderVideo(RGBImageView(base: $0.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3))
+        }
+        f.video.append(v)
         var tr = [UInt8](repeating: 0, count: VW * VH)
         tr.withUnsafeMutableBufferPointer { scene.renderTruth(Gray8View(base: $0.baseAddress!, width: VW, height: VH, stride: VW)) }
         let faces = scene.detectedFaces(width: VW, height: VH)
@@ -60,7 +69,6 @@ func run(_ frames: Frames, mode: CutoffMode, strategy: LockStrategy, useFaces: B
     s.lockStrategy = strategy
     s.output = .matte
     s.frameDuration = 1 / fps
-    var video = [UInt8](repeating: 128, count: VW * VH * 4)
     var out = [UInt8](repeating: 0, count: VW * VH * 4)
     var prev = [Float](repeating: 0, count: VW * VH), prevT = prev
     var score = Score()
@@ -68,9 +76,9 @@ func run(_ frames: Frames, mode: CutoffMode, strategy: LockStrategy, useFaces: B
     for i in 0..<nFrames {
         if oracle { s.mode = .fixed; s.cutoff = frames.truthDepth[i] + s.cutoffOffset }
         let r: MatteResult = frames.depth[i].withUnsafeBytes { dp in
-            video.withUnsafeMutableBufferPointer { vp in
+            frames.video[i].withUnsafeBufferPointer { vp in
                 out.withUnsafeMutableBufferPointer { op in
-                    let v = RGBImageView(base: vp.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3)
+                    let v = RGBImageView(base: UnsafeMutablePointer(mutating: vp.baseAddress!), width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3)
                     let o = RGBImageView(base: op.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3)
                     let d = Depth16View(base: dp.baseAddress!, width: DW, height: DH, stride: 2 * DW)
                     return m.process(settings: s, video: v, depth: d, background: nil, output: o,

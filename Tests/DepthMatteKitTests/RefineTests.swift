@@ -69,6 +69,40 @@ final class RefineTests: XCTestCase {
         // the original chain treats the holes as background: its edge is at depth 16 (video 32)
     }
 
+    /// Errors (|m - ideal| summed over the frame) of a mid-grey subject in
+    /// front of a wall striped light and dark, whose mean colour is the
+    /// subject's own; the depth edge lies 2 depth px into the wall.
+    static func stripedWallError(decisionRadius: Int) -> (error: Float, wrong: Int) {
+        let d = TestDepth(width: 40, height: 30, fill: 3000)
+        d.fill(x0: 0, y0: 0, x1: 22, y1: 30, 900)
+        let v = TestRGB(width: 80, height: 60)
+        let subject = RGBA(128, 128, 128), light = RGBA(235, 235, 235), dark = RGBA(21, 21, 21)
+        for y in 0..<60 { for x in 0..<80 { v[x, y] = x < 40 ? subject : ((x - 40) / 3 % 2 == 0 ? light : dark) } }
+        var r = MatteRefiner()
+        r.decisionRadius = decisionRadius
+        var m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        var error: Float = 0, wrong = 0
+        for y in 0..<60 {
+            for x in 0..<80 {
+                let ideal: Float = x < 40 ? 1 : 0
+                error += abs(m[x, y] - ideal)
+                if (m[x, y] > 0.5) != (ideal > 0.5) { wrong += 1 }
+            }
+        }
+        return (error, wrong)
+    }
+
+    func testUntrustedPixelsAreDecidedByTheNearestTrustedColourNotTheMean() {
+        let nearest = Self.stripedWallError(decisionRadius: 6)
+        let means = Self.stripedWallError(decisionRadius: 0)
+        // the two-mean model calls the grey subject "wall" or the stripes
+        // "subject"; the nearest trusted colour keeps the edge on the colour edge
+        XCTAssertEqual(nearest.wrong, 0, "nearest colour: \(nearest)")
+        XCTAssertGreaterThan(means.wrong, 60, "the scene must defeat the two-mean model: \(means)")
+        XCTAssertLessThan(nearest.error, means.error, "nearest \(nearest) vs means \(means)")
+    }
+
     func testTemporalSmoothingOfAConstantInputIsConstant() {
         let (d, v) = Self.stepScene(depthEdge: 20, colorEdge: 39)
         var r = MatteRefiner()
