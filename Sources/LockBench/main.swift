@@ -15,7 +15,8 @@ let args = CommandLine.arguments
 let seconds = args.count > 1 ? Double(args[1]) ?? 20 : 20
 let fps = args.count > 2 ? Double(args[2]) ?? 15 : 15
 // Video at 640x360 with depth at 320x180 (the quality bench's coarse depth);
-// the real rendered colour frame is the guide for refine=guided.
+// the real rendered colour frame is the guide for refine=guided (until
+// session 3 the bench ran 320x180 video over a flat grey frame, 160x90 depth).
 let VW = args.count > 3 ? Int(args[3]) ?? 640 : 640
 let VH = VW * 9 / 16, DW = VW / 2, DH = VH / 2
 let nFrames = Int(seconds * fps)
@@ -170,6 +171,12 @@ print("  nearest without metas / original with metas: events \(f(nmNear.sad / ev
 // the oracle's frames are the same renders in all three scenes (only the metas differ)
 func worstRatio(_ a: [Double]) -> Double { zip(a, iouOracle).map { $1 > 0 ? $0 / $1 : 1 }.min() ?? 1 }
 print("  IoU / oracle IoU, worst frame (target >= 0.98): events default \(f(worstRatio(iouEvRob), 4)), cover default \(f(worstRatio(iouCvRob), 4)), nometa nearest \(f(worstRatio(iouNear), 4))")
+func below(_ a: [Double]) -> String {
+    let idx = a.indices.filter { a[$0] < 0.98 }
+    let times = idx.prefix(6).map { f(Double($0) / fps, 1) + " s" }.joined(separator: ", ")
+    return "\(idx.count) of \(a.count)" + (idx.isEmpty ? "" : " (t = \(times)\(idx.count > 6 ? ", ..." : ""))")
+}
+print("  frames with absolute IoU < 0.98: events default \(below(iouEvRob)), oracle \(below(iouOracle)), nometa nearest \(below(iouNear))")
 print("  absolute IoU min over all frames: events default \(f(evRob.iouMin, 4)), oracle \(f(evOracle.iouMin, 4)) (the matte chain's own limit)")
 print("  false face took the lock (cutoff > 2.3 m) on \(evRob.wallLocks) frames with the default, \(evOrig.wallLocks) with the original")
 

@@ -252,7 +252,7 @@ for (dw, dh) in [(640, 360), (320, 180)] {
         var ss = SceneSettings()
         ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = mis
         ss.seed = UInt32(mis)
-        let clip = render(ss, dw: dw, dh: dh, start: 4)
+        let clip = render(ss, dw: dw, dh: dh, start: Double(env("QB_START") ?? "") ?? 4)
         truthGrad = []
         let orig = run(clip, refine: .original)
         for mode in [MatteRefine.original, .none, .guided] {
