@@ -52,6 +52,7 @@ let package = Package(
         // allocations, memory, and whole pipelines against the stock chroma key:
         //   swift run -c release depthmatte-bench
         .target(name: "AllocCounter", path: "Sources/AllocCounter"),
+        .target(name: "BenchSupport", path: "Sources/BenchSupport"),
         .executableTarget(
             name: "depthmatte-bench",
             dependencies: ["DepthMatteKit", "AllocCounter"],
@@ -62,7 +63,7 @@ let package = Package(
         //   swift run -c release lock-bench
         .executableTarget(
             name: "lock-bench",
-            dependencies: ["DepthMatteKit"],
+            dependencies: ["DepthMatteKit", "BenchSupport"],
             path: "Sources/LockBench"
         ),
         // Matte quality of the refine modes on rgbdtestsrc scenes with realistic
@@ -70,7 +71,7 @@ let package = Package(
         //   swift run -c release quality-bench
         .executableTarget(
             name: "quality-bench",
-            dependencies: ["DepthMatteKit"],
+            dependencies: ["DepthMatteKit", "BenchSupport"],
             path: "Sources/QualityBench"
         ),
         .testTarget(

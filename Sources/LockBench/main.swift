@@ -10,6 +10,7 @@
 // the minimum over the frames without a reported subject face), dtSSD =
 // sqrt(mean(((a_t - a_t-1) - (a*_t - a*_t-1))^2)) x 100 (mean over frames).
 import DepthMatteKit
+import BenchSupport
 
 let args = CommandLine.arguments
 let seconds = args.count > 1 ? Double(args[1]) ?? 20 : 20
@@ -114,16 +115,6 @@ func run(_ frames: Frames, mode: CutoffMode, strategy: LockStrategy, useFaces: B
     return score
 }
 
-func f(_ x: Double, _ p: Int = 3) -> String {
-    var m = 1.0
-    for _ in 0..<p { m *= 10 }
-    let v = (x * m).rounded() / m
-    var s = "\(v)"
-    let parts = s.split(separator: ".")
-    if parts.count == 2 && parts[1].count < p { s += String(repeating: "0", count: p - parts[1].count) }
-    return s
-}
-func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
 
 var base = SceneSettings()
 base.noise = true; base.holes = true; base.flyingPixels = true

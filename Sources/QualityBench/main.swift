@@ -17,6 +17,7 @@
 // and "hand out > 2 px inside": the same for hand pixels whose 5x5
 // neighbourhood is fully covered (an edge 1-2 px off is not a lost hand).
 import DepthMatteKit
+import BenchSupport
 
 let args = CommandLine.arguments
 let seconds = args.count > 1 ? Double(args[1]) ?? 4 : 4
@@ -34,17 +35,6 @@ let qbTB = Float(env("QB_TBASE") ?? "") ?? -1
 let qbTG = Float(env("QB_TGAIN") ?? "") ?? -1
 let qbUp = Int(env("QB_UP") ?? "") ?? -1
 let qbDR = Int(env("QB_DR") ?? "") ?? -1
-@_silgen_name("fopen") func c_fopen(_ path: UnsafePointer<CChar>, _ mode: UnsafePointer<CChar>) -> OpaquePointer?
-@_silgen_name("fwrite") func c_fwrite(_ p: UnsafeRawPointer, _ size: Int, _ n: Int, _ f: OpaquePointer) -> Int
-@_silgen_name("fclose") func c_fclose(_ f: OpaquePointer) -> Int32
-@_silgen_name("getenv") func c_getenv(_ name: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>?
-func env(_ name: String) -> String? { c_getenv(name).map { String(cString: $0) } }
-func writeFile(_ path: String, _ bytes: [UInt8]) {
-    guard let f = c_fopen(path, "wb") else { return }
-    _ = bytes.withUnsafeBytes { c_fwrite($0.baseAddress!, 1, $0.count, f) }
-    _ = c_fclose(f)
-}
-
 struct Clip {
     var video: [[UInt8]] = [], depth: [[UInt16]] = [], truth: [[UInt8]] = [], faces: [[Box]] = []
     var objects: [[UInt8]] = []  // per output pixel: 1 distractor, 2 hand/arm, 0 other
@@ -231,16 +221,6 @@ func run(_ c: Clip, refine: MatteRefine) -> Score {
     return sc
 }
 
-func f(_ x: Double, _ p: Int = 3) -> String {
-    var m = 1.0
-    for _ in 0..<p { m *= 10 }
-    let v = (x * m).rounded() / m
-    var s = "\(v)"
-    let parts = s.split(separator: ".")
-    if parts.count == 2 && parts[1].count < p { s += String(repeating: "0", count: p - parts[1].count) }
-    return s
-}
-func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
 
 print("quality-bench: \(nFrames) frames per clip (\(seconds) s at \(fps) fps from t = 4 s: the hand is raised at 5-9 s), video \(VW)x\(VH)")
 print("artefacts: noise, holes, flying pixels, misregistration (depth px); lock: mode=face, robust")

@@ -1,0 +1,32 @@
+// Small helpers shared by the benchmark executables (lock-bench,
+// quality-bench): number formatting, table padding, environment variables and
+// raw file output, with the standard library and libc only.
+
+/// `x` rounded to `p` decimals, always printed with `p` decimals.
+public func f(_ x: Double, _ p: Int = 3) -> String {
+    var m = 1.0
+    for _ in 0..<p { m *= 10 }
+    let v = (x * m).rounded() / m
+    var s = "\(v)"
+    let parts = s.split(separator: ".")
+    if parts.count == 2 && parts[1].count < p { s += String(repeating: "0", count: p - parts[1].count) }
+    return s
+}
+
+/// `s` padded with spaces to at least `n` characters.
+public func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+
+@_silgen_name("fopen") func c_fopen(_ path: UnsafePointer<CChar>, _ mode: UnsafePointer<CChar>) -> OpaquePointer?
+@_silgen_name("fwrite") func c_fwrite(_ p: UnsafeRawPointer, _ size: Int, _ n: Int, _ f: OpaquePointer) -> Int
+@_silgen_name("fclose") func c_fclose(_ f: OpaquePointer) -> Int32
+@_silgen_name("getenv") func c_getenv(_ name: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>?
+
+/// The environment variable `name`, if set.
+public func env(_ name: String) -> String? { c_getenv(name).map { String(cString: $0) } }
+
+/// Write `bytes` to `path` (best effort: a bench's picture dump).
+public func writeFile(_ path: String, _ bytes: [UInt8]) {
+    guard let file = c_fopen(path, "wb") else { return }
+    _ = bytes.withUnsafeBytes { c_fwrite($0.baseAddress!, 1, $0.count, file) }
+    _ = c_fclose(file)
+}
