@@ -70,11 +70,12 @@ def test_default_refine_beats_original_on_a_clip_with_depth_artefacts():
                          f"rgbdtestsrc stream=depth {ART} num-buffers={N} ! video/x-raw,width={DW},height={DH} ! m.depth"),
                      truth)
     assert default == guided
-    # margins: SAD at most half of the original's, IoU at 0.5 at least 0.05
-    # higher. dtSSD on this short 30 fps clip (little true motion between
-    # frames) is about the original's (3.8 against 3.7 when written): only
-    # "not more than 10 % worse" is asserted here; quality-bench measures it
-    # at 1280x720 over longer clips (docs/quality.md).
-    assert guided[0] <= 0.5 * orig[0], (guided, orig)
-    assert guided[1] >= orig[1] + 0.05, (guided, orig)
-    assert guided[2] <= 1.1 * orig[2], (guided, orig)
+    # margins (issue 3's targets, on this small clip): SAD at most 0.3x the
+    # original's, IoU at 0.5 at least 0.98 and 0.1 above it, dtSSD at most
+    # 0.7x (measured when written: SAD 0.08 vs 3.40, IoU 0.995 vs 0.839,
+    # dtSSD 1.60 vs 3.67); quality-bench measures it at 1280x720 over longer
+    # clips (docs/quality.md).
+    print("guided", guided, "original", orig)
+    assert guided[0] <= 0.3 * orig[0], (guided, orig)
+    assert guided[1] >= max(0.98, orig[1] + 0.1), (guided, orig)
+    assert guided[2] <= 0.7 * orig[2], (guided, orig)
