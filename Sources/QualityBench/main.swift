@@ -227,7 +227,12 @@ print("artefacts: noise, holes, flying pixels, misregistration (depth px); lock:
 print("| depth | misreg | refine | SAD | MSE | Grad | IoU | IoU min | dtSSD | SAD/orig | Grad/orig | dtSSD/orig | distractor in | hand out | hand out > 2 px inside | ms/frame |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 var allMet = true
-for (dw, dh) in [(640, 360), (320, 180)] {
+// QB_DEPTH=848x480,640x480 runs other depth sizes (e.g. a RealSense's or a
+// Kinect's 4:3 map, registered to the 16:9 colour frame)
+let depthSizes: [(Int, Int)] = env("QB_DEPTH").map { $0.split(separator: ",").compactMap { d -> (Int, Int)? in
+    let p = d.split(separator: "x"); guard p.count == 2, let w = Int(p[0]), let h = Int(p[1]) else { return nil }; return (w, h)
+} } ?? [(640, 360), (320, 180)]
+for (dw, dh) in depthSizes {
     for mis in [1, 2] {
         var ss = SceneSettings()
         ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = mis

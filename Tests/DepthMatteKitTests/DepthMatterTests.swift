@@ -219,6 +219,30 @@ final class DepthMatterTests: XCTestCase {
         XCTAssertEqual(r.coverage, Double(8 * 9) / Double(16 * 12), accuracy: 1e-12)
     }
 
+    func testGuidedReducesLargeDepthMapsAndKeepsTheEdge() {
+        // depth registered at 4x the colour size (1280x720 behind 320x180):
+        // reduced by 4 to 320x180 before refine=guided. Subject: depth
+        // x < 640 at 0.9 m, colour x < 160 red on a green wall. Every 4x4
+        // block's centre sample (1, 1) is a hole: the block's other samples
+        // must stand in for it.
+        let depth = TestDepth(width: 1280, height: 720, fill: 3000)
+        depth.fill(x0: 0, y0: 0, x1: 640, y1: 720, 900)
+        for y in stride(from: 1, to: 720, by: 4) { for x in stride(from: 1, to: 1280, by: 4) { depth.fill(x0: x, y0: y, x1: x + 1, y1: y + 1, 0) } }
+        let video = TestRGB(width: 320, height: 180)
+        for y in 0..<180 { for x in 0..<320 { video[x, y] = x < 160 ? RGBA(200, 40, 40) : RGBA(60, 160, 90) } }
+        let out = TestRGB(width: 320, height: 180)
+        var s = MatteSettings()
+        s.mode = .fixed
+        s.cutoff = 1.5
+        s.output = .matte
+        let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
+        for y in [0, 90, 179] {
+            for x in 0..<156 { XCTAssertGreaterThan(out[x, y].r, 240, "subject (\(x),\(y))") }
+            for x in 164..<320 { XCTAssertLessThan(out[x, y].r, 15, "wall (\(x),\(y))") }
+        }
+        XCTAssertEqual(r.coverage, 0.5, accuracy: 0.02)
+    }
+
     func testSizeChangesBetweenFramesReuseNothingStale() {
         let m = DepthMatter()
         var s = MatteSettings()
