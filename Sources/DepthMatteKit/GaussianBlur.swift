@@ -105,7 +105,30 @@ private struct BlurPass {
                 let oLo = po + lo * w, oHi = po + (hi + 1) * w
                 let zLo = pz + lo * w, zHi = pz + (hi + 1) * w
                 let out = t + y * w
-                for x in 0..<w {
+                var x = 0
+                // 8 columns at a time: each lane sums its taps in the same
+                // order as the scalar loop, so the result is bit-identical
+                while x + 8 <= w {
+                    let ones = UnsafeRawPointer(oHi + x).loadUnaligned(as: SIMD8<Int32>.self)
+                        &- UnsafeRawPointer(oLo + x).loadUnaligned(as: SIMD8<Int32>.self)
+                    let zeros = UnsafeRawPointer(zHi + x).loadUnaligned(as: SIMD8<Int32>.self)
+                        &- UnsafeRawPointer(zLo + x).loadUnaligned(as: SIMD8<Int32>.self)
+                    let n8 = SIMD8<Int32>(repeating: n)
+                    let allOne = ones .== n8, allZero = zeros .== n8
+                    var acc = SIMD8<Float>(repeating: 0)
+                    if !all(allOne .| allZero) {
+                        for j in -r...r {
+                            let yy = min(max(y + j, 0), h - 1)
+                            acc += k[j] * UnsafeRawPointer(s + yy * w + x).loadUnaligned(as: SIMD8<Float>.self)
+                        }
+                    }
+                    acc.replace(with: 1, where: allOne)
+                    acc.replace(with: 0, where: allZero)
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: SIMD8<Float>.self)
+                    x += 8
+                }
+                while x < w {
+                    defer { x += 1 }
                     if oHi[x] &- oLo[x] == n { out[x] = 1; continue }
                     if zHi[x] &- zLo[x] == n { out[x] = 0; continue }
                     var acc: Float = 0
@@ -126,7 +149,30 @@ private struct BlurPass {
                     ron[x + 1] = ron[x] &+ (v == 1 ? 1 : 0)
                     rzn[x + 1] = rzn[x] &+ (v == 0 ? 1 : 0)
                 }
-                for x in 0..<w {
+                var x = 0
+                while x < w {
+                    if x >= r && x + 8 + r <= w {
+                        // 8 outputs whose windows are inside the row: SIMD lanes,
+                        // same tap order per lane as the scalar loop
+                        let n8 = SIMD8<Int32>(repeating: Int32(2 * r + 1))
+                        let ones = UnsafeRawPointer(ron + x + r + 1).loadUnaligned(as: SIMD8<Int32>.self)
+                            &- UnsafeRawPointer(ron + x - r).loadUnaligned(as: SIMD8<Int32>.self)
+                        let zeros = UnsafeRawPointer(rzn + x + r + 1).loadUnaligned(as: SIMD8<Int32>.self)
+                            &- UnsafeRawPointer(rzn + x - r).loadUnaligned(as: SIMD8<Int32>.self)
+                        let allOne = ones .== n8, allZero = zeros .== n8
+                        var acc = SIMD8<Float>(repeating: 0)
+                        if !all(allOne .| allZero) {
+                            for j in -r...r {
+                                acc += k[j] * UnsafeRawPointer(row + x + j).loadUnaligned(as: SIMD8<Float>.self)
+                            }
+                        }
+                        acc.replace(with: 1, where: allOne)
+                        acc.replace(with: 0, where: allZero)
+                        UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: SIMD8<Float>.self)
+                        x += 8
+                        continue
+                    }
+                    defer { x += 1 }
                     let lo = max(x - r, 0), hi = min(x + r, w - 1)
                     let n = Int32(hi - lo + 1)
                     if ron[hi + 1] &- ron[lo] == n { out[x] = 1; continue }

@@ -56,6 +56,28 @@ final class BlurTests: XCTestCase {
         }
     }
 
+    func testWidePlanesTakeTheEightLanePathsAndStillMatchTheReference() {
+        // wide enough for the 8-column vertical and 8-output horizontal paths
+        // (x >= r, x + 8 + r <= w) with a ragged tail; random values and a
+        // 0/1 disc (uniform windows mixed with edge windows within one group)
+        let noise = randomPlane(width: 83, height: 41, seed: 21)
+        let disc = makePlane(width: 83, height: 41) { x, y in (x - 40) * (x - 40) + (y - 20) * (y - 20) < 225 ? 1 : 0 }
+        for p in [noise, disc] {
+            for sigma in [0.9, 2.5, 5.0] {
+                let got = blurred(p, sigma: sigma)
+                XCTAssertLessThanOrEqual(maxDifference(got, Reference.blur(p.rows, sigma: sigma)), 1e-5, "sigma \(sigma)")
+                // threads split rows and columns but never change a value
+                var b = GaussianBlur(), q = p
+                b.apply(to: &q, sigma: sigma, pool: WorkerPool(), threads: 3)
+                XCTAssertEqual(q.pixels, got.pixels, "sigma \(sigma), 3 threads")
+            }
+        }
+        // uniform windows are exact
+        let q = blurred(disc, sigma: 2.5)
+        XCTAssertEqual(q[40, 20], 1)
+        XCTAssertEqual(q[2, 2], 0)
+    }
+
     func testSigmaZeroIsIdentity() {
         let p = randomPlane(width: 9, height: 7, seed: 11)
         for sigma in [0.0, 0.005, -1.0] {
