@@ -162,7 +162,8 @@ public final class DepthMatter {
                     // halved first (measured with quality-bench; see docs/quality.md).
                     let guide = depth.width > DepthMatter.guidedMaxDepthWidth
                         ? halveDepth(depth) : depth
-                    refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!, into: &mask)
+                    refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!,
+                                   pool: pool, threads: WorkerPool.threadCount(settings.threads), into: &mask)
                 }
             }
         } else {
