@@ -83,6 +83,8 @@ public struct MatteRefiner {
     private var planes: [Float] = []
     /// Running column sums of the box means: one row of the depth width per band.
     private var columnSums: [Double] = []
+    /// Video column sums for the guide: two rows of the video width per band.
+    private var videoSums: [UInt32] = []
     // output grid
     private var previous = FloatPlane()
     private var havePrevious = false
@@ -113,6 +115,7 @@ public struct MatteRefiner {
         let need = RefinePass.floats(n: RefinePass.planeStride(n), gn: RefinePass.planeStride(gn), bands: bands)
         if planes.count < need { planes = [Float](repeating: 0, count: need) }
         if columnSums.count < bands * dw { columnSums = [Double](repeating: 0, count: bands * dw) }
+        if videoSums.count < bands * 2 * video.width { videoSums = [UInt32](repeating: 0, count: bands * 2 * video.width) }
 
         // 1. three-state mask (integer compare as DepthThreshold)
         let q = cutoff / scale
@@ -133,6 +136,7 @@ public struct MatteRefiner {
 
         planes.withUnsafeMutableBufferPointer { F in
         columnSums.withUnsafeMutableBufferPointer { S in
+        videoSums.withUnsafeMutableBufferPointer { V in
         label.withUnsafeBufferPointer { lab in
         filled.withUnsafeBufferPointer { fil in
         columnRange.withUnsafeBufferPointer { cx in
@@ -140,6 +144,7 @@ public struct MatteRefiner {
         previous.pixels.withUnsafeMutableBufferPointer { prev in
         out.pixels.withUnsafeMutableBufferPointer { O in
             var pass = RefinePass(planes: F.baseAddress!, n: RefinePass.planeStride(n), gn: RefinePass.planeStride(gn), bands: bands, sums: S.baseAddress!,
+                                  videoSums: V.baseAddress!,
                                   label: lab.baseAddress!, dw: dw, dh: dh, k: k, gw: gw, gh: gh,
                                   video: video, columns: cx.baseAddress!, rows: ry.baseAddress!,
                                   previous: prev.baseAddress!, out: O.baseAddress!)
@@ -159,7 +164,7 @@ public struct MatteRefiner {
                     }
                 }
             }
-        }}}}}}}}
+        }}}}}}}}}
     }
 
     /// Unknown (2) pixels of `label` take the label of their nearest valid
@@ -293,8 +298,54 @@ public struct MatteRefiner {
     /// video pixels of each grid cell, for grid rows `gys`.
     static func areaRGB(_ v: RGBImageView, width gw: Int, height gh: Int, gridRows gys: Range<Int>,
                         columns cx: UnsafePointer<Int32>, rows ry: UnsafePointer<Int32>,
-                        into O: UnsafeMutablePointer<Float>, planeStride gn: Int) {
+                        into O: UnsafeMutablePointer<Float>, planeStride gn: Int,
+                        columnSums colSums: UnsafeMutablePointer<UInt32>? = nil) {
         let ps = v.pixelStride, cr = v.r, cg = v.g, cb = v.b
+        // 4-byte pixels: first each video column over the cell's rows, eight
+        // pixels at a time (a contiguous pass per row), bytes 0, 2 and 1, 3 in
+        // the 16-bit lanes of two words (exact up to 257 rows per cell); then
+        // the columns of each cell. Integer sums in any order: the same values
+        // as byte by byte.
+        if ps == 4, let colSums, v.height / max(gh, 1) + 2 <= 257 {
+            let vw = v.width
+            let even = colSums, odd = colSums + vw
+            let mask = SIMD8<UInt32>(repeating: 0x00FF_00FF)
+            let vw8 = vw & ~7
+            for gy in gys {
+                let y0 = Int(ry[gy]), y1 = max(Int(ry[gy + 1]), y0 + 1)
+                for x in 0..<vw { even[x] = 0; odd[x] = 0 }
+                for y in y0..<y1 {
+                    let row = UnsafeRawPointer(v.row(y))
+                    var x = 0
+                    while x < vw8 {
+                        let q = row.loadUnaligned(fromByteOffset: 4 * x, as: SIMD8<UInt32>.self)
+                        let e = UnsafeMutableRawPointer(even + x), o = UnsafeMutableRawPointer(odd + x)
+                        e.storeBytes(of: e.loadUnaligned(as: SIMD8<UInt32>.self) &+ (q & mask), as: SIMD8<UInt32>.self)
+                        o.storeBytes(of: o.loadUnaligned(as: SIMD8<UInt32>.self) &+ ((q &>> 8) & mask), as: SIMD8<UInt32>.self)
+                        x += 8
+                    }
+                    while x < vw {
+                        let q = row.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
+                        even[x] &+= q & 0x00FF_00FF; odd[x] &+= (q >> 8) & 0x00FF_00FF
+                        x += 1
+                    }
+                }
+                for gx in 0..<gw {
+                    let x0 = Int(cx[gx]), x1 = max(Int(cx[gx + 1]), x0 + 1)
+                    var s0: UInt32 = 0, s1: UInt32 = 0, s2: UInt32 = 0, s3: UInt32 = 0
+                    for x in x0..<x1 {
+                        let e = even[x], o = odd[x]
+                        s0 &+= e & 0xFFFF; s2 &+= e >> 16; s1 &+= o & 0xFFFF; s3 &+= o >> 16
+                    }
+                    @inline(__always) func byte(_ c: Int) -> UInt32 { c == 0 ? s0 : (c == 1 ? s1 : (c == 2 ? s2 : s3)) }
+                    let sr = byte(cr), sg = byte(cg), sb = byte(cb)
+                    let inv = 1 / Float(255 * (y1 - y0) * (x1 - x0))
+                    let i = gy * gw + gx
+                    O[i] = Float(sr) * inv; O[gn + i] = Float(sg) * inv; O[2 * gn + i] = Float(sb) * inv
+                }
+            }
+            return
+        }
         for gy in gys {
             let y0 = Int(ry[gy]), y1 = max(Int(ry[gy + 1]), y0 + 1)
             for gx in 0..<gw {
@@ -340,6 +391,8 @@ private struct RefinePass {
     let n: Int, gn: Int, bands: Int
     let fill, weight, boxed, interior, decision, L, P, M, C, CM, tmp, grid: UnsafeMutablePointer<Float>
     let sums: UnsafeMutablePointer<Double>
+    /// Per band: two rows of video-width sums for the guide (`areaRGB`).
+    let videoSums: UnsafeMutablePointer<UInt32>
     let label: UnsafePointer<UInt8>
     let dw: Int, dh: Int, k: Int, gw: Int, gh: Int
     let video: RGBImageView
@@ -351,6 +404,7 @@ private struct RefinePass {
     var blend = false
 
     init(planes F: UnsafeMutablePointer<Float>, n: Int, gn: Int, bands: Int, sums: UnsafeMutablePointer<Double>,
+         videoSums: UnsafeMutablePointer<UInt32>,
          label: UnsafePointer<UInt8>, dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
          columns: UnsafePointer<Int32>, rows: UnsafePointer<Int32>,
          previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>) {
@@ -367,7 +421,7 @@ private struct RefinePass {
         CM = F + 40 * n             // their window means
         tmp = F + 44 * n            // one scratch plane per band
         grid = F + (44 + bands) * n // 3 planes: the guide on the output grid
-        self.sums = sums; self.label = label
+        self.sums = sums; self.videoSums = videoSums; self.label = label
         self.dw = dw; self.dh = dh; self.k = k; self.gw = gw; self.gh = gh
         self.video = video; self.columns = columns; self.rows = rows
         self.previous = previous; self.out = out
@@ -382,7 +436,7 @@ private struct RefinePass {
         switch phase {
         case 0: boxMeans(b, src: fill, step: 0, dst: boxed, planes: 2, firstRadius: band, radius: interiorRadius)
         case 1: MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
-                                     into: grid, planeStride: gn)
+                                     into: grid, planeStride: gn, columnSums: videoSums + b * 2 * video.width)
         case 2: trust(share(dh, b))
         case 3: boxMeans(b, src: P, step: n, dst: M, planes: 8, firstRadius: radius, radius: radius)
         case 4: decide(share(dh, b))
@@ -567,4 +621,5 @@ private struct RefinePass {
         }
     }
 }
+
 
