@@ -189,6 +189,39 @@ final class RefineTests: XCTestCase {
         }
     }
 
+    func testGuideColumnSumsMatchPixelByPixel() {
+        // the 4-byte path (column sums, eight pixels at a time) against the
+        // generic byte-by-byte one: uneven cells, odd widths, every layout's
+        // channel order, padded rows, white (the largest sums)
+        var rnd = TestRandom(seed: 7)
+        for (vw, vh, gw, gh) in [(97, 61, 40, 30), (19, 7, 19, 7), (640, 360, 100, 60), (33, 600, 5, 2)] {
+            for layout in [Layout.bgra, .argb, .rgbx] {
+                let v = TestRGB(width: vw, height: vh, layout: layout, padding: 5)
+                for y in 0..<vh { for x in 0..<vw {
+                    v[x, y] = vh == 600 ? RGBA(255, 255, 255) : RGBA(UInt8(rnd.int(0...255)), UInt8(rnd.int(0...255)), UInt8(rnd.int(0...255)))
+                } }
+                var cols: [Int32] = [], rows: [Int32] = [], key = (0, 0, 0, 0)
+                MatteRefiner.gridRanges(v.view, width: gw, height: gh, columns: &cols, rows: &rows, key: &key)
+                let gn = gw * gh + 3
+                var a = [Float](repeating: -1, count: 3 * gn), b = a
+                var sums = [UInt32](repeating: 0, count: 2 * vw)
+                cols.withUnsafeBufferPointer { cx in rows.withUnsafeBufferPointer { ry in
+                    a.withUnsafeMutableBufferPointer { A in b.withUnsafeMutableBufferPointer { B in
+                        sums.withUnsafeMutableBufferPointer { S in
+                            MatteRefiner.areaRGB(v.view, width: gw, height: gh, gridRows: 0..<gh, columns: cx.baseAddress!,
+                                                 rows: ry.baseAddress!, into: A.baseAddress!, planeStride: gn)
+                            MatteRefiner.areaRGB(v.view, width: gw, height: gh, gridRows: 0..<gh, columns: cx.baseAddress!,
+                                                 rows: ry.baseAddress!, into: B.baseAddress!, planeStride: gn,
+                                                 columnSums: S.baseAddress!)
+                        }
+                    }}
+                }}
+                XCTAssertEqual(a.map(\.bitPattern), b.map(\.bitPattern), "\(vw)x\(vh) -> \(gw)x\(gh) \(layout)")
+                XCTAssertEqual(a[0], Float(v[0, 0].r) / 255, accuracy: 0.5, "\(layout): channel order")
+            }
+        }
+    }
+
     func testBoxMeanOfAConstantIsTheConstant() {
         let p = FloatPlane(width: 7, height: 5, value: 0.25)
         var out = FloatPlane(), tmp = FloatPlane(), sums: [Double] = []
