@@ -143,8 +143,8 @@ public struct MatteRefiner {
         rowRange.withUnsafeBufferPointer { ry in
         previous.pixels.withUnsafeMutableBufferPointer { prev in
         out.pixels.withUnsafeMutableBufferPointer { O in
-            var pass = RefinePass(planes: F.baseAddress!, n: RefinePass.planeStride(n), gn: RefinePass.planeStride(gn), bands: bands, sums: S.baseAddress!,
-                                  videoSums: V.baseAddress!,
+            var pass = RefinePass(planes: F.baseAddress!, n: RefinePass.planeStride(n), gn: RefinePass.planeStride(gn),
+                                  bands: bands, sums: S.baseAddress!, videoSums: V.baseAddress!,
                                   label: lab.baseAddress!, dw: dw, dh: dh, k: k, gw: gw, gh: gh,
                                   video: video, columns: cx.baseAddress!, rows: ry.baseAddress!,
                                   previous: prev.baseAddress!, out: O.baseAddress!)
