@@ -8,7 +8,10 @@
 // 2. DepthMatter.process in-process: 1080p BGRA video + 640x360 depth,
 //    output composite / matte / alpha, with a background pad, 1 and 2 threads
 // 3. the same at 3840x2160 + 1280x720 depth
-// 4. allocations per frame after the first, resident memory over 10,000 frames
+//    (both with refine=original, the sample's chain, and with the default
+//    refine=guided composite, 1 and 2 threads)
+// 4. allocations per frame after the first (both refine modes), resident
+//    memory over 10,000 frames
 // 5. whole gst-launch pipelines (pre-rendered frames through imagefreeze,
 //    fakesink sync=false): depthmatte vs `alpha method=green ! compositor`,
 //    CPU seconds per frame (needs the plugin in .build/release)
@@ -87,10 +90,11 @@ func copyTime(_ p: Picture, runs: Int) -> Double {
     return median(runs: runs) { UnsafeMutableRawPointer(dst.data).copyMemory(from: p.data, byteCount: p.stride * p.height) }
 }
 
-func keyTime(_ inp: Inputs, output: MatteOutput, background: Bool, threads: Int, runs: Int) -> Double {
+func keyTime(_ inp: Inputs, refine: MatteRefine = .original, output: MatteOutput, background: Bool, threads: Int,
+             runs: Int) -> Double {
     let matter = DepthMatter()
     var s = MatteSettings()
-    s.refine = .original  // the tables are the original chain's (refine=guided: quality-bench)
+    s.refine = refine
     s.output = output
     s.threads = threads
     let faces = [inp.face]
@@ -136,11 +140,23 @@ for (label, w, h, dw, dh) in [("1080p", 1920, 1080, 640, 360), ("4K", 3840, 2160
         let pad = String(repeating: " ", count: max(0, 40 - name.count))
         print("  refine=original \(name)\(pad)\(fmt(t))  \(ratio(t, copy)) copy")
     }
+    // the default refine (the depth map is halved first when wider than
+    // DepthMatter.guidedMaxDepthWidth: 640x360 at 1080p and at 4K)
+    for th in [1, 2] {
+        let name = "composite, colour, \(th) thread\(th == 1 ? "" : "s")"
+        let t = keyTime(inp, refine: .guided, output: .composite, background: false, threads: th, runs: runs)
+        results["\(label) guided \(name)"] = t
+        let pad = String(repeating: " ", count: max(0, 40 - name.count))
+        print("  refine=guided   \(name)\(pad)\(fmt(t))  \(ratio(t, copy)) copy")
+    }
 }
 let c1 = results["1080p composite, colour, 1 thread"]!, c2 = results["1080p composite, colour, 2 threads"]!
 print("\nthroughput 2 threads / 1 thread (1080p composite): \(ratio(c1, c2))   target >= 1.7x")
 print("4K / 1080p (composite, 1 thread): \(ratio(results["4K composite, colour, 1 thread"]!, c1))   target <= 4.4x")
 print("refine=original composite (1 thread) / copy: \(ratio(c1, results["copy-1080p"]!))   target <= 3x")
+let g1 = results["1080p guided composite, colour, 1 thread"]!, g2 = results["1080p guided composite, colour, 2 threads"]!
+print("refine=guided: 2 threads / 1 thread (1080p composite): \(ratio(g1, g2)); "
+      + "4K / 1080p (1 thread): \(ratio(results["4K guided composite, colour, 1 thread"]!, g1))")
 
 // ---- allocations and memory -------------------------------------------------------
 do {
@@ -158,14 +174,21 @@ do {
     }
     let allocs = dm_alloc_count() - before
     print("\nheap allocations per frame after the first (1080p, 2 threads, \(n) frames): \(Double(allocs) / Double(n))")
-    // the default, refine=guided (10 frames: it is slower)
+    // the default, refine=guided, with 1 and 2 threads (the refiner's
+    // per-thread scratch is made on the first frame with that thread count)
     s.refine = .guided
-    _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
-    let beforeGuided = dm_alloc_count()
-    for _ in 0..<10 {
+    for th in [1, 2] {
+        s.threads = th
         _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+        let beforeGuided = dm_alloc_count()
+        for _ in 0..<n {
+            _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+        }
+        // read the counter before building the message: the string
+        // interpolation allocates (it once made up "0.2 per frame")
+        let allocsGuided = dm_alloc_count() - beforeGuided
+        print("heap allocations per frame after the first, refine=guided (1080p, \(th) thread\(th == 1 ? "" : "s"), \(n) frames): \(Double(allocsGuided) / Double(n))")
     }
-    print("heap allocations per frame after the first, refine=guided (10 frames): \(Double(dm_alloc_count() - beforeGuided) / 10)")
 }
 
 func residentKB() -> Int {

@@ -174,7 +174,8 @@ public final class DepthMatter {
                     // its result hardly improves past ~360 px: larger depth maps are
                     // reduced first (measured with quality-bench; see docs/quality.md).
                     let guide = reduceDepth(depth)
-                    refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!, into: &mask)
+                    refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!,
+                                   pool: pool, threads: WorkerPool.threadCount(settings.threads), into: &mask)
                 }
             }
         } else {

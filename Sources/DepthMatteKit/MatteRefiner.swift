@@ -30,9 +30,14 @@
 ///     an 8-bit level of 0 or 1 are snapped, so the fused
 ///     upscale and blend keeps its uniform fast path away from the edge.
 ///
-/// All planes are kept between frames and only grow. (depthmatte-bench still
-/// counts 0.2 heap allocations per frame with refine=guided at 1080p: not yet
-/// tracked down.)
+/// All planes are kept between frames and only grow: no heap allocation per
+/// frame once the sizes (and the thread count) are stable.
+///
+/// Threads (issue 4): with a `WorkerPool`, every step after the hole fill is
+/// split into bands: rows of the depth or output grid, or whole planes for
+/// the box means (each band with its own scratch plane and column sums).
+/// Every output value is computed by the same expression in the same order
+/// whatever the band count, so the matte is bit-identical for any `threads`.
 public struct MatteRefiner {
     /// Window radius of the guided filter, in depth pixels (depth maps are at
     /// most 400 px wide here, so about 2.5 % of the picture width or more).
@@ -72,19 +77,15 @@ public struct MatteRefiner {
     private var label: [UInt8] = []     // 0 bg, 1 fg, 2 unknown
     private var filled: [UInt8] = []
     private var spare: [UInt8] = []
-    private var fillPlane = FloatPlane(), weight = FloatPlane()
-    /// 1 (0) where every filled label within interiorMargin + band is foreground (background).
-    private var interior = FloatPlane()
-    private var lowRGB: [Float] = []      // 3 planes: the guide at depth resolution
-    private var products: [Float] = []    // 14 planes: w, wR, wG, wB, wp, wRp, wGp, wBp, wRR, wRG, wRB, wGG, wGB, wBB
-    private var means: [Float] = []       // their window means
-    private var coef: [Float] = []        // 4 planes: aR, aG, aB, b
-    private var coefMeans: [Float] = []
-    private var gridRGB: [Float] = []     // 3 planes: the guide on the output grid
-    private var tmp = FloatPlane()
+    /// Every float plane of one frame, in one array (offsets in `RefinePass`):
+    /// one pointer per plane for the worker bands, one allocation when the
+    /// sizes or the band count grow. Nothing in it outlives the frame.
+    private var planes: [Float] = []
+    /// Running column sums of the box means: one row of the depth width per band.
     private var columnSums: [Double] = []
+    /// Video column sums for the guide: two rows of the video width per band.
+    private var videoSums: [UInt32] = []
     // output grid
-    private var guide = FloatPlane()
     private var previous = FloatPlane()
     private var havePrevious = false
     private var columnRange: [Int32] = [], rowRange: [Int32] = []
@@ -95,19 +96,26 @@ public struct MatteRefiner {
     /// Forget the previous matte (flush, restart, a mode change).
     public mutating func reset() { havePrevious = false }
 
-    /// The refined matte on the output grid into `out`.
+    /// The refined matte on the output grid into `out`. With a `pool`, the
+    /// work is split into up to `threads` bands (the result does not depend on it).
     public mutating func refine(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView,
-                                temporal: Bool = true, into out: inout FloatPlane) {
+                                temporal: Bool = true, pool: WorkerPool? = nil, threads: Int = 1,
+                                into out: inout FloatPlane) {
         let dw = depth.width, dh = depth.height, n = dw * dh
         let k = max(1, min(maxUpscale, video.width / max(dw, 1), video.height / max(dh, 1)))
-        let gw = dw * k, gh = dh * k
-        if label.count < n || lowRGB.count < 3 * n {
-            lowRGB = []
-            label = [UInt8](repeating: 0, count: n); filled = label; spare = label
-        }
-        fillPlane.resize(width: dw, height: dh); weight.resize(width: dw, height: dh)
-        tmp.resize(width: dw, height: dh)
-        if columnSums.count < max(dw, gw) { columnSums = [Double](repeating: 0, count: max(dw, gw)) }
+        let gw = dw * k, gh = dh * k, gn = gw * gh
+        out.resize(width: gw, height: gh)
+        let blend = temporal && havePrevious && previous.width == gw && previous.height == gh
+        if previous.width != gw || previous.height != gh { previous.resize(width: gw, height: gh) }
+        havePrevious = true
+        if n == 0 { return }
+        // more bands than depth rows would only idle
+        let bands = pool == nil ? 1 : max(1, min(threads, dh))
+        if label.count < n { label = [UInt8](repeating: 0, count: n); filled = label; spare = label }
+        let need = RefinePass.floats(n: RefinePass.planeStride(n), gn: RefinePass.planeStride(gn), bands: bands)
+        if planes.count < need { planes = [Float](repeating: 0, count: need) }
+        if columnSums.count < bands * dw { columnSums = [Double](repeating: 0, count: bands * dw) }
+        if videoSums.count < bands * 2 * video.width { videoSums = [UInt32](repeating: 0, count: bands * 2 * video.width) }
 
         // 1. three-state mask (integer compare as DepthThreshold)
         let q = cutoff / scale
@@ -115,197 +123,48 @@ public struct MatteRefiner {
         let limit: UInt32 = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
         label.withUnsafeMutableBufferPointer { l in
             for y in 0..<dh {
+                let row = depth.base + y * depth.stride, o = y * dw
                 for x in 0..<dw {
-                    let d = UInt32(depth.at(x, y))
-                    l[y * dw + x] = d == 0 ? 2 : (d <= limit ? 1 : 0)
+                    let d = UInt32(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)))
+                    l[o + x] = d == 0 ? 2 : (d <= limit ? 1 : 0)
                 }
             }
         }
-        // 2. hole fill
+        // 2. hole fill (serial: each pass reads the whole previous pass)
         MatteRefiner.fillUnknown(label: label, filled: &filled, spare: &spare, width: dw, height: dh, passes: fillPasses)
-        // 3. trust: known and uniform within the band
-        for i in 0..<n { fillPlane.pixels[i] = Float(filled[i]) }
-        MatteRefiner.boxMean(fillPlane, radius: band, into: &weight, tmp: &tmp, sums: &columnSums)
-        // Deep inside the subject (or the background) the colour model has no
-        // say: a small dark feature (eyes, buttons) must not lower the matte.
-        MatteRefiner.boxMean(fillPlane, radius: interiorMargin + band, into: &interior, tmp: &tmp, sums: &columnSums)
-        let uw = untrustedWeight
-        for i in 0..<n {
-            let m = weight.pixels[i]
-            weight.pixels[i] = label[i] != 2 && (m == 0 || m == 1) ? 1 : uw
-        }
+        MatteRefiner.gridRanges(video, width: gw, height: gh, columns: &columnRange, rows: &rowRange, key: &rangeKey)
 
-        // guide: RGB averaged over each grid cell, then over each depth cell
-        let gn = gw * gh
-        if gridRGB.count < 3 * gn { gridRGB = [Float](repeating: 0, count: 3 * gn) }
-        if lowRGB.count < 3 * n {
-            lowRGB = [Float](repeating: 0, count: 3 * n)
-            products = [Float](repeating: 0, count: 14 * n); means = products
-            coef = [Float](repeating: 0, count: 4 * n); coefMeans = coef
-        }
-        MatteRefiner.areaRGB(video, width: gw, height: gh, into: &gridRGB, columns: &columnRange, rows: &rowRange,
-                             key: &rangeKey)
-        gridRGB.withUnsafeBufferPointer { g in
-        lowRGB.withUnsafeMutableBufferPointer { lo in
-            let inv = 1 / Float(k * k)
-            for c in 0..<3 {
-                for y in 0..<dh {
-                    for x in 0..<dw {
-                        var s: Float = 0
-                        for j in 0..<k { for i in 0..<k { s += g[c * gn + (y * k + j) * gw + x * k + i] } }
-                        lo[c * n + y * dw + x] = s * inv
-                    }
-                }
-            }
-        }}
-
-        // 4. weighted colour guided filter at depth resolution
-        let e = eps, r = radius
-        lowRGB.withUnsafeBufferPointer { L in
-        products.withUnsafeMutableBufferPointer { P in
-        means.withUnsafeMutableBufferPointer { M in
-        coef.withUnsafeMutableBufferPointer { C in
-        coefMeans.withUnsafeMutableBufferPointer { CM in
-        tmp.pixels.withUnsafeMutableBufferPointer { T in
+        planes.withUnsafeMutableBufferPointer { F in
         columnSums.withUnsafeMutableBufferPointer { S in
-            // untrusted pixels: foreground if their colour is nearer the mean
-            // colour of the trusted foreground than of the trusted background in
-            // the window (a local two-colour model; no window extrapolates)
-            for i in 0..<n {
-                let t = weight.pixels[i] == 1, f = fillPlane.pixels[i]
-                let wf: Float = t && f == 1 ? 1 : 0, wb: Float = t && f == 0 ? 1 : 0
-                let R = L[i], G = L[n + i], B = L[2 * n + i]
-                P[i] = wf; P[n + i] = wf * R; P[2 * n + i] = wf * G; P[3 * n + i] = wf * B
-                P[4 * n + i] = wb; P[5 * n + i] = wb * R; P[6 * n + i] = wb * G; P[7 * n + i] = wb * B
-            }
-            for c in 0..<8 {
-                MatteRefiner.boxMean(P.baseAddress! + c * n, into: M.baseAddress! + c * n, width: dw, height: dh,
-                                     radius: r, tmp: T.baseAddress!, sums: S.baseAddress!)
-            }
-            // T: the decision for each untrusted pixel (trust is read from
-            // `weight` unchanged until every pixel is decided)
-            let sr = decisionRadius
-            for i in 0..<n where weight.pixels[i] != 1 {
-                let R = L[i], G = L[n + i], B = L[2 * n + i]
-                var p = fillPlane.pixels[i]
-                var nearest = false
-                if sr > 0 {
-                    // nearest trusted colour on each side within decisionRadius:
-                    // a striped or multi-coloured background is not one mean
-                    let x = i % dw, y = i / dw
-                    var bf = Float.infinity, bb = Float.infinity
-                    for yy in max(0, y - sr)...min(dh - 1, y + sr) {
-                        let row = yy * dw
-                        for xx in max(0, x - sr)...min(dw - 1, x + sr) {
-                            let j = row + xx
-                            guard weight.pixels[j] == 1 else { continue }
-                            let dr = L[j] - R, dg = L[n + j] - G, db = L[2 * n + j] - B
-                            let dist = dr * dr + dg * dg + db * db
-                            if fillPlane.pixels[j] == 1 { bf = min(bf, dist) } else { bb = min(bb, dist) }
-                        }
-                    }
-                    if bf < .infinity && bb < .infinity {
-                        p = bb / max(bf + bb, 1e-12)
-                        nearest = true
-                    }
-                }
-                if !nearest {
-                    let nf = M[i], nb = M[4 * n + i]
-                    if nf > 0 && nb > 0 {
-                        let fr = M[n + i] / nf - R, fg = M[2 * n + i] / nf - G, fb = M[3 * n + i] / nf - B
-                        let br = M[5 * n + i] / nb - R, bg = M[6 * n + i] / nb - G, bb = M[7 * n + i] / nb - B
-                        let df = fr * fr + fg * fg + fb * fb, db = br * br + bg * bg + bb * bb
-                        p = db / max(df + db, 1e-12)
-                    }
-                }
-                T[i] = p
-            }
-            for i in 0..<n where weight.pixels[i] != 1 {
-                fillPlane.pixels[i] = T[i]
-                weight.pixels[i] = 1
-            }
-            for i in 0..<n {
-                let w = weight.pixels[i], p = fillPlane.pixels[i]
-                let R = L[i], G = L[n + i], B = L[2 * n + i]
-                P[i] = w; P[n + i] = w * R; P[2 * n + i] = w * G; P[3 * n + i] = w * B
-                P[4 * n + i] = w * p; P[5 * n + i] = w * R * p; P[6 * n + i] = w * G * p; P[7 * n + i] = w * B * p
-                P[8 * n + i] = w * R * R; P[9 * n + i] = w * R * G; P[10 * n + i] = w * R * B
-                P[11 * n + i] = w * G * G; P[12 * n + i] = w * G * B; P[13 * n + i] = w * B * B
-            }
-            for c in 0..<14 {
-                MatteRefiner.boxMean(P.baseAddress! + c * n, into: M.baseAddress! + c * n, width: dw, height: dh,
-                                     radius: r, tmp: T.baseAddress!, sums: S.baseAddress!)
-            }
-            for i in 0..<n {
-                let iw = 1 / max(M[i], 1e-12)
-                let mR = M[n + i] * iw, mG = M[2 * n + i] * iw, mB = M[3 * n + i] * iw, mp = M[4 * n + i] * iw
-                let cR = M[5 * n + i] * iw - mR * mp, cG = M[6 * n + i] * iw - mG * mp, cB = M[7 * n + i] * iw - mB * mp
-                let rr = M[8 * n + i] * iw - mR * mR + e, rg = M[9 * n + i] * iw - mR * mG, rb = M[10 * n + i] * iw - mR * mB
-                let gg = M[11 * n + i] * iw - mG * mG + e, gb = M[12 * n + i] * iw - mG * mB, bb = M[13 * n + i] * iw - mB * mB + e
-                // symmetric 3x3 inverse (adjugate / determinant)
-                let i00 = gg * bb - gb * gb, i01 = rb * gb - rg * bb, i02 = rg * gb - rb * gg
-                let i11 = rr * bb - rb * rb, i12 = rb * rg - rr * gb, i22 = rr * gg - rg * rg
-                let det = rr * i00 + rg * i01 + rb * i02
-                var aR: Float = 0, aG: Float = 0, aB: Float = 0
-                if det > 1e-20 {
-                    let id = 1 / det
-                    aR = (i00 * cR + i01 * cG + i02 * cB) * id
-                    aG = (i01 * cR + i11 * cG + i12 * cB) * id
-                    aB = (i02 * cR + i12 * cG + i22 * cB) * id
-                }
-                C[i] = aR; C[n + i] = aG; C[2 * n + i] = aB
-                C[3 * n + i] = mp - aR * mR - aG * mG - aB * mB
-            }
-            for c in 0..<4 {
-                MatteRefiner.boxMean(C.baseAddress! + c * n, into: CM.baseAddress! + c * n, width: dw, height: dh,
-                                     radius: r, tmp: T.baseAddress!, sums: S.baseAddress!)
-            }
-        }}}}}}}
-
-        // coefficients up to the grid, α = ā·I + b̄; 5. temporal; 6. snap
-        out.resize(width: gw, height: gh)
-        let blend = temporal && havePrevious && previous.width == gw && previous.height == gh
-        if previous.width != gw || previous.height != gh { previous.resize(width: gw, height: gh) }
-        let base = temporalBase, gain = temporalGain
-        let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
-        coefMeans.withUnsafeBufferPointer { A in
-        gridRGB.withUnsafeBufferPointer { G in
-        previous.pixels.withUnsafeMutableBufferPointer { P in
+        videoSums.withUnsafeMutableBufferPointer { V in
+        label.withUnsafeBufferPointer { lab in
+        filled.withUnsafeBufferPointer { fil in
+        columnRange.withUnsafeBufferPointer { cx in
+        rowRange.withUnsafeBufferPointer { ry in
+        previous.pixels.withUnsafeMutableBufferPointer { prev in
         out.pixels.withUnsafeMutableBufferPointer { O in
-            let invK = 1 / Float(k)
-            for y in 0..<gh {
-                let fy = max(0, (Float(y) + 0.5) * invK - 0.5)
-                let y0 = min(Int(fy), dh - 1), y1 = min(y0 + 1, dh - 1)
-                let ty = fy - Float(y0)
-                for x in 0..<gw {
-                    let fx = max(0, (Float(x) + 0.5) * invK - 0.5)
-                    let x0 = min(Int(fx), dw - 1), x1 = min(x0 + 1, dw - 1)
-                    let tx = fx - Float(x0)
-                    let w00 = (1 - tx) * (1 - ty), w01 = tx * (1 - ty), w10 = (1 - tx) * ty, w11 = tx * ty
-                    let i00 = y0 * dw + x0, i01 = y0 * dw + x1, i10 = y1 * dw + x0, i11 = y1 * dw + x1
-                    @inline(__always) func up(_ c: Int) -> Float {
-                        let o = c * n
-                        return A[o + i00] * w00 + A[o + i01] * w01 + A[o + i10] * w10 + A[o + i11] * w11
+            var pass = RefinePass(planes: F.baseAddress!, n: RefinePass.planeStride(n), gn: RefinePass.planeStride(gn),
+                                  bands: bands, sums: S.baseAddress!, videoSums: V.baseAddress!,
+                                  label: lab.baseAddress!, dw: dw, dh: dh, k: k, gw: gw, gh: gh,
+                                  video: video, columns: cx.baseAddress!, rows: ry.baseAddress!,
+                                  previous: prev.baseAddress!, out: O.baseAddress!)
+            pass.band = band; pass.interiorRadius = interiorMargin + band; pass.radius = radius
+            pass.untrustedWeight = untrustedWeight; pass.eps = eps; pass.decisionRadius = decisionRadius
+            pass.contrast = contrast; pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
+            for i in 0..<n { pass.fill[i] = Float(fil[i]) }
+            withUnsafeMutablePointer(to: &pass) { ctx in
+                for phase in 0..<RefinePass.phases {
+                    ctx.pointee.phase = phase
+                    if let pool, bands > 1 {
+                        pool.run(bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                            raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
+                        }
+                    } else {
+                        ctx.pointee.run(band: 0)
                     }
-                    let o = y * gw + x
-                    var m = up(0) * G[o] + up(1) * G[gn + o] + up(2) * G[2 * gn + o] + up(3)
-                    m = (m - 0.5) * contrast + 0.5
-                    m = min(max(m, 0), 1)
-                    if !(m == m) { m = 0 }
-                    let inner = interior.pixels[min(Int(fy + 0.5), dh - 1) * dw + min(Int(fx + 0.5), dw - 1)]
-                    if inner == 1 { m = 1 } else if inner == 0 { m = 0 }
-                    if blend {
-                        let prev = P[o]
-                        let w = min(1, base + gain * abs(m - prev))
-                        m = prev + w * (m - prev)
-                    }
-                    m = m < lo ? 0 : (m > hi ? 1 : m)
-                    O[o] = m
-                    P[o] = m
                 }
             }
-        }}}}
-        havePrevious = true
+        }}}}}}}}}
     }
 
     /// Unknown (2) pixels of `label` take the label of their nearest valid
@@ -362,65 +221,405 @@ public struct MatteRefiner {
 
     static func boxMean(_ S: UnsafePointer<Float>, into D: UnsafeMutablePointer<Float>, width w: Int, height h: Int,
                         radius r: Int, tmp T: UnsafeMutablePointer<Float>, sums C: UnsafeMutablePointer<Double>) {
-        do {
-            // horizontal: sliding sums per row (sums, not means)
-            for y in 0..<h {
-                let row = S + y * w, out = T + y * w
-                var s = 0.0
-                for x in 0..<min(r, w) { s += Double(row[x]) }
-                for x in 0..<w {
-                    if x + r < w { s += Double(row[x + r]) }
-                    if x - r - 1 >= 0 { s -= Double(row[x - r - 1]) }
-                    out[x] = Float(s)
-                }
+        // horizontal: sliding sums per row (sums, not means). Each row's sum is
+        // one chain of dependent additions, so four rows go side by side, each
+        // in exactly the order of one row alone (the last block repeats the
+        // last row, which writes the same values twice). The window edges are
+        // separate loops instead of two tests per pixel.
+        let head = min(r, w)
+        let addEnd = max(0, w - r)      // x < addEnd: row[x + r] enters the window
+        let subStart = min(r + 1, w)    // x >= subStart: row[x - r - 1] leaves it
+        var y = 0
+        while y < h {
+            let p0 = S + y * w, p1 = S + min(y + 1, h - 1) * w, p2 = S + min(y + 2, h - 1) * w, p3 = S + min(y + 3, h - 1) * w
+            let q0 = T + y * w, q1 = T + min(y + 1, h - 1) * w, q2 = T + min(y + 2, h - 1) * w, q3 = T + min(y + 3, h - 1) * w
+            var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+            for x in 0..<head { s0 += Double(p0[x]); s1 += Double(p1[x]); s2 += Double(p2[x]); s3 += Double(p3[x]) }
+            @inline(__always) func enter(_ x: Int) {
+                s0 += Double(p0[x + r]); s1 += Double(p1[x + r]); s2 += Double(p2[x + r]); s3 += Double(p3[x + r])
             }
-            // vertical: running column sums, divided by the clipped window area
-            for x in 0..<w { C[x] = 0 }
-            for y in 0..<min(r, h) { for x in 0..<w { C[x] += Double(T[y * w + x]) } }
-            for y in 0..<h {
-                if y + r < h { let row = T + (y + r) * w; for x in 0..<w { C[x] += Double(row[x]) } }
-                if y - r - 1 >= 0 { let row = T + (y - r - 1) * w; for x in 0..<w { C[x] -= Double(row[x]) } }
-                let ny = min(y + r, h - 1) - max(y - r, 0) + 1
-                let out = D + y * w
+            @inline(__always) func leave(_ x: Int) {
+                let j = x - r - 1
+                s0 -= Double(p0[j]); s1 -= Double(p1[j]); s2 -= Double(p2[j]); s3 -= Double(p3[j])
+            }
+            @inline(__always) func store(_ x: Int) { q0[x] = Float(s0); q1[x] = Float(s1); q2[x] = Float(s2); q3[x] = Float(s3) }
+            var x = 0
+            while x < min(addEnd, subStart) { enter(x); store(x); x += 1 }
+            if addEnd <= subStart {
+                while x < subStart { store(x); x += 1 }
+            } else {
+                while x < addEnd { enter(x); leave(x); store(x); x += 1 }
+            }
+            while x < w { leave(x); store(x); x += 1 }
+            y += 4
+        }
+        // vertical: running column sums, divided by the clipped window area
+        // (the row entering, the row leaving and the division in one pass)
+        for x in 0..<w { C[x] = 0 }
+        for y in 0..<min(r, h) { for x in 0..<w { C[x] += Double(T[y * w + x]) } }
+        for y in 0..<h {
+            let ny = min(y + r, h - 1) - max(y - r, 0) + 1
+            let out = D + y * w
+            let a = T + min(y + r, h - 1) * w, s = T + max(y - r - 1, 0) * w
+            switch (y + r < h, y - r - 1 >= 0) {
+            case (true, true):
                 for x in 0..<w {
-                    let nx = min(x + r, w - 1) - max(x - r, 0) + 1
-                    out[x] = Float(C[x] / Double(nx * ny))
+                    C[x] += Double(a[x]); C[x] -= Double(s[x])
+                    out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny))
                 }
+            case (true, false):
+                for x in 0..<w {
+                    C[x] += Double(a[x])
+                    out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny))
+                }
+            case (false, true):
+                for x in 0..<w {
+                    C[x] -= Double(s[x])
+                    out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny))
+                }
+            case (false, false):
+                for x in 0..<w { out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny)) }
             }
         }
     }
 
-    /// R, G, B in [0, 1] (three planes), averaged over the video pixels of
-    /// each cell of a `width` × `height` grid.
-    static func areaRGB(_ v: RGBImageView, width gw: Int, height gh: Int, into out: inout [Float],
-                        columns: inout [Int32], rows: inout [Int32], key: inout (Int, Int, Int, Int)) {
+    /// The video columns and rows bounding each cell of a `width` × `height`
+    /// grid (kept while the sizes stay).
+    static func gridRanges(_ v: RGBImageView, width gw: Int, height gh: Int,
+                           columns: inout [Int32], rows: inout [Int32], key: inout (Int, Int, Int, Int)) {
         if key != (v.width, v.height, gw, gh) {
             key = (v.width, v.height, gw, gh)
             columns = (0...gw).map { Int32($0 * v.width / gw) }
             rows = (0...gh).map { Int32($0 * v.height / gh) }
         }
-        let gn = gw * gh
+    }
+
+    /// R, G, B in [0, 1] (three planes of `gw` × `gh`, `planeStride` apart), averaged over the
+    /// video pixels of each grid cell, for grid rows `gys`.
+    static func areaRGB(_ v: RGBImageView, width gw: Int, height gh: Int, gridRows gys: Range<Int>,
+                        columns cx: UnsafePointer<Int32>, rows ry: UnsafePointer<Int32>,
+                        into O: UnsafeMutablePointer<Float>, planeStride gn: Int,
+                        columnSums colSums: UnsafeMutablePointer<UInt32>? = nil) {
         let ps = v.pixelStride, cr = v.r, cg = v.g, cb = v.b
-        columns.withUnsafeBufferPointer { cx in
-        rows.withUnsafeBufferPointer { ry in
-        out.withUnsafeMutableBufferPointer { O in
-            for gy in 0..<gh {
+        // 4-byte pixels: first each video column over the cell's rows, eight
+        // pixels at a time (a contiguous pass per row), bytes 0, 2 and 1, 3 in
+        // the 16-bit lanes of two words (exact up to 257 rows per cell); then
+        // the columns of each cell. Integer sums in any order: the same values
+        // as byte by byte.
+        if ps == 4, let colSums, v.height / max(gh, 1) + 2 <= 257 {
+            let vw = v.width
+            let even = colSums, odd = colSums + vw
+            let mask = SIMD8<UInt32>(repeating: 0x00FF_00FF)
+            let vw8 = vw & ~7
+            for gy in gys {
                 let y0 = Int(ry[gy]), y1 = max(Int(ry[gy + 1]), y0 + 1)
+                for x in 0..<vw { even[x] = 0; odd[x] = 0 }
+                for y in y0..<y1 {
+                    let row = UnsafeRawPointer(v.row(y))
+                    var x = 0
+                    while x < vw8 {
+                        let q = row.loadUnaligned(fromByteOffset: 4 * x, as: SIMD8<UInt32>.self)
+                        let e = UnsafeMutableRawPointer(even + x), o = UnsafeMutableRawPointer(odd + x)
+                        e.storeBytes(of: e.loadUnaligned(as: SIMD8<UInt32>.self) &+ (q & mask), as: SIMD8<UInt32>.self)
+                        o.storeBytes(of: o.loadUnaligned(as: SIMD8<UInt32>.self) &+ ((q &>> 8) & mask), as: SIMD8<UInt32>.self)
+                        x += 8
+                    }
+                    while x < vw {
+                        let q = row.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
+                        even[x] &+= q & 0x00FF_00FF; odd[x] &+= (q >> 8) & 0x00FF_00FF
+                        x += 1
+                    }
+                }
                 for gx in 0..<gw {
                     let x0 = Int(cx[gx]), x1 = max(Int(cx[gx + 1]), x0 + 1)
-                    var sr: UInt32 = 0, sg: UInt32 = 0, sb: UInt32 = 0
-                    for y in y0..<y1 {
-                        let row = v.row(y)
-                        for x in x0..<x1 {
-                            let p = row + x * ps
-                            sr += UInt32(p[cr]); sg += UInt32(p[cg]); sb += UInt32(p[cb])
-                        }
+                    var s0: UInt32 = 0, s1: UInt32 = 0, s2: UInt32 = 0, s3: UInt32 = 0
+                    for x in x0..<x1 {
+                        let e = even[x], o = odd[x]
+                        s0 &+= e & 0xFFFF; s2 &+= e >> 16; s1 &+= o & 0xFFFF; s3 &+= o >> 16
                     }
+                    @inline(__always) func byte(_ c: Int) -> UInt32 { c == 0 ? s0 : (c == 1 ? s1 : (c == 2 ? s2 : s3)) }
+                    let sr = byte(cr), sg = byte(cg), sb = byte(cb)
                     let inv = 1 / Float(255 * (y1 - y0) * (x1 - x0))
-                    let o = gy * gw + gx
-                    O[o] = Float(sr) * inv; O[gn + o] = Float(sg) * inv; O[2 * gn + o] = Float(sb) * inv
+                    let i = gy * gw + gx
+                    O[i] = Float(sr) * inv; O[gn + i] = Float(sg) * inv; O[2 * gn + i] = Float(sb) * inv
                 }
             }
-        }}}
+            return
+        }
+        for gy in gys {
+            let y0 = Int(ry[gy]), y1 = max(Int(ry[gy + 1]), y0 + 1)
+            for gx in 0..<gw {
+                let x0 = Int(cx[gx]), x1 = max(Int(cx[gx + 1]), x0 + 1)
+                var sr: UInt32 = 0, sg: UInt32 = 0, sb: UInt32 = 0
+                for y in y0..<y1 {
+                    let row = v.row(y)
+                    for x in x0..<x1 {
+                        let p = row + x * ps
+                        sr += UInt32(p[cr]); sg += UInt32(p[cg]); sb += UInt32(p[cb])
+                    }
+                }
+                let inv = 1 / Float(255 * (y1 - y0) * (x1 - x0))
+                let o = gy * gw + gx
+                O[o] = Float(sr) * inv; O[gn + o] = Float(sg) * inv; O[2 * gn + o] = Float(sb) * inv
+            }
+        }
     }
 }
+
+/// One frame of refine=guided on raw planes, in phases; every phase is split
+/// into `bands` parts with disjoint outputs (rows, or whole planes for the box
+/// means), run by `run(band:)` on the pool's threads. Each value is computed
+/// by the same expression in the same order as with one band, so the result
+/// does not depend on the band count.
+private struct RefinePass {
+    /// 0 trust box means, 1 guide on the grid, 2 trust weights + guide at depth
+    /// resolution + the two-colour products, 3 their box means, 4 decision of
+    /// untrusted pixels, 5 the fit's products, 6 their box means, 7 the 3x3
+    /// solve, 8 box means of the coefficients, 9 the output grid.
+    static let phases = 10
+    /// Floats in `planes` for these plane strides: 44 planes at depth
+    /// resolution (see the offsets below), one scratch plane per band, 3 on the output grid.
+    static func floats(n: Int, gn: Int, bands: Int) -> Int { (44 + bands) * n + 3 * gn }
+    /// Floats from one plane to the next for `count` pixels: a multiple of 4
+    /// KiB plus one cache line. The pixel loops read or write up to 14 planes
+    /// at once; at 640x360 (4K video) planes exactly 900 KiB apart mapped onto
+    /// the same cache sets and the products and solve ran ten times slower.
+    static func planeStride(_ count: Int) -> Int { (count + 1023) / 1024 * 1024 + 16 }
+
+    var phase = 0
+    /// Plane strides (floats) at depth resolution and on the output grid.
+    let n: Int, gn: Int, bands: Int
+    let fill, weight, boxed, interior, decision, L, P, M, C, CM, tmp, grid: UnsafeMutablePointer<Float>
+    let sums: UnsafeMutablePointer<Double>
+    /// Per band: two rows of video-width sums for the guide (`areaRGB`).
+    let videoSums: UnsafeMutablePointer<UInt32>
+    let label: UnsafePointer<UInt8>
+    let dw: Int, dh: Int, k: Int, gw: Int, gh: Int
+    let video: RGBImageView
+    let columns: UnsafePointer<Int32>, rows: UnsafePointer<Int32>
+    let previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
+    // parameters (MatteRefiner's)
+    var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
+    var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
+    var blend = false
+
+    init(planes F: UnsafeMutablePointer<Float>, n: Int, gn: Int, bands: Int, sums: UnsafeMutablePointer<Double>,
+         videoSums: UnsafeMutablePointer<UInt32>,
+         label: UnsafePointer<UInt8>, dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
+         columns: UnsafePointer<Int32>, rows: UnsafePointer<Int32>,
+         previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>) {
+        self.n = n; self.gn = gn; self.bands = bands
+        fill = F                    // the filled label, then the decided matte
+        weight = F + n              // fit weight: 1 trusted (then decided), untrustedWeight
+        boxed = F + 2 * n           // box mean of `fill` over `band`
+        interior = F + 3 * n        // ... and over interiorMargin + band (must follow `boxed`)
+        decision = F + 4 * n
+        L = F + 5 * n               // 3 planes: the guide at depth resolution
+        P = F + 8 * n               // 14 planes: w, wR, wG, wB, wp, wRp, wGp, wBp, wRR, wRG, wRB, wGG, wGB, wBB
+        M = F + 22 * n              // their window means
+        C = F + 36 * n              // 4 planes: aR, aG, aB, b
+        CM = F + 40 * n             // their window means
+        tmp = F + 44 * n            // one scratch plane per band
+        grid = F + (44 + bands) * n // 3 planes: the guide on the output grid
+        self.sums = sums; self.videoSums = videoSums; self.label = label
+        self.dw = dw; self.dh = dh; self.k = k; self.gw = gw; self.gh = gh
+        self.video = video; self.columns = columns; self.rows = rows
+        self.previous = previous; self.out = out
+    }
+
+    /// Rows `[count·b/bands, count·(b+1)/bands)`.
+    @inline(__always) func share(_ count: Int, _ b: Int) -> Range<Int> {
+        (count * b / bands)..<(count * (b + 1) / bands)
+    }
+
+    func run(band b: Int) {
+        switch phase {
+        case 0: boxMeans(b, src: fill, step: 0, dst: boxed, planes: 2, firstRadius: band, radius: interiorRadius)
+        case 1: MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
+                                     into: grid, planeStride: gn, columnSums: videoSums + b * 2 * video.width)
+        case 2: trust(share(dh, b))
+        case 3: boxMeans(b, src: P, step: n, dst: M, planes: 8, firstRadius: radius, radius: radius)
+        case 4: decide(share(dh, b))
+        case 5: products(share(dh, b))
+        case 6: boxMeans(b, src: P, step: n, dst: M, planes: 14, firstRadius: radius, radius: radius)
+        case 7: solve(share(dh, b))
+        case 8: boxMeans(b, src: C, step: n, dst: CM, planes: 4, firstRadius: radius, radius: radius)
+        default: output(share(gh, b))
+        }
+    }
+
+    /// Planes `b`, `b + bands`, ... of `planes` (source `src + c·step`, result
+    /// `dst + c·n`), with this band's own scratch plane and column sums.
+    func boxMeans(_ b: Int, src: UnsafeMutablePointer<Float>, step: Int, dst: UnsafeMutablePointer<Float>,
+                  planes: Int, firstRadius: Int, radius: Int) {
+        var c = b
+        while c < planes {
+            MatteRefiner.boxMean(src + c * step, into: dst + c * n, width: dw, height: dh,
+                                 radius: c == 0 ? firstRadius : radius, tmp: tmp + b * n, sums: sums + b * dw)
+            c += bands
+        }
+    }
+
+    /// 3. trust (known and uniform within the band); the guide averaged from
+    /// the grid cells to each depth cell; the products of the two-colour model.
+    func trust(_ ys: Range<Int>) {
+        let uw = untrustedWeight, inv = 1 / Float(k * k)
+        for y in ys {
+            for x in 0..<dw {
+                let i = y * dw + x
+                let m = boxed[i]
+                weight[i] = label[i] != 2 && (m == 0 || m == 1) ? 1 : uw
+                for c in 0..<3 {
+                    let g = grid + c * gn + y * k * gw + x * k
+                    var s: Float = 0
+                    for j in 0..<k { for u in 0..<k { s += g[j * gw + u] } }
+                    L[c * n + i] = s * inv
+                }
+                // untrusted pixels: foreground if their colour is nearer the mean
+                // colour of the trusted foreground than of the trusted background in
+                // the window (a local two-colour model; no window extrapolates)
+                let t = weight[i] == 1, f = fill[i]
+                let wf: Float = t && f == 1 ? 1 : 0, wb: Float = t && f == 0 ? 1 : 0
+                let R = L[i], G = L[n + i], B = L[2 * n + i]
+                P[i] = wf; P[n + i] = wf * R; P[2 * n + i] = wf * G; P[3 * n + i] = wf * B
+                P[4 * n + i] = wb; P[5 * n + i] = wb * R; P[6 * n + i] = wb * G; P[7 * n + i] = wb * B
+            }
+        }
+    }
+
+    /// The decision for each untrusted pixel into `decision` (trust is read
+    /// from `weight` unchanged until every pixel is decided: the next phase
+    /// applies it).
+    func decide(_ ys: Range<Int>) {
+        let sr = decisionRadius
+        for y in ys {
+            for x in 0..<dw where weight[y * dw + x] != 1 {
+                let i = y * dw + x
+                let R = L[i], G = L[n + i], B = L[2 * n + i]
+                var p = fill[i]
+                var nearest = false
+                if sr > 0 {
+                    // nearest trusted colour on each side within decisionRadius:
+                    // a striped or multi-coloured background is not one mean
+                    var bf = Float.infinity, bb = Float.infinity
+                    for yy in max(0, y - sr)...min(dh - 1, y + sr) {
+                        let row = yy * dw
+                        for xx in max(0, x - sr)...min(dw - 1, x + sr) {
+                            let j = row + xx
+                            guard weight[j] == 1 else { continue }
+                            let dr = L[j] - R, dg = L[n + j] - G, db = L[2 * n + j] - B
+                            let dist = dr * dr + dg * dg + db * db
+                            if fill[j] == 1 { bf = min(bf, dist) } else { bb = min(bb, dist) }
+                        }
+                    }
+                    if bf < .infinity && bb < .infinity {
+                        p = bb / max(bf + bb, 1e-12)
+                        nearest = true
+                    }
+                }
+                if !nearest {
+                    let nf = M[i], nb = M[4 * n + i]
+                    if nf > 0 && nb > 0 {
+                        let fr = M[n + i] / nf - R, fg = M[2 * n + i] / nf - G, fb = M[3 * n + i] / nf - B
+                        let br = M[5 * n + i] / nb - R, bg = M[6 * n + i] / nb - G, bb = M[7 * n + i] / nb - B
+                        let df = fr * fr + fg * fg + fb * fb, db = br * br + bg * bg + bb * bb
+                        p = db / max(df + db, 1e-12)
+                    }
+                }
+                decision[i] = p
+            }
+        }
+    }
+
+    /// 4. the decisions applied (full weight), then the products of the
+    /// weighted colour guided filter at depth resolution.
+    func products(_ ys: Range<Int>) {
+        for i in (ys.lowerBound * dw)..<(ys.upperBound * dw) {
+            if weight[i] != 1 {
+                fill[i] = decision[i]
+                weight[i] = 1
+            }
+            let w = weight[i], p = fill[i]
+            let R = L[i], G = L[n + i], B = L[2 * n + i]
+            P[i] = w; P[n + i] = w * R; P[2 * n + i] = w * G; P[3 * n + i] = w * B
+            P[4 * n + i] = w * p; P[5 * n + i] = w * R * p; P[6 * n + i] = w * G * p; P[7 * n + i] = w * B * p
+            P[8 * n + i] = w * R * R; P[9 * n + i] = w * R * G; P[10 * n + i] = w * R * B
+            P[11 * n + i] = w * G * G; P[12 * n + i] = w * G * B; P[13 * n + i] = w * B * B
+        }
+    }
+
+    /// The linear model α = a·I + b of every window (weighted least squares).
+    func solve(_ ys: Range<Int>) {
+        let e = eps
+        for i in (ys.lowerBound * dw)..<(ys.upperBound * dw) {
+            let iw = 1 / max(M[i], 1e-12)
+            let mR = M[n + i] * iw, mG = M[2 * n + i] * iw, mB = M[3 * n + i] * iw, mp = M[4 * n + i] * iw
+            let cR = M[5 * n + i] * iw - mR * mp, cG = M[6 * n + i] * iw - mG * mp, cB = M[7 * n + i] * iw - mB * mp
+            let rr = M[8 * n + i] * iw - mR * mR + e, rg = M[9 * n + i] * iw - mR * mG, rb = M[10 * n + i] * iw - mR * mB
+            let gg = M[11 * n + i] * iw - mG * mG + e, gb = M[12 * n + i] * iw - mG * mB, bb = M[13 * n + i] * iw - mB * mB + e
+            // symmetric 3x3 inverse (adjugate / determinant)
+            let i00 = gg * bb - gb * gb, i01 = rb * gb - rg * bb, i02 = rg * gb - rb * gg
+            let i11 = rr * bb - rb * rb, i12 = rb * rg - rr * gb, i22 = rr * gg - rg * rg
+            let det = rr * i00 + rg * i01 + rb * i02
+            var aR: Float = 0, aG: Float = 0, aB: Float = 0
+            if det > 1e-20 {
+                let id = 1 / det
+                aR = (i00 * cR + i01 * cG + i02 * cB) * id
+                aG = (i01 * cR + i11 * cG + i12 * cB) * id
+                aB = (i02 * cR + i12 * cG + i22 * cB) * id
+            }
+            C[i] = aR; C[n + i] = aG; C[2 * n + i] = aB
+            C[3 * n + i] = mp - aR * mR - aG * mG - aB * mB
+        }
+    }
+
+    /// Coefficients up to the grid, α = ā·I + b̄; 5. temporal (each pixel
+    /// reads and writes only its own `previous`); 6. contrast and snap.
+    func output(_ ys: Range<Int>) {
+        let A = CM, n = n, dw = dw, dh = dh, gw = gw
+        let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
+        let invK = 1 / Float(k)
+        for y in ys {
+            let fy = max(0, (Float(y) + 0.5) * invK - 0.5)
+            let y0 = min(Int(fy), dh - 1), y1 = min(y0 + 1, dh - 1)
+            let ty = fy - Float(y0)
+            let innerRow = interior + min(Int(fy + 0.5), dh - 1) * dw
+            for x in 0..<gw {
+                let fx = max(0, (Float(x) + 0.5) * invK - 0.5)
+                let o = y * gw + x
+                // interior pixels keep their label: the colour model (most
+                // of the work here) is evaluated only where it has a say
+                let inner = innerRow[min(Int(fx + 0.5), dw - 1)]
+                var m: Float
+                if inner == 1 {
+                    m = 1
+                } else if inner == 0 {
+                    m = 0
+                } else {
+                    let x0 = min(Int(fx), dw - 1), x1 = min(x0 + 1, dw - 1)
+                    let tx = fx - Float(x0)
+                    let w00 = (1 - tx) * (1 - ty), w01 = tx * (1 - ty), w10 = (1 - tx) * ty, w11 = tx * ty
+                    let i00 = y0 * dw + x0, i01 = y0 * dw + x1, i10 = y1 * dw + x0, i11 = y1 * dw + x1
+                    @inline(__always) func up(_ c: Int) -> Float {
+                        let o = c * n
+                        return A[o + i00] * w00 + A[o + i01] * w01 + A[o + i10] * w10 + A[o + i11] * w11
+                    }
+                    m = up(0) * grid[o] + up(1) * grid[gn + o] + up(2) * grid[2 * gn + o] + up(3)
+                    m = (m - 0.5) * contrast + 0.5
+                    m = min(max(m, 0), 1)
+                    if !(m == m) { m = 0 }
+                }
+                if blend {
+                    let prev = previous[o]
+                    let w = min(1, base + gain * abs(m - prev))
+                    m = prev + w * (m - prev)
+                }
+                m = m < lo ? 0 : (m > hi ? 1 : m)
+                out[o] = m
+                previous[o] = m
+            }
+        }
+    }
+}
+
+

@@ -133,6 +133,95 @@ final class RefineTests: XCTestCase {
         r.reset()
     }
 
+    /// The synthetic scene with every depth artefact at `time`, into `video` and `depth`.
+    static func render(_ time: Double, video: TestRGB, depth: TestDepth) {
+        var s = SceneSettings()
+        s.noise = true; s.holes = true; s.flyingPixels = true; s.misregistration = 2
+        let scene = RGBDScene(settings: s, time: time)
+        _ = scene.renderVideo(video.view)
+        scene.renderDepth(base: UnsafeMutableRawPointer(depth.bytes), width: depth.width, height: depth.height,
+                          stride: depth.stride)
+    }
+
+    func testThreadsGiveBitIdenticalMattes() {
+        // odd sizes (uneven bands, fewer rows than threads · 8), the hand
+        // moving over several frames (the temporal state is per band too)
+        let pool = WorkerPool()
+        for (vw, vh, dw, dh) in [(640, 360, 320, 180), (333, 201, 160, 90), (97, 61, 50, 31), (40, 6, 20, 3)] {
+            let v = TestRGB(width: vw, height: vh, layout: .bgra), d = TestDepth(width: dw, height: dh)
+            var one = MatteRefiner(), two = MatteRefiner(), three = MatteRefiner()
+            var a = FloatPlane(), b = FloatPlane(), c = FloatPlane()
+            var soft = 0, ones = 0, zeros = 0
+            for f in 0..<4 {
+                Self.render(5.5 + 0.25 * Double(f), video: v, depth: d)
+                one.refine(depth: d.view, scale: 0.001, cutoff: 1.4, video: v.view, into: &a)
+                two.refine(depth: d.view, scale: 0.001, cutoff: 1.4, video: v.view, pool: pool, threads: 2, into: &b)
+                three.refine(depth: d.view, scale: 0.001, cutoff: 1.4, video: v.view, pool: pool, threads: 3, into: &c)
+                XCTAssertEqual(a.width, b.width); XCTAssertEqual(a.height, b.height)
+                XCTAssertEqual(a.width, c.width); XCTAssertEqual(a.height, c.height)
+                var diff2 = 0, diff3 = 0
+                for i in 0..<(a.width * a.height) {
+                    let m = a.pixels[i]
+                    if m.bitPattern != b.pixels[i].bitPattern { diff2 += 1 }
+                    if m.bitPattern != c.pixels[i].bitPattern { diff3 += 1 }
+                    if m == 0 { zeros += 1 } else if m == 1 { ones += 1 } else { soft += 1 }
+                }
+                XCTAssertEqual(diff2, 0, "2 threads, \(vw)x\(vh), depth \(dw)x\(dh), frame \(f)")
+                XCTAssertEqual(diff3, 0, "3 threads, \(vw)x\(vh), depth \(dw)x\(dh), frame \(f)")
+            }
+            // the comparison means something only if the matte is not trivial
+            if dh >= 31 {
+                XCTAssertGreaterThan(soft, 0, "\(vw)x\(vh)"); XCTAssertGreaterThan(ones, 0); XCTAssertGreaterThan(zeros, 0)
+            }
+        }
+    }
+
+    func testThreadedRefineFollowsTheColourEdge() {
+        // the threaded path on its own must give the right matte, not only the
+        // same matte as one thread (both could be equally wrong)
+        let pool = WorkerPool()
+        for (depthEdge, colorEdge) in [(20, 36), (18, 40)] {
+            let (d, v) = Self.stepScene(depthEdge: depthEdge, colorEdge: colorEdge)
+            var r = MatteRefiner()
+            var m = FloatPlane()
+            r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, pool: pool, threads: 2, into: &m)
+            assertEdge(m, at: colorEdge, "2 threads, depth edge \(depthEdge)")
+        }
+    }
+
+    func testGuideColumnSumsMatchPixelByPixel() {
+        // the 4-byte path (column sums, eight pixels at a time) against the
+        // generic byte-by-byte one: uneven cells, odd widths, every layout's
+        // channel order, padded rows, white (the largest sums)
+        var rnd = TestRandom(seed: 7)
+        for (vw, vh, gw, gh) in [(97, 61, 40, 30), (19, 7, 19, 7), (640, 360, 100, 60), (33, 600, 5, 2)] {
+            for layout in [Layout.bgra, .argb, .rgbx] {
+                let v = TestRGB(width: vw, height: vh, layout: layout, padding: 5)
+                for y in 0..<vh { for x in 0..<vw {
+                    v[x, y] = vh == 600 ? RGBA(255, 255, 255) : RGBA(UInt8(rnd.int(0...255)), UInt8(rnd.int(0...255)), UInt8(rnd.int(0...255)))
+                } }
+                var cols: [Int32] = [], rows: [Int32] = [], key = (0, 0, 0, 0)
+                MatteRefiner.gridRanges(v.view, width: gw, height: gh, columns: &cols, rows: &rows, key: &key)
+                let gn = gw * gh + 3
+                var a = [Float](repeating: -1, count: 3 * gn), b = a
+                var sums = [UInt32](repeating: 0, count: 2 * vw)
+                cols.withUnsafeBufferPointer { cx in rows.withUnsafeBufferPointer { ry in
+                    a.withUnsafeMutableBufferPointer { A in b.withUnsafeMutableBufferPointer { B in
+                        sums.withUnsafeMutableBufferPointer { S in
+                            MatteRefiner.areaRGB(v.view, width: gw, height: gh, gridRows: 0..<gh, columns: cx.baseAddress!,
+                                                 rows: ry.baseAddress!, into: A.baseAddress!, planeStride: gn)
+                            MatteRefiner.areaRGB(v.view, width: gw, height: gh, gridRows: 0..<gh, columns: cx.baseAddress!,
+                                                 rows: ry.baseAddress!, into: B.baseAddress!, planeStride: gn,
+                                                 columnSums: S.baseAddress!)
+                        }
+                    }}
+                }}
+                XCTAssertEqual(a.map(\.bitPattern), b.map(\.bitPattern), "\(vw)x\(vh) -> \(gw)x\(gh) \(layout)")
+                XCTAssertEqual(a[0], Float(v[0, 0].r) / 255, accuracy: 0.5, "\(layout): channel order")
+            }
+        }
+    }
+
     func testBoxMeanOfAConstantIsTheConstant() {
         let p = FloatPlane(width: 7, height: 5, value: 0.25)
         var out = FloatPlane(), tmp = FloatPlane(), sums: [Double] = []
