@@ -21,7 +21,10 @@
 ///     fitted to the trusted labels and those decisions, so the matte edge
 ///     follows the colour edge inside the band. The smoothed coefficients ā, b̄ are
 ///     upsampled bilinearly to the output grid (up to 2× depth resolution) and
-///     applied to the colour there;
+///     applied to the colour there, each value clamped to the range of the
+///     four depth-resolution values around it (`rangeClamp`): the fine colour
+///     places the edge but cannot dig thin dark lines out of a foreground
+///     region;
 ///  5. temporal smoothing with the previous matte, weighted by how much a pixel
 ///     changed: small changes (noise, flicker on a still subject) are averaged,
 ///     large ones (motion, a new cutoff) are followed at once (no ghost trail);
@@ -72,6 +75,14 @@ public struct MatteRefiner {
     /// the wall near the edge; 1.5 maps [1/6, 5/6] onto [0, 1]. Edges stay
     /// soft over about 2/3 of their filtered width.
     public var contrast: Float = 1.5
+    /// Clamp each output-grid value to the range of the four depth-resolution
+    /// values around it (α = ā·I + b̄ with the guide averaged to depth
+    /// resolution): the fine colour only places the edge within the local
+    /// range and cannot dig a thin dark line (fingers, eyes) out of a region
+    /// the coarse model calls foreground. quality-bench (4 s at 10 fps): hand
+    /// pixels > 2 px inside the outline keyed out 30 → 3 per clip, SAD and
+    /// gradient error slightly lower, IoU unchanged.
+    public var rangeClamp = true
 
     // depth resolution
     private var label: [UInt8] = []     // 0 bg, 1 fg, 2 unknown
@@ -150,7 +161,7 @@ public struct MatteRefiner {
                                   previous: prev.baseAddress!, out: O.baseAddress!)
             pass.band = band; pass.interiorRadius = interiorMargin + band; pass.radius = radius
             pass.untrustedWeight = untrustedWeight; pass.eps = eps; pass.decisionRadius = decisionRadius
-            pass.contrast = contrast; pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
+            pass.contrast = contrast; pass.rangeClamp = rangeClamp; pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
             for i in 0..<n { pass.fill[i] = Float(fil[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in 0..<RefinePass.phases {
@@ -401,7 +412,7 @@ private struct RefinePass {
     // parameters (MatteRefiner's)
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
     var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
-    var blend = false
+    var blend = false, rangeClamp = false
 
     init(planes F: UnsafeMutablePointer<Float>, n: Int, gn: Int, bands: Int, sums: UnsafeMutablePointer<Double>,
          videoSums: UnsafeMutablePointer<UInt32>,
@@ -605,6 +616,13 @@ private struct RefinePass {
                         return A[o + i00] * w00 + A[o + i01] * w01 + A[o + i10] * w10 + A[o + i11] * w11
                     }
                     m = up(0) * grid[o] + up(1) * grid[gn + o] + up(2) * grid[2 * gn + o] + up(3)
+                    if rangeClamp {
+                        @inline(__always) func low(_ i: Int) -> Float {
+                            A[i] * L[i] + A[n + i] * L[n + i] + A[2 * n + i] * L[2 * n + i] + A[3 * n + i]
+                        }
+                        let a00 = low(i00), a01 = low(i01), a10 = low(i10), a11 = low(i11)
+                        m = min(max(m, min(a00, a01, a10, a11)), max(a00, a01, a10, a11))
+                    }
                     m = (m - 0.5) * contrast + 0.5
                     m = min(max(m, 0), 1)
                     if !(m == m) { m = 0 }

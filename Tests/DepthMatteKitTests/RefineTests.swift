@@ -103,6 +103,29 @@ final class RefineTests: XCTestCase {
         XCTAssertLessThan(nearest.error, means.error, "nearest \(nearest) vs means \(means)")
     }
 
+    /// The matte on a 1-px dark line inside the subject, 6 video px from its
+    /// edge (close enough that the colour model has a say there).
+    static func darkLineMatte(rangeClamp: Bool) -> (line: Float, beside: Float) {
+        let (d, v) = stepScene(depthEdge: 20, colorEdge: 40)
+        for y in 0..<60 { v[33, y] = RGBA(20, 20, 30) }
+        // the wall has a dark stripe too, so "dark" looks like background
+        for y in 0..<60 { for x in 52..<56 { v[x, y] = RGBA(20, 20, 30) } }
+        var r = MatteRefiner()
+        r.rangeClamp = rangeClamp
+        var m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        return (m[33, 30], m[31, 30])
+    }
+
+    func testThinDarkLinesInsideTheSubjectStayForeground() {
+        let clamped = Self.darkLineMatte(rangeClamp: true)
+        let free = Self.darkLineMatte(rangeClamp: false)
+        XCTAssertGreaterThan(clamped.line, 0.9, "with the range clamp: \(clamped)")
+        XCTAssertGreaterThan(clamped.beside, 0.9)
+        // the scene must make the unclamped linear model dip on the line
+        XCTAssertLessThan(free.line, clamped.line - 0.1, "without: \(free), with: \(clamped)")
+    }
+
     func testTemporalSmoothingOfAConstantInputIsConstant() {
         let (d, v) = Self.stepScene(depthEdge: 20, colorEdge: 39)
         var r = MatteRefiner()
