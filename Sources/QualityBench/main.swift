@@ -138,7 +138,7 @@ func run(_ c: Clip, refine: MatteRefine) -> Score {
     if qbTG >= 0 { m.refiner.temporalGain = qbTG }
     if qbUp >= 0 { m.refiner.maxUpscale = qbUp }
     if qbDR >= 0 { m.refiner.decisionRadius = qbDR }
-    if env("QB_CLAMP") != nil { m.refiner.rangeClamp = true }
+    if env("QB_NOCLAMP") != nil { m.refiner.rangeClamp = false }
     // experiments: QB_EPS, QB_RADIUS, QB_BAND, QB_TBASE, QB_TGAIN override the refiner's parameters
     if let v = env("QB_EPS").flatMap(Float.init) { m.refiner.eps = v }
     if let v = env("QB_RADIUS").flatMap(Int.init) { m.refiner.radius = v }
