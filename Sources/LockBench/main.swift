@@ -164,6 +164,7 @@ func worstRatio(_ a: [Double]) -> Double { zip(a, iouOracle).map { $1 > 0 ? $0 /
 print("  IoU / oracle IoU, worst frame (target >= 0.98): events default \(f(worstRatio(iouEvRob), 4)), cover default \(f(worstRatio(iouCvRob), 4)), nometa nearest \(f(worstRatio(iouNear), 4))")
 func below(_ a: [Double]) -> String {
     let idx = a.indices.filter { a[$0] < 0.98 }
+    if env("LB_ALL") != nil { print("   below 0.98: " + idx.map { "\(f(Double($0) / fps, 1)):\(f(a[$0], 3))" }.joined(separator: " ")) }
     let times = idx.prefix(6).map { f(Double($0) / fps, 1) + " s" }.joined(separator: ", ")
     return "\(idx.count) of \(a.count)" + (idx.isEmpty ? "" : " (t = \(times)\(idx.count > 6 ? ", ..." : ""))")
 }
