@@ -2,7 +2,7 @@
 /// settings change and looked up per pixel.
 ///
 /// Encodings (the `depth-kind` property and the pad's format):
-/// - GRAY16_LE `depth`: metres = raw · scale; raw 0 = no reading (hole).
+/// - GRAY16_LE or GRAY16_BE `depth`: metres = raw · scale; raw 0 = no reading (hole).
 /// - GRAY16_LE `disparity`: disparity = raw · scale in 1/m (grows as things come
 ///   nearer); metres = 1 / disparity; raw 0 = hole (infinitely far / no match).
 /// - GRAY8 `depth` (normalised map): metres = near + (far − near) · v / 255,
@@ -24,8 +24,11 @@ public enum DepthKind: Int32, Sendable {
 /// How to read raw depth-pad values as metres.
 public struct DepthEncoding: Equatable, Sendable {
     public var kind: DepthKind = .depth
-    /// true: GRAY8 normalised maps; false: GRAY16_LE.
+    /// true: GRAY8 normalised maps; false: GRAY16.
     public var eightBit: Bool = false
+    /// GRAY16 byte order: true for GRAY16_BE (what pngdec gives for 16-bit
+    /// PNG depth images, the usual RGB-D dataset format).
+    public var bigEndian: Bool = false
     /// GRAY16_LE: metres per unit (`depth`) or 1/m per unit (`disparity`).
     public var scale: Double = 0.001
     /// GRAY8: metres at the nearest end of the map.
@@ -34,8 +37,15 @@ public struct DepthEncoding: Equatable, Sendable {
     public var far: Double = 5.0
 
     public init(kind: DepthKind = .depth, eightBit: Bool = false, scale: Double = 0.001,
-                near: Double = 0.5, far: Double = 5.0) {
+                near: Double = 0.5, far: Double = 5.0, bigEndian: Bool = false) {
         self.kind = kind; self.eightBit = eightBit; self.scale = scale; self.near = near; self.far = far
+        self.bigEndian = bigEndian
+    }
+
+    /// The raw 16-bit sample `x` of a row in this encoding's byte order.
+    @inline(__always) func sample16(_ row: UnsafeRawPointer, _ x: Int) -> Int {
+        let v = row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)
+        return Int(bigEndian ? UInt16(bigEndian: v) : UInt16(littleEndian: v))
     }
 
     /// Metres for one raw value (0 = hole). The reference the tables are built from.
@@ -83,7 +93,8 @@ public struct DepthDecoder {
     /// Decode a whole plane into metres (0 = hole), resizing `out` to it.
     public func decode(_ base: UnsafeRawPointer, width: Int, height: Int, stride: Int, into out: inout FloatPlane) {
         out.resize(width: width, height: height)
-        let bps = (encoding?.eightBit ?? false) ? 1 : 2
+        let e = encoding ?? DepthEncoding()
+        let bps = e.eightBit ? 1 : 2
         table.withUnsafeBufferPointer { t in
             out.pixels.withUnsafeMutableBufferPointer { o in
                 for y in 0..<height {
@@ -92,9 +103,7 @@ public struct DepthDecoder {
                     if bps == 1 {
                         for x in 0..<width { dst[x] = t[Int(row.load(fromByteOffset: x, as: UInt8.self))] }
                     } else {
-                        for x in 0..<width {
-                            dst[x] = t[Int(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)))]
-                        }
+                        for x in 0..<width { dst[x] = t[e.sample16(row, x)] }
                     }
                 }
             }
@@ -119,7 +128,7 @@ public final class DepthNormalizer {
     deinit { plane?.deallocate() }
 
     /// True when `e` needs no conversion (GRAY16 depth: the keyer reads it directly).
-    public static func isNative(_ e: DepthEncoding) -> Bool { !e.eightBit && e.kind == .depth }
+    public static func isNative(_ e: DepthEncoding) -> Bool { !e.eightBit && !e.bigEndian && e.kind == .depth }
 
     /// The depth plane at `base` (bytes per sample from `e.eightBit`) as a
     /// millimetre view valid until the next call.
@@ -147,9 +156,7 @@ public final class DepthNormalizer {
                 if e.eightBit {
                     for x in 0..<width { dst[x] = (t[Int(row.load(fromByteOffset: x, as: UInt8.self))]).littleEndian }
                 } else {
-                    for x in 0..<width {
-                        dst[x] = t[Int(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)))].littleEndian
-                    }
+                    for x in 0..<width { dst[x] = t[e.sample16(row, x)].littleEndian }
                 }
             }
         }

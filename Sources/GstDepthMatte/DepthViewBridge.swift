@@ -5,7 +5,7 @@ import GstShim
 extension DepthEncoding {
     init(_ c: DMDepthEncoding) {
         self.init(kind: DepthKind(rawValue: c.kind) ?? .depth, eightBit: c.eight_bit != 0,
-                  scale: c.scale, near: c.near_m, far: c.far_m)
+                  scale: c.scale, near: c.near_m, far: c.far_m, bigEndian: c.big_endian != 0)
     }
 }
 

@@ -101,7 +101,8 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
                                             focus: c.focus, slope: c.slope, halfWidth: c.focus_width)
     }
     let encoding = DepthEncoding(kind: DepthKind(rawValue: c.depth_kind) ?? .depth, eightBit: f.depth_eight_bit != 0,
-                                 scale: c.depth_scale, near: c.depth_near, far: c.depth_far)
+                                 scale: c.depth_scale, near: c.depth_near, far: c.depth_far,
+                                 bigEndian: f.depth_big_endian != 0)
     if let d = depth, !DepthNormalizer.isNative(encoding) {
         depth = s.normalizer.normalize(d.base, width: d.width, height: d.height, stride: d.stride, encoding: encoding)
         matteSettings.depthScale = DepthNormalizer.scale

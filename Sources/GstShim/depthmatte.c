@@ -2,7 +2,7 @@
  *
  * A GstVideoAggregator with three request pads:
  *   video       8-bit packed RGB colour (plain GstVideoAggregatorPad, never converted)
- *   depth       GRAY16_LE depth or disparity, or a GRAY8 normalised map, registered
+ *   depth       GRAY16_LE/BE depth or disparity, or a GRAY8 normalised map, registered
  *               to the video (plain pad, never converted; see depth-kind)
  *   background  optional, any video (GstVideoAggregatorConvertPad: converted to the
  *               output format; aspect-fill scaling happens in the Swift kit)
@@ -228,7 +228,7 @@ static GstStaticPadTemplate video_template = GST_STATIC_PAD_TEMPLATE ("video",
 
 static GstStaticPadTemplate depth_template = GST_STATIC_PAD_TEMPLATE ("depth",
     GST_PAD_SINK, GST_PAD_REQUEST,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }")));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY16_BE, GRAY8 }")));
 
 static GstStaticPadTemplate background_template =
 GST_STATIC_PAD_TEMPLATE ("background", GST_PAD_SINK, GST_PAD_REQUEST,
@@ -736,6 +736,8 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     frame.has_depth = 1;
     frame.depth_eight_bit =
         GST_VIDEO_FRAME_FORMAT (dframe) == GST_VIDEO_FORMAT_GRAY8;
+    frame.depth_big_endian =
+        GST_VIDEO_FRAME_FORMAT (dframe) == GST_VIDEO_FORMAT_GRAY16_BE;
   } else if (vframe && !self->warned_no_depth
       && !(self->warned_unmappable & INPUT_DEPTH)) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
@@ -1037,7 +1039,7 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
           DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
       g_param_spec_double ("depth-scale", "Depth scale",
-          "GRAY16_LE depth: metres per unit (0.001 = millimetres); with "
+          "GRAY16 depth: metres per unit (0.001 = millimetres); with "
           "depth-kind=disparity: 1/m per unit (metres = 1 / (value * scale))",
           1e-6, 1.0, DEFAULT_DEPTH_SCALE, DM_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_DEPTH_KIND,

@@ -1,6 +1,6 @@
 /* depthview.c: GObject glue for the depthview element.
  *
- * A GstVideoFilter from a depth stream (GRAY16_LE or GRAY8) to a picture
+ * A GstVideoFilter from a depth stream (GRAY16_LE/BE or GRAY8) to a picture
  * (RGBx, BGRx, RGBA, BGRA) of the same size: near bright/warm, far dark/cool,
  * holes in their own colour, e.g.
  *   v4l2src ! video/x-raw,format=GRAY16_LE ! depthview ! videoconvert ! autovideosink
@@ -21,7 +21,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_depthview_debug);
 #define GST_CAT_DEFAULT gst_depthview_debug
 
-#define IN_FORMATS "{ GRAY16_LE, GRAY8 }"
+#define IN_FORMATS "{ GRAY16_LE, GRAY16_BE, GRAY8 }"
 #define OUT_FORMATS "{ BGRx, RGBx, BGRA, RGBA }"
 
 #define DEFAULT_KIND DM_DEPTH_KIND_DEPTH
@@ -148,6 +148,8 @@ gst_depthview_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   GST_OBJECT_UNLOCK (self);
   settings.encoding.eight_bit =
       GST_VIDEO_FRAME_FORMAT (in) == GST_VIDEO_FORMAT_GRAY8;
+  settings.encoding.big_endian =
+      GST_VIDEO_FRAME_FORMAT (in) == GST_VIDEO_FORMAT_GRAY16_BE;
 
   if (!self->state)
     self->state = dm_depthview_new ();
@@ -277,7 +279,7 @@ gst_depthview_class_init (GstDepthViewClass * klass)
           DV_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
       g_param_spec_double ("depth-scale", "Depth scale",
-          "GRAY16_LE: metres per unit (depth-kind=depth) or 1/m per unit "
+          "GRAY16: metres per unit (depth-kind=depth) or 1/m per unit "
           "(depth-kind=disparity); 0 = no reading", 1e-6, 10.0, DEFAULT_SCALE,
           DV_PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_DEPTH_NEAR,
@@ -313,7 +315,7 @@ gst_depthview_class_init (GstDepthViewClass * klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Depth view",
       "Filter/Converter/Video",
-      "Shows a depth stream (GRAY16_LE depth or disparity, or GRAY8 "
+      "Shows a depth stream (GRAY16_LE/BE depth or disparity, or GRAY8 "
       "normalised maps) as a grey or colour-mapped picture, holes in their "
       "own colour", "depthmatte developers");
 

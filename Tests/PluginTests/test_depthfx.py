@@ -28,6 +28,12 @@ def encode(m, how, scale=0.001, near=1.0, far=4.0):
         with np.errstate(divide="ignore"):
             d = np.where(m > 0, np.round(1 / np.where(m > 0, m, 1) / scale), 0)
         return d.astype("<u2"), "GRAY16_LE"
+    if how == "depth-be":          # 16-bit PNG depth images decode to GRAY16_BE
+        return np.round(m / scale).astype(">u2"), "GRAY16_BE"
+    if how == "disparity-be":
+        with np.errstate(divide="ignore"):
+            d = np.where(m > 0, np.round(1 / np.where(m > 0, m, 1) / scale), 0)
+        return d.astype(">u2"), "GRAY16_BE"
     if how == "gray8-depth":       # v = 255 (m - near) / (far - near)
         return np.round(255 * (np.clip(m, near, far) - near) / (far - near)).astype(np.uint8), "GRAY8"
     if how == "gray8-disparity":   # v = 255 (1/m - 1/far) / (1/near - 1/far)
@@ -65,7 +71,8 @@ def key(props, raw, fmt, n=2, video=None):
 
 BASE = "mode=fixed cutoff=2.0 blur-radius=0 output=matte depth-near=1 depth-far=4"
 ENCODINGS = [("depth", ""), ("disparity", "depth-kind=disparity"),
-             ("gray8-depth", ""), ("gray8-disparity", "depth-kind=disparity")]
+             ("gray8-depth", ""), ("gray8-disparity", "depth-kind=disparity"),
+             ("depth-be", ""), ("disparity-be", "depth-kind=disparity")]
 
 
 @pytest.mark.parametrize("how,props", ENCODINGS)
@@ -82,7 +89,21 @@ def test_gray8_is_accepted_on_the_depth_pad():
     tmpl = Gst.ElementFactory.find("depthmatte").get_static_pad_templates()
     depth = [t for t in tmpl if t.name_template == "depth"][0]
     caps = depth.get_caps().to_string()
-    assert "GRAY16_LE" in caps and "GRAY8" in caps
+    assert "GRAY16_LE" in caps and "GRAY16_BE" in caps and "GRAY8" in caps
+
+
+def test_big_endian_depth_with_the_default_refine_matches_little_endian():
+    # the byte order must not matter to refine=guided either (values above
+    # 255 mm differ in both bytes, so a missed swap cannot pass)
+    m = scene_metres()
+    base = "mode=fixed cutoff=2.0 output=matte"
+    video = np.zeros((H, W, 3), np.uint8)
+    video[:, : W // 2] = FG
+    video[:, W // 2:] = (30, 160, 90)
+    ref = key(base, *encode(m, "depth"), n=3, video=video)
+    got = key(base, *encode(m, "depth-be"), n=3, video=video)
+    assert np.array_equal(got, ref)
+    assert got[H // 2, 4, 0] == 255 and got[H // 2, W - 4, 0] == 0
 
 
 def test_encoding_properties_round_trip():

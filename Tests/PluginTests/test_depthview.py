@@ -91,6 +91,16 @@ def test_disparity_gives_the_same_picture_as_depth():
     assert np.array_equal(a, b)
 
 
+def test_big_endian_depth_gives_the_same_picture():
+    # 16-bit PNG depth images (RGB-D datasets) decode to GRAY16_BE
+    metres = np.array([[1.0, 2.0, 4.0, 0.0]])
+    le = np.round(metres * 1000).astype("<u2")
+    a, _ = run("depth-colormap=grey range-min=1 range-max=4", le)
+    b, _ = run("depth-colormap=grey range-min=1 range-max=4", le.astype(">u2"), in_fmt="GRAY16_BE")
+    assert np.array_equal(a, b)
+    assert tuple(a[0, 0, :3]) == (255, 255, 255) and tuple(a[0, 2, :3]) == (0, 0, 0)
+
+
 def test_gray8_maps():
     v = np.array([[0, 255, 51]], np.uint8)
     # depth: metres = near + (far - near) v/255 -> 1, 3, 1.4; range 1..3 -> 255, 0, 204

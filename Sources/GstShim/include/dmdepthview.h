@@ -18,10 +18,11 @@ typedef enum { DM_COLORMAP_GREY = 0, DM_COLORMAP_TURBO = 1 } DMColormap;
 /* How raw depth values read as metres (see DepthDecode.swift). */
 typedef struct {
   int32_t kind;          /* DMDepthKind */
-  int32_t eight_bit;     /* 1: GRAY8 normalised map, 0: GRAY16_LE */
+  int32_t eight_bit;     /* 1: GRAY8 normalised map, 0: GRAY16 */
   double scale;          /* GRAY16: metres per unit (depth) or 1/m per unit (disparity) */
   double near_m;         /* GRAY8: metres at the near end */
   double far_m;          /* GRAY8: metres at the far end */
+  int32_t big_endian;    /* 1: GRAY16_BE (16-bit PNG depth images) */
 } DMDepthEncoding;
 
 /* A copy of the element's properties, taken under the object lock once per frame. */
@@ -35,7 +36,7 @@ typedef struct {
 
 void *dm_depthview_new(void);
 void dm_depthview_free(void *state);
-/* depth: GRAY16_LE or GRAY8 (encoding.eight_bit), read only; out: packed RGB. */
+/* depth: GRAY16_LE/BE or GRAY8 (encoding.eight_bit, big_endian), read only; out: packed RGB. */
 void dm_depthview_process(void *state, const DMDepthViewSettings *settings,
     const DMGrayImage *depth, const DMRGBImage *out);
 

@@ -81,7 +81,7 @@ typedef struct {
 
 typedef struct {
   DMRGBImage video;            /* colour input (read only) */
-  DMGrayImage depth;           /* GRAY16_LE depth input (read only) */
+  DMGrayImage depth;           /* GRAY16_LE/BE or GRAY8 depth input (read only) */
   int32_t has_depth;           /* 0: no depth buffer for this frame */
   DMRGBImage background;       /* background input, already in the output format */
   int32_t has_background;      /* 0: use background_argb */
@@ -89,6 +89,7 @@ typedef struct {
   const DMBox *faces;          /* face boxes (video pixels), in meta order */
   int32_t n_faces;
   int32_t depth_eight_bit;     /* 1: the depth input is GRAY8 (normalised map) */
+  int32_t depth_big_endian;    /* 1: the depth input is GRAY16_BE */
 } DMMatteFrame;
 
 typedef struct {
