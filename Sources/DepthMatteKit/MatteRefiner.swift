@@ -511,17 +511,31 @@ private struct RefinePass {
                 var nearest = false
                 if sr > 0 {
                     // nearest trusted colour on each side within decisionRadius:
-                    // a striped or multi-coloured background is not one mean
+                    // a striped or multi-coloured background is not one mean.
+                    // Inside a wide occlusion shadow one side may be out of
+                    // reach: the search widens (2x, 3x) until both are found.
                     var bf = Float.infinity, bb = Float.infinity
-                    for yy in max(0, y - sr)...min(dh - 1, y + sr) {
-                        let row = yy * dw
-                        for xx in max(0, x - sr)...min(dw - 1, x + sr) {
-                            let j = row + xx
-                            guard weight[j] == 1 else { continue }
-                            let dr = L[j] - R, dg = L[n + j] - G, db = L[2 * n + j] - B
-                            let dist = dr * dr + dg * dg + db * db
-                            if fill[j] == 1 { bf = min(bf, dist) } else { bb = min(bb, dist) }
+                    var reach = sr, searched = -1
+                    while reach <= 3 * sr {
+                        for yy in max(0, y - reach)...min(dh - 1, y + reach) {
+                            let row = yy * dw
+                            let inner = abs(yy - y) <= searched
+                            var xx = max(0, x - reach)
+                            let xEnd = min(dw - 1, x + reach)
+                            while xx <= xEnd {
+                                // skip the part of the row already searched
+                                if inner && xx >= x - searched && xx <= x + searched { xx = x + searched + 1; continue }
+                                let j = row + xx
+                                xx += 1
+                                guard weight[j] == 1 else { continue }
+                                let dr = L[j] - R, dg = L[n + j] - G, db = L[2 * n + j] - B
+                                let dist = dr * dr + dg * dg + db * db
+                                if fill[j] == 1 { bf = min(bf, dist) } else { bb = min(bb, dist) }
+                            }
                         }
+                        if bf < .infinity && bb < .infinity { break }
+                        searched = reach
+                        reach += sr
                     }
                     if bf < .infinity && bb < .infinity {
                         p = bb / max(bf + bb, 1e-12)

@@ -126,6 +126,18 @@ final class RefineTests: XCTestCase {
         XCTAssertLessThan(free.line, clamped.line - 0.1, "without: \(free), with: \(clamped)")
     }
 
+    func testWideOcclusionShadowsAreDecidedByColourToo() {
+        // a 14-pixel shadow (depth columns 8...21, wider than decisionRadius
+        // from either side's trusted pixels); the colour edge at depth 18
+        // (video 36). The hole fill alone would make columns 15...21 subject
+        // and key in the wall beside it (a halo on the shadow side).
+        let (d, v) = Self.stepScene(depthEdge: 22, colorEdge: 36, holes: 8...21)
+        var r = MatteRefiner()
+        var m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        assertEdge(m, at: 36, "wide shadow")
+    }
+
     func testTemporalSmoothingOfAConstantInputIsConstant() {
         let (d, v) = Self.stepScene(depthEdge: 20, colorEdge: 39)
         var r = MatteRefiner()

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Key one RGB-D still: a colour picture and its registered depth image (a
+# 16-bit PNG in millimetres, as RGB-D datasets and RealSense/Azure Kinect
+# exports store it; pngdec gives GRAY16_BE, which the depth pad takes as is)
+# over a background colour, with the stock OpenCV face detector for the lock.
+#   pipelines/still-pair.sh colour.png depth.png [out.png] [matte.png] [depth-scale]
+# depth-scale: metres per depth unit (0.001 = millimetres; TUM RGB-D uses 0.0002).
+# The element keys several copies of the still so the lock and the temporal
+# smoothing settle; the last one is written.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+colour=${1:?usage: $0 colour.png depth.png [out.png] [matte.png] [depth-scale]}
+depth=${2:?usage: $0 colour.png depth.png [out.png] [matte.png] [depth-scale]}
+out=${3:-still-keyed.png}
+matte=${4:-still-matte.png}
+scale=${5:-0.001}
+frames=10
+# Debian's OpenCV lacks the optional nose/mouth/eye cascades facedetect tries
+# to load at start; it works without them but prints an error for each.
+export OPENCV_LOG_LEVEL=${OPENCV_LOG_LEVEL:-SILENT}
+detect="videoconvert ! facedetect display=false ! videoconvert"
+if ! gst-inspect-1.0 facedetect >/dev/null 2>&1; then
+  echo "facedetect not found (gstreamer1.0-opencv): the lock falls back to the nearest body" >&2
+  detect="videoconvert"
+fi
+gst-launch-1.0 -q \
+  depthmatte name=m depth-scale="$scale" ! tee name=t \
+    t. ! queue ! videoconvert ! pngenc ! multifilesink location="$out.%d" \
+  filesrc location="$colour" ! decodebin ! videoconvert ! imagefreeze num-buffers=$frames ! $detect ! m.video \
+  filesrc location="$depth" ! pngdec ! imagefreeze num-buffers=$frames ! m.depth
+gst-launch-1.0 -q \
+  depthmatte name=m depth-scale="$scale" output=matte ! videoconvert ! pngenc ! multifilesink location="$matte.%d" \
+  filesrc location="$colour" ! decodebin ! videoconvert ! imagefreeze num-buffers=$frames ! $detect ! m.video \
+  filesrc location="$depth" ! pngdec ! imagefreeze num-buffers=$frames ! m.depth
+last=$((frames - 1))
+mv "$out.$last" "$out"; mv "$matte.$last" "$matte"
+rm -f "$out".[0-9]* "$matte".[0-9]*
+echo "still-pair: wrote $out and $matte"
