@@ -516,7 +516,12 @@ private struct RefinePass {
                     // reach: the search widens (2x, 3x) until both are found.
                     var bf = Float.infinity, bb = Float.infinity
                     var reach = sr, searched = -1
-                    while reach <= 3 * sr {
+                    // widen only for holes the fill made foreground: an occlusion
+                    // shadow is wall the projector cannot see, so the risk is
+                    // keying it in; a hole filled as background stays so when
+                    // no subject colour is in reach
+                    let maxReach = label[i] == 2 && fill[i] == 1 ? 3 * sr : sr
+                    while reach <= maxReach {
                         for yy in max(0, y - reach)...min(dh - 1, y + reach) {
                             let row = yy * dw
                             let inner = abs(yy - y) <= searched
@@ -609,12 +614,16 @@ private struct RefinePass {
             let y0 = min(Int(fy), dh - 1), y1 = min(y0 + 1, dh - 1)
             let ty = fy - Float(y0)
             let innerRow = interior + min(Int(fy + 0.5), dh - 1) * dw
+            let labelRow = label + min(Int(fy + 0.5), dh - 1) * dw
             for x in 0..<gw {
                 let fx = max(0, (Float(x) + 0.5) * invK - 0.5)
                 let o = y * gw + x
                 // interior pixels keep their label: the colour model (most
                 // of the work here) is evaluated only where it has a say
-                let inner = innerRow[min(Int(fx + 0.5), dw - 1)]
+                // (not for holes: a hole the fill made subject, inside a
+                // wide occlusion shadow, is for the colour model to decide)
+                let nx = min(Int(fx + 0.5), dw - 1)
+                let inner = labelRow[nx] == 2 ? 0.5 : innerRow[nx]
                 var m: Float
                 if inner == 1 {
                     m = 1

@@ -90,6 +90,16 @@ func run(_ frames: Frames, mode: CutoffMode, strategy: LockStrategy, useFaces: B
         }
         score.sources[r.lockSource, default: 0] += 1
         if r.cutoff > 2.3 { score.wallLocks += 1 }
+        if let dump = env("LB_DUMP").flatMap({ Int($0) }), dump == i, oracle {
+            // LB_DUMP=frame: the oracle run's matte, truth and colour of that frame
+            var pgm = Array("P5 \(VW) \(VH) 255\n".utf8)
+            for p in 0..<(VW * VH) { pgm.append(out[4 * p]) }
+            writeFile("/tmp/lock-bench-matte.pgm", pgm)
+            writeFile("/tmp/lock-bench-truth.pgm", Array("P5 \(VW) \(VH) 255\n".utf8) + frames.truth[i])
+            var ppm = Array("P6 \(VW) \(VH) 255\n".utf8)
+            for p in 0..<(VW * VH) { ppm += [frames.video[i][4 * p], frames.video[i][4 * p + 1], frames.video[i][4 * p + 2]] }
+            writeFile("/tmp/lock-bench-video.ppm", ppm)
+        }
         var sad = 0.0, inter = 0, uni = 0, dd = 0.0
         let tr = frames.truth[i]
         for p in 0..<(VW * VH) {

@@ -127,15 +127,18 @@ final class RefineTests: XCTestCase {
     }
 
     func testWideOcclusionShadowsAreDecidedByColourToo() {
-        // a 14-pixel shadow (depth columns 8...21, wider than decisionRadius
-        // from either side's trusted pixels); the colour edge at depth 18
-        // (video 36). The hole fill alone would make columns 15...21 subject
-        // and key in the wall beside it (a halo on the shadow side).
-        let (d, v) = Self.stepScene(depthEdge: 22, colorEdge: 36, holes: 8...21)
+        // a 14-pixel occlusion shadow on the wall beside the subject (depth
+        // columns 22...35: wall the projector cannot see; the subject is
+        // x < 22, colour edge at video 44). The hole fill alone makes columns
+        // 22...28 subject, beyond decisionRadius of any trusted wall pixel,
+        // and they counted as interior: a 14-video-px strip of wall keyed in
+        // beside the subject (a halo). Now holes are never interior and the
+        // widened search decides them by colour.
+        let (d, v) = Self.stepScene(depthEdge: 22, colorEdge: 44, holes: 22...35)
         var r = MatteRefiner()
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
-        assertEdge(m, at: 36, "wide shadow")
+        assertEdge(m, at: 44, "wide shadow")
     }
 
     func testTemporalSmoothingOfAConstantInputIsConstant() {
