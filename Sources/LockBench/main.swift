@@ -22,6 +22,11 @@ let VW = args.count > 3 ? Int(args[3]) ?? 640 : 640
 let VH = VW * 9 / 16, DW = VW / 2, DH = VH / 2
 let nFrames = Int(seconds * fps)
 
+/// LB_DUMP=n: write frame n of the oracle run (matte, truth, colour) to /tmp.
+let dumpFrame = env("LB_DUMP").flatMap { Int($0) }
+/// LB_ALL: list every frame under IoU 0.98.
+let listAll = env("LB_ALL") != nil
+
 struct Frames {
     var depth: [[UInt16]] = []
     var video: [[UInt8]] = []
@@ -90,7 +95,7 @@ func run(_ frames: Frames, mode: CutoffMode, strategy: LockStrategy, useFaces: B
         }
         score.sources[r.lockSource, default: 0] += 1
         if r.cutoff > 2.3 { score.wallLocks += 1 }
-        if let dump = env("LB_DUMP").flatMap({ Int($0) }), dump == i, oracle {
+        if let dump = dumpFrame, dump == i, oracle {
             // LB_DUMP=frame: the oracle run's matte, truth and colour of that frame
             var pgm = Array("P5 \(VW) \(VH) 255\n".utf8)
             for p in 0..<(VW * VH) { pgm.append(out[4 * p]) }
@@ -174,7 +179,7 @@ func worstRatio(_ a: [Double]) -> Double { zip(a, iouOracle).map { $1 > 0 ? $0 /
 print("  IoU / oracle IoU, worst frame (target >= 0.98): events default \(f(worstRatio(iouEvRob), 4)), cover default \(f(worstRatio(iouCvRob), 4)), nometa nearest \(f(worstRatio(iouNear), 4))")
 func below(_ a: [Double]) -> String {
     let idx = a.indices.filter { a[$0] < 0.98 }
-    if env("LB_ALL") != nil { print("   below 0.98: " + idx.map { "\(f(Double($0) / fps, 1)):\(f(a[$0], 3))" }.joined(separator: " ")) }
+    if listAll { print("   below 0.98: " + idx.map { "\(f(Double($0) / fps, 1)):\(f(a[$0], 3))" }.joined(separator: " ")) }
     let times = idx.prefix(6).map { f(Double($0) / fps, 1) + " s" }.joined(separator: ", ")
     return "\(idx.count) of \(a.count)" + (idx.isEmpty ? "" : " (t = \(times)\(idx.count > 6 ? ", ..." : ""))")
 }

@@ -26,15 +26,34 @@ let nFrames = max(2, Int(seconds * fps))
 let VW = 1280, VH = 720
 /// quality-bench [seconds] [fps] [dump prefix]: also writes frame 2 of the last clip as PGM/PPM
 let dumpPrefix: String? = args.count > 3 ? args[3] : nil
-let qbMargin = Int(env("QB_MARGIN") ?? "") ?? -1
-let qbContrast = Float(env("QB_CONTRAST") ?? "") ?? -1
-let qbRadius = Int(env("QB_RADIUS") ?? "") ?? -1
-let qbBand = Int(env("QB_BAND") ?? "") ?? -1
-let qbEps = Float(env("QB_EPS") ?? "") ?? -1
-let qbTB = Float(env("QB_TBASE") ?? "") ?? -1
-let qbTG = Float(env("QB_TGAIN") ?? "") ?? -1
-let qbUp = Int(env("QB_UP") ?? "") ?? -1
-let qbDR = Int(env("QB_DR") ?? "") ?? -1
+// Experiments (docs/quality.md): environment variables override the
+// refiner's parameters; read once.
+let tuning: (inout MatteRefiner) -> Void = {
+    func int(_ k: String) -> Int? { env(k).flatMap { Int($0) } }
+    func float(_ k: String) -> Float? { env(k).flatMap { Float($0) } }
+    let margin = int("QB_MARGIN"), contrast = float("QB_CONTRAST"), radius = int("QB_RADIUS"), band = int("QB_BAND")
+    let eps = float("QB_EPS"), tBase = float("QB_TBASE"), tGain = float("QB_TGAIN"), up = int("QB_UP")
+    let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil
+    return { r in
+        if let v = margin { r.interiorMargin = v }
+        if let v = contrast { r.contrast = v }
+        if let v = radius { r.radius = v }
+        if let v = band { r.band = v }
+        if let v = eps { r.eps = v }
+        if let v = tBase { r.temporalBase = v }
+        if let v = tGain { r.temporalGain = v }
+        if let v = up { r.maxUpscale = v }
+        if let v = dr { r.decisionRadius = v }
+        if noClamp { r.rangeClamp = false }
+    }
+}()
+/// QB_PERFRAME: per-frame IoU and every lost hand pixel; QB_FRAME: the frame
+/// the dump prefix writes; QB_MIS: the misregistration of the dumped clip;
+/// QB_START: first scene time (s).
+let perFrame = env("QB_PERFRAME") != nil
+let dumpFrame = env("QB_FRAME").flatMap { Int($0) } ?? 2
+let dumpMisregistration = env("QB_MIS") ?? "1"
+let startTime = env("QB_START").flatMap { Double($0) } ?? 4
 struct Clip {
     var video: [[UInt8]] = [], depth: [[UInt16]] = [], truth: [[UInt8]] = [], faces: [[Box]] = []
     var objects: [[UInt8]] = []  // per output pixel: 1 distractor, 2 hand/arm, 0 other
@@ -129,23 +148,7 @@ var truthGrad: [[Float]] = []
 
 func run(_ c: Clip, refine: MatteRefine) -> Score {
     let m = DepthMatter()
-    if qbMargin >= 0 { m.refiner.interiorMargin = qbMargin }
-    if qbContrast > 0 { m.refiner.contrast = qbContrast }
-    if qbRadius >= 0 { m.refiner.radius = qbRadius }
-    if qbBand >= 0 { m.refiner.band = qbBand }
-    if qbEps > 0 { m.refiner.eps = qbEps }
-    if qbTB >= 0 { m.refiner.temporalBase = qbTB }
-    if qbTG >= 0 { m.refiner.temporalGain = qbTG }
-    if qbUp >= 0 { m.refiner.maxUpscale = qbUp }
-    if qbDR >= 0 { m.refiner.decisionRadius = qbDR }
-    if env("QB_NOCLAMP") != nil { m.refiner.rangeClamp = false }
-    // experiments: QB_EPS, QB_RADIUS, QB_BAND, QB_TBASE, QB_TGAIN override the refiner's parameters
-    if let v = env("QB_EPS").flatMap(Float.init) { m.refiner.eps = v }
-    if let v = env("QB_RADIUS").flatMap(Int.init) { m.refiner.radius = v }
-    if let v = env("QB_BAND").flatMap(Int.init) { m.refiner.band = v }
-    if let v = env("QB_TBASE").flatMap(Float.init) { m.refiner.temporalBase = v }
-    if let v = env("QB_TGAIN").flatMap(Float.init) { m.refiner.temporalGain = v }
-    if let v = env("QB_UP").flatMap(Int.init) { m.refiner.maxUpscale = v }
+    tuning(&m.refiner)
     var s = MatteSettings()
     s.refine = refine
     s.output = .matte
@@ -171,7 +174,7 @@ func run(_ c: Clip, refine: MatteRefine) -> Score {
                 }
             }
         }
-        if dumpPrefix != nil && i == (Int(env("QB_FRAME") ?? "") ?? 2) && c.dw == 640 && (env("QB_MIS") ?? "1") == "1" {
+        if dumpPrefix != nil && i == dumpFrame && c.dw == 640 && dumpMisregistration == "1" {
             var pgm = Array("P5 \(VW) \(VH) 255\n".utf8)
             for p in 0..<(VW * VH) { pgm.append(out[4 * p]) }
             writeFile("\(dumpPrefix!)-\(refine).pgm", pgm)
@@ -197,7 +200,7 @@ func run(_ c: Clip, refine: MatteRefine) -> Score {
             if v > 0.5 || vt > 0.5 { uni += 1 }
             if ob[p] == 1 && v > 0.5 { sc.distractor += 1 }
             if ob[p] == 3 && v < 0.5 { sc.handOutDeep += 1 }
-            if ob[p] >= 2 && v < 0.5 { sc.handOut += 1; if env("QB_PERFRAME") != nil { print("    hand out: \(refine) frame \(i) x \(p % VW) y \(p / VW) a \(v) truth \(vt)") } }
+            if ob[p] >= 2 && v < 0.5 { sc.handOut += 1; if perFrame { print("    hand out: \(refine) frame \(i) x \(p % VW) y \(p / VW) a \(v) truth \(vt)") } }
             if i > 0 { let q = Double((v - prev[p]) - (vt - prevT[p])); dd += q * q }
             prev[p] = v; prevT[p] = vt
         }
@@ -214,7 +217,7 @@ func run(_ c: Clip, refine: MatteRefine) -> Score {
         sc.sad += sad / 1000; sc.mse += mse / Double(VW * VH) * 1e3; sc.grad += ge / 1000
         let iou = uni > 0 ? Double(inter) / Double(uni) : 1
         sc.iou += iou; sc.iouMin = min(sc.iouMin, iou)
-        if env("QB_PERFRAME") != nil { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2))") }
+        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2))") }
         if i > 0 { sc.dt += (dd / Double(VW * VH)).squareRoot() * 100 }
     }
     let n = Double(nFrames)
@@ -238,7 +241,7 @@ for (dw, dh) in depthSizes {
         var ss = SceneSettings()
         ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = mis
         ss.seed = UInt32(mis)
-        let clip = render(ss, dw: dw, dh: dh, start: Double(env("QB_START") ?? "") ?? 4)
+        let clip = render(ss, dw: dw, dh: dh, start: startTime)
         truthGrad = []
         let orig = run(clip, refine: .original)
         for mode in [MatteRefine.original, .none, .guided] {
