@@ -15,6 +15,7 @@
 // 5. whole gst-launch pipelines (pre-rendered frames through imagefreeze,
 //    fakesink sync=false): depthmatte vs `alpha method=green ! compositor`,
 //    CPU seconds per frame (needs the plugin in .build/release)
+// --profile original|guided [threads]: one 1080p case, 400 frames, for perf
 import AllocCounter
 import DepthMatteKit
 import Glibc
@@ -114,6 +115,22 @@ func ratio(_ a: Double, _ b: Double) -> String {
     return "\(r)x"
 }
 
+// --profile original|guided [threads]: run one 1080p composite case for 400
+// frames and exit (for `perf record`)
+if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
+    let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
+    let matter = DepthMatter()
+    var s = MatteSettings()
+    s.refine = args[i + 1] == "guided" ? .guided : .original
+    s.threads = i + 2 < args.count ? Int(args[i + 2]) ?? 1 : 1
+    let faces = [inp.face]
+    let t = median(runs: 400) {
+        _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view,
+                           background: nil, output: inp.output.view, faces: faces)
+    }
+    print("profile \(args[i + 1]) \(s.threads) thread(s): \(fmt(t)) median")
+    exit(0)
+}
 let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
 print("depthmatte-bench: \(cores) cores online; medians; ratios are to the frame copy of the same size in this run")
 let runs = quick ? 15 : 60

@@ -154,3 +154,76 @@ final class BlendTests: XCTestCase {
         assertPixel(out[4, 0], RGBA(0x5A, 0x5A, 0x5A, 0x5A))
     }
 }
+
+/// The SIMD edge blend of the fused upscale (four 32-bit pixels per step)
+/// against the per-pixel word formula it replaced, for every alpha value,
+/// the rounding boundaries between them, out-of-range mattes, both alpha
+/// byte positions, a colour and a background row, and a tail that is not a
+/// multiple of four.
+final class EdgeBlendTests: XCTestCase {
+    private func scalarAlpha(_ m: Float) -> UInt32 { UInt32(min(max(m, 0), 1) * 255 + 0.5) }
+
+    private func scalar(_ m: Float, video v: UInt32, background g: UInt32, alphaShift: UInt32, mode: MatteOutput) -> UInt32 {
+        let a = scalarAlpha(m), mask = UInt32(0xff) << alphaShift
+        switch mode {
+        case .composite:
+            var r: UInt32 = 0
+            for c in stride(from: UInt32(0), to: 32, by: 8) where c != alphaShift {
+                let x = ((v >> c) & 0xff) * a + ((g >> c) & 0xff) * (255 - a)
+                r |= UInt32((Double(x) / 255).rounded()) << c
+            }
+            return r | mask
+        case .matte:
+            return a * 0x0101_0101 | mask
+        case .alpha:
+            return (v & ~mask) | (a << alphaShift)
+        }
+    }
+
+    func testEqualsThePerPixelFormula() {
+        var matte: [Float] = [-0.5, -1e-7, 0, 1, 1 + 1e-7, 2]
+        for k in 0...255 {
+            let m = Float(k) / 255
+            matte += [m, (Float(k) + 0.5) / 255, ((Float(k) + 0.5) / 255).nextDown, ((Float(k) + 0.5) / 255).nextUp]
+        }
+        matte.append(0.3)  // 1031 values: a tail of 3
+        let n = matte.count
+        var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt32 { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return UInt32(truncatingIfNeeded: rng >> 32) }
+        let video = (0..<n).map { _ in next() }, background = (0..<n).map { _ in next() }
+        let color: UInt32 = 0x00c8_11f0
+        for alphaShift in [UInt32(24), 0] {
+            let mask = UInt32(0xff) << alphaShift
+            for mode in [MatteOutput.composite, .matte, .alpha] {
+                for withBackground in [true, false] where mode == .composite || withBackground {
+                    var out = [UInt32](repeating: 0x5a5a_5a5a, count: n + 2)
+                    let covered = matte.withUnsafeBufferPointer { mp in
+                        video.withUnsafeBufferPointer { vp in
+                            background.withUnsafeBufferPointer { bp in
+                                out.withUnsafeMutableBufferPointer { op in
+                                    EdgeBlend.run(matte: mp.baseAddress!, range: 1..<n, video: vp.baseAddress!,
+                                                  background: withBackground ? bp.baseAddress! : nil,
+                                                  color: color | mask, alphaMask: mask, alphaShift: alphaShift,
+                                                  output: op.baseAddress!, mode: mode)
+                                }
+                            }
+                        }
+                    }
+                    XCTAssertEqual(out[0], 0x5a5a_5a5a, "before the range")
+                    XCTAssertEqual(out[n], 0x5a5a_5a5a, "after the range")
+                    var bad = 0
+                    for x in 1..<n {
+                        let want = scalar(matte[x], video: video[x], background: withBackground ? background[x] : color | mask,
+                                          alphaShift: alphaShift, mode: mode)
+                        if out[x] != want {
+                            if bad == 0 { XCTFail("\(mode) shift \(alphaShift) bg \(withBackground) m=\(matte[x]): got \(out[x]) want \(want)") }
+                            bad += 1
+                        }
+                    }
+                    XCTAssertEqual(bad, 0)
+                    XCTAssertEqual(covered, matte[1...].filter { $0 > 0.5 }.count)
+                }
+            }
+        }
+    }
+}
