@@ -156,16 +156,16 @@ public final class DepthMatter {
                 refiner.reset()
                 FocusMask.mask(depth: depth, scale: settings.depthScale, settings: focus, into: &mask)
                 blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
-                gammaCurve.apply(to: &mask, gamma: settings.gamma)
-                mask.snapToEnds()
+                gammaCurve.apply(to: &mask, gamma: settings.gamma, snap: true, pool: pool,
+                                 threads: WorkerPool.threadCount(settings.threads))
             } else {
                 switch settings.refine {
                 case .original:
                     refiner.reset()
                     DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
                     blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
-                    gammaCurve.apply(to: &mask, gamma: settings.gamma)
-                    mask.snapToEnds()
+                    gammaCurve.apply(to: &mask, gamma: settings.gamma, snap: true, pool: pool,
+                                     threads: WorkerPool.threadCount(settings.threads))
                 case .none:
                     refiner.reset()
                     DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)

@@ -25,10 +25,11 @@ public struct GammaCurve {
     /// is 0.01-10); for direct callers NaN is taken as 1 and a negative value
     /// as 0, so the matte stays in [0, 1] (a negative exponent would give
     /// values above 1, and NaN mattes trap when blended into bytes).
-    public mutating func apply(to plane: inout FloatPlane, gamma requested: Double) {
+    public mutating func apply(to plane: inout FloatPlane, gamma requested: Double,
+                               snap: Bool = false, pool: WorkerPool? = nil, threads: Int = 1) {
         let gamma = requested.isNaN ? 1 : max(requested, 0)
-        if gamma == 1 { return }
-        if gamma != self.gamma {
+        if gamma == 1 && !snap { return }
+        if gamma != 1 && gamma != self.gamma {
             self.gamma = gamma
             table = (0...GammaCurve.steps).map { GammaCurve.exact(Float($0) / Float(GammaCurve.steps), gamma: gamma) }
             table.append(1)  // guard for m == 1 interpolation
@@ -36,29 +37,53 @@ public struct GammaCurve {
             lowSignificand = (0...256).map { Float(mathPow(1 + Double($0) / 256, gamma)) }
         }
         let n = plane.width * plane.height
-        let scale = Float(GammaCurve.steps)
-        let lowLimit = GammaCurve.lowLimit
+        let bands = pool == nil ? 1 : max(1, min(threads, n / 4096))
         table.withUnsafeBufferPointer { t in
-            lowExponent.withUnsafeBufferPointer { le in
-                lowSignificand.withUnsafeBufferPointer { ls in
-                    plane.pixels.withUnsafeMutableBufferPointer { p in
-                        for i in 0..<n {
-                            let m = min(max(p[i], 0), 1)
-                            if m == 0 || m == 1 { p[i] = m; continue }  // fixed points: most of a mask
-                            let f = m * scale
-                            let i0 = Int(f)
-                            if i0 < lowLimit && m > 0 {
-                                let e = Int(m.exponent)  // -149 ... -13 (subnormals included)
-                                let fs = (m.significand - 1) * 256
-                                let k = Int(fs)
-                                p[i] = le[e + 149] * (ls[k] + (ls[k + 1] - ls[k]) * (fs - Float(k)))
-                            } else {
-                                p[i] = t[i0] + (t[i0 + 1] - t[i0]) * (f - Float(i0))
-                            }
-                        }
+        lowExponent.withUnsafeBufferPointer { le in
+        lowSignificand.withUnsafeBufferPointer { ls in
+        plane.pixels.withUnsafeMutableBufferPointer { p in
+            var job = GammaJob(p: p.baseAddress!, n: n, bands: bands, curve: gamma != 1, snap: snap,
+                               t: t.baseAddress, le: le.baseAddress, ls: ls.baseAddress)
+            withUnsafeMutablePointer(to: &job) { ctx in
+                if let pool, bands > 1 {
+                    pool.run(bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                        raw.assumingMemoryBound(to: GammaJob.self).pointee.run(band: b)
                     }
+                } else {
+                    ctx.pointee.run(band: 0)
                 }
             }
+        }}}}
+    }
+}
+
+/// One band of the curve (and of the snap to 0 and 1 of values within 1e-4
+/// of them, which `FloatPlane.snapToEnds` does alone) over a plane.
+private struct GammaJob {
+    let p: UnsafeMutablePointer<Float>
+    let n: Int, bands: Int
+    let curve: Bool, snap: Bool
+    let t: UnsafePointer<Float>?, le: UnsafePointer<Float>?, ls: UnsafePointer<Float>?
+
+    func run(band b: Int) {
+        let scale = Float(GammaCurve.steps)
+        let lowLimit = GammaCurve.lowLimit
+        let lo: Float = snap ? 1e-4 : 0, hi: Float = snap ? 1 - 1e-4 : 1
+        for i in (n * b / bands)..<(n * (b + 1) / bands) {
+            var m = min(max(p[i], 0), 1)
+            if curve && m != 0 && m != 1 {  // fixed points: most of a mask
+                let f = m * scale
+                let i0 = Int(f)
+                if i0 < lowLimit {
+                    let e = Int(m.exponent)  // -149 ... -13 (subnormals included)
+                    let fs = (m.significand - 1) * 256
+                    let k = Int(fs)
+                    m = le![e + 149] * (ls![k] + (ls![k + 1] - ls![k]) * (fs - Float(k)))
+                } else {
+                    m = t![i0] + (t![i0 + 1] - t![i0]) * (f - Float(i0))
+                }
+            }
+            p[i] = m < lo ? 0 : (m > hi ? 1 : m)
         }
     }
 }

@@ -268,28 +268,37 @@ public struct MatteRefiner {
         // (the row entering, the row leaving and the division in one pass)
         for x in 0..<w { C[x] = 0 }
         for y in 0..<min(r, h) { for x in 0..<w { C[x] += Double(T[y * w + x]) } }
+        // Columns r ..< w − r have the full horizontal count 2r + 1: four at a
+        // time (SIMD), scaled by the reciprocal of the window area; the
+        // clipped columns at the sides divide.
+        let inner = min(r, w)..<max(min(r, w), w - r)  // empty when w < 2r + 1
         for y in 0..<h {
             let ny = min(y + r, h - 1) - max(y - r, 0) + 1
             let out = D + y * w
-            let a = T + min(y + r, h - 1) * w, s = T + max(y - r - 1, 0) * w
-            switch (y + r < h, y - r - 1 >= 0) {
-            case (true, true):
-                for x in 0..<w {
-                    C[x] += Double(a[x]); C[x] -= Double(s[x])
-                    out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny))
-                }
-            case (true, false):
-                for x in 0..<w {
-                    C[x] += Double(a[x])
-                    out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny))
-                }
-            case (false, true):
-                for x in 0..<w {
-                    C[x] -= Double(s[x])
-                    out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny))
-                }
-            case (false, false):
-                for x in 0..<w { out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny)) }
+            let add: UnsafePointer<Float>? = y + r < h ? UnsafePointer(T + (y + r) * w) : nil
+            let sub: UnsafePointer<Float>? = y - r - 1 >= 0 ? UnsafePointer(T + (y - r - 1) * w) : nil
+            @inline(__always) func slide(_ x: Int) {
+                if let add { C[x] += Double(add[x]) }
+                if let sub { C[x] -= Double(sub[x]) }
+            }
+            for x in 0..<inner.lowerBound {
+                slide(x)
+                out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny))
+            }
+            let scale = 1 / Double((2 * r + 1) * ny)
+            var x = inner.lowerBound
+            while x + 4 <= inner.upperBound {
+                var c = UnsafeRawPointer(C + x).loadUnaligned(as: SIMD4<Double>.self)
+                if let add { c += SIMD4<Double>(UnsafeRawPointer(add + x).loadUnaligned(as: SIMD4<Float>.self)) }
+                if let sub { c -= SIMD4<Double>(UnsafeRawPointer(sub + x).loadUnaligned(as: SIMD4<Float>.self)) }
+                UnsafeMutableRawPointer(C + x).storeBytes(of: c, as: SIMD4<Double>.self)
+                UnsafeMutableRawPointer(out + x).storeBytes(of: SIMD4<Float>(c * scale), as: SIMD4<Float>.self)
+                x += 4
+            }
+            while x < inner.upperBound { slide(x); out[x] = Float(C[x] * scale); x += 1 }
+            for x in inner.upperBound..<w {
+                slide(x)
+                out[x] = Float(C[x] / Double((min(x + r, w - 1) - max(x - r, 0) + 1) * ny))
             }
         }
     }

@@ -266,4 +266,31 @@ final class RefineTests: XCTestCase {
         MatteRefiner.boxMean(p, radius: 3, into: &out, tmp: &tmp, sums: &sums)
         for i in 0..<35 { XCTAssertEqual(out.pixels[i], 0.25, accuracy: 1e-7) }
     }
+
+    /// The mean over the clipped window, against a direct sum, for planes
+    /// narrower than the window, as wide as it, and wide enough for the
+    /// four-column path (with a tail), and heights below and above 2r + 1.
+    func testBoxMeanMatchesTheDirectMeanForAnySize() {
+        var seed: UInt32 = 12345
+        func next() -> Float { seed = seed &* 1664525 &+ 1013904223; return Float(seed >> 8) / Float(1 << 24) }
+        for (w, h) in [(3, 4), (7, 13), (13, 7), (14, 9), (41, 23)] {
+            for r in [1, 3, 6] {
+                var p = FloatPlane(width: w, height: h, value: 0)
+                for i in 0..<(w * h) { p.pixels[i] = next() }
+                var out = FloatPlane(), tmp = FloatPlane(), sums: [Double] = []
+                MatteRefiner.boxMean(p, radius: r, into: &out, tmp: &tmp, sums: &sums)
+                var worst: Float = 0
+                for y in 0..<h {
+                    for x in 0..<w {
+                        var sum = 0.0, count = 0
+                        for yy in max(0, y - r)...min(h - 1, y + r) {
+                            for xx in max(0, x - r)...min(w - 1, x + r) { sum += Double(p.pixels[yy * w + xx]); count += 1 }
+                        }
+                        worst = max(worst, abs(out.pixels[y * w + x] - Float(sum / Double(count))))
+                    }
+                }
+                XCTAssertLessThan(worst, 1e-6, "\(w)x\(h) r=\(r)")
+            }
+        }
+    }
 }
