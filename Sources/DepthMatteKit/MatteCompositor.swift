@@ -110,7 +110,10 @@ struct MatteCompositor {
                 for r in 0..<matte.height {
                     let row = m.baseAddress! + r * sw
                     var lo = 0, hi = sw - 1
+                    let zero = SIMD8<Float>(repeating: 0)
+                    while lo + 8 <= sw && UnsafeRawPointer(row + lo).loadUnaligned(as: SIMD8<Float>.self) == zero { lo += 8 }
                     while lo < sw && row[lo] == 0 { lo += 1 }
+                    while hi - 8 >= lo && UnsafeRawPointer(row + hi - 7).loadUnaligned(as: SIMD8<Float>.self) == zero { hi -= 8 }
                     while hi > lo && row[hi] == 0 { hi -= 1 }
                     span[2 * r] = Int32(lo); span[2 * r + 1] = Int32(hi)
                 }
