@@ -9,3 +9,7 @@ if ! gst-inspect-1.0 depthmatte >/dev/null 2>&1; then
   echo "depthmatte plugin not found: run scripts/setup first" >&2
   exit 1
 fi
+# Debian's OpenCV lacks the optional nose/mouth/eye cascades facedetect tries
+# to load at start; it works without them but prints an error for each
+# (set OPENCV_LOG_LEVEL=INFO to see them).
+export OPENCV_LOG_LEVEL=${OPENCV_LOG_LEVEL:-SILENT}

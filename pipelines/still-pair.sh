@@ -15,9 +15,6 @@ out=${3:-still-keyed.png}
 matte=${4:-still-matte.png}
 scale=${5:-0.001}
 frames=10
-# Debian's OpenCV lacks the optional nose/mouth/eye cascades facedetect tries
-# to load at start; it works without them but prints an error for each.
-export OPENCV_LOG_LEVEL=${OPENCV_LOG_LEVEL:-SILENT}
 detect="videoconvert ! facedetect display=false ! videoconvert"
 if ! gst-inspect-1.0 facedetect >/dev/null 2>&1; then
   echo "facedetect not found (gstreamer1.0-opencv): the lock falls back to the nearest body" >&2
