@@ -45,12 +45,8 @@ public struct GammaCurve {
             var job = GammaJob(p: p.baseAddress!, n: n, bands: bands, curve: gamma != 1, snap: snap,
                                t: t.baseAddress, le: le.baseAddress, ls: ls.baseAddress)
             withUnsafeMutablePointer(to: &job) { ctx in
-                if let pool, bands > 1 {
-                    pool.run(bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                        raw.assumingMemoryBound(to: GammaJob.self).pointee.run(band: b)
-                    }
-                } else {
-                    ctx.pointee.run(band: 0)
+                WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                    raw.assumingMemoryBound(to: GammaJob.self).pointee.run(band: b)
                 }
             }
         }}}}

@@ -59,12 +59,8 @@ public struct GaussianBlur {
                 withUnsafeMutablePointer(to: &pass) { ctx in
                     for phase in 0..<3 {
                         ctx.pointee.phase = phase
-                        if let pool, bands > 1 {
-                            pool.run(bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                                raw.assumingMemoryBound(to: BlurPass.self).pointee.run(band: b)
-                            }
-                        } else {
-                            ctx.pointee.run(band: 0)
+                        WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                            raw.assumingMemoryBound(to: BlurPass.self).pointee.run(band: b)
                         }
                     }
                 }

@@ -166,12 +166,8 @@ public struct MatteRefiner {
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in 0..<RefinePass.phases {
                     ctx.pointee.phase = phase
-                    if let pool, bands > 1 {
-                        pool.run(bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                            raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
-                        }
-                    } else {
-                        ctx.pointee.run(band: 0)
+                    WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                        raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
                     }
                 }
             }

@@ -28,6 +28,11 @@ public final class WorkerPool {
     /// context pointer, so calling it allocates nothing.
     public typealias Work = @convention(c) (UnsafeMutableRawPointer, Int) -> Void
 
+    /// `pool.run(bands:context:_:)`, or band 0 on this thread when there is no pool.
+    public static func run(_ pool: WorkerPool?, bands n: Int, context: UnsafeMutableRawPointer, _ work: Work) {
+        if let pool { pool.run(bands: n, context: context, work) } else { work(context, 0) }
+    }
+
     public func run(bands n: Int, context: UnsafeMutableRawPointer, _ work: Work) {
         if n <= 1 { work(context, 0); return }
         while threads.count < n - 1 && spawn(index: threads.count + 1) {}
