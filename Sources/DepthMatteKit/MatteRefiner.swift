@@ -329,33 +329,49 @@ public struct MatteRefiner {
             let vw8 = vw & ~7
             for gy in gys {
                 let y0 = Int(ry[gy]), y1 = max(Int(ry[gy + 1]), y0 + 1)
-                for x in 0..<vw { even[x] = 0; odd[x] = 0 }
-                for y in y0..<y1 {
-                    let row = UnsafeRawPointer(v.row(y))
-                    var x = 0
-                    while x < vw8 {
-                        let q = row.loadUnaligned(fromByteOffset: 4 * x, as: SIMD8<UInt32>.self)
-                        let e = UnsafeMutableRawPointer(even + x), o = UnsafeMutableRawPointer(odd + x)
-                        e.storeBytes(of: e.loadUnaligned(as: SIMD8<UInt32>.self) &+ (q & mask), as: SIMD8<UInt32>.self)
-                        o.storeBytes(of: o.loadUnaligned(as: SIMD8<UInt32>.self) &+ ((q &>> 8) & mask), as: SIMD8<UInt32>.self)
-                        x += 8
+                // the cell's rows summed in registers, eight columns at a time
+                let first = UnsafeRawPointer(v.row(y0)), stride = v.stride
+                var x = 0
+                while x < vw8 {
+                    var e = SIMD8<UInt32>(repeating: 0), o = e
+                    var row = first + 4 * x
+                    for _ in y0..<y1 {
+                        let q = row.loadUnaligned(as: SIMD8<UInt32>.self)
+                        e &+= q & mask; o &+= (q &>> 8) & mask
+                        row += stride
                     }
-                    while x < vw {
-                        let q = row.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
-                        even[x] &+= q & 0x00FF_00FF; odd[x] &+= (q >> 8) & 0x00FF_00FF
-                        x += 1
-                    }
+                    UnsafeMutableRawPointer(even + x).storeBytes(of: e, as: SIMD8<UInt32>.self)
+                    UnsafeMutableRawPointer(odd + x).storeBytes(of: o, as: SIMD8<UInt32>.self)
+                    x += 8
                 }
+                while x < vw {
+                    var e: UInt32 = 0, o: UInt32 = 0
+                    for y in y0..<y1 {
+                        let q = UnsafeRawPointer(v.row(y)).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
+                        e &+= q & 0x00FF_00FF; o &+= (q >> 8) & 0x00FF_00FF
+                    }
+                    even[x] = e; odd[x] = o
+                    x += 1
+                }
+                var lastWidth = 0
+                var inv: Float = 0
                 for gx in 0..<gw {
                     let x0 = Int(cx[gx]), x1 = max(Int(cx[gx + 1]), x0 + 1)
                     var s0: UInt32 = 0, s1: UInt32 = 0, s2: UInt32 = 0, s3: UInt32 = 0
-                    for x in x0..<x1 {
-                        let e = even[x], o = odd[x]
-                        s0 &+= e & 0xFFFF; s2 &+= e >> 16; s1 &+= o & 0xFFFF; s3 &+= o >> 16
+                    if (y1 - y0) * (x1 - x0) <= 257 {
+                        // the cell's sums still fit the 16-bit lanes: add whole words
+                        var e: UInt32 = 0, o: UInt32 = 0
+                        for x in x0..<x1 { e &+= even[x]; o &+= odd[x] }
+                        s0 = e & 0xFFFF; s2 = e >> 16; s1 = o & 0xFFFF; s3 = o >> 16
+                    } else {
+                        for x in x0..<x1 {
+                            let e = even[x], o = odd[x]
+                            s0 &+= e & 0xFFFF; s2 &+= e >> 16; s1 &+= o & 0xFFFF; s3 &+= o >> 16
+                        }
                     }
                     @inline(__always) func byte(_ c: Int) -> UInt32 { c == 0 ? s0 : (c == 1 ? s1 : (c == 2 ? s2 : s3)) }
                     let sr = byte(cr), sg = byte(cg), sb = byte(cb)
-                    let inv = 1 / Float(255 * (y1 - y0) * (x1 - x0))
+                    if x1 - x0 != lastWidth { lastWidth = x1 - x0; inv = 1 / Float(255 * (y1 - y0) * lastWidth) }
                     let i = gy * gw + gx
                     O[i] = Float(sr) * inv; O[gn + i] = Float(sg) * inv; O[2 * gn + i] = Float(sb) * inv
                 }
@@ -391,8 +407,9 @@ private struct RefinePass {
     /// 0 trust box means, 1 guide on the grid, 2 trust weights + guide at depth
     /// resolution + the two-colour products, 3 their box means, 4 decision of
     /// untrusted pixels, 5 the fit's products, 6 their box means, 7 the 3x3
-    /// solve, 8 box means of the coefficients, 9 the output grid.
-    static let phases = 10
+    /// solve, 8 box means of the coefficients, 9 the fit at depth resolution
+    /// (for the range clamp; into the free product planes), 10 the output grid.
+    static let phases = 11
     /// Floats in `planes` for these plane strides: 44 planes at depth
     /// resolution (see the offsets below), one scratch plane per band, 3 on the output grid.
     static func floats(n: Int, gn: Int, bands: Int) -> Int { (44 + bands) * n + 3 * gn }
@@ -460,6 +477,7 @@ private struct RefinePass {
         case 6: boxMeans(b, src: P, step: n, dst: M, planes: 14, firstRadius: radius, radius: radius)
         case 7: solve(share(dh, b))
         case 8: boxMeans(b, src: C, step: n, dst: CM, planes: 4, firstRadius: radius, radius: radius)
+        case 9: if rangeClamp { lowFit(share(dh, b)) }
         default: output(share(gh, b))
         }
     }
@@ -610,6 +628,18 @@ private struct RefinePass {
 
     /// Coefficients up to the grid, α = ā·I + b̄; 5. temporal (each pixel
     /// reads and writes only its own `previous`); 6. contrast and snap.
+    /// 9. the fitted matte at depth resolution (the coefficients applied to
+    /// the guide there) into the first product plane: the range the output
+    /// between four depth pixels is clamped to.
+    func lowFit(_ ys: Range<Int>) {
+        let A = CM
+        for y in ys {
+            for i in (y * dw)..<((y + 1) * dw) {
+                P[i] = A[i] * L[i] + A[n + i] * L[n + i] + A[2 * n + i] * L[2 * n + i] + A[3 * n + i]
+            }
+        }
+    }
+
     func output(_ ys: Range<Int>) {
         let A = CM, n = n, dw = dw, dh = dh, gw = gw
         let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
@@ -645,10 +675,7 @@ private struct RefinePass {
                     }
                     m = up(0) * grid[o] + up(1) * grid[gn + o] + up(2) * grid[2 * gn + o] + up(3)
                     if rangeClamp {
-                        @inline(__always) func low(_ i: Int) -> Float {
-                            A[i] * L[i] + A[n + i] * L[n + i] + A[2 * n + i] * L[2 * n + i] + A[3 * n + i]
-                        }
-                        let a00 = low(i00), a01 = low(i01), a10 = low(i10), a11 = low(i11)
+                        let a00 = P[i00], a01 = P[i01], a10 = P[i10], a11 = P[i11]
                         m = min(max(m, min(a00, a01, a10, a11)), max(a00, a01, a10, a11))
                     }
                     m = (m - 0.5) * contrast + 0.5
