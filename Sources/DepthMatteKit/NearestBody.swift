@@ -172,20 +172,33 @@ public struct DepthComponents {
             topEnd[k] = minRow[k] + band
             bottomStart[k] = maxRow[k] - band
         }
+        // (raw pointers: array subscripts on `self` inside the loop cost a
+        // uniqueness check each)
         labels.withUnsafeBufferPointer { lp in
           depth.withUnsafeBufferPointer { dp in
+            topEnd.withUnsafeBufferPointer { te in
+            bottomStart.withUnsafeBufferPointer { bs in
+            minRow.withUnsafeBufferPointer { r0 in
+            maxRow.withUnsafeBufferPointer { r1 in
+            topSum.withUnsafeMutableBufferPointer { ts in
+            topCount.withUnsafeMutableBufferPointer { tc in
+            bottomSum.withUnsafeMutableBufferPointer { bsum in
+            bottomCount.withUnsafeMutableBufferPointer { bc in
+            midSum.withUnsafeMutableBufferPointer { ms in
+            midCount.withUnsafeMutableBufferPointer { mc in
             for y in 0..<h {
                 let yy = Int32(y)
                 for x in 0..<w {
                     let l = Int(lp[y * w + x])
                     if l < 0 { continue }
                     let v = dp[y * w + x]
-                    if yy < topEnd[l] { topSum[l] += v; topCount[l] += 1 }
-                    if yy > bottomStart[l] { bottomSum[l] += v; bottomCount[l] += 1 }
-                    let rel = 5 * (yy - minRow[l]), span = maxRow[l] - minRow[l] + 1
-                    if rel >= 2 * span && rel <= 3 * span { midSum[l] += v; midCount[l] += 1 }
+                    if yy < te[l] { ts[l] += v; tc[l] += 1 }
+                    if yy > bs[l] { bsum[l] += v; bc[l] += 1 }
+                    let rel = 5 * (yy - r0[l]), span = r1[l] - r0[l] + 1
+                    if rel >= 2 * span && rel <= 3 * span { ms[l] += v; mc[l] += 1 }
                 }
             }
+            }}}}}}}}}}
           }
         }
     }
