@@ -172,8 +172,11 @@ print("\nthroughput 2 threads / 1 thread (1080p composite): \(ratio(c1, c2))   t
 print("4K / 1080p (composite, 1 thread): \(ratio(results["4K composite, colour, 1 thread"]!, c1))   target <= 4.4x")
 print("refine=original composite (1 thread) / copy: \(ratio(c1, results["copy-1080p"]!))   target <= 3x")
 let g1 = results["1080p guided composite, colour, 1 thread"]!, g2 = results["1080p guided composite, colour, 2 threads"]!
-print("refine=guided: 2 threads / 1 thread (1080p composite): \(ratio(g1, g2)); "
-      + "4K / 1080p (1 thread): \(ratio(results["4K guided composite, colour, 1 thread"]!, g1))")
+print("refine=original composite (2 threads, the default n-threads=0 here) / copy: \(ratio(c2, results["copy-1080p"]!))   target <= 3x")
+print("refine=guided (the default) composite / copy, 1 thread / 2 threads: \(ratio(g1, results["copy-1080p"]!)) / "
+      + "\(ratio(g2, results["copy-1080p"]!))   target <= 6x")
+print("refine=guided: 2 threads / 1 thread (1080p composite): \(ratio(g1, g2))   target >= 1.7x; "
+      + "4K / 1080p (1 thread): \(ratio(results["4K guided composite, colour, 1 thread"]!, g1))   target <= 4.4x")
 
 // ---- allocations and memory -------------------------------------------------------
 do {
