@@ -170,6 +170,61 @@ final class DepthMatterTests: XCTestCase {
         }
     }
 
+    func testSizesScalesAndOutputsMatchReference() {
+        // the fused upscale and blend (its per-row spans, runs and the SIMD
+        // edge blend) against the naive chain: upscales of about 3x and of
+        // 1.5x, a downscale, a subject touching the borders, widths that are
+        // not multiples of four, with and without a background picture, for a
+        // word layout (bgra, abgr) and a 3-byte one
+        // A staircase with a hard edge (no blur) moves the subject's left
+        // edge right row by row, and each case follows a frame of subject
+        // only: runs must not reuse the states of earlier rows or frames.
+        var rng = TestRandom(seed: 7)
+        for (vw, vh, dw, dh) in [(37, 23, 12, 9), (61, 35, 20, 12), (23, 17, 15, 11), (16, 12, 40, 30), (5, 3, 2, 2)] {
+          for staircase in [false, true] {
+            let depth = TestDepth(width: dw, height: dh, padding: 1)
+            for y in 0..<dh {
+                for x in 0..<dw {
+                    let near = staircase ? x >= 1 + 2 * y * dw / (3 * dh) && x < dw - 1
+                        : 3 * x < 2 * dw && 4 * y > dh   // touches the left and bottom borders
+                    var d = near ? 800 + rng.int(0...200) : 1600 + rng.int(0...800)
+                    if !staircase && rng.int(0...11) == 0 { d = 0 }
+                    depth[x, y] = UInt16(d)
+                }
+            }
+            var s = MatteSettings()
+            s.refine = .original
+            s.mode = .fixed
+            s.cutoff = 1.2
+            s.blurRadius = staircase ? 0 : 1.7
+            s.gamma = staircase ? 1 : 0.7
+            s.backgroundARGB = 0xff30_6090
+            for layout in [Layout.bgra, .abgr, .rgb] {
+                let video = Self.makeVideo(vw, vh, layout: layout, padding: 3)
+                for bgSize in [nil, (vw, vh), (vw / 2 + 1, vh + 3)] {
+                    let background = bgSize.map { (w, h) -> TestRGB in
+                        let b = TestRGB(width: w, height: h, layout: layout)
+                        for y in 0..<h { for x in 0..<w { b[x, y] = RGBA(UInt8(7 * x % 256), UInt8(11 * y % 256), 200) } }
+                        return b
+                    }
+                    for mode in [MatteOutput.composite, .matte, .alpha] where mode == .composite || bgSize == nil {
+                        s.output = mode
+                        let out = TestRGB(width: vw, height: vh, layout: layout, padding: 2)
+                        // a frame of subject only first: nothing of it may stay in the scratch rows
+                        let matter = DepthMatter()
+                        run(matter, s, video: video, depth: TestDepth(width: dw, height: dh, fill: 500), background: background, output: out)
+                        run(matter, s, video: video, depth: depth, background: background, output: out)
+                        let want = reference(s, cutoffUnits: 1200, video: video, depth: depth, background: background,
+                                             width: vw, height: vh)
+                        assertMatchesReference(out, want, "\(vw)x\(vh) over \(dw)x\(dh) staircase \(staircase) "
+                                               + "\(layout) \(mode) bg \(String(describing: bgSize))")
+                    }
+                }
+            }
+          }
+        }
+    }
+
     func testDefaultSettingsMatchReference() {
         // blur 5, gamma 0.5 (the defaults) on a 24x18 depth behind 48x36 video
         let depth = TestDepth(width: 24, height: 18, fill: 2500)
