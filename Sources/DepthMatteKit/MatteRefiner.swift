@@ -601,33 +601,44 @@ private struct RefinePass {
         }
     }
 
-    /// The linear model α = a·I + b of every window (weighted least squares).
+    /// The linear model α = a·I + b of every window (weighted least squares),
+    /// four pixels at a time; the last ones of the band one by one through
+    /// the same lanes (the same operations, so the same values).
     func solve(_ ys: Range<Int>) {
-        let e = eps
-        for i in (ys.lowerBound * dw)..<(ys.upperBound * dw) {
-            let iw = 1 / max(M[i], 1e-12)
-            let mR = M[n + i] * iw, mG = M[2 * n + i] * iw, mB = M[3 * n + i] * iw, mp = M[4 * n + i] * iw
-            let cR = M[5 * n + i] * iw - mR * mp, cG = M[6 * n + i] * iw - mG * mp, cB = M[7 * n + i] * iw - mB * mp
-            let rr = M[8 * n + i] * iw - mR * mR + e, rg = M[9 * n + i] * iw - mR * mG, rb = M[10 * n + i] * iw - mR * mB
-            let gg = M[11 * n + i] * iw - mG * mG + e, gb = M[12 * n + i] * iw - mG * mB, bb = M[13 * n + i] * iw - mB * mB + e
+        let start = ys.lowerBound * dw, end = ys.upperBound * dw
+        typealias V = SIMD4<Float>
+        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>, _ i: Int, _ lanes: Int) -> V {
+            lanes == 4 ? UnsafeRawPointer(p + i).loadUnaligned(as: V.self) : V(repeating: p[i])
+        }
+        @inline(__always) func store(_ v: V, _ p: UnsafeMutablePointer<Float>, _ i: Int, _ lanes: Int) {
+            if lanes == 4 { UnsafeMutableRawPointer(p + i).storeBytes(of: v, as: V.self) } else { p[i] = v[0] }
+        }
+        @inline(__always) func lanes(_ i: Int, _ k: Int) {
+            let e = V(repeating: eps)
+            @inline(__always) func m(_ c: Int) -> V { load(M + c * n, i, k) }
+            let iw = 1 / m(0).replacing(with: 1e-12, where: m(0) .< 1e-12)
+            let mR = m(1) * iw, mG = m(2) * iw, mB = m(3) * iw, mp = m(4) * iw
+            let cR = m(5) * iw - mR * mp, cG = m(6) * iw - mG * mp, cB = m(7) * iw - mB * mp
+            let rr = m(8) * iw - mR * mR + e, rg = m(9) * iw - mR * mG, rb = m(10) * iw - mR * mB
+            let gg = m(11) * iw - mG * mG + e, gb = m(12) * iw - mG * mB, bb = m(13) * iw - mB * mB + e
             // symmetric 3x3 inverse (adjugate / determinant)
             let i00 = gg * bb - gb * gb, i01 = rb * gb - rg * bb, i02 = rg * gb - rb * gg
             let i11 = rr * bb - rb * rb, i12 = rb * rg - rr * gb, i22 = rr * gg - rg * rg
             let det = rr * i00 + rg * i01 + rb * i02
-            var aR: Float = 0, aG: Float = 0, aB: Float = 0
-            if det > 1e-20 {
-                let id = 1 / det
-                aR = (i00 * cR + i01 * cG + i02 * cB) * id
-                aG = (i01 * cR + i11 * cG + i12 * cB) * id
-                aB = (i02 * cR + i12 * cG + i22 * cB) * id
-            }
-            C[i] = aR; C[n + i] = aG; C[2 * n + i] = aB
-            C[3 * n + i] = mp - aR * mR - aG * mG - aB * mB
+            let solvable = det .> 1e-20
+            let id = 1 / det.replacing(with: 1, where: .!solvable)
+            let zero = V(repeating: 0)
+            let aR = ((i00 * cR + i01 * cG + i02 * cB) * id).replacing(with: zero, where: .!solvable)
+            let aG = ((i01 * cR + i11 * cG + i12 * cB) * id).replacing(with: zero, where: .!solvable)
+            let aB = ((i02 * cR + i12 * cG + i22 * cB) * id).replacing(with: zero, where: .!solvable)
+            store(aR, C, i, k); store(aG, C + n, i, k); store(aB, C + 2 * n, i, k)
+            store(mp - aR * mR - aG * mG - aB * mB, C + 3 * n, i, k)
         }
+        var i = start
+        while i + 4 <= end { lanes(i, 4); i += 4 }
+        while i < end { lanes(i, 1); i += 1 }
     }
 
-    /// Coefficients up to the grid, α = ā·I + b̄; 5. temporal (each pixel
-    /// reads and writes only its own `previous`); 6. contrast and snap.
     /// 9. the fitted matte at depth resolution (the coefficients applied to
     /// the guide there) into the first product plane: the range the output
     /// between four depth pixels is clamped to.
@@ -640,6 +651,8 @@ private struct RefinePass {
         }
     }
 
+    /// Coefficients up to the grid, α = ā·I + b̄; 5. temporal (each pixel
+    /// reads and writes only its own `previous`); 6. contrast and snap.
     func output(_ ys: Range<Int>) {
         let A = CM, n = n, dw = dw, dh = dh, gw = gw
         let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
