@@ -225,6 +225,36 @@ final class DepthMatterTests: XCTestCase {
         }
     }
 
+    func testThreadCountNeverChangesTheOutput() {
+        // whole frames of the synthetic scene (hand raised, artefacts on),
+        // both refine modes and all outputs: the blur, gamma and refiner bands
+        // and the upscale's bands of estimated equal cost give the same bytes
+        for (vw, vh, dw, dh) in [(480, 270, 160, 90), (301, 187, 150, 93)] {
+            let video = TestRGB(width: vw, height: vh, layout: .bgra), depth = TestDepth(width: dw, height: dh)
+            RefineTests.render(6.0, video: video, depth: depth)
+            for refine in [MatteRefine.original, .guided] {
+                for mode in [MatteOutput.composite, .matte, .alpha] {
+                    var outs: [[UInt8]] = []
+                    var coverage: [Double] = []
+                    for threads in [1, 2, 3] {
+                        var s = MatteSettings()
+                        s.refine = refine; s.output = mode; s.threads = threads; s.mode = .fixed; s.cutoff = 1.4
+                        let out = TestRGB(width: vw, height: vh, layout: .bgra)
+                        let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
+                        outs.append(Array(UnsafeBufferPointer(start: out.bytes, count: out.stride * vh)))
+                        coverage.append(r.coverage)
+                    }
+                    XCTAssertGreaterThan(coverage[0], 0.05, "\(refine) \(mode): the subject is keyed")
+                    for t in 1...2 {
+                        let differ = zip(outs[t], outs[0]).filter { $0 != $1 }.count
+                        XCTAssertEqual(differ, 0, "\(vw)x\(vh) \(refine) \(mode): \(t + 1) threads, bytes differing from 1 thread")
+                    }
+                    XCTAssertEqual(coverage[1], coverage[0]); XCTAssertEqual(coverage[2], coverage[0])
+                }
+            }
+        }
+    }
+
     func testDefaultSettingsMatchReference() {
         // blur 5, gamma 0.5 (the defaults) on a 24x18 depth behind 48x36 video
         let depth = TestDepth(width: 24, height: 18, fill: 2500)
