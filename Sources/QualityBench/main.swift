@@ -33,7 +33,7 @@ let tuning: (inout MatteRefiner) -> Void = {
     func float(_ k: String) -> Float? { env(k).flatMap { Float($0) } }
     let margin = int("QB_MARGIN"), contrast = float("QB_CONTRAST"), radius = int("QB_RADIUS"), band = int("QB_BAND")
     let eps = float("QB_EPS"), tBase = float("QB_TBASE"), tGain = float("QB_TGAIN"), up = int("QB_UP")
-    let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil
+    let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil, noMatch = env("QB_NOMATCH") != nil
     return { r in
         if let v = margin { r.interiorMargin = v }
         if let v = contrast { r.contrast = v }
@@ -45,6 +45,7 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = up { r.maxUpscale = v }
         if let v = dr { r.decisionRadius = v }
         if noClamp { r.rangeClamp = false }
+        if noMatch { r.matchWidening = false }
     }
 }()
 /// QB_PERFRAME: per-frame IoU and every lost hand pixel; QB_FRAME: the frame
