@@ -13,8 +13,10 @@
 ///     Untrusted pixels are decided first: the side (foreground or
 ///     background) whose nearest trusted colour within `decisionRadius` is
 ///     nearer wins (soft: d_bg / (d_fg + d_bg)); a striped or multi-coloured
-///     wall has no useful mean colour. Only where one side has no trusted
-///     pixel in reach are the window mean colours compared;
+///     wall has no useful mean colour. Where one side has no trusted pixel
+///     in reach, a pixel whose colour matches the other side's nearest
+///     trusted colour to within the noise (`matchWidening`) searches on for
+///     it; otherwise the window mean colours are compared;
 ///  4. a weighted guided filter (He et al., "Guided Image Filtering"; the
 ///     "fast" variant: coefficients at depth resolution) with the colour
 ///     frame's RGB as guide: the linear model α = a·I + b of every window is
@@ -83,6 +85,13 @@ public struct MatteRefiner {
     /// pixels > 2 px inside the outline keyed out 30 → 3 per clip, SAD and
     /// gradient error slightly lower, IoU unchanged.
     public var rangeClamp = true
+    /// An untrusted pixel with trusted colours of only one side within
+    /// `decisionRadius` keeps its filled label, unless its colour matches
+    /// that side's nearest trusted colour to within the noise (squared RGB
+    /// distance <= `eps`): then the search widens (2x, 3x) for the other
+    /// side, and the nearest-colour decision p moves the filled label f only
+    /// as far as it is clear: f + c·(p − f), c = |d_bg − d_fg| / (d_bg + d_fg).
+    public var matchWidening = true
 
     // depth resolution
     private var label: [UInt8] = []     // 0 bg, 1 fg, 2 unknown
@@ -161,7 +170,7 @@ public struct MatteRefiner {
                                   previous: prev.baseAddress!, out: O.baseAddress!)
             pass.band = band; pass.interiorRadius = interiorMargin + band; pass.radius = radius
             pass.untrustedWeight = untrustedWeight; pass.eps = eps; pass.decisionRadius = decisionRadius
-            pass.contrast = contrast; pass.rangeClamp = rangeClamp; pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
+            pass.contrast = contrast; pass.rangeClamp = rangeClamp; pass.matchWidening = matchWidening; pass.matchNoise = eps; pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
             for i in 0..<n { pass.fill[i] = Float(fil[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in 0..<RefinePass.phases {
@@ -434,7 +443,8 @@ private struct RefinePass {
     // parameters (MatteRefiner's)
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
     var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
-    var blend = false, rangeClamp = false
+    var blend = false, rangeClamp = false, matchWidening = false
+    var matchNoise: Float = 0
 
     init(planes F: UnsafeMutablePointer<Float>, n: Int, gn: Int, bands: Int, sums: UnsafeMutablePointer<Double>,
          videoSums: UnsafeMutablePointer<UInt32>,
@@ -543,7 +553,8 @@ private struct RefinePass {
                     // shadow is wall the projector cannot see, so the risk is
                     // keying it in; a hole filled as background stays so when
                     // no subject colour is in reach
-                    let maxReach = label[i] == 2 && fill[i] == 1 ? 3 * sr : sr
+                    var maxReach = label[i] == 2 && fill[i] == 1 ? 3 * sr : sr
+                    var matched = false
                     while reach <= maxReach {
                         for yy in max(0, y - reach)...min(dh - 1, y + reach) {
                             let row = yy * dw
@@ -562,12 +573,24 @@ private struct RefinePass {
                             }
                         }
                         if bf < .infinity && bb < .infinity { break }
+                        // one side only, and the pixel is that side's colour to
+                        // within the noise (eps): search on for the other side's
+                        // colours, but let the result override the fill only as
+                        // far as it is clear (below)
+                        if reach == sr && maxReach == sr && matchWidening && min(bf, bb) <= matchNoise {
+                            maxReach = 3 * sr
+                            matched = true
+                        }
                         searched = reach
                         reach += sr
                     }
                     if bf < .infinity && bb < .infinity {
                         p = bb / max(bf + bb, 1e-12)
                         nearest = true
+                        if matched {
+                            let c = abs(bb - bf) / max(bf + bb, 1e-12)
+                            p = fill[i] + c * (p - fill[i])
+                        }
                     }
                 }
                 if !nearest {

@@ -33,7 +33,7 @@ let tuning: (inout MatteRefiner) -> Void = {
     func float(_ k: String) -> Float? { env(k).flatMap { Float($0) } }
     let margin = int("QB_MARGIN"), contrast = float("QB_CONTRAST"), radius = int("QB_RADIUS"), band = int("QB_BAND")
     let eps = float("QB_EPS"), tBase = float("QB_TBASE"), tGain = float("QB_TGAIN"), up = int("QB_UP")
-    let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil
+    let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil, noMatch = env("QB_NOMATCH") != nil
     return { r in
         if let v = margin { r.interiorMargin = v }
         if let v = contrast { r.contrast = v }
@@ -45,6 +45,7 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = up { r.maxUpscale = v }
         if let v = dr { r.decisionRadius = v }
         if noClamp { r.rangeClamp = false }
+        if noMatch { r.matchWidening = false }
     }
 }()
 /// QB_PERFRAME: per-frame IoU and every lost hand pixel; QB_FRAME: the frame
@@ -53,15 +54,17 @@ let tuning: (inout MatteRefiner) -> Void = {
 let perFrame = env("QB_PERFRAME") != nil
 let dumpFrame = env("QB_FRAME").flatMap { Int($0) } ?? 2
 let dumpMisregistration = env("QB_MIS") ?? "1"
+/// QB_DUMPW: the depth width of the dumped clip (640 unless set)
+let dumpDepthWidth = env("QB_DUMPW").flatMap { Int($0) } ?? 640
 let startTime = env("QB_START").flatMap { Double($0) } ?? 4
 struct Clip {
     var video: [[UInt8]] = [], depth: [[UInt16]] = [], truth: [[UInt8]] = [], faces: [[Box]] = []
     var objects: [[UInt8]] = []  // per output pixel: 1 distractor, 2 hand/arm, 0 other
-    var dw = 0, dh = 0
+    var dw = 0, dh = 0, mis = 0
 }
 
 func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double) -> Clip {
-    var c = Clip(); c.dw = dw; c.dh = dh
+    var c = Clip(); c.dw = dw; c.dh = dh; c.mis = s.misregistration
     for i in 0..<nFrames {
         let t = start + Double(i) / fps
         let scene = RGBDScene(settings: s, time: t)
@@ -174,7 +177,7 @@ func run(_ c: Clip, refine: MatteRefine) -> Score {
                 }
             }
         }
-        if dumpPrefix != nil && i == dumpFrame && c.dw == 640 && dumpMisregistration == "1" {
+        if dumpPrefix != nil && i == dumpFrame && c.dw == dumpDepthWidth && dumpMisregistration == "\(c.mis)" {
             var pgm = Array("P5 \(VW) \(VH) 255\n".utf8)
             for p in 0..<(VW * VH) { pgm.append(out[4 * p]) }
             writeFile("\(dumpPrefix!)-\(refine).pgm", pgm)

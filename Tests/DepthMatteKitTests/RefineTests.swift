@@ -141,6 +141,36 @@ final class RefineTests: XCTestCase {
         assertEdge(m, at: 44, "wide shadow")
     }
 
+    /// The subject (depth x < 22) with a flying pixel on its edge (depth
+    /// column 22, 1.9 m: between subject and wall, so "background"), its
+    /// occlusion shadow beyond (columns 23...35 unknown) and the wall; the
+    /// colour subject reaches 3 depth px past its depth edge (video 50).
+    static func flyingPixelMatte(matchWidening: Bool) -> FloatPlane {
+        let (d, v) = stepScene(depthEdge: 22, colorEdge: 50, holes: 23...35)
+        d.fill(x0: 22, y0: 0, x1: 23, y1: 30, 1900)
+        var r = MatteRefiner()
+        r.matchWidening = matchWidening
+        var m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        return m
+    }
+
+    func testSubjectColouredPixelsBesideAFlyingPixelAreNotKeyedOut() {
+        // The flying pixel makes the hole fill call the near part of the
+        // shadow background, and no trusted wall pixel is within
+        // decisionRadius of it: with only subject colours in reach the fill
+        // used to decide, and subject-coloured pixels (depth 22...24) were
+        // keyed out. Their colour matches the nearest trusted subject colour
+        // exactly, so the search goes on to the wall colours, which it does
+        // not match at all.
+        assertEdge(Self.flyingPixelMatte(matchWidening: true), at: 50, "flying pixel")
+        // the scene must defeat the fill-only fallback
+        let old = Self.flyingPixelMatte(matchWidening: false)
+        // (measured: α 0.93 ... 0.41 over video 38...49, subject all along)
+        XCTAssertLessThan(old[49, 30], 0.5, "without the widening the fill keys the subject out")
+        XCTAssertLessThan(old[42, 30], 0.9, "... and greys the subject beside it")
+    }
+
     func testTemporalSmoothingOfAConstantInputIsConstant() {
         let (d, v) = Self.stepScene(depthEdge: 20, colorEdge: 39)
         var r = MatteRefiner()
