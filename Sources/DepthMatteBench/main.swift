@@ -16,6 +16,7 @@
 //    fakesink sync=false): depthmatte vs `alpha method=green ! compositor`,
 //    CPU seconds per frame (needs the plugin in .build/release)
 // --profile original|guided [threads]: one 1080p case, 400 frames, for perf
+// --pool: the worker pool's dispatch cost (2 bands, empty work)
 import AllocCounter
 import DepthMatteKit
 import Glibc
@@ -129,6 +130,17 @@ if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
                            background: nil, output: inp.output.view, faces: faces)
     }
     print("profile \(args[i + 1]) \(s.threads) thread(s): \(fmt(t)) median")
+    exit(0)
+}
+if args.contains("--pool") {
+    let pool = WorkerPool()
+    var x = 0
+    let t = median(runs: 2000) {
+        withUnsafeMutablePointer(to: &x) { p in
+            pool.run(bands: 2, context: UnsafeMutableRawPointer(p)) { _, _ in }
+        }
+    }
+    print("pool.run, 2 bands, empty work: \(t * 1e6) us median")
     exit(0)
 }
 let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
