@@ -25,6 +25,9 @@ public struct GammaCurve {
     /// is 0.01-10); for direct callers NaN is taken as 1 and a negative value
     /// as 0, so the matte stays in [0, 1] (a negative exponent would give
     /// values above 1, and NaN mattes trap when blended into bytes).
+    /// `snap`: then values within 1e-4 of 0 or 1 become exactly that (as
+    /// `FloatPlane.snapToEnds`), in the same pass; with a `pool` the plane is
+    /// split into `threads` bands.
     public mutating func apply(to plane: inout FloatPlane, gamma requested: Double,
                                snap: Bool = false, pool: WorkerPool? = nil, threads: Int = 1) {
         let gamma = requested.isNaN ? 1 : max(requested, 0)
