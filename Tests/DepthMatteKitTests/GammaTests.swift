@@ -116,4 +116,31 @@ final class GammaTests: XCTestCase {
             XCTAssertLessThanOrEqual(worst, 1.0 / 510, "gamma \(gamma): worst at m = \(at)")
         }
     }
+
+    func testSnapAndBandsEqualTheSerialCurveThenSnap() {
+        // the fused pass (curve, then values within 1e-4 of 0 or 1 snapped),
+        // split into 1 or 3 bands, against the curve alone and snapToEnds
+        var v = samples
+        v += [0, 1, 5e-5, 1 - 5e-5, 2e-4, -0.5, 1.5]
+        var plane = FloatPlane(width: 101, height: (v.count + 100) / 101)
+        for (i, x) in v.enumerated() { plane.pixels[i] = x }
+        for gamma in [0.5, 1.0, 2.2] {
+            var want = plane
+            var g = GammaCurve()
+            g.apply(to: &want, gamma: gamma)
+            if gamma == 1 { for i in want.pixels.indices { want.pixels[i] = min(max(want.pixels[i], 0), 1) } }
+            want.snapToEnds()
+            for threads in [1, 3] {
+                var got = plane
+                var h = GammaCurve()
+                h.apply(to: &got, gamma: gamma, snap: true, pool: WorkerPool(), threads: threads)
+                XCTAssertEqual(got.pixels.map(\.bitPattern), want.pixels.map(\.bitPattern), "gamma \(gamma), \(threads) band(s)")
+            }
+        }
+        // snapped: nothing strictly inside (0, 1e-4) or (1 - 1e-4, 1)
+        var p = plane
+        var g = GammaCurve()
+        g.apply(to: &p, gamma: 0.5, snap: true)
+        XCTAssertFalse(p.pixels.contains { ($0 > 0 && $0 < 1e-4) || ($0 < 1 && $0 > 1 - 1e-4) })
+    }
 }
