@@ -121,6 +121,8 @@ func ratio(_ a: Double, _ b: Double) -> String {
 if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
     let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
     let matter = DepthMatter()
+    // QB_NOFIT: refine=guided without its fit-weighted coefficient means (A/B of the cost)
+    if getenv("QB_NOFIT") != nil { matter.refiner.fitWeighting = false }
     var s = MatteSettings()
     s.refine = args[i + 1] == "guided" ? .guided : .original
     s.threads = i + 2 < args.count ? Int(args[i + 2]) ?? 1 : 1

@@ -34,6 +34,7 @@ let tuning: (inout MatteRefiner) -> Void = {
     let margin = int("QB_MARGIN"), contrast = float("QB_CONTRAST"), radius = int("QB_RADIUS"), band = int("QB_BAND")
     let eps = float("QB_EPS"), tBase = float("QB_TBASE"), tGain = float("QB_TGAIN"), up = int("QB_UP")
     let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil, noMatch = env("QB_NOMATCH") != nil
+    let fitFloor = float("QB_FITFLOOR"), noFit = env("QB_NOFIT") != nil
     return { r in
         if let v = margin { r.interiorMargin = v }
         if let v = contrast { r.contrast = v }
@@ -46,6 +47,8 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = dr { r.decisionRadius = v }
         if noClamp { r.rangeClamp = false }
         if noMatch { r.matchWidening = false }
+        if let v = fitFloor { r.fitFloor = v }
+        if noFit { r.fitWeighting = false }
     }
 }()
 /// QB_PERFRAME: per-frame IoU and every lost hand pixel; QB_FRAME: the frame
@@ -203,7 +206,7 @@ func run(_ c: Clip, refine: MatteRefine) -> Score {
             if v > 0.5 || vt > 0.5 { uni += 1 }
             if ob[p] == 1 && v > 0.5 { sc.distractor += 1 }
             if ob[p] == 3 && v < 0.5 { sc.handOutDeep += 1 }
-            if ob[p] >= 2 && v < 0.5 { sc.handOut += 1; if perFrame { print("    hand out: \(refine) frame \(i) x \(p % VW) y \(p / VW) a \(v) truth \(vt)") } }
+            if ob[p] >= 2 && v < 0.5 { sc.handOut += 1; if perFrame { print("    hand out: \(refine) frame \(i) x \(p % VW) y \(p / VW) a \(v) truth \(vt)\(ob[p] == 3 ? " deep" : "")") } }
             if i > 0 { let q = Double((v - prev[p]) - (vt - prevT[p])); dd += q * q }
             prev[p] = v; prevT[p] = vt
         }

@@ -145,11 +145,12 @@ final class RefineTests: XCTestCase {
     /// column 22, 1.9 m: between subject and wall, so "background"), its
     /// occlusion shadow beyond (columns 23...35 unknown) and the wall; the
     /// colour subject reaches 3 depth px past its depth edge (video 50).
-    static func flyingPixelMatte(matchWidening: Bool) -> FloatPlane {
+    static func flyingPixelMatte(matchWidening: Bool, fitWeighting: Bool = true) -> FloatPlane {
         let (d, v) = stepScene(depthEdge: 22, colorEdge: 50, holes: 23...35)
         d.fill(x0: 22, y0: 0, x1: 23, y1: 30, 1900)
         var r = MatteRefiner()
         r.matchWidening = matchWidening
+        r.fitWeighting = fitWeighting
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
         return m
@@ -165,10 +166,52 @@ final class RefineTests: XCTestCase {
         // not match at all.
         assertEdge(Self.flyingPixelMatte(matchWidening: true), at: 50, "flying pixel")
         // the scene must defeat the fill-only fallback
-        let old = Self.flyingPixelMatte(matchWidening: false)
+        // (the code before matchWidening, and before fitWeighting, which on
+        // its own greys the subject beside it less: α 0.905 at video 42)
+        let old = Self.flyingPixelMatte(matchWidening: false, fitWeighting: false)
         // (measured: α 0.93 ... 0.41 over video 38...49, subject all along)
         XCTAssertLessThan(old[49, 30], 0.5, "without the widening the fill keys the subject out")
         XCTAssertLessThan(old[42, 30], 0.9, "... and greys the subject beside it")
+    }
+
+    /// A thin skin-coloured subject (a finger: depth columns 16 ..< 16 + width,
+    /// video 32 ..< 32 + 2·width) in front of a wall that is beige on its left and
+    /// pink-brown on its right; skin is nearly the mean of the two wall
+    /// colours, so no linear colour model of a window holding all three can
+    /// give skin 1 and both wall colours 0.
+    static func fingerMatte(fitWeighting: Bool, width fw: Int) -> FloatPlane {
+        let d = TestDepth(width: 40, height: 30, fill: 3000)
+        d.fill(x0: 16, y0: 0, x1: 16 + fw, y1: 30, 900)
+        let v = TestRGB(width: 80, height: 60)
+        let skin = RGBA(217, 171, 142), beige = RGBA(224, 214, 182), poster = RGBA(185, 108, 102)
+        for y in 0..<60 { for x in 0..<80 { v[x, y] = x < 32 ? beige : (x < 32 + 2 * fw ? skin : poster) } }
+        var r = MatteRefiner()
+        r.fitWeighting = fitWeighting
+        var m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        return m
+    }
+
+    func testAThinSubjectBetweenTwoWallColoursIsNotKeyedOut() {
+        // a finger 2 depth px (4 video px) wide: every window that covers it
+        // holds both wall colours too, and with the plain box mean of the
+        // coefficients those windows pull the finger to the wall colours'
+        // mean. Weighted by how much of its label variance each window's
+        // colour model explains, the windows that cannot separate skin from
+        // the two walls count little.
+        let m = Self.fingerMatte(fitWeighting: true, width: 2)
+        let old = Self.fingerMatte(fitWeighting: false, width: 2)
+        for y in [0, 15, 30, 59] {
+            for x in 32..<36 {
+                XCTAssertGreaterThan(m[x, y], 0.5, "finger (\(x),\(y))")
+                // the scene must defeat the plain mean (measured: 0.46 ... 0.49)
+                XCTAssertLessThan(old[x, y], 0.5, "plain box mean (\(x),\(y))")
+            }
+            for x in Array(0..<31) + Array(37..<80) { XCTAssertLessThan(m[x, y], 0.05, "wall (\(x),\(y))") }
+        }
+        // a wider finger is kept either way, and more solidly with the weighting
+        let wide = Self.fingerMatte(fitWeighting: true, width: 3), wideOld = Self.fingerMatte(fitWeighting: false, width: 3)
+        for x in 33..<37 { XCTAssertGreaterThan(wide[x, 30], wideOld[x, 30] + 0.05, "x \(x)") }
     }
 
     func testTemporalSmoothingOfAConstantInputIsConstant() {
