@@ -91,7 +91,7 @@ public final class DepthMatter {
     /// refiner's radii are in depth pixels and were chosen at 320 px: keeping
     /// 480 px measured worse (IoU 0.985 against 0.989 for 1920 px depth) and
     /// twice as slow.
-    private func reduceDepth(_ d: Depth16View) -> Depth16View {
+    fileprivate func reduceDepth(_ d: Depth16View) -> Depth16View {
         var f = 1
         while d.width / f > DepthMatter.guidedMaxDepthWidth && d.height / (2 * f) > 0 { f *= 2 }
         if f == 1 { return d }
@@ -144,12 +144,31 @@ public final class DepthMatter {
                         background: RGBImageView?, output: RGBImageView, faces: [Box]) -> MatteResult {
         var result = MatteResult()
         let W = output.width, H = output.height
-        let cutoff = updateCutoff(settings: settings, depth: depth, faces: faces,
+        let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false
+        let threads = WorkerPool.threadCount(settings.threads)
+        let guided = keyed && settings.focus == nil && settings.refine == .guided
+        var reduced: Depth16View? = nil
+        let cutoff: Double
+        if guided && threads > 1, let depth {
+            // the lock and the depth reduction for the guided filter read the
+            // same depth map and nothing of each other: side by side
+            var job = LockAndReduce(matter: Unmanaged.passUnretained(self), settings: settings, depth: depth,
+                                    faces: faces, videoWidth: video?.width ?? W, videoHeight: video?.height ?? H)
+            withUnsafeMutablePointer(to: &job) { ctx in
+                pool.run(bands: 2, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                    raw.assumingMemoryBound(to: LockAndReduce.self).pointee.run(band: b)
+                }
+            }
+            cutoff = job.cutoff
+            result = job.result
+            reduced = job.reduced
+        } else {
+            cutoff = updateCutoff(settings: settings, depth: depth, faces: faces,
                                   videoWidth: video?.width ?? W, videoHeight: video?.height ?? H, result: &result)
+        }
         result.cutoff = cutoff
 
         // matte at depth resolution
-        let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false
         if keyed, let depth {
             if let focus = settings.focus {
                 // focus modes: their soft mask through the original chain's blur and gamma
@@ -173,7 +192,7 @@ public final class DepthMatter {
                     // The guided filter's cost grows with the depth resolution while
                     // its result hardly improves past ~360 px: larger depth maps are
                     // reduced first (measured with quality-bench; see docs/quality.md).
-                    let guide = reduceDepth(depth)
+                    let guide = reduced ?? reduceDepth(depth)
                     refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!,
                                    pool: pool, threads: WorkerPool.threadCount(settings.threads), into: &mask)
                 }
@@ -190,5 +209,34 @@ public final class DepthMatter {
                                      threads: WorkerPool.threadCount(settings.threads))
         result.coverage = W * H > 0 ? Double(covered) / Double(W * H) : 0
         return result
+    }
+}
+
+/// The subject lock (band 0) and the guided filter's depth reduction (band 1)
+/// of one frame, run side by side on the pool.
+private struct LockAndReduce {
+    let matter: Unmanaged<DepthMatter>
+    let settings: MatteSettings
+    let depth: Depth16View
+    let faces: [Box]
+    let videoWidth: Int, videoHeight: Int
+    var result = MatteResult()
+    var cutoff = 0.0
+    var reduced: Depth16View? = nil
+
+    init(matter: Unmanaged<DepthMatter>, settings: MatteSettings, depth: Depth16View, faces: [Box],
+         videoWidth: Int, videoHeight: Int) {
+        self.matter = matter; self.settings = settings; self.depth = depth; self.faces = faces
+        self.videoWidth = videoWidth; self.videoHeight = videoHeight
+    }
+
+    mutating func run(band: Int) {
+        let m = matter.takeUnretainedValue()
+        if band == 0 {
+            cutoff = m.updateCutoff(settings: settings, depth: depth, faces: faces,
+                                    videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
+        } else {
+            reduced = m.reduceDepth(depth)
+        }
     }
 }

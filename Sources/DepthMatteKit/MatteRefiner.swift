@@ -508,7 +508,9 @@ private struct RefinePass {
                                      into: grid, planeStride: gn, columnSums: videoSums + b * 2 * video.width)
         case 2: trust(share(dh, b))
         case 3: boxMeans(b, src: P, step: n, dst: M, planes: 8, firstRadius: radius, radius: radius)
-        case 4: decide(share(dh, b))
+        // untrusted pixels gather along the subject's edge, unevenly over the
+        // rows: every bands-th row, not a block of rows, balances the bands
+        case 4: decide(stride(from: b, to: dh, by: bands))
         case 5: products(share(dh, b))
         case 6: boxMeans(b, src: P, step: n, dst: M, planes: fitFloor > 0 ? 15 : 14, firstRadius: radius, radius: radius)
         case 7: solve(share(dh, b))
@@ -562,7 +564,7 @@ private struct RefinePass {
     /// The decision for each untrusted pixel into `decision` (trust is read
     /// from `weight` unchanged until every pixel is decided: the next phase
     /// applies it).
-    func decide(_ ys: Range<Int>) {
+    func decide(_ ys: some Sequence<Int>) {
         let sr = decisionRadius
         for y in ys {
             for x in 0..<dw where weight[y * dw + x] != 1 {
