@@ -116,8 +116,6 @@ func ratio(_ a: Double, _ b: Double) -> String {
     return "\(r)x"
 }
 
-// --profile original|guided [threads]: run one 1080p composite case for 400
-// frames and exit (for `perf record`)
 if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
     let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
     let matter = DepthMatter()

@@ -135,6 +135,13 @@ public final class DepthMatter {
                                   videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
     }
 
+    /// The original chain's steps 3 and 4 on `mask` (also the focus modes'):
+    /// blur, then gamma with the snap to exact 0 and 1.
+    private func blurAndGamma(_ settings: MatteSettings, threads: Int) {
+        blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: threads)
+        gammaCurve.apply(to: &mask, gamma: settings.gamma, snap: true, pool: pool, threads: threads)
+    }
+
     /// Key one frame into `output` (same size as the video).
     /// - video: nil when there is no colour for this output time (background only).
     /// - depth: nil when there is no depth (the video passes through, matte = 1).
@@ -174,17 +181,13 @@ public final class DepthMatter {
                 // focus modes: their soft mask through the original chain's blur and gamma
                 refiner.reset()
                 FocusMask.mask(depth: depth, scale: settings.depthScale, settings: focus, into: &mask)
-                blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
-                gammaCurve.apply(to: &mask, gamma: settings.gamma, snap: true, pool: pool,
-                                 threads: WorkerPool.threadCount(settings.threads))
+                blurAndGamma(settings, threads: threads)
             } else {
                 switch settings.refine {
                 case .original:
                     refiner.reset()
                     DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
-                    blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: WorkerPool.threadCount(settings.threads))
-                    gammaCurve.apply(to: &mask, gamma: settings.gamma, snap: true, pool: pool,
-                                     threads: WorkerPool.threadCount(settings.threads))
+                    blurAndGamma(settings, threads: threads)
                 case .none:
                     refiner.reset()
                     DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
@@ -194,7 +197,7 @@ public final class DepthMatter {
                     // reduced first (measured with quality-bench; see docs/quality.md).
                     let guide = reduced ?? reduceDepth(depth)
                     refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!,
-                                   pool: pool, threads: WorkerPool.threadCount(settings.threads), into: &mask)
+                                   pool: pool, threads: threads, into: &mask)
                 }
             }
         } else {
@@ -205,8 +208,7 @@ public final class DepthMatter {
 
         let color = ARGBColor(argb: settings.backgroundARGB)
         let covered = compositor.run(matte: prepared, video: video, background: background, color: color,
-                                     output: output, mode: settings.output, pool: pool,
-                                     threads: WorkerPool.threadCount(settings.threads))
+                                     output: output, mode: settings.output, pool: pool, threads: threads)
         result.coverage = W * H > 0 ? Double(covered) / Double(W * H) : 0
         return result
     }

@@ -25,7 +25,7 @@ public struct GammaCurve {
     /// is 0.01-10); for direct callers NaN is taken as 1 and a negative value
     /// as 0, so the matte stays in [0, 1] (a negative exponent would give
     /// values above 1, and NaN mattes trap when blended into bytes).
-    /// `snap`: then values within 1e-4 of 0 or 1 become exactly that (as
+    /// `snap`: then values within `FloatPlane.snapMargin` of 0 or 1 become exactly that (as
     /// `FloatPlane.snapToEnds`), in the same pass; with a `pool` the plane is
     /// split into `threads` bands.
     public mutating func apply(to plane: inout FloatPlane, gamma requested: Double,
@@ -56,8 +56,8 @@ public struct GammaCurve {
     }
 }
 
-/// One band of the curve (and of the snap to 0 and 1 of values within 1e-4
-/// of them, which `FloatPlane.snapToEnds` does alone) over a plane.
+/// One band of the curve (and of the snap to 0 and 1 of values within
+/// `FloatPlane.snapMargin` of them, which `FloatPlane.snapToEnds` does alone) over a plane.
 private struct GammaJob {
     let p: UnsafeMutablePointer<Float>
     let n: Int, bands: Int
@@ -67,7 +67,7 @@ private struct GammaJob {
     func run(band b: Int) {
         let scale = Float(GammaCurve.steps)
         let lowLimit = GammaCurve.lowLimit
-        let lo: Float = snap ? 1e-4 : 0, hi: Float = snap ? 1 - 1e-4 : 1
+        let lo: Float = snap ? FloatPlane.snapMargin : 0, hi: Float = snap ? 1 - FloatPlane.snapMargin : 1
         for i in (n * b / bands)..<(n * (b + 1) / bands) {
             var m = min(max(p[i], 0), 1)
             if curve && m != 0 && m != 1 {  // fixed points: most of a mask

@@ -84,15 +84,19 @@ public struct FloatPlane {
         set { pixels[y * width + x] = newValue }
     }
 
-    /// Values within 1e-4 of 0 or 1 become exactly 0 or 1 (a change of at most
-    /// 0.03 of an 8-bit level), so regions far from an edge are recognisably
-    /// uniform to the fused upscale and blend.
+    /// How near 0 or 1 a value must be for `snapToEnds` (and the gamma pass
+    /// with `snap`) to make it exactly 0 or 1: at most 0.03 of an 8-bit level.
+    public static let snapMargin: Float = 1e-4
+
+    /// Values within `snapMargin` of 0 or 1 become exactly 0 or 1, so regions
+    /// far from an edge are recognisably uniform to the fused upscale and blend.
     public mutating func snapToEnds() {
         let n = width * height
+        let lo = FloatPlane.snapMargin, hi = 1 - FloatPlane.snapMargin
         pixels.withUnsafeMutableBufferPointer { p in
             for i in 0..<n {
                 let v = p[i]
-                p[i] = v < 1e-4 ? 0 : (v > 1 - 1e-4 ? 1 : v)
+                p[i] = v < lo ? 0 : (v > hi ? 1 : v)
             }
         }
     }

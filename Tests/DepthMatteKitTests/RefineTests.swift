@@ -35,6 +35,15 @@ final class RefineTests: XCTestCase {
         return (d, v)
     }
 
+    /// `stepScene` through a fresh refiner (one thread, one frame).
+    static func refinedStep(depthEdge: Int, colorEdge: Int, holes: ClosedRange<Int>? = nil) -> FloatPlane {
+        let (d, v) = stepScene(depthEdge: depthEdge, colorEdge: colorEdge, holes: holes)
+        var r = MatteRefiner()
+        var m = FloatPlane()
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        return m
+    }
+
     func assertEdge(_ m: FloatPlane, at edge: Int, _ msg: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(m.width, 80, file: file, line: line)
         for y in [0, 15, 29, 30, 59] {
@@ -51,21 +60,13 @@ final class RefineTests: XCTestCase {
     func testEdgeFollowsTheColourEdgeThroughMisregistration() {
         // depth edge 2 depth px (4 video px) right of, or left of, the colour edge
         for (depthEdge, colorEdge) in [(20, 36), (18, 40), (20, 40)] {
-            let (d, v) = Self.stepScene(depthEdge: depthEdge, colorEdge: colorEdge)
-            var r = MatteRefiner()
-            var m = FloatPlane()
-            r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
-            assertEdge(m, at: colorEdge, "depth edge \(depthEdge)")
+            assertEdge(Self.refinedStep(depthEdge: depthEdge, colorEdge: colorEdge), at: colorEdge, "depth edge \(depthEdge)")
         }
     }
 
     func testHolesBesideTheSubjectAreDecidedByColour() {
         // occlusion shadow: depth columns 16...21 unknown, the colour edge at depth 18 (video 36)
-        let (d, v) = Self.stepScene(depthEdge: 18, colorEdge: 36, holes: 16...21)
-        var r = MatteRefiner()
-        var m = FloatPlane()
-        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
-        assertEdge(m, at: 36, "shadow")
+        assertEdge(Self.refinedStep(depthEdge: 18, colorEdge: 36, holes: 16...21), at: 36, "shadow")
         // the original chain treats the holes as background: its edge is at depth 16 (video 32)
     }
 
@@ -134,11 +135,7 @@ final class RefineTests: XCTestCase {
         // and they counted as interior: a 14-video-px strip of wall keyed in
         // beside the subject (a halo). Now holes are never interior and the
         // widened search decides them by colour.
-        let (d, v) = Self.stepScene(depthEdge: 22, colorEdge: 44, holes: 22...35)
-        var r = MatteRefiner()
-        var m = FloatPlane()
-        r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
-        assertEdge(m, at: 44, "wide shadow")
+        assertEdge(Self.refinedStep(depthEdge: 22, colorEdge: 44, holes: 22...35), at: 44, "wide shadow")
     }
 
     /// The subject (depth x < 22) with a flying pixel on its edge (depth
