@@ -10,12 +10,15 @@
 // 3. the same at 3840x2160 + 1280x720 depth
 //    (both with refine=original, the sample's chain, and with the default
 //    refine=guided composite, 1 and 2 threads)
+// 3b. streaming at 1080p: the copy and depthmatte going round a ring of 8
+//    frames in distinct buffers, so each frame comes from memory as in a live
+//    pipeline (the copy of 1. runs in the cache)
 // 4. allocations per frame after the first (both refine modes), resident
 //    memory over 10,000 frames
 // 5. whole gst-launch pipelines (pre-rendered frames through imagefreeze,
 //    fakesink sync=false): depthmatte vs `alpha method=green ! compositor`,
 //    CPU seconds per frame (needs the plugin in .build/release)
-// --profile original|guided [threads]: one 1080p case, 400 frames, for perf
+// --profile original|guided [threads] [--ring]: one 1080p case, 400 frames, for perf
 // --pool: the worker pool's dispatch cost (2 bands, empty work)
 import AllocCounter
 import DepthMatteKit
@@ -92,15 +95,35 @@ func copyTime(_ p: Picture, runs: Int) -> Double {
     return median(runs: runs) { UnsafeMutableRawPointer(dst.data).copyMemory(from: p.data, byteCount: p.stride * p.height) }
 }
 
-func keyTime(_ inp: Inputs, refine: MatteRefine = .original, output: MatteOutput, background: Bool, threads: Int,
+/// Copies of `inp` in their own buffers: `n` frames for the streaming runs.
+func ring(_ inp: Inputs, _ n: Int) -> [Inputs] {
+    func copy(_ p: Picture) -> Picture {
+        let c = Picture(width: p.width, height: p.height)
+        c.data.update(from: p.data, count: p.stride * p.height)
+        return c
+    }
+    return (0..<n).map { _ in
+        let d = DepthMap(width: inp.depth.width, height: inp.depth.height)
+        d.data.copyMemory(from: inp.depth.data, byteCount: d.width * d.height * 2)
+        return Inputs(video: copy(inp.video), depth: d, background: copy(inp.background),
+                      output: copy(inp.output), face: inp.face)
+    }
+}
+
+/// Median time of one frame; with several inputs, frame i uses inputs
+/// i mod count (a ring of distinct buffers, as in a live pipeline).
+func keyTime(_ frames: [Inputs], refine: MatteRefine = .original, output: MatteOutput, background: Bool, threads: Int,
              runs: Int) -> Double {
     let matter = DepthMatter()
     var s = MatteSettings()
     s.refine = refine
     s.output = output
     s.threads = threads
-    let faces = [inp.face]
+    let faces = [frames[0].face]
+    var i = 0
     return median(runs: runs) {
+        let inp = frames[i % frames.count]
+        i += 1
         _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view,
                            background: background ? inp.background.view : nil, output: inp.output.view, faces: faces)
     }
@@ -117,15 +140,19 @@ func ratio(_ a: Double, _ b: Double) -> String {
 }
 
 if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
-    let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
+    // --ring: go round 8 frames in distinct buffers (the streaming case)
+    let frames = ring(makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360), args.contains("--ring") ? 8 : 1)
     let matter = DepthMatter()
     // QB_NOFIT: refine=guided without its fit-weighted coefficient means (A/B of the cost)
     if getenv("QB_NOFIT") != nil { matter.refiner.fitWeighting = false }
     var s = MatteSettings()
     s.refine = args[i + 1] == "guided" ? .guided : .original
     s.threads = i + 2 < args.count ? Int(args[i + 2]) ?? 1 : 1
-    let faces = [inp.face]
+    let faces = [frames[0].face]
+    var n = 0
     let t = median(runs: 400) {
+        let inp = frames[n % frames.count]
+        n += 1
         _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view,
                            background: nil, output: inp.output.view, faces: faces)
     }
@@ -164,7 +191,7 @@ for (label, w, h, dw, dh) in [("1080p", 1920, 1080, 640, 360), ("4K", 3840, 2160
         ("alpha, 1 thread", .alpha, false, 1),
     ]
     for (name, out, bg, th) in cases {
-        let t = keyTime(inp, output: out, background: bg, threads: th, runs: runs)
+        let t = keyTime([inp], output: out, background: bg, threads: th, runs: runs)
         results["\(label) \(name)"] = t
         let pad = String(repeating: " ", count: max(0, 40 - name.count))
         print("  refine=original \(name)\(pad)\(fmt(t))  \(ratio(t, copy)) copy")
@@ -173,7 +200,7 @@ for (label, w, h, dw, dh) in [("1080p", 1920, 1080, 640, 360), ("4K", 3840, 2160
     // DepthMatter.guidedMaxDepthWidth: 640x360 at 1080p and at 4K)
     for th in [1, 2] {
         let name = "composite, colour, \(th) thread\(th == 1 ? "" : "s")"
-        let t = keyTime(inp, refine: .guided, output: .composite, background: false, threads: th, runs: runs)
+        let t = keyTime([inp], refine: .guided, output: .composite, background: false, threads: th, runs: runs)
         results["\(label) guided \(name)"] = t
         let pad = String(repeating: " ", count: max(0, 40 - name.count))
         print("  refine=guided   \(name)\(pad)\(fmt(t))  \(ratio(t, copy)) copy")
@@ -189,6 +216,38 @@ print("refine=guided (the default) composite / copy, 1 thread / 2 threads: \(rat
       + "\(ratio(g2, results["copy-1080p"]!))   target <= 6x")
 print("refine=guided: 2 threads / 1 thread (1080p composite): \(ratio(g1, g2))   target >= 1.7x; "
       + "4K / 1080p (1 thread): \(ratio(results["4K guided composite, colour, 1 thread"]!, g1))   target <= 4.4x")
+
+// ---- streaming: every frame in new buffers ----------------------------------------
+// The copy above runs on one source and one destination, both in the cache
+// (8 MB each at 1080p, the L3 is 32 MB), which is not what a live pipeline
+// sees: each frame arrives in a new buffer and leaves in another. Here the
+// copy and depthmatte both go round a ring of 8 frames (video, depth,
+// background, output: 256 MB at 1080p), so every frame is read from memory
+// and written back to it, as a camera's or a decoder's would be.
+do {
+    let frames = ring(makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360), 8)
+    var i = 0
+    let copy = median(runs: runs * 2) {
+        let f = frames[i % frames.count]
+        i += 1
+        UnsafeMutableRawPointer(f.output.data).copyMemory(from: f.video.data, byteCount: f.video.stride * f.video.height)
+    }
+    results["stream-copy"] = copy
+    print("\n1080p streaming (a ring of 8 frames in distinct buffers, each frame from memory):")
+    print("  frame copy                              \(fmt(copy))   (\(ratio(copy, results["copy-1080p"]!)) the cached copy)")
+    for (refine, out, bg, th) in [(MatteRefine.original, MatteOutput.composite, false, 1), (.original, .composite, false, 2),
+                                  (.original, .composite, true, 2), (.guided, .composite, false, 1), (.guided, .composite, false, 2),
+                                  (.guided, .composite, true, 2)] {
+        let t = keyTime(frames, refine: refine, output: out, background: bg, threads: th, runs: runs * 2)
+        let name = "\(refine == .original ? "refine=original" : "refine=guided  ") composite, \(bg ? "background pad" : "colour"), "
+            + "\(th) thread\(th == 1 ? "" : "s")"
+        results["stream \(name)"] = t
+        let pad = String(repeating: " ", count: max(0, 56 - name.count))
+        print("  \(name)\(pad)\(fmt(t))  \(ratio(t, copy)) copy")
+    }
+    print("streaming, 2 threads / copy: refine=original \(ratio(results["stream refine=original composite, colour, 2 threads"]!, copy))"
+          + " (target <= 3x), refine=guided \(ratio(results["stream refine=guided   composite, colour, 2 threads"]!, copy)) (target <= 6x)")
+}
 
 // ---- allocations and memory -------------------------------------------------------
 do {

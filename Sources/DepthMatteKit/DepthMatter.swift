@@ -137,9 +137,13 @@ public final class DepthMatter {
 
     /// The original chain's steps 3 and 4 on `mask` (also the focus modes'):
     /// blur, then gamma with the snap to exact 0 and 1.
+    /// The blur applies the gamma to the values it sums as it makes them (the
+    /// rest are 0 and 1, which the curve keeps): no pass of its own.
     private func blurAndGamma(_ settings: MatteSettings, threads: Int) {
-        blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: threads)
-        gammaCurve.apply(to: &mask, gamma: settings.gamma, snap: true, pool: pool, threads: threads)
+        let blurred = gammaCurve.withMap(gamma: settings.gamma, snap: true) { map in
+            blur.apply(to: &mask, sigma: settings.blurRadius, pool: pool, threads: threads, then: map)
+        }
+        if !blurred { gammaCurve.apply(to: &mask, gamma: settings.gamma, snap: true, pool: pool, threads: threads) }
     }
 
     /// Key one frame into `output` (same size as the video).

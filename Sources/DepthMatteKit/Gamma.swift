@@ -32,6 +32,24 @@ public struct GammaCurve {
                                snap: Bool = false, pool: WorkerPool? = nil, threads: Int = 1) {
         let gamma = requested.isNaN ? 1 : max(requested, 0)
         if gamma == 1 && !snap { return }
+        let n = plane.width * plane.height
+        let bands = pool == nil ? 1 : max(1, min(threads, n / 4096))
+        withMap(gamma: requested, snap: snap) { map in
+        plane.pixels.withUnsafeMutableBufferPointer { p in
+            var job = GammaJob(p: p.baseAddress!, n: n, bands: bands, map: map)
+            withUnsafeMutablePointer(to: &job) { ctx in
+                WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                    raw.assumingMemoryBound(to: GammaJob.self).pointee.run(band: b)
+                }
+            }
+        }}
+    }
+
+    /// The curve (tables built when `gamma` changed) as a per-value map,
+    /// valid inside `body`: for passes that apply it to the values they make
+    /// (the blur applies it to the values it sums; the rest are 0 and 1).
+    public mutating func withMap<R>(gamma requested: Double, snap: Bool, _ body: (GammaMap) -> R) -> R {
+        let gamma = requested.isNaN ? 1 : max(requested, 0)
         if gamma != 1 && gamma != self.gamma {
             self.gamma = gamma
             table = (0...GammaCurve.steps).map { GammaCurve.exact(Float($0) / Float(GammaCurve.steps), gamma: gamma) }
@@ -39,50 +57,53 @@ public struct GammaCurve {
             lowExponent = (-149 ... -13).map { Float(mathPow(2, Double($0) * gamma)) }
             lowSignificand = (0...256).map { Float(mathPow(1 + Double($0) / 256, gamma)) }
         }
-        let n = plane.width * plane.height
-        let bands = pool == nil ? 1 : max(1, min(threads, n / 4096))
-        table.withUnsafeBufferPointer { t in
+        return table.withUnsafeBufferPointer { t in
         lowExponent.withUnsafeBufferPointer { le in
         lowSignificand.withUnsafeBufferPointer { ls in
-        plane.pixels.withUnsafeMutableBufferPointer { p in
-            var job = GammaJob(p: p.baseAddress!, n: n, bands: bands, curve: gamma != 1, snap: snap,
-                               t: t.baseAddress, le: le.baseAddress, ls: ls.baseAddress)
-            withUnsafeMutablePointer(to: &job) { ctx in
-                WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                    raw.assumingMemoryBound(to: GammaJob.self).pointee.run(band: b)
-                }
-            }
-        }}}}
+            body(GammaMap(curve: gamma != 1, snap: snap, t: t.baseAddress, le: le.baseAddress, ls: ls.baseAddress))
+        }}}
     }
 }
 
-/// One band of the curve (and of the snap to 0 and 1 of values within
-/// `FloatPlane.snapMargin` of them, which `FloatPlane.snapToEnds` does alone) over a plane.
+/// `GammaCurve` on one value: clamp to [0, 1], the curve, then (`snap`) the
+/// snap to 0 and 1 of values within `FloatPlane.snapMargin` of them, as
+/// `FloatPlane.snapToEnds` does alone. 0 and 1 map to themselves.
+public struct GammaMap {
+    let curve: Bool
+    let lo: Float, hi: Float
+    let t: UnsafePointer<Float>?, le: UnsafePointer<Float>?, ls: UnsafePointer<Float>?
+
+    init(curve: Bool, snap: Bool, t: UnsafePointer<Float>?, le: UnsafePointer<Float>?, ls: UnsafePointer<Float>?) {
+        self.curve = curve; self.t = t; self.le = le; self.ls = ls
+        lo = snap ? FloatPlane.snapMargin : 0
+        hi = snap ? 1 - FloatPlane.snapMargin : 1
+    }
+
+    @inline(__always) func callAsFunction(_ v: Float) -> Float {
+        var m = min(max(v, 0), 1)
+        if curve && m != 0 && m != 1 {  // fixed points: most of a mask
+            let f = m * Float(GammaCurve.steps)
+            let i0 = Int(f)
+            if i0 < GammaCurve.lowLimit {
+                let e = Int(m.exponent)  // -149 ... -13 (subnormals included)
+                let fs = (m.significand - 1) * 256
+                let k = Int(fs)
+                m = le![e + 149] * (ls![k] + (ls![k + 1] - ls![k]) * (fs - Float(k)))
+            } else {
+                m = t![i0] + (t![i0 + 1] - t![i0]) * (f - Float(i0))
+            }
+        }
+        return m < lo ? 0 : (m > hi ? 1 : m)
+    }
+}
+
+/// One band of `GammaCurve.apply` over a plane.
 private struct GammaJob {
     let p: UnsafeMutablePointer<Float>
     let n: Int, bands: Int
-    let curve: Bool, snap: Bool
-    let t: UnsafePointer<Float>?, le: UnsafePointer<Float>?, ls: UnsafePointer<Float>?
+    let map: GammaMap
 
     func run(band b: Int) {
-        let scale = Float(GammaCurve.steps)
-        let lowLimit = GammaCurve.lowLimit
-        let lo: Float = snap ? FloatPlane.snapMargin : 0, hi: Float = snap ? 1 - FloatPlane.snapMargin : 1
-        for i in (n * b / bands)..<(n * (b + 1) / bands) {
-            var m = min(max(p[i], 0), 1)
-            if curve && m != 0 && m != 1 {  // fixed points: most of a mask
-                let f = m * scale
-                let i0 = Int(f)
-                if i0 < lowLimit {
-                    let e = Int(m.exponent)  // -149 ... -13 (subnormals included)
-                    let fs = (m.significand - 1) * 256
-                    let k = Int(fs)
-                    m = le![e + 149] * (ls![k] + (ls![k + 1] - ls![k]) * (fs - Float(k)))
-                } else {
-                    m = t![i0] + (t![i0 + 1] - t![i0]) * (f - Float(i0))
-                }
-            }
-            p[i] = m < lo ? 0 : (m > hi ? 1 : m)
-        }
+        for i in (n * b / bands)..<(n * (b + 1) / bands) { p[i] = map(p[i]) }
     }
 }

@@ -8,7 +8,7 @@ public struct GaussianBlur {
     public private(set) var kernel: [Float] = []
     public var radius: Int { kernel.count / 2 }
     private var scratch = FloatPlane()
-    private var ones: [Int32] = [], zeros: [Int32] = []
+    private var dirtyCounts: [Int32] = []
     private var rowOnes: [Int32] = [], rowZeros: [Int32] = []
 
     public init() {}
@@ -28,34 +28,43 @@ public struct GaussianBlur {
         return w.map { Float($0 / sum) }
     }
 
-    /// Blur `plane` in place. Windows whose samples are all exactly 0 or all
-    /// exactly 1 give exactly that value without being summed (found in O(1)
-    /// from prefix counts), so the cost goes to the pixels near an edge.
-    /// With a pool, columns (prefix counts) and rows (both passes) are split
-    /// into `threads` bands.
-    public mutating func apply(to plane: inout FloatPlane, sigma: Double, pool: WorkerPool? = nil, threads: Int = 1) {
+    /// Blur `plane` in place. Both passes go 8 values at a time. Blocks of 8
+    /// whose lanes each see only exact 0s or only exact 1s in their window
+    /// keep that value without being summed: found down each block column
+    /// from prefix counts of blocks that hold another value or differ from
+    /// the block above, and along each row from prefix counts of blocks all 0
+    /// and all 1. A summed lane whose window was all 1s gives exactly 1 too (its sum
+    /// is the kernel's own sum, `kernelSum`), so binary regions stay exact.
+    /// With a pool, block columns (classes) and rows (both passes) are split
+    /// into `threads` bands. `then`: a map applied to every summed value as it
+    /// is made (the values not summed are 0 and 1, which it must keep).
+    /// Returns whether the plane was blurred (false: sigma too small for a
+    /// kernel, or an empty plane; `then` was not applied).
+    @discardableResult
+    public mutating func apply(to plane: inout FloatPlane, sigma: Double, pool: WorkerPool? = nil, threads: Int = 1,
+                               then post: GammaMap? = nil) -> Bool {
         if sigma != self.sigma {
             self.sigma = sigma
             kernel = GaussianBlur.kernel(sigma: sigma)
         }
         let r = radius
-        if r == 0 { return }
+        if r == 0 { return false }
         let w = plane.width, h = plane.height
-        if w == 0 || h == 0 { return }
+        if w == 0 || h == 0 { return false }
+        let nb = (w + 7) / 8
         let bands = pool == nil ? 1 : max(1, min(threads, h / 8))
         scratch.resize(width: w, height: h)
-        if ones.count < (h + 1) * w { ones = [Int32](repeating: 0, count: (h + 1) * w); zeros = ones }
-        if rowOnes.count < (w + 1) * bands { rowOnes = [Int32](repeating: 0, count: (w + 1) * bands); rowZeros = rowOnes }
+        if dirtyCounts.count < (h + 1) * nb { dirtyCounts = [Int32](repeating: 0, count: (h + 1) * nb) }
+        if rowOnes.count < (nb + 1) * bands { rowOnes = [Int32](repeating: 0, count: (nb + 1) * bands); rowZeros = rowOnes }
         kernel.withUnsafeBufferPointer { kp in
             plane.pixels.withUnsafeMutableBufferPointer { src in
             scratch.pixels.withUnsafeMutableBufferPointer { tmp in
-            ones.withUnsafeMutableBufferPointer { o in
-            zeros.withUnsafeMutableBufferPointer { z in
+            dirtyCounts.withUnsafeMutableBufferPointer { o in
             rowOnes.withUnsafeMutableBufferPointer { ro in
             rowZeros.withUnsafeMutableBufferPointer { rz in
-                var pass = BlurPass(k: kp.baseAddress! + r, r: r, w: w, h: h, bands: bands, phase: 0,
-                                    s: src.baseAddress!, t: tmp.baseAddress!, po: o.baseAddress!, pz: z.baseAddress!,
-                                    ro: ro.baseAddress!, rz: rz.baseAddress!)
+                var pass = BlurPass(k: kp.baseAddress! + r, r: r, w: w, h: h, nb: nb, bands: bands, phase: 0,
+                                    s: src.baseAddress!, t: tmp.baseAddress!, po: o.baseAddress!,
+                                    ro: ro.baseAddress!, rz: rz.baseAddress!, post: post)
                 withUnsafeMutablePointer(to: &pass) { ctx in
                     for phase in 0..<3 {
                         ctx.pointee.phase = phase
@@ -64,122 +73,170 @@ public struct GaussianBlur {
                         }
                     }
                 }
-            }}}}}}
+            }}}}}
         }
+        return true
     }
 }
 
 /// One blur on raw planes, in three phases, each split into bands:
-/// 0 column prefix counts (bands of columns), 1 vertical pass src -> tmp and
-/// 2 horizontal pass tmp -> src (bands of rows).
+/// 0 dirty blocks of `s` and their prefix counts down each block column
+/// (bands of block columns), 1 vertical pass s -> t and 2 horizontal pass
+/// t -> s (bands of rows).
 private struct BlurPass {
     let k: UnsafePointer<Float>   // kernel centre: k[-r...r]
-    let r: Int, w: Int, h: Int, bands: Int
+    let r: Int, w: Int, h: Int, nb: Int, bands: Int
     var phase: Int
     let s: UnsafeMutablePointer<Float>, t: UnsafeMutablePointer<Float>
-    let po: UnsafeMutablePointer<Int32>, pz: UnsafeMutablePointer<Int32>
+    /// (h + 1) × nb: dirty blocks (`dirty`) in rows 0..<y of each block column
+    let po: UnsafeMutablePointer<Int32>
+    /// per band, nb + 1: the same along one row of t
     let ro: UnsafeMutablePointer<Int32>, rz: UnsafeMutablePointer<Int32>
+    /// the summed value of a window of 1s, in the passes' own order
+    let kernelSum: Float
+    /// applied to the values the horizontal pass sums
+    let post: GammaMap?
+    typealias F8 = SIMD8<Float>
+
+    init(k: UnsafePointer<Float>, r: Int, w: Int, h: Int, nb: Int, bands: Int, phase: Int,
+         s: UnsafeMutablePointer<Float>, t: UnsafeMutablePointer<Float>,
+         po: UnsafeMutablePointer<Int32>,
+         ro: UnsafeMutablePointer<Int32>, rz: UnsafeMutablePointer<Int32>, post: GammaMap?) {
+        self.post = post
+        self.k = k; self.r = r; self.w = w; self.h = h; self.nb = nb; self.bands = bands; self.phase = phase
+        self.s = s; self.t = t; self.po = po; self.ro = ro; self.rz = rz
+        var sum: Float = 0
+        for j in -r...r { sum += k[j] * 1 }
+        kernelSum = sum
+    }
+
+    /// Whether the block at `p` (`n` values) holds a value other than 0 and 1,
+    /// or differs from the block above it at `above`.
+    @inline(__always) static func dirty(_ p: UnsafePointer<Float>, _ above: UnsafePointer<Float>?, _ n: Int) -> Bool {
+        if n == 8 {
+            let v = UnsafeRawPointer(p).loadUnaligned(as: F8.self)
+            if !all((v .== 0) .| (v .== 1)) { return true }
+            guard let above else { return false }
+            return any(v .!= UnsafeRawPointer(above).loadUnaligned(as: F8.self))
+        }
+        for i in 0..<n where (p[i] != 0 && p[i] != 1) || (above.map { $0[i] != p[i] } ?? false) { return true }
+        return false
+    }
+
+    /// Class of the block at `p` (`n` values, 8 for all but a row's last):
+    /// (all 1, all 0).
+    @inline(__always) static func classify(_ p: UnsafePointer<Float>, _ n: Int) -> (Bool, Bool) {
+        if n == 8 {
+            let v = UnsafeRawPointer(p).loadUnaligned(as: F8.self)
+            return (all(v .== 1), all(v .== 0))
+        }
+        var one = true, zero = true
+        for i in 0..<n { one = one && p[i] == 1; zero = zero && p[i] == 0 }
+        return (one, zero)
+    }
+
+    @inline(__always) func exact(_ acc: F8) -> F8 {
+        var a = acc
+        a.replace(with: 1, where: a .== F8(repeating: kernelSum))
+        return a
+    }
 
     func run(band b: Int) {
         switch phase {
         case 0:
-            let x0 = w * b / bands, x1 = w * (b + 1) / bands
-            for x in x0..<x1 { po[x] = 0; pz[x] = 0 }
+            let b0 = nb * b / bands, b1 = nb * (b + 1) / bands
+            for i in b0..<b1 { po[i] = 0 }
             for y in 0..<h {
-                let row = s + y * w, o0 = po + y * w, o1 = po + (y + 1) * w
-                let z0 = pz + y * w, z1 = pz + (y + 1) * w
-                for x in x0..<x1 {
-                    let v = row[x]
-                    o1[x] = o0[x] &+ (v == 1 ? 1 : 0)
-                    z1[x] = z0[x] &+ (v == 0 ? 1 : 0)
+                let row = s + y * w
+                let o0 = po + y * nb, o1 = po + (y + 1) * nb
+                for i in b0..<b1 {
+                    let dirty = BlurPass.dirty(row + 8 * i, y > 0 ? row + 8 * i - w : nil, min(8, w - 8 * i))
+                    o1[i] = o0[i] &+ (dirty ? 1 : 0)
                 }
             }
         case 1:
             for y in (h * b / bands)..<(h * (b + 1) / bands) {
                 let lo = max(y - r, 0), hi = min(y + r, h - 1)
-                let n = Int32(hi - lo + 1)
-                let oLo = po + lo * w, oHi = po + (hi + 1) * w
-                let zLo = pz + lo * w, zHi = pz + (hi + 1) * w
-                let out = t + y * w
-                var x = 0
-                // 8 columns at a time: each lane sums its taps in the same
-                // order as the scalar loop, so the result is bit-identical
-                while x + 8 <= w {
-                    let ones = UnsafeRawPointer(oHi + x).loadUnaligned(as: SIMD8<Int32>.self)
-                        &- UnsafeRawPointer(oLo + x).loadUnaligned(as: SIMD8<Int32>.self)
-                    let zeros = UnsafeRawPointer(zHi + x).loadUnaligned(as: SIMD8<Int32>.self)
-                        &- UnsafeRawPointer(zLo + x).loadUnaligned(as: SIMD8<Int32>.self)
-                    let n8 = SIMD8<Int32>(repeating: n)
-                    let allOne = ones .== n8, allZero = zeros .== n8
-                    var acc = SIMD8<Float>(repeating: 0)
-                    if !all(allOne .| allZero) {
+                let oLo = po + lo * nb, oHi = po + (hi + 1) * nb
+                let out = t + y * w, src = s + y * w
+                for i in 0..<nb {
+                    let x = 8 * i
+                    let full = x + 8 <= w
+                    if oHi[i] == oLo[i] {
+                        // every lane holds one value, 0 or 1, over its whole window
+                        if full {
+                            UnsafeMutableRawPointer(out + x).storeBytes(
+                                of: UnsafeRawPointer(src + x).loadUnaligned(as: F8.self), as: F8.self)
+                        } else {
+                            for q in x..<w { out[q] = src[q] }
+                        }
+                        continue
+                    }
+                    if full {
+                        // each lane sums its taps in the same order as the scalar tail
+                        var acc = F8(repeating: 0)
                         for j in -r...r {
                             let yy = min(max(y + j, 0), h - 1)
-                            acc += k[j] * UnsafeRawPointer(s + yy * w + x).loadUnaligned(as: SIMD8<Float>.self)
+                            acc += k[j] * UnsafeRawPointer(s + yy * w + x).loadUnaligned(as: F8.self)
+                        }
+                        UnsafeMutableRawPointer(out + x).storeBytes(of: exact(acc), as: F8.self)
+                    } else {
+                        for q in x..<w {
+                            var acc: Float = 0
+                            for j in -r...r {
+                                let yy = min(max(y + j, 0), h - 1)
+                                acc += k[j] * s[yy * w + q]
+                            }
+                            out[q] = acc == kernelSum ? 1 : acc
                         }
                     }
-                    acc.replace(with: 1, where: allOne)
-                    acc.replace(with: 0, where: allZero)
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: SIMD8<Float>.self)
-                    x += 8
-                }
-                while x < w {
-                    defer { x += 1 }
-                    if oHi[x] &- oLo[x] == n { out[x] = 1; continue }
-                    if zHi[x] &- zLo[x] == n { out[x] = 0; continue }
-                    var acc: Float = 0
-                    for j in -r...r {
-                        let yy = min(max(y + j, 0), h - 1)
-                        acc += k[j] * s[yy * w + x]
-                    }
-                    out[x] = acc
                 }
             }
         default:
-            let ron = ro + b * (w + 1), rzn = rz + b * (w + 1)
+            let ron = ro + b * (nb + 1), rzn = rz + b * (nb + 1)
             for y in (h * b / bands)..<(h * (b + 1) / bands) {
                 let row = t + y * w, out = s + y * w
                 ron[0] = 0; rzn[0] = 0
-                for x in 0..<w {
-                    let v = row[x]
-                    ron[x + 1] = ron[x] &+ (v == 1 ? 1 : 0)
-                    rzn[x + 1] = rzn[x] &+ (v == 0 ? 1 : 0)
+                for i in 0..<nb {
+                    let (one, zero) = BlurPass.classify(row + 8 * i, min(8, w - 8 * i))
+                    ron[i + 1] = ron[i] &+ (one ? 1 : 0)
+                    rzn[i + 1] = rzn[i] &+ (zero ? 1 : 0)
                 }
-                var x = 0
-                while x < w {
+                for i in 0..<nb {
+                    let x = 8 * i
+                    // the blocks holding the window of every lane of this block
+                    let bLo = max(x - r, 0) >> 3, bHi = min(x + 7 + r, w - 1) >> 3
+                    let n = Int32(bHi - bLo + 1)
+                    let one = ron[bHi + 1] &- ron[bLo] == n
+                    if one || rzn[bHi + 1] &- rzn[bLo] == n {
+                        if x + 8 <= w {
+                            UnsafeMutableRawPointer(out + x).storeBytes(of: F8(repeating: one ? 1 : 0), as: F8.self)
+                        } else {
+                            for q in x..<w { out[q] = one ? 1 : 0 }
+                        }
+                        continue
+                    }
                     if x >= r && x + 8 + r <= w {
                         // 8 outputs whose windows are inside the row: SIMD lanes,
                         // same tap order per lane as the scalar loop
-                        let n8 = SIMD8<Int32>(repeating: Int32(2 * r + 1))
-                        let ones = UnsafeRawPointer(ron + x + r + 1).loadUnaligned(as: SIMD8<Int32>.self)
-                            &- UnsafeRawPointer(ron + x - r).loadUnaligned(as: SIMD8<Int32>.self)
-                        let zeros = UnsafeRawPointer(rzn + x + r + 1).loadUnaligned(as: SIMD8<Int32>.self)
-                            &- UnsafeRawPointer(rzn + x - r).loadUnaligned(as: SIMD8<Int32>.self)
-                        let allOne = ones .== n8, allZero = zeros .== n8
-                        var acc = SIMD8<Float>(repeating: 0)
-                        if !all(allOne .| allZero) {
-                            for j in -r...r {
-                                acc += k[j] * UnsafeRawPointer(row + x + j).loadUnaligned(as: SIMD8<Float>.self)
-                            }
+                        var acc = F8(repeating: 0)
+                        for j in -r...r {
+                            acc += k[j] * UnsafeRawPointer(row + x + j).loadUnaligned(as: F8.self)
                         }
-                        acc.replace(with: 1, where: allOne)
-                        acc.replace(with: 0, where: allZero)
-                        UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: SIMD8<Float>.self)
-                        x += 8
+                        UnsafeMutableRawPointer(out + x).storeBytes(of: exact(acc), as: F8.self)
+                        if let post { for q in x..<x + 8 { out[q] = post(out[q]) } }
                         continue
                     }
-                    defer { x += 1 }
-                    let lo = max(x - r, 0), hi = min(x + r, w - 1)
-                    let n = Int32(hi - lo + 1)
-                    if ron[hi + 1] &- ron[lo] == n { out[x] = 1; continue }
-                    if rzn[hi + 1] &- rzn[lo] == n { out[x] = 0; continue }
-                    var acc: Float = 0
-                    if x >= r && x + r < w {
-                        for j in -r...r { acc += k[j] * row[x + j] }
-                    } else {
-                        for j in -r...r { acc += k[j] * row[min(max(x + j, 0), w - 1)] }
+                    for q in x..<min(x + 8, w) {
+                        var acc: Float = 0
+                        if q >= r && q + r < w {
+                            for j in -r...r { acc += k[j] * row[q + j] }
+                        } else {
+                            for j in -r...r { acc += k[j] * row[min(max(q + j, 0), w - 1)] }
+                        }
+                        let v = acc == kernelSum ? 1 : acc
+                        out[q] = post.map { $0(v) } ?? v
                     }
-                    out[x] = acc
                 }
             }
         }

@@ -172,4 +172,52 @@ final class BlurTests: XCTestCase {
         b.apply(to: &q, sigma: 0.9)
         XCTAssertLessThanOrEqual(maxDifference(q, Reference.blur(small.rows, sigma: 0.9)), 1e-4)
     }
+    func testLanesWhoseWindowIsAllOnesStayExactlyOneInsideASummedBlock() {
+        // Columns 0-3 are 1 everywhere; columns 4-7 (same block of 8) have
+        // one 0 at row 20, so that block is summed near row 20. A lane whose
+        // windows are all 1s must still give exactly 1, not the kernel's
+        // rounded sum. Only sigmas whose summed kernel is not exactly 1 in
+        // Float tell the two apart, so the test looks for some.
+        let p = makePlane(width: 8, height: 40) { x, y in x < 4 ? 1 : (y == 20 ? 0 : 1) }
+        var checked = 0
+        for sigma in stride(from: 0.4, through: 1.3, by: 0.05) {
+            let k = GaussianBlur.kernel(sigma: sigma), r = k.count / 2
+            guard r <= 3 else { continue }  // column 0's row window must stay inside columns 0-3
+            var sum: Float = 0
+            for v in k { sum += v * 1 }
+            if sum == 1 { continue }
+            checked += 1
+            let q = blurred(p, sigma: sigma)
+            for y in 15..<26 { XCTAssertEqual(q[0, y], 1, "sigma \(sigma), row \(y)") }
+            XCTAssertLessThan(q[6, 20], 1)
+        }
+        XCTAssertGreaterThan(checked, 0, "no sigma with a kernel sum other than 1 in Float: the test checks nothing")
+    }
+
+    func testGammaAppliedByTheBlurEqualsTheGammaPassAfterIt() {
+        // the original chain's fused step: the blur applies the curve and the
+        // snap to the values it sums; every value must equal blur-then-gamma
+        let disc = makePlane(width: 83, height: 41) { x, y in (x - 40) * (x - 40) + (y - 20) * (y - 20) < 225 ? 1 : 0 }
+        let noise = randomPlane(width: 37, height: 29, seed: 51)
+        for p in [disc, noise] {
+            for (sigma, gamma) in [(2.5, 0.5), (5.0, 2.2), (0.9, 1.0)] {
+                var b = GaussianBlur(), g = GammaCurve()
+                var want = p
+                b.apply(to: &want, sigma: sigma)
+                g.apply(to: &want, gamma: gamma, snap: true)
+                for threads in [1, 3] {
+                    var got = p, b2 = GaussianBlur(), g2 = GammaCurve()
+                    let blurred = g2.withMap(gamma: gamma, snap: true) { map in
+                        b2.apply(to: &got, sigma: sigma, pool: threads > 1 ? WorkerPool() : nil, threads: threads, then: map)
+                    }
+                    XCTAssertTrue(blurred)
+                    XCTAssertEqual(got.pixels, want.pixels, "sigma \(sigma), gamma \(gamma), \(threads) threads")
+                }
+            }
+        }
+        // no kernel: nothing applied, the caller runs the gamma pass itself
+        var b = GaussianBlur(), g = GammaCurve(), q = noise
+        XCTAssertFalse(g.withMap(gamma: 0.5, snap: true) { b.apply(to: &q, sigma: 0, then: $0) })
+        XCTAssertEqual(q.pixels, noise.pixels)
+    }
 }
