@@ -18,7 +18,7 @@
 // 5. whole gst-launch pipelines (pre-rendered frames through imagefreeze,
 //    fakesink sync=false): depthmatte vs `alpha method=green ! compositor`,
 //    CPU seconds per frame (needs the plugin in .build/release)
-// --profile original|guided [threads] [--ring]: one 1080p case, 400 frames, for perf
+// --profile original|guided [threads] [--ring] [--runs N]: one 1080p case, 400 frames, for perf
 // --pool: the worker pool's dispatch cost (2 bands, empty work)
 import AllocCounter
 import DepthMatteKit
@@ -150,7 +150,10 @@ if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
     s.threads = i + 2 < args.count ? Int(args[i + 2]) ?? 1 : 1
     let faces = [frames[0].face]
     var n = 0
-    let t = median(runs: 400) {
+    // --runs N: fewer frames (for valgrind --tool=callgrind: instruction
+    // counts do not depend on what else the machine runs)
+    let profileRuns = args.firstIndex(of: "--runs").flatMap { $0 + 1 < args.count ? Int(args[$0 + 1]) : nil } ?? 400
+    let t = median(runs: profileRuns) {
         let inp = frames[n % frames.count]
         n += 1
         _ = matter.process(settings: s, video: inp.video.view, depth: inp.depth.view,

@@ -18,6 +18,11 @@ struct MatteCompositor {
     /// Per source column c: the first segment that reads a column >= c, and
     /// the last segment that reads a column <= c.
     private var segmentFrom: [Int32] = [], segmentTo: [Int32] = []
+    /// The output columns of each segment in groups of up to four: group g
+    /// starts at output column `groupStart[g]`, and `groupWeights[4g + t]`
+    /// holds tap t's weights of its (up to) four columns (0 past its end).
+    /// Segment k's groups are `segmentGroup[k] ..< segmentGroup[k + 1]`.
+    private var groupStart: [Int32] = [], groupWeights: [SIMD4<Float>] = [], segmentGroup: [Int32] = []
     /// Per source row: the first and last column whose matte is not 0
     /// (first > last: the row is all 0), measured once per frame.
     private var rowSpan: [Int32] = []
@@ -60,6 +65,24 @@ struct MatteCompositor {
             }
             segmentStart.append(Int32(width))
             let nseg = segmentStart.count - 1
+            groupStart.removeAll(keepingCapacity: true)
+            groupWeights.removeAll(keepingCapacity: true)
+            segmentGroup.removeAll(keepingCapacity: true)
+            for k in 0..<nseg {
+                segmentGroup.append(Int32(groupStart.count))
+                var x = Int(segmentStart[k])
+                while x < Int(segmentStart[k + 1]) {
+                    let n = min(4, Int(segmentStart[k + 1]) - x)
+                    groupStart.append(Int32(x))
+                    for t in 0..<4 {
+                        var c = SIMD4<Float>(repeating: 0)
+                        for i in 0..<n { c[i] = columns.weight[4 * (x + i) + t] }
+                        groupWeights.append(c)
+                    }
+                    x += n
+                }
+            }
+            segmentGroup.append(Int32(groupStart.count))
             segmentFrom = [Int32](repeating: Int32(nseg), count: sw)
             segmentTo = [Int32](repeating: -1, count: sw)
             var k = 0
@@ -82,7 +105,8 @@ struct MatteCompositor {
                 scratch[b].vertical = [Float](repeating: 0, count: sw)
                 scratch[b].state = [UInt8](repeating: 0, count: sw)
             }
-            if scratch[b].matte.count < width { scratch[b].matte = [Float](repeating: 0, count: width) }
+            // (+ 3: the cubic stores four values per group of up to four columns)
+            if scratch[b].matte.count < width + 3 { scratch[b].matte = [Float](repeating: 0, count: width + 3) }
             if scratch[b].runs.count < 6 * (segmentStart.count + 1) {
                 scratch[b].runs = [Int32](repeating: 0, count: 6 * (segmentStart.count + 1))
             }
@@ -117,9 +141,9 @@ struct MatteCompositor {
                 for r in 0..<sh {
                     let row = m.baseAddress! + r * sw
                     var lo = 0, hi = sw - 1
-                    while lo + 8 <= sw && UnsafeRawPointer(row + lo).loadUnaligned(as: SIMD8<Float>.self) == zero { lo += 8 }
+                    while lo + 8 <= sw && all(UnsafeRawPointer(row + lo).loadUnaligned(as: SIMD8<Float>.self) .== zero) { lo += 8 }
                     while lo < sw && row[lo] == 0 { lo += 1 }
-                    while hi - 8 >= lo && UnsafeRawPointer(row + hi - 7).loadUnaligned(as: SIMD8<Float>.self) == zero { hi -= 8 }
+                    while hi - 8 >= lo && all(UnsafeRawPointer(row + hi - 7).loadUnaligned(as: SIMD8<Float>.self) .== zero) { hi -= 8 }
                     while hi > lo && row[hi] == 0 { hi -= 1 }
                     span[2 * r] = Int32(lo); span[2 * r + 1] = Int32(hi)
                     if bands > 1 {
@@ -161,6 +185,7 @@ struct MatteCompositor {
         let job = BandJob(src: nil, sw: sw, columns: columns, rows: rows,
                           segmentStart: segmentStart, segmentTaps: segmentTaps,
                           segmentFrom: segmentFrom, segmentTo: segmentTo, rowSpan: rowSpan,
+                          groupStart: groupStart, groupWeights: groupWeights, segmentGroup: segmentGroup,
                           fillColumns: fillColumns, fillRows: fillRows,
                           video: video, background: background, color: color, output: output, mode: mode)
         return matte.pixels.withUnsafeBufferPointer { src in
@@ -201,6 +226,7 @@ private struct BandJob {
     let columns: CubicTable, rows: CubicTable
     let segmentStart: [Int32], segmentTaps: [Int32]
     let segmentFrom: [Int32], segmentTo: [Int32], rowSpan: [Int32]
+    let groupStart: [Int32], groupWeights: [SIMD4<Float>], segmentGroup: [Int32]
     let fillColumns: AspectFillTable, fillRows: AspectFillTable
     let video: RGBImageView?, background: RGBImageView?
     let color: ARGBColor
@@ -224,13 +250,16 @@ private struct BandJob {
 
         segmentStart.withUnsafeBufferPointer { segStart in
         segmentTaps.withUnsafeBufferPointer { taps in
+        groupStart.withUnsafeBufferPointer { gStart in
+        groupWeights.withUnsafeBufferPointer { gwp in
+        segmentGroup.withUnsafeBufferPointer { segGroup in
         columns.index.withUnsafeBufferPointer { cix in
         columns.weight.withUnsafeBufferPointer { cwt in
         s.vertical.withUnsafeMutableBufferPointer { vert in
         s.state.withUnsafeMutableBufferPointer { state in
         s.matte.withUnsafeMutableBufferPointer { mrow in
         s.background.withUnsafeMutableBufferPointer { brow in
-            let vp = vert.baseAddress!, st = state.baseAddress!, mp = mrow.baseAddress!
+            let vp = vert.baseAddress!, st = state.baseAddress!, mp = mrow.baseAddress!, gw = gwp.baseAddress!
             // Consecutive output rows mostly read the same four source rows
             // (only the weights differ): the uniformity states and the runs
             // depend on the rows alone and are reused until they change.
@@ -307,8 +336,20 @@ private struct BandJob {
                     let n = x1 - x0
                     if cls == 2 {
                         // vertical taps only for the source columns this run reads
-                        for x in Int(s.runs[r + 3])...Int(s.runs[r + 4]) {
+                        // (8 columns at a time, each lane in the scalar order)
+                        var x = Int(s.runs[r + 3])
+                        let xEnd = Int(s.runs[r + 4]) + 1
+                        while x + 8 <= xEnd {
+                            @inline(__always) func at(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+                                UnsafeRawPointer(p + x).loadUnaligned(as: SIMD8<Float>.self)
+                            }
+                            let v = w0 * at(a) + w1 * at(b) + w2 * at(c) + w3 * at(d)
+                            UnsafeMutableRawPointer(vp + x).storeBytes(of: v, as: SIMD8<Float>.self)
+                            x += 8
+                        }
+                        while x < xEnd {
                             vp[x] = w0 * a[x] + w1 * b[x] + w2 * c[x] + w3 * d[x]
+                            x += 1
                         }
                     }
                     if cls == 1 { covered += n }
@@ -340,19 +381,23 @@ private struct BandJob {
                         // edge run: the cubic segment by segment (the four source
                         // values loaded once per segment), then clamp, rounding and
                         // blend four pixels at a time (SIMD; see EdgeBlend)
+                        // Four output columns per step (a group of one segment):
+                        // each lane sums w0 v0 + w1 v1 + w2 v2 + w3 v3 in the
+                        // scalar path's order. A group shorter than four
+                        // stores past its end; the next group (or nothing the
+                        // run reads) is there.
                         var k = Int(s.runs[r + 5])
                         var x = x0
                         while x < x1 {
                             let t = 4 * k
-                            let v = SIMD4<Float>(vp[Int(taps[t])], vp[Int(taps[t + 1])],
-                                                 vp[Int(taps[t + 2])], vp[Int(taps[t + 3])])
-                            let xe = Int(segStart[k + 1])
-                            while x < xe {
-                                let q = 4 * x
-                                let w = SIMD4<Float>(cwt[q], cwt[q + 1], cwt[q + 2], cwt[q + 3])
-                                mp[x] = (w * v).sum()
-                                x += 1
+                            let v0 = SIMD4<Float>(repeating: vp[Int(taps[t])]), v1 = SIMD4<Float>(repeating: vp[Int(taps[t + 1])])
+                            let v2 = SIMD4<Float>(repeating: vp[Int(taps[t + 2])]), v3 = SIMD4<Float>(repeating: vp[Int(taps[t + 3])])
+                            for g in Int(segGroup[k])..<Int(segGroup[k + 1]) {
+                                let c = gw + 4 * g
+                                let m = c[0] * v0 + c[1] * v1 + c[2] * v2 + c[3] * v3
+                                UnsafeMutableRawPointer(mp + Int(gStart[g])).storeBytes(of: m, as: SIMD4<Float>.self)
                             }
+                            x = Int(segStart[k + 1])
                             k += 1
                         }
                         let bgp: UnsafePointer<UInt32>? = mode == .composite ? backgroundRow().map {
@@ -385,7 +430,7 @@ private struct BandJob {
                     if cls == 2 { covered += blended }
                 }
             }
-        }}}}}}}}
+        }}}}}}}}}}}
         return covered
     }
 
