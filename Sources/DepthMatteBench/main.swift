@@ -321,11 +321,22 @@ func childCPU() -> Double {
     return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) * 1e-6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) * 1e-6
 }
 
-func pipelineCPU(_ desc: String, frames: Int) -> Double? {
+/// CPU seconds (user + sys, all threads) of one gst-launch-1.0 run.
+func launchCPU(_ desc: String) -> Double? {
     let before = childCPU()
     let status = system("gst-launch-1.0 -q \(desc) > /dev/null 2>&1")
     if status != 0 { return nil }
-    return (childCPU() - before) / Double(frames)
+    return childCPU() - before
+}
+
+/// CPU per frame of a pipeline, `desc(n)` pushing n frames: the whole run
+/// over `frames` frames, and the marginal cost (the run of `frames` frames
+/// less a run of `frames / 5`, over the difference), which leaves out the
+/// start-up (process, registry, plugin loading, negotiation, the sources'
+/// one rendered frame) that the whole-run figure spreads over the frames.
+func pipelineCPU(_ desc: (Int) -> String, frames: Int) -> (whole: Double, marginal: Double)? {
+    guard let long = launchCPU(desc(frames)), let short = launchCPU(desc(frames / 5)) else { return nil }
+    return (long / Double(frames), max(0, long - short) / Double(frames - frames / 5))
 }
 
 /// Run the plugin built next to this executable (.build/release), not an
@@ -346,24 +357,34 @@ if runPipelines {
     let frames = quick ? 100 : 300
     let V = "video/x-raw,format=BGRA,width=1920,height=1080,framerate=30/1"
     let D = "video/x-raw,format=GRAY16_LE,width=640,height=360,framerate=30/1"
-    let still = "imagefreeze num-buffers=\(frames)"
-    func dm(_ refine: String) -> String { "depthmatte name=m refine=\(refine) ! fakesink sync=false "
-        + "rgbdtestsrc num-buffers=1 ! \(V) ! \(still) ! m.video "
-        + "rgbdtestsrc stream=depth num-buffers=1 ! \(D) ! \(still) ! m.depth "
-        + "videotestsrc num-buffers=1 pattern=smpte ! \(V) ! \(still) ! m.background" }
-    let chroma = "compositor name=c ! \(V) ! fakesink sync=false "
-        + "videotestsrc num-buffers=1 pattern=smpte ! \(V) ! \(still) ! c.sink_0 "
-        + "videotestsrc num-buffers=1 pattern=ball background-color=0xff00ff00 ! \(V) ! \(still) ! "
-        + "alpha method=green ! c.sink_1"
-    let idle = "rgbdtestsrc num-buffers=1 ! \(V) ! \(still) ! fakesink sync=false"
-    if let a = pipelineCPU(dm("original"), frames: frames), let g = pipelineCPU(dm("guided"), frames: frames),
-       let b = pipelineCPU(chroma, frames: frames), let c = pipelineCPU(idle, frames: frames) {
-        print("\nwhole pipelines, 1920x1080, \(frames) frames, CPU per frame (user+sys):")
-        print("  depthmatte refine=original (video + depth + background pad): \(fmt(a))")
-        print("  depthmatte refine=guided, the default (same): \(fmt(g))")
-        print("  stock chroma key (alpha method=green ! compositor): \(fmt(b))")
-        print("  sources alone (rgbdtestsrc frame + imagefreeze): \(fmt(c))")
-        print("  depthmatte / chroma key: refine=original \(ratio(a, b)), refine=guided \(ratio(g, b))   target <= 0.05x")
+    func still(_ n: Int) -> String { "imagefreeze num-buffers=\(n)" }
+    func dm(_ refine: String, threads: Int = 0) -> (Int) -> String { { n in
+        "depthmatte name=m refine=\(refine) n-threads=\(threads) ! fakesink sync=false "
+        + "rgbdtestsrc num-buffers=1 ! \(V) ! \(still(n)) ! m.video "
+        + "rgbdtestsrc stream=depth num-buffers=1 ! \(D) ! \(still(n)) ! m.depth "
+        + "videotestsrc num-buffers=1 pattern=smpte ! \(V) ! \(still(n)) ! m.background" } }
+    let chroma: (Int) -> String = { n in "compositor name=c ! \(V) ! fakesink sync=false "
+        + "videotestsrc num-buffers=1 pattern=smpte ! \(V) ! \(still(n)) ! c.sink_0 "
+        + "videotestsrc num-buffers=1 pattern=ball background-color=0xff00ff00 ! \(V) ! \(still(n)) ! "
+        + "alpha method=green ! c.sink_1" }
+    let idle: (Int) -> String = { n in "rgbdtestsrc num-buffers=1 ! \(V) ! \(still(n)) ! fakesink sync=false" }
+    if let b = pipelineCPU(chroma, frames: frames), let a = pipelineCPU(dm("original"), frames: frames),
+       let a1 = pipelineCPU(dm("original", threads: 1), frames: frames),
+       let g = pipelineCPU(dm("guided"), frames: frames), let g1 = pipelineCPU(dm("guided", threads: 1), frames: frames),
+       let c = pipelineCPU(idle, frames: frames) {
+        print("\nwhole pipelines, 1920x1080, CPU per frame (user + sys, all threads): over a whole run of \(frames) frames"
+              + " / marginal (the run less one of \(frames / 5) frames: no start-up)")
+        func row(_ name: String, _ v: (whole: Double, marginal: Double)) {
+            let pad = String(repeating: " ", count: max(0, 66 - name.count))
+            print("  \(name)\(pad)\(fmt(v.whole)) / \(fmt(v.marginal))   \(ratio(v.whole, b.whole)) / \(ratio(v.marginal, b.marginal)) chroma key")
+        }
+        row("stock chroma key (alpha method=green ! compositor)", b)
+        row("depthmatte refine=original, n-threads=0 (video, depth, background)", a)
+        row("depthmatte refine=original, n-threads=1", a1)
+        row("depthmatte refine=guided (the default), n-threads=0", g)
+        row("depthmatte refine=guided, n-threads=1", g1)
+        row("sources alone (rgbdtestsrc frame + imagefreeze)", c)
+        print("  target: depthmatte / chroma key <= 0.05x")
     } else {
         print("\nwhole pipelines: gst-launch-1.0 failed (is the plugin on GST_PLUGIN_PATH? run scripts/setup)")
     }

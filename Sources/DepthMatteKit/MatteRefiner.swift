@@ -539,16 +539,33 @@ private struct RefinePass {
     func trust(_ ys: Range<Int>) {
         let uw = untrustedWeight, inv = 1 / Float(k * k)
         for y in ys {
+            // the guide at depth resolution: the mean of each k × k block of
+            // grid cells (summed row by row, left to right, from 0)
+            for c in 0..<3 {
+                let g = grid + c * gn + y * k * gw, out = L + c * n + y * dw
+                var x = 0
+                if k == 2 {
+                    // four depth pixels per step, each lane in the same order
+                    let g1 = g + gw
+                    while x + 4 <= dw {
+                        let a = UnsafeRawPointer(g + 2 * x).loadUnaligned(as: SIMD8<Float>.self)
+                        let b = UnsafeRawPointer(g1 + 2 * x).loadUnaligned(as: SIMD8<Float>.self)
+                        let sum = ((a.evenHalf + a.oddHalf) + b.evenHalf) + b.oddHalf
+                        UnsafeMutableRawPointer(out + x).storeBytes(of: sum * inv, as: SIMD4<Float>.self)
+                        x += 4
+                    }
+                }
+                while x < dw {
+                    var s: Float = 0
+                    for j in 0..<k { for u in 0..<k { s += g[j * gw + x * k + u] } }
+                    out[x] = s * inv
+                    x += 1
+                }
+            }
             for x in 0..<dw {
                 let i = y * dw + x
                 let m = boxed[i]
                 weight[i] = label[i] != 2 && (m == 0 || m == 1) ? 1 : uw
-                for c in 0..<3 {
-                    let g = grid + c * gn + y * k * gw + x * k
-                    var s: Float = 0
-                    for j in 0..<k { for u in 0..<k { s += g[j * gw + u] } }
-                    L[c * n + i] = s * inv
-                }
                 // untrusted pixels: foreground if their colour is nearer the mean
                 // colour of the trusted foreground than of the trusted background in
                 // the window (a local two-colour model; no window extrapolates)
