@@ -133,6 +133,11 @@ public struct MatteRefiner {
     private var havePrevious = false
     private var columnRange: [Int32] = [], rowRange: [Int32] = []
     private var rangeKey = (0, 0, 0, 0)
+    /// Per output-grid column: the nearest depth column, the two bilinear
+    /// columns (3 Int32) and the weight of the second (`outputWeights`), for
+    /// `outputKey` = (grid width, depth width, k).
+    private var outputColumns: [Int32] = [], outputWeights: [Float] = []
+    private var outputKey = (0, 0, 0)
 
     public init() {}
 
@@ -177,7 +182,25 @@ public struct MatteRefiner {
         MatteRefiner.fillUnknown(label: label, filled: &filled, spare: &spare, width: dw, height: dh, passes: fillPasses)
         MatteRefiner.gridRanges(video, width: gw, height: gh, columns: &columnRange, rows: &rowRange, key: &rangeKey)
 
+        if outputKey != (gw, dw, k) {
+            // the output phase's column positions, as it computed them per pixel
+            outputKey = (gw, dw, k)
+            outputColumns = [Int32](repeating: 0, count: 3 * gw)
+            outputWeights = [Float](repeating: 0, count: gw)
+            let invK = 1 / Float(k)
+            for x in 0..<gw {
+                let fx = max(0, (Float(x) + 0.5) * invK - 0.5)
+                let x0 = min(Int(fx), dw - 1)
+                outputColumns[3 * x] = Int32(min(Int(fx + 0.5), dw - 1))
+                outputColumns[3 * x + 1] = Int32(x0)
+                outputColumns[3 * x + 2] = Int32(min(x0 + 1, dw - 1))
+                outputWeights[x] = fx - Float(x0)
+            }
+        }
+
         planes.withUnsafeMutableBufferPointer { F in
+        outputColumns.withUnsafeBufferPointer { oc in
+        outputWeights.withUnsafeBufferPointer { ow in
         columnSums.withUnsafeMutableBufferPointer { S in
         videoSums.withUnsafeMutableBufferPointer { V in
         label.withUnsafeBufferPointer { lab in
@@ -190,7 +213,8 @@ public struct MatteRefiner {
                                   bands: bands, sums: S.baseAddress!, videoSums: V.baseAddress!,
                                   label: lab.baseAddress!, dw: dw, dh: dh, k: k, gw: gw, gh: gh,
                                   video: video, columns: cx.baseAddress!, rows: ry.baseAddress!,
-                                  previous: prev.baseAddress!, out: O.baseAddress!)
+                                  previous: prev.baseAddress!, out: O.baseAddress!,
+                                  outputColumns: oc.baseAddress!, outputWeights: ow.baseAddress!)
             pass.band = band; pass.interiorRadius = interiorMargin + band; pass.radius = radius
             pass.untrustedWeight = untrustedWeight; pass.eps = eps; pass.decisionRadius = decisionRadius
             pass.contrast = contrast; pass.rangeClamp = rangeClamp; pass.matchWidening = matchWidening; pass.matchNoise = eps; pass.fitFloor = fitWeighting ? fitFloor : 0; pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
@@ -203,7 +227,7 @@ public struct MatteRefiner {
                     }
                 }
             }
-        }}}}}}}}}
+        }}}}}}}}}}}
     }
 
     /// Unknown (2) pixels of `label` take the label of their nearest valid
@@ -465,6 +489,8 @@ private struct RefinePass {
     let video: RGBImageView
     let columns: UnsafePointer<Int32>, rows: UnsafePointer<Int32>
     let previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
+    /// per output-grid column: nearest, first and second bilinear depth column; the second's weight
+    let outputColumns: UnsafePointer<Int32>, outputWeights: UnsafePointer<Float>
     // parameters (MatteRefiner's)
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
     var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
@@ -476,7 +502,9 @@ private struct RefinePass {
          videoSums: UnsafeMutablePointer<UInt32>,
          label: UnsafePointer<UInt8>, dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
          columns: UnsafePointer<Int32>, rows: UnsafePointer<Int32>,
-         previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>) {
+         previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>,
+         outputColumns: UnsafePointer<Int32>, outputWeights: UnsafePointer<Float>) {
+        self.outputColumns = outputColumns; self.outputWeights = outputWeights
         self.n = n; self.gn = gn; self.bands = bands
         fill = F                    // the filled label, then the decided matte
         weight = F + n              // fit weight: 1 trusted (then decided), untrustedWeight
@@ -765,13 +793,12 @@ private struct RefinePass {
             let innerRow = interior + min(Int(fy + 0.5), dh - 1) * dw
             let labelRow = label + min(Int(fy + 0.5), dh - 1) * dw
             for x in 0..<gw {
-                let fx = max(0, (Float(x) + 0.5) * invK - 0.5)
                 let o = y * gw + x
                 // interior pixels keep their label: the colour model (most
                 // of the work here) is evaluated only where it has a say
                 // (not for holes: a hole the fill made subject, inside a
                 // wide occlusion shadow, is for the colour model to decide)
-                let nx = min(Int(fx + 0.5), dw - 1)
+                let nx = Int(outputColumns[3 * x])
                 let inner = labelRow[nx] == 2 ? 0.5 : innerRow[nx]
                 var m: Float
                 if inner == 1 {
@@ -779,8 +806,8 @@ private struct RefinePass {
                 } else if inner == 0 {
                     m = 0
                 } else {
-                    let x0 = min(Int(fx), dw - 1), x1 = min(x0 + 1, dw - 1)
-                    let tx = fx - Float(x0)
+                    let x0 = Int(outputColumns[3 * x + 1]), x1 = Int(outputColumns[3 * x + 2])
+                    let tx = outputWeights[x]
                     let w00 = (1 - tx) * (1 - ty), w01 = tx * (1 - ty), w10 = (1 - tx) * ty, w11 = tx * ty
                     let i00 = y0 * dw + x0, i01 = y0 * dw + x1, i10 = y1 * dw + x0, i11 = y1 * dw + x1
                     @inline(__always) func up(_ c: Int) -> Float {
