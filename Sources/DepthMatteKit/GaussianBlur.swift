@@ -35,7 +35,7 @@ public struct GaussianBlur {
     /// the block above, and along each row from prefix counts of blocks all 0
     /// and all 1. A summed lane whose window was all 1s gives exactly 1 too (its sum
     /// is the kernel's own sum, `kernelSum`), so binary regions stay exact.
-    /// With a pool, block columns (classes) and rows (both passes) are split
+    /// With a pool, block columns (dirty counts) and rows (both passes) are split
     /// into `threads` bands. `then`: a map applied to every summed value as it
     /// is made (the values not summed are 0 and 1, which it must keep).
     /// Returns whether the plane was blurred (false: sigma too small for a
