@@ -34,6 +34,8 @@ public struct DepthComponents {
     var scratch: [Int32] = []
     var topEnd: [Int32] = [], bottomStart: [Int32] = []
     private var parent: [Int32] = []
+    /// `label`'s scratch: one row of "joined its left neighbour" flags.
+    private var leftLinks: [Bool] = []
 
     /// Depth jump (metres) that separates two surfaces between neighbouring
     /// cells at depth `d`: 4 cm plus 4 % of the depth (sensor noise and
@@ -85,11 +87,13 @@ public struct DepthComponents {
     /// then labels compacted to 0, 1, 2, ... in scan order.
     private mutating func label() {
         let w = width, h = height, n = w * h
+        if leftLinks.count < w { leftLinks = [Bool](repeating: false, count: w) }
         var c: Int32 = 0
         depth.withUnsafeBufferPointer { dp in
             parent.withUnsafeMutableBufferPointer { pp in
                 labels.withUnsafeMutableBufferPointer { lp in
-                    let d = dp.baseAddress!, p = pp.baseAddress!, lab = lp.baseAddress!
+                leftLinks.withUnsafeMutableBufferPointer { lk in
+                    let d = dp.baseAddress!, p = pp.baseAddress!, lab = lp.baseAddress!, left = lk.baseAddress!
                     @inline(__always) func find(_ i: Int32) -> Int32 {
                         var r = i
                         while p[Int(r)] != r { r = p[Int(r)] }
@@ -103,19 +107,38 @@ public struct DepthComponents {
                         if ra < rb { p[Int(rb)] = ra } else { p[Int(ra)] = rb }
                     }
                     for i in 0..<n { p[i] = Int32(i) }
+                    // left[x]: pixel x of the row above joined its left
+                    // neighbour (overwritten as this row goes). Two shortcuts, which leave
+                    // the same sets (and every root is still its set's
+                    // smallest index, so the labels are the same):
+                    // - pixel i is untouched until its turn, so joining it to
+                    //   its left neighbour is p[i] = root of i - 1;
+                    // - if i joined i - 1, i - 1 joined the pixel above it and
+                    //   the pixel above i joined its left neighbour, i and the
+                    //   pixel above are already one set.
+                    for x in 0..<w { left[x] = false }
                     for y in 0..<h {
+                        var prevUp = false  // up[x - 1] of this row
                         for x in 0..<w {
                             let i = y * w + x
+                            let aboveLeft = left[x]  // of the row above, before this row overwrites it
+                            var l = false, u = false
                             let v = d[i]
-                            if v <= 0 { continue }
-                            if x > 0 {
-                                let u = d[i - 1]
-                                if u > 0 && abs(u - v) < Self.jump(min(u, v)) { union(Int32(i), Int32(i - 1)) }
+                            if v > 0 {
+                                if x > 0 {
+                                    let q = d[i - 1]
+                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) { p[i] = find(Int32(i - 1)); l = true }
+                                }
+                                if y > 0 {
+                                    let q = d[i - w]
+                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) {
+                                        u = true
+                                        if !(l && prevUp && aboveLeft) { union(Int32(i), Int32(i - w)) }
+                                    }
+                                }
                             }
-                            if y > 0 {
-                                let u = d[i - w]
-                                if u > 0 && abs(u - v) < Self.jump(min(u, v)) { union(Int32(i), Int32(i - w)) }
-                            }
+                            prevUp = u
+                            left[x] = l
                         }
                     }
                     for i in 0..<n {
@@ -123,6 +146,7 @@ public struct DepthComponents {
                         let r = find(Int32(i))
                         if r == Int32(i) { lab[i] = c; c += 1 } else { lab[i] = lab[Int(r)] }
                     }
+                }
                 }
             }
         }

@@ -262,4 +262,72 @@ final class SubjectLockTests: XCTestCase {
         XCTAssertEqual(c.width, 160); XCTAssertEqual(c.height, 90); XCTAssertEqual(c.step, 4)
         XCTAssertEqual(NearestBodyFinder().find(c)?.headDepth ?? 0, 1.0, accuracy: 0.01)
     }
+    /// The surfaces against a flood fill with the same rule (4-neighbours,
+    /// both valid, depth step under `jump`), numbered in scan order: random
+    /// blobs at a few depths with jitter and holes, U shapes whose arms meet
+    /// only further down, and one-pixel gaps.
+    func testSurfacesMatchAFloodFillNumberedInScanOrder() {
+        var rng = TestRandom(seed: 77)
+        for trial in 0..<13 {
+            let w = trial == 12 ? 5 : 37 + trial, h = trial == 12 ? 4 : 29
+            let d = TestDepth(width: w, height: h, fill: 3000)
+            if trial == 12 {
+                // a ramp: (1, 1) is too far from (0, 1) to join it, yet (1, 2)
+                // joins both (0, 2) and (1, 1), and (0, 2) joins (0, 1): the
+                // column x = 1 above row 2 is one surface with the rest only
+                // through (1, 2)'s link upwards
+                d[0, 0] = 1000; d[0, 1] = 1000; d[1, 0] = 1090; d[1, 1] = 1090
+                d[0, 2] = 1020; d[1, 2] = 1070
+            }
+            for _ in 0..<(trial == 12 ? 0 : 4 + trial % 5) {
+                let x0 = rng.int(0...(w - 4)), y0 = rng.int(0...(h - 4))
+                d.fill(x0: x0, y0: y0, x1: min(w, x0 + rng.int(2...15)), y1: min(h, y0 + rng.int(2...12)),
+                       UInt16(800 + 400 * rng.int(0...4)))
+            }
+            if trial == 12 {
+                var c = DepthComponents()
+                c.analyse(depth: d.view, scale: 0.001)
+                XCTAssertEqual(c.labels[1], c.labels[2 * w + 1], "the ramp's column is one surface")
+            }
+            // U shapes: two arms joined only at the bottom
+            let ux = trial == 12 ? -1 : rng.int(0...(w - 9))
+            if ux >= 0 {
+                d.fill(x0: ux, y0: 2, x1: ux + 2, y1: 14, 1100)
+                d.fill(x0: ux + 6, y0: 2, x1: ux + 8, y1: 14, 1100)
+                d.fill(x0: ux, y0: 14, x1: ux + 8, y1: 16, 1100)
+            }
+            for y in 0..<h where trial < 12 {
+                for x in 0..<w {
+                    if rng.int(0...15) == 0 { d[x, y] = 0 }  // holes
+                    else if rng.int(0...7) == 0 { d[x, y] = UInt16(Int(d[x, y]) + rng.int(-30...30)) }  // jitter
+                }
+            }
+            var c = DepthComponents()
+            c.analyse(depth: d.view, scale: 0.001)
+            XCTAssertEqual(c.width, w); XCTAssertEqual(c.height, h)
+            // reference: flood fill in scan order on the same sampled depths
+            let v = c.depth
+            var want = [Int32](repeating: -1, count: w * h)
+            var next: Int32 = 0
+            for start in 0..<(w * h) where v[start] > 0 && want[start] < 0 {
+                want[start] = next
+                var stack = [start]
+                while let i = stack.popLast() {
+                    let x = i % w, y = i / w
+                    for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                        let nx = x + dx, ny = y + dy
+                        guard nx >= 0, nx < w, ny >= 0, ny < h else { continue }
+                        let j = ny * w + nx
+                        if v[j] > 0 && want[j] < 0 && abs(v[j] - v[i]) < DepthComponents.jump(min(v[j], v[i])) {
+                            want[j] = next
+                            stack.append(j)
+                        }
+                    }
+                }
+                next += 1
+            }
+            XCTAssertEqual(c.count, Int(next), "trial \(trial)")
+            XCTAssertEqual(Array(c.labels.prefix(w * h)), want, "trial \(trial)")
+        }
+    }
 }
