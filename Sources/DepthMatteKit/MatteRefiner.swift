@@ -630,23 +630,51 @@ private struct RefinePass {
                     // no subject colour is in reach
                     var maxReach = label[i] == 2 && fill[i] == 1 ? 3 * sr : sr
                     var matched = false
+                    // the nearest distance on each side over row pixels
+                    // a...b: four at a time (the minimum does not depend on
+                    // the order; each distance is summed as one by one)
+                    typealias F4 = SIMD4<Float>
+                    let R4 = F4(repeating: R), G4 = F4(repeating: G), B4 = F4(repeating: B)
+                    var bf4 = F4(repeating: .infinity), bb4 = bf4
+                    @inline(__always) func scan(_ row: Int, _ a: Int, _ b: Int) {
+                        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F4 {
+                            UnsafeRawPointer(p).loadUnaligned(as: F4.self)
+                        }
+                        var xx = a
+                        while xx + 4 <= b + 1 {
+                            let j = row + xx
+                            xx += 4
+                            let trusted = load(weight + j) .== 1
+                            if !any(trusted) { continue }
+                            let dr = load(L + j) - R4, dg = load(L + n + j) - G4, db = load(L + 2 * n + j) - B4
+                            let dist = dr * dr + dg * dg + db * db
+                            let front = load(fill + j) .== 1
+                            // (compare-and-blend: SIMD pointwiseMin goes lane by lane)
+                            bf4.replace(with: dist, where: trusted .& front .& (dist .< bf4))
+                            bb4.replace(with: dist, where: trusted .& .!front .& (dist .< bb4))
+                        }
+                        while xx <= b {
+                            let j = row + xx
+                            xx += 1
+                            guard weight[j] == 1 else { continue }
+                            let dr = L[j] - R, dg = L[n + j] - G, db = L[2 * n + j] - B
+                            let dist = dr * dr + dg * dg + db * db
+                            if fill[j] == 1 { bf = min(bf, dist) } else { bb = min(bb, dist) }
+                        }
+                    }
                     while reach <= maxReach {
                         for yy in max(0, y - reach)...min(dh - 1, y + reach) {
                             let row = yy * dw
-                            let inner = abs(yy - y) <= searched
-                            var xx = max(0, x - reach)
-                            let xEnd = min(dw - 1, x + reach)
-                            while xx <= xEnd {
+                            let xStart = max(0, x - reach), xEnd = min(dw - 1, x + reach)
+                            if abs(yy - y) <= searched {
                                 // skip the part of the row already searched
-                                if inner && xx >= x - searched && xx <= x + searched { xx = x + searched + 1; continue }
-                                let j = row + xx
-                                xx += 1
-                                guard weight[j] == 1 else { continue }
-                                let dr = L[j] - R, dg = L[n + j] - G, db = L[2 * n + j] - B
-                                let dist = dr * dr + dg * dg + db * db
-                                if fill[j] == 1 { bf = min(bf, dist) } else { bb = min(bb, dist) }
+                                scan(row, xStart, min(xEnd, x - searched - 1))
+                                scan(row, max(xStart, x + searched + 1), xEnd)
+                            } else {
+                                scan(row, xStart, xEnd)
                             }
                         }
+                        bf = min(bf, bf4.min()); bb = min(bb, bb4.min())
                         if bf < .infinity && bb < .infinity { break }
                         // one side only, and the pixel is that side's colour to
                         // within the noise (eps): search on for the other side's
