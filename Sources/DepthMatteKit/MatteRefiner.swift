@@ -828,6 +828,13 @@ private struct RefinePass {
                 // wide occlusion shadow, is for the colour model to decide)
                 let nx = Int(outputColumns[3 * x])
                 let inner = labelRow[nx] == 2 ? 0.5 : innerRow[nx]
+                if (inner == 1 || inner == 0) && (!blend || previous[o] == inner) {
+                    // most of the grid: the label, and (blending) the same as
+                    // last frame, which the blend and the snap keep as it is
+                    out[o] = inner
+                    previous[o] = inner
+                    continue
+                }
                 var m: Float
                 if inner == 1 {
                     m = 1
