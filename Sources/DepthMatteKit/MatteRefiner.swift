@@ -594,9 +594,26 @@ private struct RefinePass {
                 let i = y * dw + x
                 let m = boxed[i]
                 weight[i] = label[i] != 2 && (m == 0 || m == 1) ? 1 : uw
-                // untrusted pixels: foreground if their colour is nearer the mean
-                // colour of the trusted foreground than of the trusted background in
-                // the window (a local two-colour model; no window extrapolates)
+            }
+            // untrusted pixels: foreground if their colour is nearer the mean
+            // colour of the trusted foreground than of the trusted background in
+            // the window (a local two-colour model; no window extrapolates)
+            typealias F4 = SIMD4<Float>
+            @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F4 { UnsafeRawPointer(p).loadUnaligned(as: F4.self) }
+            @inline(__always) func store(_ v: F4, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: F4.self) }
+            var x = 0
+            while x + 4 <= dw {  // four pixels at a time, as the scalar tail per lane
+                let i = y * dw + x
+                let t = load(weight + i) .== 1, f = load(fill + i)
+                let wf = F4(repeating: 0).replacing(with: 1, where: t .& (f .== 1))
+                let wb = F4(repeating: 0).replacing(with: 1, where: t .& (f .== 0))
+                let R = load(L + i), G = load(L + n + i), B = load(L + 2 * n + i)
+                store(wf, P + i); store(wf * R, P + n + i); store(wf * G, P + 2 * n + i); store(wf * B, P + 3 * n + i)
+                store(wb, P + 4 * n + i); store(wb * R, P + 5 * n + i); store(wb * G, P + 6 * n + i); store(wb * B, P + 7 * n + i)
+                x += 4
+            }
+            for x in x..<dw {
+                let i = y * dw + x
                 let t = weight[i] == 1, f = fill[i]
                 let wf: Float = t && f == 1 ? 1 : 0, wb: Float = t && f == 0 ? 1 : 0
                 let R = L[i], G = L[n + i], B = L[2 * n + i]
@@ -713,7 +730,31 @@ private struct RefinePass {
     /// 4. the decisions applied (full weight), then the products of the
     /// weighted colour guided filter at depth resolution.
     func products(_ ys: Range<Int>) {
-        for i in (ys.lowerBound * dw)..<(ys.upperBound * dw) {
+        typealias F4 = SIMD4<Float>
+        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F4 { UnsafeRawPointer(p).loadUnaligned(as: F4.self) }
+        @inline(__always) func store(_ v: F4, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: F4.self) }
+        let end = ys.upperBound * dw
+        var i = ys.lowerBound * dw
+        // four pixels at a time, the same operations per lane as below
+        while i + 4 <= end {
+            var w = load(weight + i), p = load(fill + i)
+            let undecided = w .!= 1
+            if any(undecided) {
+                p.replace(with: load(decision + i), where: undecided)
+                w.replace(with: 1, where: undecided)
+                store(p, fill + i)
+                store(w, weight + i)
+            }
+            let R = load(L + i), G = load(L + n + i), B = load(L + 2 * n + i)
+            store(w, P + i); store(w * R, P + n + i); store(w * G, P + 2 * n + i); store(w * B, P + 3 * n + i)
+            store(w * p, P + 4 * n + i); store(w * R * p, P + 5 * n + i); store(w * G * p, P + 6 * n + i)
+            store(w * B * p, P + 7 * n + i)
+            store(w * R * R, P + 8 * n + i); store(w * R * G, P + 9 * n + i); store(w * R * B, P + 10 * n + i)
+            store(w * G * G, P + 11 * n + i); store(w * G * B, P + 12 * n + i); store(w * B * B, P + 13 * n + i)
+            store(w * p * p, P + 14 * n + i)
+            i += 4
+        }
+        for i in i..<end {
             if weight[i] != 1 {
                 fill[i] = decision[i]
                 weight[i] = 1
