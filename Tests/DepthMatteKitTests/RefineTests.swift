@@ -302,11 +302,15 @@ final class RefineTests: XCTestCase {
         // generic byte-by-byte one: uneven cells, odd widths, every layout's
         // channel order, padded rows, white (the largest sums)
         var rnd = TestRandom(seed: 7)
-        for (vw, vh, gw, gh) in [(97, 61, 40, 30), (19, 7, 19, 7), (640, 360, 100, 60), (33, 600, 5, 2)] {
+        // (cells three columns wide, four per step: (99, 30, 33, 10); some
+        // rows of them among wider cells: (100, 9, 33, 3); 3 x 85 white cells,
+        // the largest sums the 16-bit lanes take: (30, 850, 10, 10))
+        for (vw, vh, gw, gh) in [(97, 61, 40, 30), (19, 7, 19, 7), (640, 360, 100, 60), (33, 600, 5, 2),
+                                 (99, 30, 33, 10), (100, 9, 33, 3), (30, 850, 10, 10)] {
             for layout in [Layout.bgra, .argb, .rgbx] {
                 let v = TestRGB(width: vw, height: vh, layout: layout, padding: 5)
                 for y in 0..<vh { for x in 0..<vw {
-                    v[x, y] = vh == 600 ? RGBA(255, 255, 255) : RGBA(UInt8(rnd.int(0...255)), UInt8(rnd.int(0...255)), UInt8(rnd.int(0...255)))
+                    v[x, y] = vh >= 600 ? RGBA(255, 255, 255) : RGBA(UInt8(rnd.int(0...255)), UInt8(rnd.int(0...255)), UInt8(rnd.int(0...255)))
                 } }
                 var cols: [Int32] = [], rows: [Int32] = [], key = (0, 0, 0, 0)
                 MatteRefiner.gridRanges(v.view, width: gw, height: gh, columns: &cols, rows: &rows, key: &key)
