@@ -906,7 +906,7 @@ private struct RefinePass {
                     // most of the grid: the label, and (blending) the same as
                     // last frame, which the blend and the snap keep as it is
                     out[o] = inner
-                    previous[o] = inner
+                    if !blend { previous[o] = inner }  // (blending, it holds this value already)
                     continue
                 }
                 var m: Float
