@@ -10,6 +10,8 @@ public struct GaussianBlur {
     private var scratch = FloatPlane()
     private var dirtyCounts: [Int32] = []
     private var rowOnes: [Int32] = [], rowZeros: [Int32] = []
+    /// per band: one row of the vertical pass
+    private var rowBuffer: [Float] = []
 
     public init() {}
 
@@ -56,41 +58,48 @@ public struct GaussianBlur {
         scratch.resize(width: w, height: h)
         if dirtyCounts.count < (h + 1) * nb { dirtyCounts = [Int32](repeating: 0, count: (h + 1) * nb) }
         if rowOnes.count < (nb + 1) * bands { rowOnes = [Int32](repeating: 0, count: (nb + 1) * bands); rowZeros = rowOnes }
+        if rowBuffer.count < w * bands { rowBuffer = [Float](repeating: 0, count: w * bands) }
         kernel.withUnsafeBufferPointer { kp in
             plane.pixels.withUnsafeMutableBufferPointer { src in
-            scratch.pixels.withUnsafeMutableBufferPointer { tmp in
+            scratch.pixels.withUnsafeMutableBufferPointer { dst in
+            rowBuffer.withUnsafeMutableBufferPointer { rows in
             dirtyCounts.withUnsafeMutableBufferPointer { o in
             rowOnes.withUnsafeMutableBufferPointer { ro in
             rowZeros.withUnsafeMutableBufferPointer { rz in
                 var pass = BlurPass(k: kp.baseAddress! + r, r: r, w: w, h: h, nb: nb, bands: bands, phase: 0,
-                                    s: src.baseAddress!, t: tmp.baseAddress!, po: o.baseAddress!,
+                                    s: src.baseAddress!, d: dst.baseAddress!, t: rows.baseAddress!, po: o.baseAddress!,
                                     ro: ro.baseAddress!, rz: rz.baseAddress!, post: post)
                 withUnsafeMutablePointer(to: &pass) { ctx in
-                    for phase in 0..<3 {
+                    for phase in 0..<2 {
                         ctx.pointee.phase = phase
                         WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
                             raw.assumingMemoryBound(to: BlurPass.self).pointee.run(band: b)
                         }
                     }
                 }
-            }}}}}
+            }}}}}}
         }
+        // the result is in the scratch plane: it becomes the plane (no copy)
+        swap(&plane, &scratch)
         return true
     }
 }
 
-/// One blur on raw planes, in three phases, each split into bands:
-/// 0 dirty blocks of `s` and their prefix counts down each block column
-/// (bands of block columns), 1 vertical pass s -> t and 2 horizontal pass
-/// t -> s (bands of rows).
+/// One blur on raw planes, in two phases, each split into bands: 0 dirty
+/// blocks of `s` and their prefix counts down each block column (bands of
+/// block columns); 1 (bands of rows) row by row the vertical pass from `s`
+/// into the band's row `t`, then the horizontal pass from `t` into `d` (the
+/// intermediate plane is one row that stays in the cache).
 private struct BlurPass {
     let k: UnsafePointer<Float>   // kernel centre: k[-r...r]
     let r: Int, w: Int, h: Int, nb: Int, bands: Int
     var phase: Int
-    let s: UnsafeMutablePointer<Float>, t: UnsafeMutablePointer<Float>
+    let s: UnsafeMutablePointer<Float>, d: UnsafeMutablePointer<Float>
+    /// per band, w: the vertical pass's row
+    let t: UnsafeMutablePointer<Float>
     /// (h + 1) × nb: dirty blocks (`dirty`) in rows 0..<y of each block column
     let po: UnsafeMutablePointer<Int32>
-    /// per band, nb + 1: the same along one row of t
+    /// per band, nb + 1: blocks all 1 / all 0 along the band's row `t`
     let ro: UnsafeMutablePointer<Int32>, rz: UnsafeMutablePointer<Int32>
     /// the summed value of a window of 1s, in the passes' own order
     let kernelSum: Float
@@ -99,12 +108,12 @@ private struct BlurPass {
     typealias F8 = SIMD8<Float>
 
     init(k: UnsafePointer<Float>, r: Int, w: Int, h: Int, nb: Int, bands: Int, phase: Int,
-         s: UnsafeMutablePointer<Float>, t: UnsafeMutablePointer<Float>,
+         s: UnsafeMutablePointer<Float>, d: UnsafeMutablePointer<Float>, t: UnsafeMutablePointer<Float>,
          po: UnsafeMutablePointer<Int32>,
          ro: UnsafeMutablePointer<Int32>, rz: UnsafeMutablePointer<Int32>, post: GammaMap?) {
         self.post = post
         self.k = k; self.r = r; self.w = w; self.h = h; self.nb = nb; self.bands = bands; self.phase = phase
-        self.s = s; self.t = t; self.po = po; self.ro = ro; self.rz = rz
+        self.s = s; self.d = d; self.t = t; self.po = po; self.ro = ro; self.rz = rz
         var sum: Float = 0
         for j in -r...r { sum += k[j] * 1 }
         kernelSum = sum
@@ -154,90 +163,98 @@ private struct BlurPass {
                     o1[i] = o0[i] &+ (dirty ? 1 : 0)
                 }
             }
-        case 1:
-            for y in (h * b / bands)..<(h * (b + 1) / bands) {
-                let lo = max(y - r, 0), hi = min(y + r, h - 1)
-                let oLo = po + lo * nb, oHi = po + (hi + 1) * nb
-                let out = t + y * w, src = s + y * w
-                for i in 0..<nb {
-                    let x = 8 * i
-                    let full = x + 8 <= w
-                    if oHi[i] == oLo[i] {
-                        // every lane holds one value, 0 or 1, over its whole window
-                        if full {
-                            UnsafeMutableRawPointer(out + x).storeBytes(
-                                of: UnsafeRawPointer(src + x).loadUnaligned(as: F8.self), as: F8.self)
-                        } else {
-                            for q in x..<w { out[q] = src[q] }
-                        }
-                        continue
-                    }
-                    if full {
-                        // each lane sums its taps in the same order as the scalar tail
-                        var acc = F8(repeating: 0)
-                        for j in -r...r {
-                            let yy = min(max(y + j, 0), h - 1)
-                            acc += k[j] * UnsafeRawPointer(s + yy * w + x).loadUnaligned(as: F8.self)
-                        }
-                        UnsafeMutableRawPointer(out + x).storeBytes(of: exact(acc), as: F8.self)
-                    } else {
-                        for q in x..<w {
-                            var acc: Float = 0
-                            for j in -r...r {
-                                let yy = min(max(y + j, 0), h - 1)
-                                acc += k[j] * s[yy * w + q]
-                            }
-                            out[q] = acc == kernelSum ? 1 : acc
-                        }
-                    }
-                }
-            }
         default:
+            let tb = t + b * w
             let ron = ro + b * (nb + 1), rzn = rz + b * (nb + 1)
             for y in (h * b / bands)..<(h * (b + 1) / bands) {
-                let row = t + y * w, out = s + y * w
-                ron[0] = 0; rzn[0] = 0
-                for i in 0..<nb {
-                    let (one, zero) = BlurPass.classify(row + 8 * i, min(8, w - 8 * i))
-                    ron[i + 1] = ron[i] &+ (one ? 1 : 0)
-                    rzn[i + 1] = rzn[i] &+ (zero ? 1 : 0)
+                vertical(y, into: tb)
+                horizontal(tb, into: d + y * w, ones: ron, zeros: rzn)
+            }
+        }
+    }
+
+    /// The vertical pass of row `y` from `s` into `out`.
+    func vertical(_ y: Int, into out: UnsafeMutablePointer<Float>) {
+        let lo = max(y - r, 0), hi = min(y + r, h - 1)
+        let oLo = po + lo * nb, oHi = po + (hi + 1) * nb
+        let src = s + y * w
+        for i in 0..<nb {
+            let x = 8 * i
+            let full = x + 8 <= w
+            if oHi[i] == oLo[i] {
+                // every lane holds one value, 0 or 1, over its whole window
+                if full {
+                    UnsafeMutableRawPointer(out + x).storeBytes(
+                        of: UnsafeRawPointer(src + x).loadUnaligned(as: F8.self), as: F8.self)
+                } else {
+                    for q in x..<w { out[q] = src[q] }
                 }
-                for i in 0..<nb {
-                    let x = 8 * i
-                    // the blocks holding the window of every lane of this block
-                    let bLo = max(x - r, 0) >> 3, bHi = min(x + 7 + r, w - 1) >> 3
-                    let n = Int32(bHi - bLo + 1)
-                    let one = ron[bHi + 1] &- ron[bLo] == n
-                    if one || rzn[bHi + 1] &- rzn[bLo] == n {
-                        if x + 8 <= w {
-                            UnsafeMutableRawPointer(out + x).storeBytes(of: F8(repeating: one ? 1 : 0), as: F8.self)
-                        } else {
-                            for q in x..<w { out[q] = one ? 1 : 0 }
-                        }
-                        continue
-                    }
-                    if x >= r && x + 8 + r <= w {
-                        // 8 outputs whose windows are inside the row: SIMD lanes,
-                        // same tap order per lane as the scalar loop
-                        var acc = F8(repeating: 0)
-                        for j in -r...r {
-                            acc += k[j] * UnsafeRawPointer(row + x + j).loadUnaligned(as: F8.self)
-                        }
-                        UnsafeMutableRawPointer(out + x).storeBytes(of: exact(acc), as: F8.self)
-                        if let post { for q in x..<x + 8 { out[q] = post(out[q]) } }
-                        continue
-                    }
-                    for q in x..<min(x + 8, w) {
-                        var acc: Float = 0
-                        if q >= r && q + r < w {
-                            for j in -r...r { acc += k[j] * row[q + j] }
-                        } else {
-                            for j in -r...r { acc += k[j] * row[min(max(q + j, 0), w - 1)] }
-                        }
-                        let v = acc == kernelSum ? 1 : acc
-                        out[q] = post.map { $0(v) } ?? v
-                    }
+                continue
+            }
+            if full {
+                // each lane sums its taps in the same order as the scalar tail
+                var acc = F8(repeating: 0)
+                for j in -r...r {
+                    let yy = min(max(y + j, 0), h - 1)
+                    acc += k[j] * UnsafeRawPointer(s + yy * w + x).loadUnaligned(as: F8.self)
                 }
+                UnsafeMutableRawPointer(out + x).storeBytes(of: exact(acc), as: F8.self)
+            } else {
+                for q in x..<w {
+                    var acc: Float = 0
+                    for j in -r...r {
+                        let yy = min(max(y + j, 0), h - 1)
+                        acc += k[j] * s[yy * w + q]
+                    }
+                    out[q] = acc == kernelSum ? 1 : acc
+                }
+            }
+        }
+    }
+
+    /// The horizontal pass of `row` into `out` (`ones`, `zeros`: nb + 1 counts).
+    func horizontal(_ row: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>,
+                    ones ron: UnsafeMutablePointer<Int32>, zeros rzn: UnsafeMutablePointer<Int32>) {
+        ron[0] = 0; rzn[0] = 0
+        for i in 0..<nb {
+            let (one, zero) = BlurPass.classify(row + 8 * i, min(8, w - 8 * i))
+            ron[i + 1] = ron[i] &+ (one ? 1 : 0)
+            rzn[i + 1] = rzn[i] &+ (zero ? 1 : 0)
+        }
+        for i in 0..<nb {
+            let x = 8 * i
+            // the blocks holding the window of every lane of this block
+            let bLo = max(x - r, 0) >> 3, bHi = min(x + 7 + r, w - 1) >> 3
+            let n = Int32(bHi - bLo + 1)
+            let one = ron[bHi + 1] &- ron[bLo] == n
+            if one || rzn[bHi + 1] &- rzn[bLo] == n {
+                if x + 8 <= w {
+                    UnsafeMutableRawPointer(out + x).storeBytes(of: F8(repeating: one ? 1 : 0), as: F8.self)
+                } else {
+                    for q in x..<w { out[q] = one ? 1 : 0 }
+                }
+                continue
+            }
+            if x >= r && x + 8 + r <= w {
+                // 8 outputs whose windows are inside the row: SIMD lanes,
+                // same tap order per lane as the scalar loop
+                var acc = F8(repeating: 0)
+                for j in -r...r {
+                    acc += k[j] * UnsafeRawPointer(row + x + j).loadUnaligned(as: F8.self)
+                }
+                UnsafeMutableRawPointer(out + x).storeBytes(of: exact(acc), as: F8.self)
+                if let post { for q in x..<x + 8 { out[q] = post(out[q]) } }
+                continue
+            }
+            for q in x..<min(x + 8, w) {
+                var acc: Float = 0
+                if q >= r && q + r < w {
+                    for j in -r...r { acc += k[j] * row[q + j] }
+                } else {
+                    for j in -r...r { acc += k[j] * row[min(max(q + j, 0), w - 1)] }
+                }
+                let v = acc == kernelSum ? 1 : acc
+                out[q] = post.map { $0(v) } ?? v
             }
         }
     }
