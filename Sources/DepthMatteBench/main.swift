@@ -225,7 +225,7 @@ print("refine=guided: 2 threads / 1 thread (1080p composite): \(ratio(g1, g2))  
 // (8 MB each at 1080p, the L3 is 32 MB), which is not what a live pipeline
 // sees: each frame arrives in a new buffer and leaves in another. Here the
 // copy and depthmatte both go round a ring of 8 frames (video, depth,
-// background, output: 256 MB at 1080p), so every frame is read from memory
+// background, output: about 200 MB at 1080p), so every frame is read from memory
 // and written back to it, as a camera's or a decoder's would be.
 do {
     let frames = ring(makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360), 8)
@@ -416,6 +416,8 @@ if args.contains("--stages") {
     st.threads = 2
     for _ in 0..<3 { _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
     let aProc2 = allocs { _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    // (the first frame with a background sets up its placement tables)
+    _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces1)
     let aProc2b = allocs { _ = matter.process(settings: st, video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces1) }
     print("allocations per call: lock \(aLock), blur \(aBlur) (the plane copy), gamma \(aGamma), process 1 thread \(aProc), 2 threads \(aProc2), 2 threads + background \(aProc2b)")
     print("\nstages at 640x360: mask \(fmt(tMask)), blur \(fmt(tBlur - tCopy)), gamma \(fmt(tGamma - tCopy)), snap \(fmt(tSnap - tCopy)) (plane copy \(fmt(tCopy)) subtracted)")
