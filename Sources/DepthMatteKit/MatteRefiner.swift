@@ -429,16 +429,15 @@ public struct MatteRefiner {
                         let v = c >= 2 ? w &>> 16 : w & 0xFFFF
                         return unsafeBitCast(v | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
                     }
-                    @inline(__always) func store(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
-                        UnsafeMutableRawPointer(p).storeBytes(of: v * inv3, as: SIMD4<Float>.self)
-                    }
+                    @inline(__always) func storeMean(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) { store(v * inv3, p) }
                     while gx4 + 4 <= gw {
                         let x0 = Int(cx[gx4])
                         guard Int(cx[gx4 + 1]) == x0 + 3, Int(cx[gx4 + 2]) == x0 + 6, Int(cx[gx4 + 3]) == x0 + 9,
                               Int(cx[gx4 + 4]) == x0 + 12, x0 + 12 <= vw else { break }
                         let e = cells(even, x0), o = cells(odd, x0)
                         let i = gy * gw + gx4
-                        store(channel(e, o, cr), O + i); store(channel(e, o, cg), O + gn + i); store(channel(e, o, cb), O + 2 * gn + i)
+                        storeMean(channel(e, o, cr), O + i); storeMean(channel(e, o, cg), O + gn + i)
+                        storeMean(channel(e, o, cb), O + 2 * gn + i)
                         gx4 += 4
                     }
                 }
@@ -492,6 +491,11 @@ public struct MatteRefiner {
 /// means), run by `run(band:)` on the pool's threads. Each value is computed
 /// by the same expression in the same order as with one band, so the result
 /// does not depend on the band count.
+/// Four floats at `p` (any alignment): the refiner's 4-pixel steps.
+private typealias F4 = SIMD4<Float>
+@inline(__always) private func load(_ p: UnsafeMutablePointer<Float>) -> F4 { UnsafeRawPointer(p).loadUnaligned(as: F4.self) }
+@inline(__always) private func store(_ v: F4, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: F4.self) }
+
 private struct RefinePass {
     /// 0 trust box means, 1 guide on the grid, 2 trust weights + guide at depth
     /// resolution + the two-colour products, 3 their box means, 4 decision of
@@ -631,9 +635,6 @@ private struct RefinePass {
             // untrusted pixels: foreground if their colour is nearer the mean
             // colour of the trusted foreground than of the trusted background in
             // the window (a local two-colour model; no window extrapolates)
-            typealias F4 = SIMD4<Float>
-            @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F4 { UnsafeRawPointer(p).loadUnaligned(as: F4.self) }
-            @inline(__always) func store(_ v: F4, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: F4.self) }
             var x = 0
             while x + 4 <= dw {  // four pixels at a time, as the scalar tail per lane
                 let i = y * dw + x
@@ -683,13 +684,9 @@ private struct RefinePass {
                     // the nearest distance on each side over row pixels
                     // a...b: four at a time (the minimum does not depend on
                     // the order; each distance is summed as one by one)
-                    typealias F4 = SIMD4<Float>
                     let R4 = F4(repeating: R), G4 = F4(repeating: G), B4 = F4(repeating: B)
                     var bf4 = F4(repeating: .infinity), bb4 = bf4
                     @inline(__always) func scan(_ row: Int, _ a: Int, _ b: Int) {
-                        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F4 {
-                            UnsafeRawPointer(p).loadUnaligned(as: F4.self)
-                        }
                         var xx = a
                         while xx + 4 <= b + 1 {
                             let j = row + xx
@@ -763,9 +760,6 @@ private struct RefinePass {
     /// 4. the decisions applied (full weight), then the products of the
     /// weighted colour guided filter at depth resolution.
     func products(_ ys: Range<Int>) {
-        typealias F4 = SIMD4<Float>
-        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F4 { UnsafeRawPointer(p).loadUnaligned(as: F4.self) }
-        @inline(__always) func store(_ v: F4, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: F4.self) }
         let end = ys.upperBound * dw
         var i = ys.lowerBound * dw
         // four pixels at a time, the same operations per lane as below
