@@ -2,11 +2,11 @@
 # depthview shows a depth stream as a picture: near red, far dark blue (turbo)
 # or near white, far black (depth-colormap=grey); holes (no reading) in
 # hole-color. The range is automatic (2nd..98th percentile of each frame)
-# unless range-min/range-max (metres) are set.
+# unless depth-range-min/depth-range-max (metres) are set.
 #   pipelines/depth-view.sh                 # rgbdtestsrc depth on screen
 #   pipelines/depth-view.sh out.png         # one frame to a PNG
 #   pipelines/depth-view.sh v4l2 [/dev/videoN] [props...]   # a Y16 depth camera
-# e.g. pipelines/depth-view.sh v4l2 /dev/video2 depth-colormap=grey range-min=0.4 range-max=3
+# e.g. pipelines/depth-view.sh v4l2 /dev/video2 depth-colormap=grey depth-range-min=0.4 depth-range-max=3
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 case "${1:-}" in

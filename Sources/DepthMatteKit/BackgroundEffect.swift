@@ -239,3 +239,29 @@ public final class BackgroundEffects {
         }
     }
 }
+
+extension BackgroundEffects {
+    /// The blur's weights from depth, at depth resolution: `weight` is 0 on the
+    /// subject (so it leaves no halo) and 1 behind it (nearer than `cutoff`
+    /// metres is the subject; with `focus`, 1 − the focus mask); `growth` goes
+    /// from 0 at the subject's depth (the cutoff, or the focus distance) to 1
+    /// at 1 m behind it. Holes (0) count as background in both.
+    public static func depthWeights(depth d: Depth16View, scale: Double, cutoff: Double, focus: FocusSettings?,
+                                    weight: inout FloatPlane, growth: inout FloatPlane) {
+        weight.resize(width: d.width, height: d.height)
+        growth.resize(width: d.width, height: d.height)
+        let ref = focus?.focus ?? cutoff
+        for y in 0..<d.height {
+            for x in 0..<d.width {
+                let raw = d.at(x, y)
+                let m = Double(raw) * scale
+                let w: Float
+                if raw == 0 { w = 1 }
+                else if let focus { w = 1 - FocusMask.alpha(metres: m, focus) }
+                else { w = m > cutoff ? 1 : 0 }
+                weight[x, y] = w
+                growth[x, y] = raw == 0 ? 1 : Float(max(0, min(1, m - ref)))
+            }
+        }
+    }
+}

@@ -1,4 +1,4 @@
-/// The Swift side of dmframestack.h: wraps the shim's plane pointers as
+/// The Swift side of framestack.h: wraps the shim's plane pointers as
 /// DepthMatteKit views and drives a FrameStacker. No GStreamer calls here.
 import DepthMatteKit
 import GstShim
@@ -16,32 +16,20 @@ extension FrameStackSettings {
 
 @_cdecl("dm_framestack_new")
 public func dm_framestack_new() -> UnsafeMutableRawPointer? {
-    Unmanaged.passRetained(FrameStacker()).toOpaque()
-}
-
-@_cdecl("dm_framestack_free")
-public func dm_framestack_free(_ state: UnsafeMutableRawPointer?) {
-    guard let state else { return }
-    Unmanaged<FrameStacker>.fromOpaque(state).release()
-}
-
-@_cdecl("dm_framestack_reset")
-public func dm_framestack_reset(_ state: UnsafeMutableRawPointer?) {
-    guard let state else { return }
-    Unmanaged<FrameStacker>.fromOpaque(state).takeUnretainedValue().reset()
+    ElementState.retain(FrameStacker())
 }
 
 @_cdecl("dm_framestack_pending")
 public func dm_framestack_pending(_ state: UnsafeMutableRawPointer?) -> Int32 {
-    guard let state else { return 0 }
-    return Int32(Unmanaged<FrameStacker>.fromOpaque(state).takeUnretainedValue().pending)
+    guard let s = ElementState.get(state, as: FrameStacker.self) else { return 0 }
+    return Int32(s.pending)
 }
 
 @_cdecl("dm_framestack_push")
 public func dm_framestack_push(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFrameStackSettings>?,
                                _ image: UnsafePointer<DMRGBImage>?, _ pts: UInt64, _ duration: UInt64) -> Int32 {
-    guard let state, let settings, let image, image.pointee.data != nil else { return 0 }
-    let s = Unmanaged<FrameStacker>.fromOpaque(state).takeUnretainedValue()
+    guard let s = ElementState.get(state, as: FrameStacker.self), let settings, let image,
+          image.pointee.data != nil else { return 0 }
     return s.push(RGBImageView(image.pointee), pts: pts, duration: duration,
                   settings: FrameStackSettings(settings.pointee)) ? 1 : 0
 }
@@ -49,8 +37,8 @@ public func dm_framestack_push(_ state: UnsafeMutableRawPointer?, _ settings: Un
 @_cdecl("dm_framestack_render")
 public func dm_framestack_render(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFrameStackSettings>?,
                                  _ out: UnsafePointer<DMRGBImage>?, _ result: UnsafeMutablePointer<DMFrameStackResult>?) {
-    guard let state, let settings, let out, let result, out.pointee.data != nil else { return }
-    let s = Unmanaged<FrameStacker>.fromOpaque(state).takeUnretainedValue()
+    guard let s = ElementState.get(state, as: FrameStacker.self), let settings, let out, let result,
+          out.pointee.data != nil else { return }
     let method = StackMethod(rawValue: settings.pointee.method) ?? .median
     let r = s.render(into: RGBImageView(out.pointee), method: method)
     var c = result.pointee

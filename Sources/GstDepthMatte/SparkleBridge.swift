@@ -1,4 +1,4 @@
-/// The Swift side of dmsparkle.h: turns the shim's plain structs into
+/// The Swift side of sparkle.h: turns the shim's plain structs into
 /// DepthMatteKit values and runs the sparkle effect. No GStreamer calls here.
 import DepthMatteKit
 import GstShim
@@ -8,12 +8,12 @@ extension SparkleSettings {
         self.init()
         measure = BrightnessMeasure(rawValue: c.measure) ?? .meanRGB
         gridStep = Int(max(1, c.grid_step))
-        interval = max(0, c.interval)
+        interval = Int64(clamping: c.interval)
         draw = c.draw != 0
         maxSparkles = Int(max(0, c.max_sparkles))
         threshold = c.threshold
         size = c.size
-        life = max(1, c.life)
+        life = max(1, Int64(clamping: c.life))
         colorARGB = c.color_argb
         seed = c.seed
     }
@@ -21,27 +21,15 @@ extension SparkleSettings {
 
 @_cdecl("dm_sparkle_new")
 public func dm_sparkle_new() -> UnsafeMutableRawPointer? {
-    Unmanaged.passRetained(SparkleEffect()).toOpaque()
-}
-
-@_cdecl("dm_sparkle_free")
-public func dm_sparkle_free(_ state: UnsafeMutableRawPointer?) {
-    guard let state else { return }
-    Unmanaged<SparkleEffect>.fromOpaque(state).release()
-}
-
-@_cdecl("dm_sparkle_reset")
-public func dm_sparkle_reset(_ state: UnsafeMutableRawPointer?) {
-    guard let state else { return }
-    Unmanaged<SparkleEffect>.fromOpaque(state).takeUnretainedValue().reset()
+    ElementState.retain(SparkleEffect())
 }
 
 @_cdecl("dm_sparkle_process")
 public func dm_sparkle_process(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMSparkleSettings>?,
                                _ frame: UnsafePointer<DMRGBImage>?, _ streamTime: Int64, _ frameDuration: Int64,
                                _ result: UnsafeMutablePointer<DMSparkleResult>?) {
-    guard let state, let settings, let frame, let result, frame.pointee.data != nil else { return }
-    let effect = Unmanaged<SparkleEffect>.fromOpaque(state).takeUnretainedValue()
+    guard let effect = ElementState.get(state, as: SparkleEffect.self), let settings, let frame, let result,
+          frame.pointee.data != nil else { return }
     let r = effect.process(RGBImageView(frame.pointee), settings: SparkleSettings(settings.pointee),
                            streamTime: streamTime >= 0 ? streamTime : nil,
                            frameDuration: frameDuration > 0 ? frameDuration : nil)

@@ -11,7 +11,7 @@
  *
  * No pixel work and no keying decisions here: every frame, the settings are
  * copied under the object lock, the face ROI metas are collected, and the
- * mapped planes go to dm_matte_process() (Swift bridge).
+ * mapped planes go to dm_depthmatte_process() (Swift bridge).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -19,76 +19,15 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/video/gstvideoaggregator.h>
-#include "dmshim.h"
+#include "depthmatte.h"
+#include "props.h"
 #include "elements.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 #define GST_CAT_DEFAULT gst_depth_matte_debug
 
-#define DM_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
 #define DM_MAX_FACES 32
-
-#define DEFAULT_MODE DM_MODE_FACE
-#define DEFAULT_CUTOFF 1.0
-#define DEFAULT_CUTOFF_OFFSET 0.25
-#define DEFAULT_BLUR_RADIUS 5.0
-#define DEFAULT_GAMMA 0.5
-#define DEFAULT_DEPTH_SCALE 0.001
-#define DEFAULT_DEPTH_KIND 0
-#define DEFAULT_DEPTH_NEAR 0.5
-#define DEFAULT_DEPTH_FAR 5.0
-#define DEFAULT_FOCUS 1.0
-#define DEFAULT_SLOPE 4.0
-#define DEFAULT_FOCUS_WIDTH 0.05
-#define DEFAULT_COLORMAP 1
-#define DEFAULT_RANGE_MIN 0.0
-#define DEFAULT_RANGE_MAX 0.0
-#define DEFAULT_HOLE_COLOR 0xff000000u
-#define DEFAULT_EFFECT 0
-#define DEFAULT_EFFECT_RADIUS 24.0
-#define DEFAULT_EFFECT_GROWTH TRUE
-#define DEFAULT_BACKGROUND_COLOR 0xff000000u
-#define DEFAULT_OUTPUT DM_OUTPUT_COMPOSITE
-#define DEFAULT_POST_MESSAGES TRUE
-/* subject lock (issue 10) */
-#define DEFAULT_LOCK_STRATEGY DM_LOCK_ROBUST
-#define DEFAULT_REFINE DM_REFINE_GUIDED
-#define DEFAULT_LOCK_HOLD 4.0
-#define DEFAULT_LOCK_SMOOTHING 0.1
-#define DEFAULT_N_THREADS 0
-
-enum
-{
-  PROP_0,
-  PROP_MODE,
-  PROP_CUTOFF,
-  PROP_CUTOFF_OFFSET,
-  PROP_BLUR_RADIUS,
-  PROP_GAMMA,
-  PROP_DEPTH_SCALE,
-  PROP_BACKGROUND_COLOR,
-  PROP_OUTPUT,
-  PROP_POST_MESSAGES,
-  PROP_LOCK_STRATEGY,
-  PROP_REFINE,
-  PROP_LOCK_HOLD,
-  PROP_LOCK_SMOOTHING,
-  PROP_N_THREADS,
-  PROP_DEPTH_KIND,
-  PROP_DEPTH_NEAR,
-  PROP_DEPTH_FAR,
-  PROP_FOCUS,
-  PROP_SLOPE,
-  PROP_FOCUS_WIDTH,
-  PROP_DEPTH_COLORMAP,
-  PROP_RANGE_MIN,
-  PROP_RANGE_MAX,
-  PROP_HOLE_COLOR,
-  PROP_BACKGROUND_EFFECT,
-  PROP_EFFECT_RADIUS,
-  PROP_EFFECT_GROWTH,
-};
 
 typedef struct
 {
@@ -99,9 +38,8 @@ typedef struct
   GstVideoAggregatorPad *depth_pad;
   GstVideoAggregatorPad *background_pad;
 
-  /* properties, guarded by the object lock */
-  DMMatteSettings settings;
-  gboolean post_messages;
+  /* properties (DM_DEPTHMATTE_PROPERTIES), guarded by the object lock */
+  DMDepthMatteSettings settings;
 
   /* streaming thread only */
   void *state;                  /* Swift DepthMatter */
@@ -131,9 +69,8 @@ G_DEFINE_TYPE (GstDepthMatte, gst_depth_matte, GST_TYPE_VIDEO_AGGREGATOR);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-#define GST_TYPE_DEPTH_MATTE_MODE (gst_depth_matte_mode_get_type ())
 static GType
-gst_depth_matte_mode_get_type (void)
+dm_depthmatte_mode_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -152,9 +89,8 @@ gst_depth_matte_mode_get_type (void)
   return dm_enum_type (&type, "GstDepthMatteMode", values);
 }
 
-#define GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY (gst_depth_matte_lock_strategy_get_type ())
 static GType
-gst_depth_matte_lock_strategy_get_type (void)
+dm_depthmatte_lock_strategy_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -167,9 +103,8 @@ gst_depth_matte_lock_strategy_get_type (void)
   return dm_enum_type (&type, "GstDepthMatteLockStrategy", values);
 }
 
-#define GST_TYPE_DEPTH_MATTE_EFFECT (gst_depth_matte_effect_get_type ())
 static GType
-gst_depth_matte_effect_get_type (void)
+dm_depthmatte_effect_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -183,9 +118,8 @@ gst_depth_matte_effect_get_type (void)
   return dm_enum_type (&type, "GstDepthMatteBackgroundEffect", values);
 }
 
-#define GST_TYPE_DEPTH_MATTE_REFINE (gst_depth_matte_refine_get_type ())
 static GType
-gst_depth_matte_refine_get_type (void)
+dm_depthmatte_refine_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -201,9 +135,8 @@ gst_depth_matte_refine_get_type (void)
   return dm_enum_type (&type, "GstDepthMatteRefine", values);
 }
 
-#define GST_TYPE_DEPTH_MATTE_OUTPUT (gst_depth_matte_output_get_type ())
 static GType
-gst_depth_matte_output_get_type (void)
+dm_depthmatte_output_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -211,10 +144,10 @@ gst_depth_matte_output_get_type (void)
           "background-color", "composite"},
     {DM_OUTPUT_MATTE, "The matte as a grey picture (white = subject)",
         "matte"},
-    {DM_OUTPUT_DEPTH, "The depth map as a picture at video size (see "
-          "depth-colormap, depth-range-min/max, hole-color)", "depth"},
     {DM_OUTPUT_ALPHA, "The video with the matte in its alpha channel "
           "(output format gets alpha)", "alpha"},
+    {DM_OUTPUT_DEPTH, "The depth map as a picture at video size (see "
+          "depth-colormap, depth-range-min/max, hole-color)", "depth"},
     {0, NULL, NULL},
   };
   return dm_enum_type (&type, "GstDepthMatteOutput", values);
@@ -224,7 +157,7 @@ gst_depth_matte_output_get_type (void)
 
 static GstStaticPadTemplate video_template = GST_STATIC_PAD_TEMPLATE ("video",
     GST_PAD_SINK, GST_PAD_REQUEST,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_VIDEO_FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
 
 static GstStaticPadTemplate depth_template = GST_STATIC_PAD_TEMPLATE ("depth",
     GST_PAD_SINK, GST_PAD_REQUEST,
@@ -236,7 +169,7 @@ GST_STATIC_PAD_TEMPLATE ("background", GST_PAD_SINK, GST_PAD_REQUEST,
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_VIDEO_FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -442,7 +375,7 @@ gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     /* a flushing seek starts a new lock */
     GST_OBJECT_LOCK (self);
     if (self->state)
-      dm_matte_reset (self->state);
+      dm_state_reset (self->state);
     GST_OBJECT_UNLOCK (self);
   }
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->sink_event (agg,
@@ -567,7 +500,7 @@ lock_source_name (gint source)
 
 static void
 post_result (GstDepthMatte * self, GstBuffer * outbuf,
-    const DMMatteResult * r)
+    const DMDepthMatteResult * r)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   GstSegment *seg = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
@@ -669,16 +602,21 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   GstVideoAggregatorPad *vpad, *dpad, *bpad;
   GstVideoFrame *vframe = NULL, *dframe = NULL, *bframe = NULL;
   GstVideoFrame oframe;
-  DMMatteSettings settings;
-  DMMatteFrame frame = { 0 };
-  DMMatteResult result = { 0 };
+  DMDepthMatteSettings settings;
+  DMDepthMatteFrame frame = { 0 };
+  DMDepthMatteResult result = { 0 };
   DMBox faces[DM_MAX_FACES];
   gboolean post;
   GstFlowReturn ret = GST_FLOW_OK;
 
+  /* controlled properties (GstController) take their values for this frame */
+  dm_props_sync (GST_OBJECT (self),
+      &GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (vagg))->segment,
+      GST_BUFFER_PTS (outbuf));
+
   GST_OBJECT_LOCK (self);
   settings = self->settings;
-  post = self->post_messages;
+  post = self->settings.post_messages;
   vpad = self->video_pad ? gst_object_ref (self->video_pad) : NULL;
   dpad = self->depth_pad ? gst_object_ref (self->depth_pad) : NULL;
   bpad = self->background_pad ? gst_object_ref (self->background_pad) : NULL;
@@ -755,8 +693,8 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   settings.frame_duration = GST_BUFFER_DURATION_IS_VALID (outbuf) ?
       (double) GST_BUFFER_DURATION (outbuf) / GST_SECOND : 0.0;
   if (!self->state)
-    self->state = dm_matte_new ();
-  dm_matte_process (self->state, &settings, &frame, &result);
+    self->state = dm_depthmatte_new ();
+  dm_depthmatte_process (self->state, &settings, &frame, &result);
   gst_video_frame_unmap (&oframe);
 
   if (post)
@@ -779,7 +717,7 @@ gst_depth_matte_start (GstAggregator * agg)
 {
   GstDepthMatte *self = GST_DEPTH_MATTE (agg);
   if (self->state)
-    dm_matte_reset (self->state);
+    dm_state_reset (self->state);
   self->warned_no_depth = FALSE;
   self->warned_no_video = FALSE;
   self->warned_unmappable = 0;
@@ -789,203 +727,20 @@ gst_depth_matte_start (GstAggregator * agg)
 
 /* ---- properties ------------------------------------------------------------ */
 
+#define DM_PROP_INSTANCE GstDepthMatte
+static const DMPropSpec properties[] = {
+  DM_DEPTHMATTE_PROPERTIES (DM_PROP_SPEC)
+};
+
+/* output=alpha changes the output format: renegotiate when it is switched on
+ * or off. */
 static void
-gst_depth_matte_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_depth_matte_property_changed (GObject * object, const DMPropSpec * spec,
+    gdouble old_value, gdouble new_value)
 {
-  GstDepthMatte *self = GST_DEPTH_MATTE (object);
-  gboolean reconfigure = FALSE;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_MODE:
-      self->settings.mode = g_value_get_enum (value);
-      break;
-    case PROP_CUTOFF:
-      self->settings.cutoff = g_value_get_double (value);
-      break;
-    case PROP_CUTOFF_OFFSET:
-      self->settings.cutoff_offset = g_value_get_double (value);
-      break;
-    case PROP_BLUR_RADIUS:
-      self->settings.blur_radius = g_value_get_double (value);
-      break;
-    case PROP_GAMMA:
-      self->settings.gamma = g_value_get_double (value);
-      break;
-    case PROP_DEPTH_SCALE:
-      self->settings.depth_scale = g_value_get_double (value);
-      break;
-    case PROP_DEPTH_KIND:
-      self->settings.depth_kind = g_value_get_enum (value);
-      break;
-    case PROP_DEPTH_NEAR:
-      self->settings.depth_near = g_value_get_double (value);
-      break;
-    case PROP_DEPTH_FAR:
-      self->settings.depth_far = g_value_get_double (value);
-      break;
-    case PROP_FOCUS:
-      self->settings.focus = g_value_get_double (value);
-      break;
-    case PROP_SLOPE:
-      self->settings.slope = g_value_get_double (value);
-      break;
-    case PROP_FOCUS_WIDTH:
-      self->settings.focus_width = g_value_get_double (value);
-      break;
-    case PROP_DEPTH_COLORMAP:
-      self->settings.depth_colormap = g_value_get_enum (value);
-      break;
-    case PROP_RANGE_MIN:
-      self->settings.range_min = g_value_get_double (value);
-      break;
-    case PROP_RANGE_MAX:
-      self->settings.range_max = g_value_get_double (value);
-      break;
-    case PROP_HOLE_COLOR:
-      self->settings.hole_argb = g_value_get_uint (value);
-      break;
-    case PROP_BACKGROUND_EFFECT:
-      self->settings.background_effect = g_value_get_enum (value);
-      break;
-    case PROP_EFFECT_RADIUS:
-      self->settings.effect_radius = g_value_get_double (value);
-      break;
-    case PROP_EFFECT_GROWTH:
-      self->settings.effect_growth = g_value_get_boolean (value);
-      break;
-    case PROP_BACKGROUND_COLOR:
-      self->settings.background_argb = g_value_get_uint (value);
-      break;
-    case PROP_OUTPUT:{
-      gint v = g_value_get_enum (value);
-      reconfigure = (v == DM_OUTPUT_ALPHA) !=
-          (self->settings.output == DM_OUTPUT_ALPHA);
-      self->settings.output = v;
-      break;
-    }
-    case PROP_POST_MESSAGES:
-      self->post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_REFINE:
-      self->settings.refine = g_value_get_enum (value);
-      break;
-    case PROP_LOCK_STRATEGY:
-      self->settings.lock_strategy = g_value_get_enum (value);
-      break;
-    case PROP_LOCK_HOLD:
-      self->settings.lock_hold = g_value_get_double (value);
-      break;
-    case PROP_N_THREADS:
-      self->settings.n_threads = g_value_get_uint (value);
-      break;
-    case PROP_LOCK_SMOOTHING:
-      self->settings.lock_smoothing = g_value_get_double (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (reconfigure)
-    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
-}
-
-static void
-gst_depth_matte_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstDepthMatte *self = GST_DEPTH_MATTE (object);
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_MODE:
-      g_value_set_enum (value, self->settings.mode);
-      break;
-    case PROP_CUTOFF:
-      g_value_set_double (value, self->settings.cutoff);
-      break;
-    case PROP_CUTOFF_OFFSET:
-      g_value_set_double (value, self->settings.cutoff_offset);
-      break;
-    case PROP_BLUR_RADIUS:
-      g_value_set_double (value, self->settings.blur_radius);
-      break;
-    case PROP_GAMMA:
-      g_value_set_double (value, self->settings.gamma);
-      break;
-    case PROP_DEPTH_SCALE:
-      g_value_set_double (value, self->settings.depth_scale);
-      break;
-    case PROP_DEPTH_KIND:
-      g_value_set_enum (value, self->settings.depth_kind);
-      break;
-    case PROP_DEPTH_NEAR:
-      g_value_set_double (value, self->settings.depth_near);
-      break;
-    case PROP_DEPTH_FAR:
-      g_value_set_double (value, self->settings.depth_far);
-      break;
-    case PROP_FOCUS:
-      g_value_set_double (value, self->settings.focus);
-      break;
-    case PROP_SLOPE:
-      g_value_set_double (value, self->settings.slope);
-      break;
-    case PROP_FOCUS_WIDTH:
-      g_value_set_double (value, self->settings.focus_width);
-      break;
-    case PROP_DEPTH_COLORMAP:
-      g_value_set_enum (value, self->settings.depth_colormap);
-      break;
-    case PROP_RANGE_MIN:
-      g_value_set_double (value, self->settings.range_min);
-      break;
-    case PROP_RANGE_MAX:
-      g_value_set_double (value, self->settings.range_max);
-      break;
-    case PROP_HOLE_COLOR:
-      g_value_set_uint (value, self->settings.hole_argb);
-      break;
-    case PROP_BACKGROUND_EFFECT:
-      g_value_set_enum (value, self->settings.background_effect);
-      break;
-    case PROP_EFFECT_RADIUS:
-      g_value_set_double (value, self->settings.effect_radius);
-      break;
-    case PROP_EFFECT_GROWTH:
-      g_value_set_boolean (value, self->settings.effect_growth);
-      break;
-    case PROP_BACKGROUND_COLOR:
-      g_value_set_uint (value, self->settings.background_argb);
-      break;
-    case PROP_OUTPUT:
-      g_value_set_enum (value, self->settings.output);
-      break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, self->post_messages);
-      break;
-    case PROP_REFINE:
-      g_value_set_enum (value, self->settings.refine);
-      break;
-    case PROP_LOCK_STRATEGY:
-      g_value_set_enum (value, self->settings.lock_strategy);
-      break;
-    case PROP_LOCK_HOLD:
-      g_value_set_double (value, self->settings.lock_hold);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, self->settings.n_threads);
-      break;
-    case PROP_LOCK_SMOOTHING:
-      g_value_set_double (value, self->settings.lock_smoothing);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (g_str_equal (spec->name, "output")
+      && (old_value == DM_OUTPUT_ALPHA) != (new_value == DM_OUTPUT_ALPHA))
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (object));
 }
 
 static void
@@ -993,13 +748,10 @@ gst_depth_matte_finalize (GObject * object)
 {
   GstDepthMatte *self = GST_DEPTH_MATTE (object);
   if (self->state)
-    dm_matte_free (self->state);
+    dm_state_free (self->state);
   self->state = NULL;
   G_OBJECT_CLASS (gst_depth_matte_parent_class)->finalize (object);
 }
-
-#define DM_PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE)
 
 static void
 gst_depth_matte_class_init (GstDepthMatteClass * klass)
@@ -1009,142 +761,9 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
   GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
   GstVideoAggregatorClass *vagg_class = GST_VIDEO_AGGREGATOR_CLASS (klass);
 
-  gobject_class->set_property = gst_depth_matte_set_property;
-  gobject_class->get_property = gst_depth_matte_get_property;
   gobject_class->finalize = gst_depth_matte_finalize;
-
-  g_object_class_install_property (gobject_class, PROP_MODE,
-      g_param_spec_enum ("mode", "Mode",
-          "Where the depth cutoff comes from", GST_TYPE_DEPTH_MATTE_MODE,
-          DEFAULT_MODE, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_CUTOFF,
-      g_param_spec_double ("cutoff", "Cutoff",
-          "Depth cutoff in metres: used in mode=fixed, and in mode=face or "
-          "nearest while no subject is found in depth (with "
-          "lock-strategy=original: before the first face). Pixels at or "
-          "nearer than the cutoff are the subject", 0.0, 100.0, DEFAULT_CUTOFF,
-          DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_CUTOFF_OFFSET,
-      g_param_spec_double ("cutoff-offset", "Cutoff offset",
-          "Metres added to the face depth to give the cutoff in mode=face",
-          -10.0, 10.0, DEFAULT_CUTOFF_OFFSET, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_BLUR_RADIUS,
-      g_param_spec_double ("blur-radius", "Blur radius",
-          "Gaussian blur sigma of the mask, in depth pixels (0 = no blur)",
-          0.0, 100.0, DEFAULT_BLUR_RADIUS, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_GAMMA,
-      g_param_spec_double ("gamma", "Gamma",
-          "Exponent applied to the blurred mask (matte = mask^gamma; "
-          "below 1 widens the subject)", 0.01, 10.0, DEFAULT_GAMMA,
-          DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
-      g_param_spec_double ("depth-scale", "Depth scale",
-          "GRAY16 depth: metres per unit (0.001 = millimetres); with "
-          "depth-kind=disparity: 1/m per unit (metres = 1 / (value * scale))",
-          1e-6, 1.0, DEFAULT_DEPTH_SCALE, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_KIND,
-      g_param_spec_enum ("depth-kind", "Depth kind",
-          "What the depth pad's values measure: distance, or disparity "
-          "(1/m, larger = nearer); thresholds work in metres either way",
-          dm_depth_kind_get_type (), DEFAULT_DEPTH_KIND, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_NEAR,
-      g_param_spec_double ("depth-near", "Depth near",
-          "GRAY8 depth maps: metres at the near end (depth-kind=depth: "
-          "value 0; disparity: value 255)", 0.01, 1000.0, DEFAULT_DEPTH_NEAR,
-          DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_FAR,
-      g_param_spec_double ("depth-far", "Depth far",
-          "GRAY8 depth maps: metres at the far end (depth-kind=depth: value "
-          "255, linear in metres; disparity: value 0, linear in 1/m)",
-          0.01, 1000.0, DEFAULT_DEPTH_FAR, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_FOCUS,
-      g_param_spec_double ("focus", "Focus",
-          "mode=highpass|bandpass: focus distance in metres (whatever "
-          "depth-kind; change it live, e.g. from a slider)", 0.0, 1000.0,
-          DEFAULT_FOCUS, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_SLOPE,
-      g_param_spec_double ("slope", "Slope",
-          "mode=highpass|bandpass: ramp steepness per metre; the ramp is "
-          "1/slope metres wide (4 = soft, 10 = sharp)", 0.1, 1000.0,
-          DEFAULT_SLOPE, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_FOCUS_WIDTH,
-      g_param_spec_double ("focus-width", "Focus width",
-          "mode=bandpass: metres either side of focus kept fully", 0.0, 100.0,
-          DEFAULT_FOCUS_WIDTH, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_COLORMAP,
-      g_param_spec_enum ("depth-colormap", "Depth colour map",
-          "output=depth: colour map of the depth picture",
-          dm_colormap_get_type (), DEFAULT_COLORMAP, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_RANGE_MIN,
-      g_param_spec_double ("depth-range-min", "Depth range min",
-          "output=depth: metres shown nearest; 0 = automatic (2nd percentile "
-          "of the frame's valid depths)", 0.0, 1000.0, DEFAULT_RANGE_MIN,
-          DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_RANGE_MAX,
-      g_param_spec_double ("depth-range-max", "Depth range max",
-          "output=depth: metres shown farthest; 0 = automatic (98th "
-          "percentile of the frame's valid depths)", 0.0, 1000.0,
-          DEFAULT_RANGE_MAX, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_HOLE_COLOR,
-      g_param_spec_uint ("hole-color", "Hole colour",
-          "output=depth: colour of pixels with no depth reading, 0xAARRGGBB",
-          0, G_MAXUINT32, DEFAULT_HOLE_COLOR, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_BACKGROUND_EFFECT,
-      g_param_spec_enum ("background-effect", "Background effect",
-          "output=composite without a background pad: show the video itself, "
-          "changed, where the matte says background (instead of "
-          "background-color)", GST_TYPE_DEPTH_MATTE_EFFECT, DEFAULT_EFFECT,
-          DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_EFFECT_RADIUS,
-      g_param_spec_double ("effect-radius", "Effect radius",
-          "background-effect=blur: blur radius in video pixels", 0.0, 1000.0,
-          DEFAULT_EFFECT_RADIUS, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_EFFECT_GROWTH,
-      g_param_spec_boolean ("effect-depth-growth", "Effect depth growth",
-          "background-effect=blur: the blur grows with depth behind the "
-          "subject, from effect-radius/3 just behind it to effect-radius at "
-          "1 m and beyond (false: uniform effect-radius)",
-          DEFAULT_EFFECT_GROWTH, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_BACKGROUND_COLOR,
-      g_param_spec_uint ("background-color", "Background color",
-          "Replacement colour as 0xAARRGGBB when no background pad is linked",
-          0, G_MAXUINT32, DEFAULT_BACKGROUND_COLOR, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_OUTPUT,
-      g_param_spec_enum ("output", "Output", "What the src pad carries",
-          GST_TYPE_DEPTH_MATTE_OUTPUT, DEFAULT_OUTPUT, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a 'depthmatte' element message per output frame with "
-          "running-time, face-found, face-depth (m), cutoff (m) and coverage "
-          "(0-1), lock (face, tracked, nearest or fixed: where the cutoff "
-          "came from)", DEFAULT_POST_MESSAGES, DM_PARAM_FLAGS));
-  /* matte quality (issue 3; docs/quality.md) */
-  g_object_class_install_property (gobject_class, PROP_REFINE,
-      g_param_spec_enum ("refine", "Refine",
-          "How the matte is made from the depth mask: guided (edge-aware, "
-          "uses the colour frame; blur-radius and gamma do not apply), "
-          "original (the sample's threshold, blur, gamma, upscale) or none "
-          "(hard mask)", GST_TYPE_DEPTH_MATTE_REFINE, DEFAULT_REFINE,
-          DM_PARAM_FLAGS));
-  /* subject lock (issue 10; docs/subject-lock.md) */
-  g_object_class_install_property (gobject_class, PROP_LOCK_STRATEGY,
-      g_param_spec_enum ("lock-strategy", "Lock strategy",
-          "How mode=face picks and keeps the subject",
-          GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY, DEFAULT_LOCK_STRATEGY,
-          DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_LOCK_HOLD,
-      g_param_spec_double ("lock-hold", "Lock hold",
-          "Seconds a lost face is trusted: the subject is tracked in depth "
-          "meanwhile; then the nearest body is used", 0.0, 3600.0,
-          DEFAULT_LOCK_HOLD, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_LOCK_SMOOTHING,
-      g_param_spec_double ("lock-smoothing", "Lock smoothing",
-          "Seconds: time constant with which the cutoff follows the subject "
-          "(0 = at once)", 0.0, 60.0, DEFAULT_LOCK_SMOOTHING, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "Threads sharing the rows of each output frame (0 = one per CPU core)",
-          0, 64, DEFAULT_N_THREADS, DM_PARAM_FLAGS));
+  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
+      gst_depth_matte_property_changed);
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);
@@ -1174,43 +793,12 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
   vagg_class->aggregate_frames =
       GST_DEBUG_FUNCPTR (gst_depth_matte_aggregate_frames);
 
-  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_MODE, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_OUTPUT, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_EFFECT, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_LOCK_STRATEGY, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_DEPTH_MATTE_REFINE, 0);
 }
 
 static void
 gst_depth_matte_init (GstDepthMatte * self)
 {
-  self->settings.mode = DEFAULT_MODE;
-  self->settings.cutoff = DEFAULT_CUTOFF;
-  self->settings.cutoff_offset = DEFAULT_CUTOFF_OFFSET;
-  self->settings.blur_radius = DEFAULT_BLUR_RADIUS;
-  self->settings.gamma = DEFAULT_GAMMA;
-  self->settings.depth_scale = DEFAULT_DEPTH_SCALE;
-  self->settings.background_argb = DEFAULT_BACKGROUND_COLOR;
-  self->settings.output = DEFAULT_OUTPUT;
-  self->post_messages = DEFAULT_POST_MESSAGES;
-  self->settings.lock_strategy = DEFAULT_LOCK_STRATEGY;
-  self->settings.lock_hold = DEFAULT_LOCK_HOLD;
-  self->settings.lock_smoothing = DEFAULT_LOCK_SMOOTHING;
-  self->settings.n_threads = DEFAULT_N_THREADS;
-  self->settings.depth_kind = DEFAULT_DEPTH_KIND;
-  self->settings.depth_near = DEFAULT_DEPTH_NEAR;
-  self->settings.depth_far = DEFAULT_DEPTH_FAR;
-  self->settings.focus = DEFAULT_FOCUS;
-  self->settings.slope = DEFAULT_SLOPE;
-  self->settings.focus_width = DEFAULT_FOCUS_WIDTH;
-  self->settings.depth_colormap = DEFAULT_COLORMAP;
-  self->settings.range_min = DEFAULT_RANGE_MIN;
-  self->settings.range_max = DEFAULT_RANGE_MAX;
-  self->settings.hole_argb = DEFAULT_HOLE_COLOR;
-  self->settings.background_effect = DEFAULT_EFFECT;
-  self->settings.effect_radius = DEFAULT_EFFECT_RADIUS;
-  self->settings.effect_growth = DEFAULT_EFFECT_GROWTH;
-  self->settings.refine = DEFAULT_REFINE;
+  dm_depthmatte_settings_init (&self->settings);
 }
 
 gboolean

@@ -14,7 +14,8 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
-#include "dmdepthview.h"
+#include "depthview.h"
+#include "props.h"
 #include "elements.h"
 #include "rgbimage.h"
 
@@ -24,32 +25,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_depthview_debug);
 #define IN_FORMATS "{ GRAY16_LE, GRAY16_BE, GRAY8 }"
 #define OUT_FORMATS "{ BGRx, RGBx, BGRA, RGBA }"
 
-#define DEFAULT_KIND DM_DEPTH_KIND_DEPTH
-#define DEFAULT_SCALE 0.001
-#define DEFAULT_NEAR 0.5
-#define DEFAULT_FAR 5.0
-#define DEFAULT_RANGE_MIN 0.0
-#define DEFAULT_RANGE_MAX 0.0
-#define DEFAULT_COLORMAP DM_COLORMAP_TURBO
-#define DEFAULT_HOLE 0xff000000u
-
-enum
-{
-  PROP_0,
-  PROP_DEPTH_KIND,
-  PROP_DEPTH_SCALE,
-  PROP_DEPTH_NEAR,
-  PROP_DEPTH_FAR,
-  PROP_RANGE_MIN,
-  PROP_RANGE_MAX,
-  PROP_COLORMAP,
-  PROP_HOLE_COLOR,
-};
-
 typedef struct
 {
   GstVideoFilter parent;
-  DMDepthViewSettings settings; /* guarded by the object lock */
+  DMDepthViewSettings settings; /* DM_DEPTHVIEW_PROPERTIES, object lock */
   void *state;                  /* Swift DepthViewRenderer, streaming thread */
 } GstDepthView;
 
@@ -146,9 +125,9 @@ gst_depthview_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   GST_OBJECT_LOCK (self);
   settings = self->settings;
   GST_OBJECT_UNLOCK (self);
-  settings.encoding.eight_bit =
+  settings.eight_bit =
       GST_VIDEO_FRAME_FORMAT (in) == GST_VIDEO_FORMAT_GRAY8;
-  settings.encoding.big_endian =
+  settings.big_endian =
       GST_VIDEO_FRAME_FORMAT (in) == GST_VIDEO_FORMAT_GRAY16_BE;
 
   if (!self->state)
@@ -157,108 +136,29 @@ gst_depthview_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   return GST_FLOW_OK;
 }
 
+/* Controlled properties follow the stream time. */
 static void
 gst_depthview_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
-  GstClockTime ts = GST_BUFFER_PTS (buf);
-  if (GST_CLOCK_TIME_IS_VALID (ts) && trans->segment.format == GST_FORMAT_TIME) {
-    GstClockTime st = gst_segment_to_stream_time (&trans->segment,
-        GST_FORMAT_TIME, ts);
-    if (GST_CLOCK_TIME_IS_VALID (st))
-      gst_object_sync_values (GST_OBJECT (trans), st);
-  }
+  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
 }
 
 /* ---- properties -------------------------------------------------------------- */
 
-static void
-gst_depthview_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstDepthView *self = GST_DEPTHVIEW (object);
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_DEPTH_KIND:
-      self->settings.encoding.kind = g_value_get_enum (value);
-      break;
-    case PROP_DEPTH_SCALE:
-      self->settings.encoding.scale = g_value_get_double (value);
-      break;
-    case PROP_DEPTH_NEAR:
-      self->settings.encoding.near_m = g_value_get_double (value);
-      break;
-    case PROP_DEPTH_FAR:
-      self->settings.encoding.far_m = g_value_get_double (value);
-      break;
-    case PROP_RANGE_MIN:
-      self->settings.range_min = g_value_get_double (value);
-      break;
-    case PROP_RANGE_MAX:
-      self->settings.range_max = g_value_get_double (value);
-      break;
-    case PROP_COLORMAP:
-      self->settings.colormap = g_value_get_enum (value);
-      break;
-    case PROP_HOLE_COLOR:
-      self->settings.hole_argb = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_depthview_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstDepthView *self = GST_DEPTHVIEW (object);
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_DEPTH_KIND:
-      g_value_set_enum (value, self->settings.encoding.kind);
-      break;
-    case PROP_DEPTH_SCALE:
-      g_value_set_double (value, self->settings.encoding.scale);
-      break;
-    case PROP_DEPTH_NEAR:
-      g_value_set_double (value, self->settings.encoding.near_m);
-      break;
-    case PROP_DEPTH_FAR:
-      g_value_set_double (value, self->settings.encoding.far_m);
-      break;
-    case PROP_RANGE_MIN:
-      g_value_set_double (value, self->settings.range_min);
-      break;
-    case PROP_RANGE_MAX:
-      g_value_set_double (value, self->settings.range_max);
-      break;
-    case PROP_COLORMAP:
-      g_value_set_enum (value, self->settings.colormap);
-      break;
-    case PROP_HOLE_COLOR:
-      g_value_set_uint (value, self->settings.hole_argb);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
+#define DM_PROP_INSTANCE GstDepthView
+static const DMPropSpec properties[] = {
+  DM_DEPTHVIEW_PROPERTIES (DM_PROP_SPEC)
+};
 
 static void
 gst_depthview_finalize (GObject * object)
 {
   GstDepthView *self = GST_DEPTHVIEW (object);
   if (self->state)
-    dm_depthview_free (self->state);
+    dm_state_free (self->state);
   self->state = NULL;
   G_OBJECT_CLASS (gst_depthview_parent_class)->finalize (object);
 }
-
-#define DV_PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE)
 
 static void
 gst_depthview_class_init (GstDepthViewClass * klass)
@@ -268,48 +168,9 @@ gst_depthview_class_init (GstDepthViewClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
-  gobject_class->set_property = gst_depthview_set_property;
-  gobject_class->get_property = gst_depthview_get_property;
   gobject_class->finalize = gst_depthview_finalize;
-
-  g_object_class_install_property (gobject_class, PROP_DEPTH_KIND,
-      g_param_spec_enum ("depth-kind", "Depth kind",
-          "What the input values measure: distance, or disparity (1/m, "
-          "larger = nearer)", dm_depth_kind_get_type (), DEFAULT_KIND,
-          DV_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
-      g_param_spec_double ("depth-scale", "Depth scale",
-          "GRAY16: metres per unit (depth-kind=depth) or 1/m per unit "
-          "(depth-kind=disparity); 0 = no reading", 1e-6, 10.0, DEFAULT_SCALE,
-          DV_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_NEAR,
-      g_param_spec_double ("depth-near", "Depth near",
-          "GRAY8 maps: metres at the near end (depth: value 0; disparity: "
-          "value 255)", 0.01, 1000.0, DEFAULT_NEAR, DV_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_FAR,
-      g_param_spec_double ("depth-far", "Depth far",
-          "GRAY8 maps: metres at the far end (depth: value 255, linear in "
-          "metres; disparity: value 0, linear in 1/m)", 0.01, 1000.0,
-          DEFAULT_FAR, DV_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_RANGE_MIN,
-      g_param_spec_double ("range-min", "Range min",
-          "Metres shown nearest (brightest / red); 0 = automatic (2nd "
-          "percentile of the frame's valid depths)", 0.0, 1000.0,
-          DEFAULT_RANGE_MIN, DV_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_RANGE_MAX,
-      g_param_spec_double ("range-max", "Range max",
-          "Metres shown farthest (black / dark blue); 0 = automatic (98th "
-          "percentile of the frame's valid depths)", 0.0, 1000.0,
-          DEFAULT_RANGE_MAX, DV_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_COLORMAP,
-      g_param_spec_enum ("depth-colormap", "Depth colour map",
-          "Colour map of the depth picture", dm_colormap_get_type (),
-          DEFAULT_COLORMAP, DV_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_HOLE_COLOR,
-      g_param_spec_uint ("hole-color", "Hole colour",
-          "Colour of pixels with no depth reading, 0xAARRGGBB (AA goes to the "
-          "alpha of RGBA/BGRA output)", 0, G_MAXUINT32, DEFAULT_HOLE,
-          DV_PARAM_FLAGS));
+  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
+      NULL);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -326,22 +187,12 @@ gst_depthview_class_init (GstDepthViewClass * klass)
   trans_class->passthrough_on_same_caps = FALSE;
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_depthview_transform_frame);
-
-  gst_type_mark_as_plugin_api (dm_depth_kind_get_type (), 0);
-  gst_type_mark_as_plugin_api (dm_colormap_get_type (), 0);
 }
 
 static void
 gst_depthview_init (GstDepthView * self)
 {
-  self->settings.encoding.kind = DEFAULT_KIND;
-  self->settings.encoding.scale = DEFAULT_SCALE;
-  self->settings.encoding.near_m = DEFAULT_NEAR;
-  self->settings.encoding.far_m = DEFAULT_FAR;
-  self->settings.range_min = DEFAULT_RANGE_MIN;
-  self->settings.range_max = DEFAULT_RANGE_MAX;
-  self->settings.colormap = DEFAULT_COLORMAP;
-  self->settings.hole_argb = DEFAULT_HOLE;
+  dm_depthview_settings_init (&self->settings);
   dm_watch_refused_caps (GST_ELEMENT (self), GST_BASE_TRANSFORM_SINK_PAD (self));
 }
 

@@ -9,6 +9,10 @@ gboolean dm_sparkle_register (GstPlugin * plugin);
 gboolean dm_framestack_register (GstPlugin * plugin);
 gboolean dm_depthview_register (GstPlugin * plugin);
 
+/* The packed 8-bit RGB formats the elements read and write (DMRGBImage). */
+#define DM_PACKED_RGB_FORMATS \
+  "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
+
 /* Enums shared by depthview and depthmatte (depthview.c). */
 GType dm_depth_kind_get_type (void);
 GType dm_colormap_get_type (void);
@@ -17,8 +21,6 @@ GType dm_colormap_get_type (void);
  * was offered when a CAPS event the pad cannot take arrives (refusedcaps.c). */
 void dm_watch_refused_caps (GstElement * element, GstPad * sinkpad);
 
-/* Fill a DMRGBImage-like description from a mapped packed-RGB frame. */
-struct _GstVideoFrame;
 /* Register an enum type once (thread-safe); for the *_get_type functions. */
 static inline GType
 dm_enum_type (gsize * type, const gchar * name, const GEnumValue * values)

@@ -33,41 +33,21 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/video/gstvideopool.h>
-#include "dmframestack.h"
+#include "framestack.h"
+#include "props.h"
 #include "elements.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_frame_stack_debug);
 #define GST_CAT_DEFAULT gst_frame_stack_debug
 
-#define FS_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
-
-#define DEFAULT_FRAMES 20
-#define DEFAULT_METHOD DM_FS_METHOD_MEDIAN
-#define DEFAULT_ALIGN DM_FS_ALIGN_TRANSLATION
-#define DEFAULT_MAX_SHIFT 64.0
-#define DEFAULT_MODE DM_FS_MODE_BATCH
-#define DEFAULT_POST_MESSAGES TRUE
-
-enum
-{
-  PROP_0,
-  PROP_FRAMES,
-  PROP_METHOD,
-  PROP_ALIGN,
-  PROP_MAX_SHIFT,
-  PROP_MODE,
-  PROP_POST_MESSAGES,
-};
-
 typedef struct
 {
   GstElement parent;
   GstPad *sinkpad, *srcpad;
 
-  /* properties, guarded by the object lock */
+  /* properties (DM_FRAMESTACK_PROPERTIES), guarded by the object lock */
   DMFrameStackSettings settings;
-  gboolean post_messages;
 
   /* streaming thread (chain and serialized events) */
   void *state;                  /* Swift FrameStacker */
@@ -99,9 +79,8 @@ G_DEFINE_TYPE (GstFrameStack, gst_frame_stack, GST_TYPE_ELEMENT);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-#define GST_TYPE_FRAME_STACK_METHOD (gst_frame_stack_method_get_type ())
 static GType
-gst_frame_stack_method_get_type (void)
+dm_framestack_method_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -114,9 +93,8 @@ gst_frame_stack_method_get_type (void)
   return dm_enum_type (&type, "GstFrameStackMethod", values);
 }
 
-#define GST_TYPE_FRAME_STACK_ALIGN (gst_frame_stack_align_get_type ())
 static GType
-gst_frame_stack_align_get_type (void)
+dm_framestack_align_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -129,9 +107,8 @@ gst_frame_stack_align_get_type (void)
   return dm_enum_type (&type, "GstFrameStackAlign", values);
 }
 
-#define GST_TYPE_FRAME_STACK_MODE (gst_frame_stack_mode_get_type ())
 static GType
-gst_frame_stack_mode_get_type (void)
+dm_framestack_mode_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -148,11 +125,11 @@ gst_frame_stack_mode_get_type (void)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FS_FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FS_FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -163,7 +140,7 @@ copy_settings (GstFrameStack * self, gboolean * post)
   GST_OBJECT_LOCK (self);
   s = self->settings;
   if (post)
-    *post = self->post_messages;
+    *post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
   /* frames and mode are fixed between CAPS events */
   s.frames = self->frames;
@@ -337,12 +314,12 @@ push_stack (GstFrameStack * self)
     ret = outbuf ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
   if (ret != GST_FLOW_OK) {
-    dm_framestack_reset (self->state);
+    dm_state_reset (self->state);
     return ret;
   }
   if (!gst_video_frame_map (&oframe, &self->info, outbuf, GST_MAP_WRITE)) {
     gst_buffer_unref (outbuf);
-    dm_framestack_reset (self->state);
+    dm_state_reset (self->state);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output buffer"),
         (NULL));
     return GST_FLOW_ERROR;
@@ -386,7 +363,7 @@ static void
 forget (GstFrameStack * self)
 {
   if (self->state)
-    dm_framestack_reset (self->state);
+    dm_state_reset (self->state);
   self->discont = TRUE;
 }
 
@@ -421,6 +398,7 @@ gst_frame_stack_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
             (gsize) GST_VIDEO_INFO_SIZE (&self->info)));
     return GST_FLOW_ERROR;
   }
+  dm_props_sync (GST_OBJECT (self), &self->segment, GST_BUFFER_PTS (buf));
   settings = copy_settings (self, NULL);
   in = dm_rgb_image_from_frame (&frame);
   if (!self->state)
@@ -652,78 +630,17 @@ gst_frame_stack_change_state (GstElement * element, GstStateChange transition)
 
 /* ---- properties ------------------------------------------------------------ */
 
-static void
-gst_frame_stack_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstFrameStack *self = GST_FRAME_STACK (object);
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_FRAMES:
-      self->settings.frames = g_value_get_uint (value);
-      break;
-    case PROP_METHOD:
-      self->settings.method = g_value_get_enum (value);
-      break;
-    case PROP_ALIGN:
-      self->settings.align = g_value_get_enum (value);
-      break;
-    case PROP_MAX_SHIFT:
-      self->settings.max_shift = g_value_get_double (value);
-      break;
-    case PROP_MODE:
-      self->settings.mode = g_value_get_enum (value);
-      break;
-    case PROP_POST_MESSAGES:
-      self->post_messages = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_frame_stack_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstFrameStack *self = GST_FRAME_STACK (object);
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_FRAMES:
-      g_value_set_uint (value, self->settings.frames);
-      break;
-    case PROP_METHOD:
-      g_value_set_enum (value, self->settings.method);
-      break;
-    case PROP_ALIGN:
-      g_value_set_enum (value, self->settings.align);
-      break;
-    case PROP_MAX_SHIFT:
-      g_value_set_double (value, self->settings.max_shift);
-      break;
-    case PROP_MODE:
-      g_value_set_enum (value, self->settings.mode);
-      break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, self->post_messages);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
+#define DM_PROP_INSTANCE GstFrameStack
+static const DMPropSpec properties[] = {
+  DM_FRAMESTACK_PROPERTIES (DM_PROP_SPEC)
+};
 
 static void
 gst_frame_stack_finalize (GObject * object)
 {
   GstFrameStack *self = GST_FRAME_STACK (object);
   if (self->state)
-    dm_framestack_free (self->state);
+    dm_state_free (self->state);
   self->state = NULL;
   drop_pool (self);
   G_OBJECT_CLASS (gst_frame_stack_parent_class)->finalize (object);
@@ -734,44 +651,10 @@ gst_frame_stack_class_init (GstFrameStackClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY;
-  const GParamFlags playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING;
 
-  gobject_class->set_property = gst_frame_stack_set_property;
-  gobject_class->get_property = gst_frame_stack_get_property;
   gobject_class->finalize = gst_frame_stack_finalize;
-
-  g_object_class_install_property (gobject_class, PROP_FRAMES,
-      g_param_spec_uint ("frames", "Frames",
-          "Frames per stack (mode=batch) or in the window (mode=sliding). "
-          "Memory: frames x one input frame. Takes effect at the next caps",
-          1, DM_FRAMESTACK_MAX_FRAMES, DEFAULT_FRAMES, ready));
-  g_object_class_install_property (gobject_class, PROP_METHOD,
-      g_param_spec_enum ("method", "Method",
-          "How the aligned samples of a pixel are combined",
-          GST_TYPE_FRAME_STACK_METHOD, DEFAULT_METHOD, playing));
-  g_object_class_install_property (gobject_class, PROP_ALIGN,
-      g_param_spec_enum ("align", "Align",
-          "How frames are aligned to the reference frame (batch: the first "
-          "of the batch; sliding: the newest)", GST_TYPE_FRAME_STACK_ALIGN,
-          DEFAULT_ALIGN, playing));
-  g_object_class_install_property (gobject_class, PROP_MAX_SHIFT,
-      g_param_spec_double ("max-shift", "Maximum shift",
-          "Largest displacement searched between a frame and its reference, "
-          "in pixels (per axis)", 0.0, 1024.0, DEFAULT_MAX_SHIFT, playing));
-  g_object_class_install_property (gobject_class, PROP_MODE,
-      g_param_spec_enum ("mode", "Mode",
-          "When stacks are output. Takes effect at the next caps",
-          GST_TYPE_FRAME_STACK_MODE, DEFAULT_MODE, ready));
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a 'framestack' element message per output with frames, "
-          "shift-x/shift-y (pixels, per frame), registered, frame-timestamps, "
-          "sample-counts (pixels per number of samples), min-samples, "
-          "border-pixels and the full-x/y/width/height region",
-          DEFAULT_POST_MESSAGES, playing));
+  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
+      NULL);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -782,9 +665,6 @@ gst_frame_stack_class_init (GstFrameStackClass * klass)
       "depthmatte developers");
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_frame_stack_change_state);
 
-  gst_type_mark_as_plugin_api (GST_TYPE_FRAME_STACK_METHOD, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_FRAME_STACK_ALIGN, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_FRAME_STACK_MODE, 0);
 }
 
 static void
@@ -806,14 +686,9 @@ gst_frame_stack_init (GstFrameStack * self)
   gst_pad_use_fixed_caps (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 
-  self->settings.frames = DEFAULT_FRAMES;
-  self->settings.method = DEFAULT_METHOD;
-  self->settings.align = DEFAULT_ALIGN;
-  self->settings.max_shift = DEFAULT_MAX_SHIFT;
-  self->settings.mode = DEFAULT_MODE;
-  self->post_messages = DEFAULT_POST_MESSAGES;
-  self->frames = DEFAULT_FRAMES;
-  self->mode = DEFAULT_MODE;
+  dm_framestack_settings_init (&self->settings);
+  self->frames = self->settings.frames;
+  self->mode = self->settings.mode;
   self->frame_duration = GST_CLOCK_TIME_NONE;
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
 }

@@ -9,7 +9,7 @@
  *
  * No pixel work here: per frame the settings are copied under the object lock,
  * the buffer is mapped as a GstVideoFrame and the planes go to the
- * dm_scene_render_* functions (Swift bridge). For stream=video the subject's
+ * dm_rgbdtestsrc_render_* functions (Swift bridge). For stream=video the subject's
  * head box is attached as a GstVideoRegionOfInterestMeta of type "face", as
  * facedetect does.
  */
@@ -19,29 +19,15 @@
 #include <gst/gst.h>
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
-#include "dmshim.h"
+#include "rgbdtestsrc.h"
+#include "props.h"
 #include "elements.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_rgbd_test_src_debug);
 #define GST_CAT_DEFAULT gst_rgbd_test_src_debug
 
-#define DM_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
-
-#define DEFAULT_STREAM DM_STREAM_VIDEO
-#define DEFAULT_IS_LIVE FALSE
-#define DEFAULT_SEED 0
-#define DEFAULT_DEPTH_SCALE 0.001
-#define DEFAULT_NOISE FALSE
-#define DEFAULT_HOLES FALSE
-#define DEFAULT_FLYING_PIXELS FALSE
-#define DEFAULT_MISREGISTRATION 0
-#define DEFAULT_MOTION TRUE
-#define DEFAULT_FALSE_FACE FALSE
-#define DEFAULT_FACE_COVER FALSE
-#define DEFAULT_FACE_META TRUE
 #define DM_MAX_SCENE_FACES 8
-
 /* sizes and rate that fixation moves towards */
 #define DEFAULT_VIDEO_WIDTH 640
 #define DEFAULT_VIDEO_HEIGHT 360
@@ -50,30 +36,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_rgbd_test_src_debug);
 #define DEFAULT_FPS_N 30
 #define DEFAULT_FPS_D 1
 
-enum
-{
-  PROP_0,
-  PROP_STREAM,
-  PROP_IS_LIVE,
-  PROP_SEED,
-  PROP_DEPTH_SCALE,
-  PROP_NOISE,
-  PROP_HOLES,
-  PROP_FLYING_PIXELS,
-  PROP_MISREGISTRATION,
-  PROP_MOTION,
-  PROP_FALSE_FACE,
-  PROP_FACE_COVER,
-  PROP_FACE_META,
-};
 
 typedef struct
 {
   GstPushSrc parent;
 
   /* properties and negotiated format, guarded by the object lock */
-  DMSceneSettings settings;
-  gint stream;                  /* DMStream */
+  DMRGBDTestSrcSettings settings;   /* properties (DM_RGBDTESTSRC_PROPERTIES) */
   GstVideoInfo info;
 
   /* streaming thread (and do_seek, which holds the stream lock) */
@@ -94,9 +63,8 @@ G_DEFINE_TYPE (GstRgbdTestSrc, gst_rgbd_test_src, GST_TYPE_PUSH_SRC);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-#define GST_TYPE_RGBD_TEST_SRC_STREAM (gst_rgbd_test_src_stream_get_type ())
 static GType
-gst_rgbd_test_src_stream_get_type (void)
+dm_rgbdtestsrc_stream_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -114,12 +82,12 @@ gst_rgbd_test_src_stream_get_type (void)
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_VIDEO_FORMATS) "; "
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS) "; "
         GST_VIDEO_CAPS_MAKE ("GRAY16_LE") "; "
         GST_VIDEO_CAPS_MAKE ("GRAY8")));
 
 static GstStaticCaps video_caps =
-GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_VIDEO_FORMATS));
+GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS));
 static GstStaticCaps depth_caps =
 GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE"));
 static GstStaticCaps truth_caps =
@@ -163,7 +131,7 @@ gst_rgbd_test_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
   gint stream;
 
   GST_OBJECT_LOCK (self);
-  stream = self->stream;
+  stream = self->settings.stream;
   GST_OBJECT_UNLOCK (self);
 
   caps = stream_caps (stream);
@@ -184,7 +152,7 @@ gst_rgbd_test_src_fixate (GstBaseSrc * bsrc, GstCaps * caps)
   guint i;
 
   GST_OBJECT_LOCK (self);
-  stream = self->stream;
+  stream = self->settings.stream;
   GST_OBJECT_UNLOCK (self);
   w = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_WIDTH : DEFAULT_VIDEO_WIDTH;
   h = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_HEIGHT : DEFAULT_VIDEO_HEIGHT;
@@ -217,7 +185,7 @@ gst_rgbd_test_src_negotiate (GstBaseSrc * bsrc)
     return TRUE;
 
   GST_OBJECT_LOCK (self);
-  stream = self->stream;
+  stream = self->settings.stream;
   GST_OBJECT_UNLOCK (self);
   {
     GstCaps *ours = stream_caps (stream);
@@ -248,7 +216,7 @@ gst_rgbd_test_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
-  stream = self->stream;
+  stream = self->settings.stream;
   GST_OBJECT_UNLOCK (self);
 
   ours = stream_caps (stream);
@@ -440,7 +408,7 @@ static GstFlowReturn
 gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (psrc);
-  DMSceneSettings settings;
+  DMRGBDTestSrcSettings settings;
   GstVideoInfo info;
   GstVideoFrame frame;
   GstClockTime pts, next;
@@ -468,7 +436,7 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
 
   GST_OBJECT_LOCK (self);
   settings = self->settings;
-  stream = self->stream;
+  stream = self->settings.stream;
   GST_OBJECT_UNLOCK (self);
 
   if (!gst_video_frame_map (&frame, &info, buffer, GST_MAP_WRITE)) {
@@ -480,18 +448,18 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
   switch (stream) {
     case DM_STREAM_DEPTH:{
       DMGrayImage img = dm_gray_image_from_frame (&frame);
-      dm_scene_render_depth (&settings, t, &img);
+      dm_rgbdtestsrc_render_depth (&settings, t, &img);
       break;
     }
     case DM_STREAM_TRUTH:{
       DMGrayImage img = dm_gray_image_from_frame (&frame);
-      dm_scene_render_truth (&settings, t, &img);
+      dm_rgbdtestsrc_render_truth (&settings, t, &img);
       break;
     }
     default:{
       DMRGBImage img = dm_rgb_image_from_frame (&frame);
-      dm_scene_render_video (&settings, t, &img, &face);
-      n_faces = dm_scene_faces (&settings, t, img.width, img.height, faces,
+      dm_rgbdtestsrc_render_video (&settings, t, &img, &face);
+      n_faces = dm_rgbdtestsrc_faces (&settings, t, img.width, img.height, faces,
           DM_MAX_SCENE_FACES);
       break;
     }
@@ -535,114 +503,19 @@ gst_rgbd_test_src_start (GstBaseSrc * bsrc)
 
 /* ---- properties ------------------------------------------------------------ */
 
+#define DM_PROP_INSTANCE GstRgbdTestSrc
+static const DMPropSpec properties[] = {
+  DM_RGBDTESTSRC_PROPERTIES (DM_PROP_SPEC)
+};
+
+/* is-live is GstBaseSrc's: hand it over when it changes. */
 static void
-gst_rgbd_test_src_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_rgbd_test_src_property_changed (GObject * object, const DMPropSpec * spec,
+    gdouble old_value, gdouble new_value)
 {
-  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (object);
-
-  if (prop_id == PROP_IS_LIVE) {
-    gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
-    return;
-  }
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_STREAM:
-      self->stream = g_value_get_enum (value);
-      break;
-    case PROP_SEED:
-      self->settings.seed = g_value_get_uint (value);
-      break;
-    case PROP_DEPTH_SCALE:
-      self->settings.depth_scale = g_value_get_double (value);
-      break;
-    case PROP_NOISE:
-      self->settings.noise = g_value_get_boolean (value);
-      break;
-    case PROP_HOLES:
-      self->settings.holes = g_value_get_boolean (value);
-      break;
-    case PROP_FLYING_PIXELS:
-      self->settings.flying_pixels = g_value_get_boolean (value);
-      break;
-    case PROP_MISREGISTRATION:
-      self->settings.misregistration = g_value_get_int (value);
-      break;
-    case PROP_MOTION:
-      self->settings.motion = g_value_get_boolean (value);
-      break;
-    case PROP_FALSE_FACE:
-      self->settings.false_face = g_value_get_boolean (value);
-      break;
-    case PROP_FACE_COVER:
-      self->settings.face_cover = g_value_get_boolean (value);
-      break;
-    case PROP_FACE_META:
-      self->settings.face_meta = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (g_str_equal (spec->name, "is-live"))
+    gst_base_src_set_live (GST_BASE_SRC (object), new_value != 0);
 }
-
-static void
-gst_rgbd_test_src_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (object);
-
-  if (prop_id == PROP_IS_LIVE) {
-    g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (self)));
-    return;
-  }
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_STREAM:
-      g_value_set_enum (value, self->stream);
-      break;
-    case PROP_SEED:
-      g_value_set_uint (value, self->settings.seed);
-      break;
-    case PROP_DEPTH_SCALE:
-      g_value_set_double (value, self->settings.depth_scale);
-      break;
-    case PROP_NOISE:
-      g_value_set_boolean (value, self->settings.noise != 0);
-      break;
-    case PROP_HOLES:
-      g_value_set_boolean (value, self->settings.holes != 0);
-      break;
-    case PROP_FLYING_PIXELS:
-      g_value_set_boolean (value, self->settings.flying_pixels != 0);
-      break;
-    case PROP_MISREGISTRATION:
-      g_value_set_int (value, self->settings.misregistration);
-      break;
-    case PROP_MOTION:
-      g_value_set_boolean (value, self->settings.motion != 0);
-      break;
-    case PROP_FALSE_FACE:
-      g_value_set_boolean (value, self->settings.false_face != 0);
-      break;
-    case PROP_FACE_COVER:
-      g_value_set_boolean (value, self->settings.face_cover != 0);
-      break;
-    case PROP_FACE_META:
-      g_value_set_boolean (value, self->settings.face_meta != 0);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-#define DM_PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE)
-#define DM_PARAM_FLAGS_READY (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_READY)
 
 static void
 gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
@@ -652,67 +525,8 @@ gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
   GstBaseSrcClass *bsrc_class = GST_BASE_SRC_CLASS (klass);
   GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
 
-  gobject_class->set_property = gst_rgbd_test_src_set_property;
-  gobject_class->get_property = gst_rgbd_test_src_get_property;
-
-  g_object_class_install_property (gobject_class, PROP_STREAM,
-      g_param_spec_enum ("stream", "Stream",
-          "Which picture of the scene to produce: colour, depth registered "
-          "to it, or the ground-truth matte", GST_TYPE_RGBD_TEST_SRC_STREAM,
-          DEFAULT_STREAM, DM_PARAM_FLAGS_READY));
-  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
-      g_param_spec_boolean ("is-live", "Is live",
-          "Act as a live source: produce frames in real time, paced by the "
-          "clock", DEFAULT_IS_LIVE, DM_PARAM_FLAGS_READY));
-  g_object_class_install_property (gobject_class, PROP_SEED,
-      g_param_spec_uint ("seed", "Seed",
-          "Seed of the pseudo-random depth artefacts (noise, holes, flying "
-          "pixels); the same seed and time give the same frame", 0,
-          G_MAXUINT32, DEFAULT_SEED, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DEPTH_SCALE,
-      g_param_spec_double ("depth-scale", "Depth scale",
-          "Metres per depth sample unit written by stream=depth "
-          "(0.001 = millimetres)", 1e-6, 1.0, DEFAULT_DEPTH_SCALE,
-          DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_NOISE,
-      g_param_spec_boolean ("noise", "Noise",
-          "Depth noise growing with distance squared (sigma = 1.5 mm at 1 m, "
-          "6 mm at 2 m)", DEFAULT_NOISE, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_HOLES,
-      g_param_spec_boolean ("holes", "Holes",
-          "Zero-valued depth holes: occlusion shadows left of near objects, "
-          "small random clusters and speckle on the top of the hair",
-          DEFAULT_HOLES, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_FLYING_PIXELS,
-      g_param_spec_boolean ("flying-pixels", "Flying pixels",
-          "Depth pixels on depth edges take intermediate depths between the "
-          "near and the far side", DEFAULT_FLYING_PIXELS, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_MISREGISTRATION,
-      g_param_spec_int ("misregistration", "Misregistration",
-          "Depth content shifted right (positive) or left (negative) by this "
-          "many depth pixels against the colour", -8, 8,
-          DEFAULT_MISREGISTRATION, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_MOTION,
-      g_param_spec_boolean ("motion", "Motion",
-          "The subject moves: sways left/right, steps between 0.85 m and "
-          "1.35 m, raises a hand (t mod 12 s in [5, 9)) and turns away "
-          "briefly (t mod 15 s in [12, 13.2)). Off: the scene is held at its "
-          "t = 0 state (face at 1.0 m)", DEFAULT_MOTION, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_FALSE_FACE,
-      g_param_spec_boolean ("false-face", "False face",
-          "A life-size face printed on the poster behind the subject, "
-          "reported as a face ROI (first in meta order), plus a one-frame "
-          "stray face box on the plant every 1.7 s, as a real face detector "
-          "does", DEFAULT_FALSE_FACE, DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_FACE_COVER,
-      g_param_spec_boolean ("face-cover", "Face cover",
-          "The subject's face is not reported while covered: t mod 8 s in "
-          "[2.8, 4.6), spanning a step in depth", DEFAULT_FACE_COVER,
-          DM_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_FACE_META,
-      g_param_spec_boolean ("face-meta", "Face meta",
-          "Attach face ROI metas (false: as with no face detector upstream)",
-          DEFAULT_FACE_META, DM_PARAM_FLAGS));
+  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
+      gst_rgbd_test_src_property_changed);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -733,27 +547,15 @@ gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
   bsrc_class->query = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_query);
   bsrc_class->start = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_start);
   psrc_class->fill = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_fill);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_RGBD_TEST_SRC_STREAM, 0);
 }
 
 static void
 gst_rgbd_test_src_init (GstRgbdTestSrc * self)
 {
-  self->stream = DEFAULT_STREAM;
-  self->settings.seed = DEFAULT_SEED;
-  self->settings.depth_scale = DEFAULT_DEPTH_SCALE;
-  self->settings.noise = DEFAULT_NOISE;
-  self->settings.holes = DEFAULT_HOLES;
-  self->settings.flying_pixels = DEFAULT_FLYING_PIXELS;
-  self->settings.misregistration = DEFAULT_MISREGISTRATION;
-  self->settings.motion = DEFAULT_MOTION;
-  self->settings.false_face = DEFAULT_FALSE_FACE;
-  self->settings.face_cover = DEFAULT_FACE_COVER;
-  self->settings.face_meta = DEFAULT_FACE_META;
+  dm_rgbdtestsrc_settings_init (&self->settings);
   gst_video_info_init (&self->info);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
-  gst_base_src_set_live (GST_BASE_SRC (self), DEFAULT_IS_LIVE);
+  gst_base_src_set_live (GST_BASE_SRC (self), self->settings.is_live);
 }
 
 gboolean

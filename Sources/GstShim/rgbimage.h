@@ -1,9 +1,9 @@
 /* Helpers shared by the element files: describe mapped GstVideoFrames as the
- * plain structs of dmshim.h. */
+ * plain structs of dmcommon.h. */
 #ifndef DM_RGBIMAGE_H
 #define DM_RGBIMAGE_H
 #include <gst/video/video.h>
-#include "dmshim.h"
+#include "dmcommon.h"
 
 static inline DMRGBImage
 dm_rgb_image_from_frame (GstVideoFrame * f)

@@ -23,51 +23,20 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
-#include "dmsparkle.h"
+#include "sparkle.h"
+#include "props.h"
 #include "elements.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sparkle_debug);
 #define GST_CAT_DEFAULT gst_sparkle_debug
 
-#define SPARKLE_FORMATS \
-  "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
-
-#define DEFAULT_MEASURE DM_SPARKLE_MEASURE_MEAN_RGB
-#define DEFAULT_GRID_STEP 32
-#define DEFAULT_INTERVAL (200 * GST_MSECOND)
-#define DEFAULT_POST_MESSAGES TRUE
-#define DEFAULT_DRAW TRUE
-#define DEFAULT_MAX_SPARKLES 64
-#define DEFAULT_THRESHOLD 0.25
-#define DEFAULT_SIZE 0.03
-#define DEFAULT_LIFE (600 * GST_MSECOND)
-#define DEFAULT_COLOR 0xffffffffu
-#define DEFAULT_SEED 0
-
-enum
-{
-  PROP_0,
-  PROP_MEASURE,
-  PROP_GRID_STEP,
-  PROP_INTERVAL,
-  PROP_POST_MESSAGES,
-  PROP_DRAW,
-  PROP_MAX_SPARKLES,
-  PROP_THRESHOLD,
-  PROP_SIZE,
-  PROP_LIFE,
-  PROP_COLOR,
-  PROP_SEED,
-};
-
 typedef struct
 {
   GstVideoFilter parent;
 
-  /* properties, guarded by the object lock */
+  /* properties (DM_SPARKLE_PROPERTIES), guarded by the object lock */
   DMSparkleSettings settings;
-  gboolean post_messages;
 
   /* streaming thread only (and start / flush-stop, when it is idle) */
   void *state;                  /* Swift SparkleEffect */
@@ -85,9 +54,8 @@ G_DEFINE_TYPE (GstSparkle, gst_sparkle, GST_TYPE_VIDEO_FILTER);
 
 /* ---- enum ------------------------------------------------------------------ */
 
-#define GST_TYPE_SPARKLE_MEASURE (gst_sparkle_measure_get_type ())
 static GType
-gst_sparkle_measure_get_type (void)
+dm_sparkle_measure_get_type (void)
 {
   static gsize type = 0;
   static const GEnumValue values[] = {
@@ -104,11 +72,11 @@ gst_sparkle_measure_get_type (void)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SPARKLE_FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SPARKLE_FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
 
 /* ---- per frame ------------------------------------------------------------------ */
 
@@ -131,13 +99,7 @@ post_reading (GstSparkle * self, GstBuffer * buf, GstClockTime stream_time,
 static void
 gst_sparkle_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
-  GstClockTime ts = GST_BUFFER_PTS (buf);
-  if (GST_CLOCK_TIME_IS_VALID (ts) && trans->segment.format == GST_FORMAT_TIME) {
-    GstClockTime st = gst_segment_to_stream_time (&trans->segment,
-        GST_FORMAT_TIME, ts);
-    if (GST_CLOCK_TIME_IS_VALID (st))
-      gst_object_sync_values (GST_OBJECT (trans), st);
-  }
+  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
 }
 
 static GstFlowReturn
@@ -157,7 +119,7 @@ gst_sparkle_transform_frame_ip (GstVideoFilter * filter, GstVideoFrame * frame)
 
   GST_OBJECT_LOCK (self);
   settings = self->settings;
-  post = self->post_messages;
+  post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
 
   /* In passthrough (draw=false) the frame is mapped read-only. */
@@ -203,7 +165,7 @@ static void
 reset_state (GstSparkle * self)
 {
   if (self->state)
-    dm_sparkle_reset (self->state);
+    dm_state_reset (self->state);
 }
 
 static gboolean
@@ -224,106 +186,19 @@ gst_sparkle_sink_event (GstBaseTransform * trans, GstEvent * event)
 
 /* ---- properties ------------------------------------------------------------------ */
 
+#define DM_PROP_INSTANCE GstSparkle
+static const DMPropSpec properties[] = {
+  DM_SPARKLE_PROPERTIES (DM_PROP_SPEC)
+};
+
+/* draw=false makes the element a passthrough meter. */
 static void
-gst_sparkle_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+gst_sparkle_property_changed (GObject * object, const DMPropSpec * spec,
+    gdouble old_value, gdouble new_value)
 {
-  GstSparkle *self = GST_SPARKLE (object);
-  gboolean set_passthrough = FALSE, passthrough = FALSE;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_MEASURE:
-      self->settings.measure = g_value_get_enum (value);
-      break;
-    case PROP_GRID_STEP:
-      self->settings.grid_step = g_value_get_int (value);
-      break;
-    case PROP_INTERVAL:
-      self->settings.interval = (gint64) g_value_get_uint64 (value);
-      break;
-    case PROP_POST_MESSAGES:
-      self->post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_DRAW:
-      self->settings.draw = g_value_get_boolean (value);
-      set_passthrough = TRUE;
-      passthrough = !self->settings.draw;
-      break;
-    case PROP_MAX_SPARKLES:
-      self->settings.max_sparkles = g_value_get_int (value);
-      break;
-    case PROP_THRESHOLD:
-      self->settings.threshold = g_value_get_double (value);
-      break;
-    case PROP_SIZE:
-      self->settings.size = g_value_get_double (value);
-      break;
-    case PROP_LIFE:
-      self->settings.life = (gint64) g_value_get_uint64 (value);
-      break;
-    case PROP_COLOR:
-      self->settings.color_argb = g_value_get_uint (value);
-      break;
-    case PROP_SEED:
-      self->settings.seed = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-  /* takes the object lock itself */
-  if (set_passthrough)
-    gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), passthrough);
-}
-
-static void
-gst_sparkle_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
-{
-  GstSparkle *self = GST_SPARKLE (object);
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_MEASURE:
-      g_value_set_enum (value, self->settings.measure);
-      break;
-    case PROP_GRID_STEP:
-      g_value_set_int (value, self->settings.grid_step);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, (guint64) self->settings.interval);
-      break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, self->post_messages);
-      break;
-    case PROP_DRAW:
-      g_value_set_boolean (value, self->settings.draw);
-      break;
-    case PROP_MAX_SPARKLES:
-      g_value_set_int (value, self->settings.max_sparkles);
-      break;
-    case PROP_THRESHOLD:
-      g_value_set_double (value, self->settings.threshold);
-      break;
-    case PROP_SIZE:
-      g_value_set_double (value, self->settings.size);
-      break;
-    case PROP_LIFE:
-      g_value_set_uint64 (value, (guint64) self->settings.life);
-      break;
-    case PROP_COLOR:
-      g_value_set_uint (value, self->settings.color_argb);
-      break;
-    case PROP_SEED:
-      g_value_set_uint (value, self->settings.seed);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (g_str_equal (spec->name, "draw"))
+    gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (object),
+        new_value == 0);
 }
 
 static void
@@ -331,13 +206,10 @@ gst_sparkle_finalize (GObject * object)
 {
   GstSparkle *self = GST_SPARKLE (object);
   if (self->state)
-    dm_sparkle_free (self->state);
+    dm_state_free (self->state);
   self->state = NULL;
   G_OBJECT_CLASS (gst_sparkle_parent_class)->finalize (object);
 }
-
-#define SPARKLE_PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
-    GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE)
 
 static void
 gst_sparkle_class_init (GstSparkleClass * klass)
@@ -347,63 +219,9 @@ gst_sparkle_class_init (GstSparkleClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
-  gobject_class->set_property = gst_sparkle_set_property;
-  gobject_class->get_property = gst_sparkle_get_property;
   gobject_class->finalize = gst_sparkle_finalize;
-
-  g_object_class_install_property (gobject_class, PROP_MEASURE,
-      g_param_spec_enum ("measure", "Measure",
-          "What brightness means (both give 0-1)", GST_TYPE_SPARKLE_MEASURE,
-          DEFAULT_MEASURE, SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_GRID_STEP,
-      g_param_spec_int ("grid-step", "Grid step",
-          "Meter grid step in pixels: one pixel (the centre) of every "
-          "grid-step x grid-step cell is read; 1 reads every pixel",
-          1, 1024, DEFAULT_GRID_STEP, SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Stream time between brightness readings in nanoseconds (the first "
-          "frame is always measured; 0 = every frame)",
-          0, G_MAXINT64, DEFAULT_INTERVAL, SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a 'sparkle' element message for every reading, with "
-          "timestamp, stream-time, running-time, duration (ns), brightness "
-          "(0-1) and sparkles (live glints)", DEFAULT_POST_MESSAGES,
-          SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_DRAW,
-      g_param_spec_boolean ("draw", "Draw",
-          "Draw the glints; false makes a pure meter (passthrough, frames "
-          "untouched)", DEFAULT_DRAW, SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_MAX_SPARKLES,
-      g_param_spec_int ("max-sparkles", "Max sparkles",
-          "Live glints at brightness 1. Live glints = round(max-sparkles * "
-          "clamp((brightness - threshold) / (1 - threshold), 0, 1))",
-          0, 1000, DEFAULT_MAX_SPARKLES, SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold",
-          "Brightness (0-1) at or below which no glints appear",
-          0.0, 1.0, DEFAULT_THRESHOLD, SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_SIZE,
-      g_param_spec_double ("size", "Size",
-          "Mean glint arm length at its peak, as a fraction of the frame's "
-          "shorter side (each glint varies 0.6x-1.4x)",
-          0.001, 0.5, DEFAULT_SIZE, SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_LIFE,
-      g_param_spec_uint64 ("life", "Life",
-          "Mean glint life in nanoseconds of stream time: it grows, peaks at "
-          "half life and fades (each glint varies 0.6x-1.4x)",
-          GST_MSECOND, 60 * GST_SECOND, DEFAULT_LIFE, SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_COLOR,
-      g_param_spec_uint ("color", "Color",
-          "Glint colour as 0xAARRGGBB, added to the picture; AA scales the "
-          "strength (0xff = full)", 0, G_MAXUINT32, DEFAULT_COLOR,
-          SPARKLE_PARAM_FLAGS));
-  g_object_class_install_property (gobject_class, PROP_SEED,
-      g_param_spec_uint ("seed", "Seed",
-          "Seed of the glint positions, sizes and lives; the generator "
-          "restarts from it on flush and on READY, so runs are reproducible",
-          0, G_MAXUINT32, DEFAULT_SEED, SPARKLE_PARAM_FLAGS));
+  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
+      gst_sparkle_property_changed);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -421,25 +239,14 @@ gst_sparkle_class_init (GstSparkleClass * klass)
       GST_DEBUG_FUNCPTR (gst_sparkle_before_transform);
   filter_class->transform_frame_ip =
       GST_DEBUG_FUNCPTR (gst_sparkle_transform_frame_ip);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_SPARKLE_MEASURE, 0);
 }
 
 static void
 gst_sparkle_init (GstSparkle * self)
 {
-  self->settings.measure = DEFAULT_MEASURE;
-  self->settings.grid_step = DEFAULT_GRID_STEP;
-  self->settings.interval = DEFAULT_INTERVAL;
-  self->settings.draw = DEFAULT_DRAW;
-  self->settings.max_sparkles = DEFAULT_MAX_SPARKLES;
-  self->settings.threshold = DEFAULT_THRESHOLD;
-  self->settings.size = DEFAULT_SIZE;
-  self->settings.life = DEFAULT_LIFE;
-  self->settings.color_argb = DEFAULT_COLOR;
-  self->settings.seed = DEFAULT_SEED;
-  self->post_messages = DEFAULT_POST_MESSAGES;
-  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), !DEFAULT_DRAW);
+  dm_sparkle_settings_init (&self->settings);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
+      !self->settings.draw);
   dm_watch_refused_caps (GST_ELEMENT (self),
       GST_BASE_TRANSFORM_SINK_PAD (self));
 }

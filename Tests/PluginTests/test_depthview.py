@@ -46,14 +46,14 @@ def rgba(img, fmt, y, x):
 def test_grey_levels_and_hole_exact(out_fmt):
     # 1 m .. 3 m range: 1 m -> 255, 2 m -> 128 (round 127.5 half up), 3 m and beyond -> 0
     d = np.array([[1000, 2000, 3000, 4000, 500, 0, 1500, 2500]] * H, "<u2")
-    img, s = run("depth-colormap=grey range-min=1 range-max=3 hole-color=0x80ff0010", d, out_fmt=out_fmt)
+    img, s = run("depth-colormap=grey depth-range-min=1 depth-range-max=3 hole-color=0x80ff0010", d, out_fmt=out_fmt)
     assert (s.get_value("width"), s.get_value("height"), s.get_value("format")) == (W, H, out_fmt)
     has_a = LAYOUT[out_fmt][3] is not None
     levels = [rgba(img, out_fmt, 1, x)[:3] for x in range(W)]
     assert levels[0] == (255, 255, 255)
     assert levels[1] == (128, 128, 128)
     assert levels[2] == (0, 0, 0) and levels[3] == (0, 0, 0)
-    assert levels[4] == (255, 255, 255)                      # nearer than range-min clamps
+    assert levels[4] == (255, 255, 255)                      # nearer than depth-range-min clamps
     assert levels[5] == (0xff, 0x00, 0x10)                   # hole colour
     assert levels[6] == (191, 191, 191) and levels[7] == (64, 64, 64)
     if has_a:
@@ -62,7 +62,7 @@ def test_grey_levels_and_hole_exact(out_fmt):
 
 def test_turbo_near_red_far_blue_and_hole():
     d = np.array([[1000, 3000, 0, 2000, 2750]], "<u2")
-    img, _ = run("range-min=1 range-max=3 hole-color=0xff00ff00", d)
+    img, _ = run("depth-range-min=1 depth-range-max=3 hole-color=0xff00ff00", d)
     near, far, hole, mid, farish = (rgba(img, "RGBA", 0, x) for x in range(5))
     assert near[0] > 100 and near[2] < 20          # turbo(1): dark red
     assert max(far[:3]) < 60                       # turbo(0): near black (dark blue-violet)
@@ -86,8 +86,8 @@ def test_disparity_gives_the_same_picture_as_depth():
     depth = np.round(metres * 1000).astype("<u2")
     with np.errstate(divide="ignore"):
         disp = np.where(metres > 0, np.round(1 / np.where(metres > 0, metres, 1) / 0.001), 0).astype("<u2")
-    a, _ = run("depth-colormap=grey range-min=1 range-max=4", depth)
-    b, _ = run("depth-colormap=grey range-min=1 range-max=4 depth-kind=disparity depth-scale=0.001", disp)
+    a, _ = run("depth-colormap=grey depth-range-min=1 depth-range-max=4", depth)
+    b, _ = run("depth-colormap=grey depth-range-min=1 depth-range-max=4 depth-kind=disparity depth-scale=0.001", disp)
     assert np.array_equal(a, b)
 
 
@@ -95,8 +95,8 @@ def test_big_endian_depth_gives_the_same_picture():
     # 16-bit PNG depth images (RGB-D datasets) decode to GRAY16_BE
     metres = np.array([[1.0, 2.0, 4.0, 0.0]])
     le = np.round(metres * 1000).astype("<u2")
-    a, _ = run("depth-colormap=grey range-min=1 range-max=4", le)
-    b, _ = run("depth-colormap=grey range-min=1 range-max=4", le.astype(">u2"), in_fmt="GRAY16_BE")
+    a, _ = run("depth-colormap=grey depth-range-min=1 depth-range-max=4", le)
+    b, _ = run("depth-colormap=grey depth-range-min=1 depth-range-max=4", le.astype(">u2"), in_fmt="GRAY16_BE")
     assert np.array_equal(a, b)
     assert tuple(a[0, 0, :3]) == (255, 255, 255) and tuple(a[0, 2, :3]) == (0, 0, 0)
 
@@ -104,10 +104,10 @@ def test_big_endian_depth_gives_the_same_picture():
 def test_gray8_maps():
     v = np.array([[0, 255, 51]], np.uint8)
     # depth: metres = near + (far - near) v/255 -> 1, 3, 1.4; range 1..3 -> 255, 0, 204
-    img, s = run("depth-colormap=grey depth-near=1 depth-far=3 range-min=1 range-max=3", v, in_fmt="GRAY8")
+    img, s = run("depth-colormap=grey depth-near=1 depth-far=3 depth-range-min=1 depth-range-max=3", v, in_fmt="GRAY8")
     assert [int(img[0, x, 0]) for x in range(3)] == [255, 0, 204]
     # disparity: v=255 is near (1 m), v=0 far (3 m)
-    img, _ = run("depth-colormap=grey depth-kind=disparity depth-near=1 depth-far=3 range-min=1 range-max=3",
+    img, _ = run("depth-colormap=grey depth-kind=disparity depth-near=1 depth-far=3 depth-range-min=1 depth-range-max=3",
                  v, in_fmt="GRAY8")
     assert [int(img[0, x, 0]) for x in range(2)] == [0, 255]
 
@@ -133,8 +133,8 @@ def test_refuses_colour_input():
 
 def test_properties_round_trip():
     v = Gst.ElementFactory.make("depthview")
-    for name, val in (("depth-scale", 0.0001), ("depth-near", 0.3), ("depth-far", 8.0), ("range-min", 0.5),
-                      ("range-max", 4.0), ("hole-color", 0xff123456)):
+    for name, val in (("depth-scale", 0.0001), ("depth-near", 0.3), ("depth-far", 8.0), ("depth-range-min", 0.5),
+                      ("depth-range-max", 4.0), ("hole-color", 0xff123456)):
         v.set_property(name, val)
         assert v.get_property(name) == pytest.approx(val)
     v.set_property("depth-kind", "disparity")

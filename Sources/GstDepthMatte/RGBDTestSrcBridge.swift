@@ -1,11 +1,11 @@
-/// The Swift side of dmshim.h for rgbdtestsrc: turns the plain C settings and
+/// The Swift side of rgbdtestsrc.h: turns the plain C settings and
 /// picture descriptions into DepthMatteKit values and renders the scene. No
 /// GStreamer calls here; the shim owns buffers, timestamps and metas.
 import DepthMatteKit
 import GstShim
 
 extension SceneSettings {
-    init(_ c: DMSceneSettings) {
+    init(_ c: DMRGBDTestSrcSettings) {
         self.init()
         seed = c.seed
         depthScale = c.depth_scale
@@ -20,8 +20,8 @@ extension SceneSettings {
     }
 }
 
-@_cdecl("dm_scene_faces")
-public func dm_scene_faces(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ width: Int32, _ height: Int32,
+@_cdecl("dm_rgbdtestsrc_faces")
+public func dm_rgbdtestsrc_faces(_ s: UnsafePointer<DMRGBDTestSrcSettings>?, _ t: Double, _ width: Int32, _ height: Int32,
                            _ out: UnsafeMutablePointer<DMBox>?, _ max: Int32) -> Int32 {
     guard let s, let out, max > 0 else { return 0 }
     let boxes = RGBDScene(settings: SceneSettings(s.pointee), time: t).detectedFaces(width: Int(width), height: Int(height))
@@ -33,8 +33,8 @@ public func dm_scene_faces(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ 
     return Int32(n)
 }
 
-@_cdecl("dm_scene_render_video")
-public func dm_scene_render_video(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double,
+@_cdecl("dm_rgbdtestsrc_render_video")
+public func dm_rgbdtestsrc_render_video(_ s: UnsafePointer<DMRGBDTestSrcSettings>?, _ t: Double,
                                   _ out: UnsafePointer<DMRGBImage>?, _ face: UnsafeMutablePointer<DMBox>?) -> Int32 {
     guard let s, let out, out.pointee.data != nil else { return 0 }
     let scene = RGBDScene(settings: SceneSettings(s.pointee), time: t)
@@ -46,16 +46,16 @@ public func dm_scene_render_video(_ s: UnsafePointer<DMSceneSettings>?, _ t: Dou
     return 1
 }
 
-@_cdecl("dm_scene_render_depth")
-public func dm_scene_render_depth(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ out: UnsafePointer<DMGrayImage>?) {
+@_cdecl("dm_rgbdtestsrc_render_depth")
+public func dm_rgbdtestsrc_render_depth(_ s: UnsafePointer<DMRGBDTestSrcSettings>?, _ t: Double, _ out: UnsafePointer<DMGrayImage>?) {
     guard let s, let out, let data = out.pointee.data else { return }
     let o = out.pointee
     RGBDScene(settings: SceneSettings(s.pointee), time: t)
         .renderDepth(base: UnsafeMutableRawPointer(data), width: Int(o.width), height: Int(o.height), stride: Int(o.stride))
 }
 
-@_cdecl("dm_scene_render_truth")
-public func dm_scene_render_truth(_ s: UnsafePointer<DMSceneSettings>?, _ t: Double, _ out: UnsafePointer<DMGrayImage>?) {
+@_cdecl("dm_rgbdtestsrc_render_truth")
+public func dm_rgbdtestsrc_render_truth(_ s: UnsafePointer<DMRGBDTestSrcSettings>?, _ t: Double, _ out: UnsafePointer<DMGrayImage>?) {
     guard let s, let out, out.pointee.data != nil else { return }
     RGBDScene(settings: SceneSettings(s.pointee), time: t).renderTruth(Gray8View(out.pointee))
 }

@@ -1,0 +1,73 @@
+/// The Swift side of depthmatte.h: converts the shim's plain C structs into
+/// kit values and runs the element (DepthMatteKit/DepthMatte). No GStreamer
+/// calls and no keying logic here.
+import DepthMatteKit
+import GstShim
+
+extension DepthMatteSettings {
+    /// The element's settings from the shim's copy of its properties.
+    /// `eightBit` / `bigEndian`: the depth pad's format on this frame.
+    init(_ c: DMDepthMatteSettings, eightBit: Bool = false, bigEndian: Bool = false) {
+        self.init()
+        mode = KeyingMode(rawValue: c.mode) ?? .face
+        cutoff = c.cutoff
+        cutoffOffset = c.cutoff_offset
+        refine = MatteRefine(rawValue: c.refine) ?? .guided
+        blurRadius = c.blur_radius
+        gamma = c.gamma
+        encoding = DepthEncoding(kind: c.depth_kind, scale: c.depth_scale, near: c.depth_near, far: c.depth_far,
+                                 eightBit: eightBit, bigEndian: bigEndian)
+        focus = c.focus
+        slope = c.slope
+        focusWidth = c.focus_width
+        output = ElementOutput(rawValue: c.output) ?? .composite
+        backgroundARGB = c.background_argb
+        backgroundEffect = BackgroundEffect(rawValue: c.background_effect) ?? .none
+        effectRadius = c.effect_radius
+        effectGrowth = c.effect_growth != 0
+        display = DepthViewSettings(colormap: c.depth_colormap, rangeMin: c.range_min, rangeMax: c.range_max,
+                                    holeARGB: c.hole_argb, encoding: encoding)
+        lockStrategy = LockStrategy(rawValue: c.lock_strategy) ?? .robust
+        lockHold = c.lock_hold
+        lockSmoothing = c.lock_smoothing
+        threads = Int(c.n_threads)
+        frameDuration = c.frame_duration
+    }
+}
+
+/// The element's state plus a reusable face array (no allocation per frame).
+final class DepthMatteState: ResettableState {
+    let element = DepthMatteElement()
+    var faces: [Box] = []
+    init() { faces.reserveCapacity(32) }
+    func reset() { element.reset() }
+}
+
+@_cdecl("dm_depthmatte_new")
+public func dm_depthmatte_new() -> UnsafeMutableRawPointer? {
+    ElementState.retain(DepthMatteState())
+}
+
+@_cdecl("dm_depthmatte_process")
+public func dm_depthmatte_process(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMDepthMatteSettings>?,
+                                  _ frame: UnsafePointer<DMDepthMatteFrame>?,
+                                  _ result: UnsafeMutablePointer<DMDepthMatteResult>?) {
+    guard let s = ElementState.get(state, as: DepthMatteState.self), let settings, let frame, let result else { return }
+    let f = frame.pointee
+    s.faces.removeAll(keepingCapacity: true)
+    if let boxes = f.faces {
+        for i in 0..<Int(max(f.n_faces, 0)) {
+            let b = boxes[i]
+            s.faces.append(Box(x: Int(b.x), y: Int(b.y), width: Int(b.width), height: Int(b.height)))
+        }
+    }
+    let r = s.element.process(
+        settings: DepthMatteSettings(settings.pointee, eightBit: f.depth_eight_bit != 0,
+                                     bigEndian: f.depth_big_endian != 0),
+        video: f.video.data != nil ? RGBImageView(f.video) : nil,
+        depth: f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil,
+        background: f.has_background != 0 && f.background.data != nil ? RGBImageView(f.background) : nil,
+        output: RGBImageView(f.output), faces: s.faces)
+    result.pointee = DMDepthMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,
+                                        cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue)
+}
