@@ -155,9 +155,16 @@ dm_depthmatte_output_get_type (void)
 
 /* ---- pad templates --------------------------------------------------------- */
 
+/* Every raw colour format a camera or decoder gives (no grey: an unnamed
+ * GRAY16 link picks the depth pad). Packed RGB is read as it is; the rest is
+ * converted to the output's format by the pad (see the video pad below). */
+#define DM_CAMERA_FORMATS "{ BGRx, RGBx, BGRA, RGBA, xRGB, xBGR, ARGB, ABGR, " \
+  "RGB, BGR, YUY2, UYVY, YVYU, I420, YV12, NV12, NV21, Y42B, Y444, NV16, " \
+  "NV24, AYUV, VUYA, Y41B, v308, IYU2, RGB16, BGR16, I420_10LE, P010_10LE }"
+
 static GstStaticPadTemplate video_template = GST_STATIC_PAD_TEMPLATE ("video",
     GST_PAD_SINK, GST_PAD_REQUEST,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_CAMERA_FORMATS)));
 
 static GstStaticPadTemplate depth_template = GST_STATIC_PAD_TEMPLATE ("depth",
     GST_PAD_SINK, GST_PAD_REQUEST,
@@ -170,6 +177,53 @@ GST_STATIC_PAD_TEMPLATE ("background", GST_PAD_SINK, GST_PAD_REQUEST,
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
+
+/* ---- the video pad ------------------------------------------------------------ */
+
+/* A convert pad that leaves packed RGB alone (the kit reads any packed RGB
+ * layout, and converting would cost a frame copy) and converts everything
+ * else (YUY2, I420, NV12, ...) to the output's format, at its own size. */
+typedef GstVideoAggregatorConvertPad GstDepthMatteVideoPad;
+typedef GstVideoAggregatorConvertPadClass GstDepthMatteVideoPadClass;
+GType gst_depth_matte_video_pad_get_type (void);
+G_DEFINE_TYPE (GstDepthMatteVideoPad, gst_depth_matte_video_pad,
+    GST_TYPE_VIDEO_AGGREGATOR_CONVERT_PAD);
+
+static gboolean
+is_packed_rgb (GstVideoFormat f)
+{
+  const GstVideoFormatInfo *fi = gst_video_format_get_info (f);
+  return fi && GST_VIDEO_FORMAT_INFO_IS_RGB (fi)
+      && GST_VIDEO_FORMAT_INFO_N_PLANES (fi) == 1
+      && GST_VIDEO_FORMAT_INFO_BITS (fi) == 8
+      && (GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, 0) == 3
+      || GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, 0) == 4);
+}
+
+static void
+gst_depth_matte_video_pad_create_conversion_info (GstVideoAggregatorConvertPad *
+    pad, GstVideoAggregator * agg, GstVideoInfo * conversion_info)
+{
+  GstVideoAggregatorPad *vpad = GST_VIDEO_AGGREGATOR_PAD (pad);
+
+  GST_VIDEO_AGGREGATOR_CONVERT_PAD_CLASS
+      (gst_depth_matte_video_pad_parent_class)->create_conversion_info (pad,
+      agg, conversion_info);
+  if (vpad->info.finfo && is_packed_rgb (GST_VIDEO_INFO_FORMAT (&vpad->info)))
+    *conversion_info = vpad->info;
+}
+
+static void
+gst_depth_matte_video_pad_class_init (GstDepthMatteVideoPadClass * klass)
+{
+  klass->create_conversion_info =
+      gst_depth_matte_video_pad_create_conversion_info;
+}
+
+static void
+gst_depth_matte_video_pad_init (GstDepthMatteVideoPad * pad)
+{
+}
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -246,6 +300,9 @@ gst_depth_matte_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
   *slot = (GstVideoAggregatorPad *) pad;
   GST_OBJECT_UNLOCK (self);
 
+  dm_watch_refused_caps (GST_ELEMENT (self), GST_PAD (pad));
+  GST_INFO_OBJECT (self, "requested the %s pad", name);
+
   /* A depth map or a background picture that ends early is held (its last
    * frame repeats) until the video ends. */
   if (slot != &self->video_pad)
@@ -266,21 +323,6 @@ gst_depth_matte_release_pad (GstElement * element, GstPad * pad)
     self->background_pad = NULL;
   GST_OBJECT_UNLOCK (self);
   GST_ELEMENT_CLASS (gst_depth_matte_parent_class)->release_pad (element, pad);
-}
-
-/* Caps that a pad cannot take fail with an error that names the pad and what
- * it accepts, instead of a bare not-negotiated from upstream. */
-static void
-post_refused_caps (GstDepthMatte * self, const gchar * role, GstCaps * caps,
-    GstCaps * templ)
-{
-  gchar *got = gst_caps_to_string (caps);
-  gchar *want = gst_caps_to_string (templ);
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-      ("The %s pad cannot take the offered caps.", role ? role : "sink"),
-      ("Pad '%s' accepts %s but was offered %s", role ? role : "?", want, got));
-  g_free (got);
-  g_free (want);
 }
 
 /* The base class answers CAPS / ACCEPT_CAPS on plain pads with the *src*
@@ -306,18 +348,6 @@ gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
         if (filter) {
           result = gst_caps_intersect_full (filter, templ,
               GST_CAPS_INTERSECT_FIRST);
-          if (gst_caps_is_empty (result) && !gst_caps_is_empty (filter)) {
-            /* Upstream can only offer what this pad refuses: negotiation will
-             * fail upstream with a bare not-negotiated, so say why here. */
-            gchar *got = gst_caps_to_string (filter);
-            gchar *want = gst_caps_to_string (templ);
-            GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
-                ("The %s pad cannot take what upstream offers.", role),
-                ("Pad '%s' accepts %s but upstream offers %s", role, want,
-                    got));
-            g_free (got);
-            g_free (want);
-          }
           gst_caps_unref (templ);
         } else {
           result = templ;
@@ -328,13 +358,10 @@ gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
       }
       case GST_QUERY_ACCEPT_CAPS:{
         GstCaps *caps, *templ;
-        gboolean ok;
         gst_query_parse_accept_caps (query, &caps);
         templ = gst_pad_get_pad_template_caps (GST_PAD (aggpad));
-        ok = gst_caps_is_subset (caps, templ);
-        gst_query_set_accept_caps_result (query, ok);
-        if (!ok && gst_caps_is_fixed (caps))
-          post_refused_caps (self, role, caps, templ);
+        gst_query_set_accept_caps_result (query, gst_caps_is_subset (caps,
+                templ));
         gst_caps_unref (templ);
         return TRUE;
       }
@@ -346,33 +373,15 @@ gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
       aggpad, query);
 }
 
-/* A CAPS event with caps the pad cannot take is refused with a clear error. */
+/* A flushing seek starts a new lock. (Caps a pad cannot take are refused by
+ * the shared refused-caps probes, refusedcaps.c.) */
 static gboolean
 gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstEvent * event)
 {
   GstDepthMatte *self = GST_DEPTH_MATTE (agg);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
-    const gchar *role;
-    GstCaps *caps, *templ;
-    gboolean ok;
-
-    GST_OBJECT_LOCK (self);
-    role = pad_role (self, GST_PAD (aggpad));
-    GST_OBJECT_UNLOCK (self);
-    gst_event_parse_caps (event, &caps);
-    templ = gst_pad_get_pad_template_caps (GST_PAD (aggpad));
-    ok = gst_caps_is_subset (caps, templ);
-    if (!ok)
-      post_refused_caps (self, role, caps, templ);
-    gst_caps_unref (templ);
-    if (!ok) {
-      gst_event_unref (event);
-      return FALSE;
-    }
-  } else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
-    /* a flushing seek starts a new lock */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     GST_OBJECT_LOCK (self);
     if (self->state)
       dm_state_reset (self->state);
@@ -417,27 +426,27 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
   output = self->settings.output;
   GST_OBJECT_UNLOCK (self);
 
-  if (output == DM_OUTPUT_ALPHA) {
-    GstVideoFormat f = with_alpha (GST_VIDEO_INFO_FORMAT (&info));
-    gst_video_info_set_format (&info, f, GST_VIDEO_INFO_WIDTH (&info),
-        GST_VIDEO_INFO_HEIGHT (&info));
-    /* set_format resets the rate; keep the video's */
-  }
+  /* the video's size, rate and aspect; packed RGB video keeps its format
+   * (with output=alpha its alpha variant); other video (YUY2, I420, ...) is
+   * converted by the video pad to the packed RGB format downstream prefers */
   outcaps = gst_video_info_to_caps (&info);
-  if (output == DM_OUTPUT_ALPHA) {
-    GstVideoInfo vinfo;
-    GstCaps *c2;
-    vpad = ref_pad (self, &self->video_pad);
-    if (vpad && (c2 = gst_pad_get_current_caps (GST_PAD (vpad)))) {
-      gst_video_info_from_caps (&vinfo, c2);
-      gst_caps_set_simple (outcaps, "framerate", GST_TYPE_FRACTION,
-          GST_VIDEO_INFO_FPS_N (&vinfo), GST_VIDEO_INFO_FPS_D (&vinfo),
-          "pixel-aspect-ratio", GST_TYPE_FRACTION,
-          GST_VIDEO_INFO_PAR_N (&vinfo), GST_VIDEO_INFO_PAR_D (&vinfo), NULL);
-      gst_caps_unref (c2);
-    }
-    if (vpad)
-      gst_object_unref (vpad);
+  gst_structure_remove_fields (gst_caps_get_structure (outcaps, 0),
+      "colorimetry", "chroma-site", NULL);
+  if (is_packed_rgb (GST_VIDEO_INFO_FORMAT (&info))) {
+    GstVideoFormat f = GST_VIDEO_INFO_FORMAT (&info);
+    if (output == DM_OUTPUT_ALPHA)
+      f = with_alpha (f);
+    gst_caps_set_simple (outcaps, "format", G_TYPE_STRING,
+        gst_video_format_to_string (f), NULL);
+  } else {
+    GstCaps *formats = gst_caps_from_string (output == DM_OUTPUT_ALPHA ?
+        "video/x-raw, format=(string){ BGRA, RGBA, ARGB, ABGR }" :
+        "video/x-raw, format=(string){ BGRx, RGBx, BGRA, RGBA, xRGB, xBGR, "
+        "ARGB, ABGR, RGB, BGR }");
+    gst_structure_set_value (gst_caps_get_structure (outcaps, 0), "format",
+        gst_structure_get_value (gst_caps_get_structure (formats, 0),
+            "format"));
+    gst_caps_unref (formats);
   }
 
   if (downstream) {
@@ -768,7 +777,7 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
-      &video_template, GST_TYPE_VIDEO_AGGREGATOR_PAD);
+      &video_template, gst_depth_matte_video_pad_get_type ());
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &depth_template, GST_TYPE_VIDEO_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,

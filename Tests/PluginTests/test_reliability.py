@@ -1,6 +1,6 @@
 """Reliability (issue 8): bad and odd input, stream faults, state changes,
 threads, leaks and property ranges, for every element of the plugin
-(depthmatte, rgbdtestsrc, sparkle, framestack).
+(depthmatte, rgbdtestsrc, sparkle, framestack, depthview).
 
 Everything here runs in CI; the long runs (valgrind, 100,000-frame soak) are
 scripts/leakcheck and scripts/soak, documented in docs/robustness.md.
@@ -19,7 +19,7 @@ from gi.repository import GLib, GObject, Gst, GstVideo
 
 from harness import LAYOUT, SECOND, pixel_size, rgb_frame
 
-ELEMENTS = ("depthmatte", "rgbdtestsrc", "sparkle", "framestack")
+ELEMENTS = ("depthmatte", "rgbdtestsrc", "sparkle", "framestack", "depthview")
 
 
 # ---- helpers -------------------------------------------------------------------
@@ -164,15 +164,17 @@ def test_depthmatte_video_pad_refuses_gray_with_clear_error():
     assert "'video'" in d and "BGRx" in d and "GRAY8" in d
 
 
-@pytest.mark.parametrize("element", ["sparkle", "framestack"])
-def test_filter_refuses_gray_with_clear_error(element):
-    p = Gst.parse_launch(f"appsrc name=v format=time caps={video_caps('GRAY8', 16, 16)} ! "
+@pytest.mark.parametrize("element,offered,accepted", [("sparkle", "GRAY8", "BGRx"), ("framestack", "GRAY8", "BGRx"),
+                                                      ("depthview", "BGRx", "GRAY16_LE")])
+def test_filter_refuses_gray_with_clear_error(element, offered, accepted):
+    p = Gst.parse_launch(f"appsrc name=v format=time caps={video_caps(offered, 16, 16)} ! "
                          f"{element} name=e ! fakesink")
-    src, e, d = _first_error(p, lambda p: p.get_by_name("v").emit("push-buffer", plain_buffer(bytes(256), 0)))
+    size = 256 if offered == "GRAY8" else 1024
+    src, e, d = _first_error(p, lambda p: p.get_by_name("v").emit("push-buffer", plain_buffer(bytes(size), 0)))
     assert src == "e", (src, e.message, d)
     assert e.matches(Gst.CoreError.quark(), Gst.CoreError.NEGOTIATION)
     assert "sink" in e.message
-    assert "BGRx" in d and "GRAY8" in d
+    assert accepted in d and offered in d
 
 
 @pytest.mark.parametrize("stream,fmt,want", [("depth", "BGRx", "GRAY16_LE"), ("video", "GRAY16_LE", "BGRx"),
@@ -240,10 +242,13 @@ def test_depthmatte_odd_sizes_and_depth_larger_than_video(fmt, w, h, dw, dh):
 
 @pytest.mark.parametrize("w,h", ODD_SIZES)
 @pytest.mark.parametrize("element", ["sparkle grid-step=1 interval=0 threshold=0",
-                                     "framestack frames=2", "framestack frames=3 mode=sliding method=mean"])
+                                     "framestack frames=2", "framestack frames=3 mode=sliding method=mean",
+                                     "depthview"])
 def test_filters_odd_sizes(element, w, h):
-    p = Gst.parse_launch(f"rgbdtestsrc num-buffers=4 ! video/x-raw,format=RGB,width={w},height={h} ! "
-                         f"{element} ! appsink name=sink sync=false")
+    src = ("rgbdtestsrc stream=depth num-buffers=4 ! video/x-raw,format=GRAY16_LE" if element == "depthview"
+           else "rgbdtestsrc num-buffers=4 ! video/x-raw,format=RGB")
+    out = " ! video/x-raw,format=RGBx ! videoconvert ! video/x-raw,format=RGB" if element == "depthview" else ""
+    p = Gst.parse_launch(f"{src},width={w},height={h} ! {element}{out} ! appsink name=sink sync=false")
     p.set_state(Gst.State.PLAYING)
     try:
         samples = pull_all(p)
@@ -584,6 +589,7 @@ SEEK_PIPELINES = {
     "sparkle": "rgbdtestsrc ! video/x-raw,width=32,height=24 ! sparkle interval=0 ! fakesink name=sink",
     "framestack": "rgbdtestsrc ! video/x-raw,width=32,height=24 ! framestack frames=3 ! fakesink name=sink",
     "rgbdtestsrc": "rgbdtestsrc stream=depth ! video/x-raw,width=32,height=24 ! fakesink name=sink",
+    "depthview": "rgbdtestsrc stream=depth ! video/x-raw,width=32,height=24 ! depthview ! fakesink name=sink",
 }
 
 
@@ -701,6 +707,7 @@ STATE_PIPELINES = {
     "rgbdtestsrc": "rgbdtestsrc ! video/x-raw,width=32,height=24 ! fakesink",
     "sparkle": "videotestsrc ! video/x-raw,format=BGRA,width=32,height=24 ! sparkle interval=0 ! fakesink",
     "framestack": "videotestsrc ! video/x-raw,width=32,height=24 ! framestack frames=2 ! fakesink",
+    "depthview": "rgbdtestsrc stream=depth ! video/x-raw,width=32,height=24 ! depthview ! fakesink",
 }
 
 
@@ -781,6 +788,10 @@ def test_depthmatte_properties_from_other_threads_no_torn_values():
      {"seed": [0, 7, 2 ** 32 - 1], "depth-scale": [1e-6, 0.001, 1.0], "noise": [True, False],
       "holes": [True, False], "flying-pixels": [True, False], "misregistration": [-8, 0, 8],
       "motion": [True, False]}),
+    ("depthview", "rgbdtestsrc stream=depth ! video/x-raw,width=32,height=24 ! depthview name=e ! fakesink",
+     {"depth-kind": ["depth", "disparity"], "depth-scale": [1e-6, 0.001, 10.0], "depth-near": [0.01, 1000.0],
+      "depth-far": [0.01, 1000.0], "depth-range-min": [0.0, 1.0, 1000.0], "depth-range-max": [0.0, 3.0],
+      "depth-colormap": ["grey", "turbo"], "hole-color": [0, 0xffffffff]}),
 ])
 def test_properties_from_other_threads(element, desc, values):
     p = Gst.parse_launch(desc)
@@ -815,16 +826,15 @@ def _edge_values(spec):
     return None, None
 
 
-# properties the element documents as writable
-OWN = {
-    "depthmatte": ["mode", "cutoff", "cutoff-offset", "blur-radius", "gamma", "depth-scale",
-                   "background-color", "output", "post-messages"],
-    "rgbdtestsrc": ["stream", "is-live", "seed", "depth-scale", "noise", "holes", "flying-pixels",
-                    "misregistration", "motion"],
-    "sparkle": ["measure", "grid-step", "interval", "post-messages", "draw", "max-sparkles", "threshold",
-                "size", "life", "color", "seed"],
-    "framestack": ["frames", "method", "align", "max-shift", "mode", "post-messages"],
-}
+def _own(element):
+    """Every property the element itself installs (its property table)."""
+    e = Gst.ElementFactory.make(element)
+    return [p.name for p in e.list_properties()
+            if p.owner_type == e.__gtype__ and p.flags & GObject.ParamFlags.WRITABLE]
+
+
+# properties the element documents as writable (all of them: its own table)
+OWN = {name: _own(name) for name in ELEMENTS}
 
 
 @pytest.mark.parametrize("element", ELEMENTS)
@@ -863,7 +873,7 @@ def test_every_property_min_max_and_out_of_range(element):
     assert checked == len(OWN[element])
 
 
-@pytest.mark.parametrize("element", ["depthmatte", "sparkle", "framestack", "rgbdtestsrc"])
+@pytest.mark.parametrize("element", ["depthmatte", "sparkle", "framestack", "rgbdtestsrc", "depthview"])
 @pytest.mark.parametrize("edge", ["minimum", "maximum"])
 def test_pipeline_runs_with_every_property_at_an_edge(element, edge):
     """All numeric properties at their minimum (or maximum) at once, data
@@ -876,6 +886,8 @@ def test_pipeline_runs_with_every_property_at_an_edge(element, edge):
                    "fakesink",
         "framestack": "rgbdtestsrc num-buffers=4 ! video/x-raw,width=24,height=16 ! framestack name=e ! fakesink",
         "rgbdtestsrc": "rgbdtestsrc name=e num-buffers=4 stream=depth ! video/x-raw,width=24,height=16 ! fakesink",
+        "depthview": "rgbdtestsrc num-buffers=4 stream=depth ! video/x-raw,width=24,height=16 ! depthview name=e ! "
+                     "fakesink",
     }
     p = Gst.parse_launch(descs[element])
     e = p.get_by_name("e")
