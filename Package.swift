@@ -6,13 +6,17 @@
 //   GstShim        C only: plugin definition, GObject types, pads, properties, vfunc trampolines
 //   DepthMatteKit  pure Swift (no GStreamer, no Foundation): the image algorithms
 //   GstDepthMatte  Swift bridge: @_cdecl entry points the shim calls
+//   GstDepthMattePlugin  the plugin's link settings (static Swift runtime)
+// The benchmarks are a package of their own (Benchmarks/), built on request.
 import PackageDescription
 
 let package = Package(
     name: "depthmatte",
     products: [
         // libgstdepthmatte.so; GStreamer derives the plugin name "depthmatte" from it.
-        .library(name: "gstdepthmatte", type: .dynamic, targets: ["GstDepthMatte"]),
+        .library(name: "gstdepthmatte", type: .dynamic, targets: ["GstDepthMattePlugin"]),
+        // The pure-Swift algorithms, for the benchmarks package (Benchmarks/).
+        .library(name: "DepthMatteKit", targets: ["DepthMatteKit"]),
     ],
     targets: [
         .systemLibrary(
@@ -30,53 +34,23 @@ let package = Package(
         ),
         .target(
             name: "GstDepthMatte",
-            dependencies: ["GstShim", "DepthMatteKit"],
+            dependencies: ["GstShim", "DepthMatteKit"]
+        ),
+        .target(
+            name: "GstDepthMattePlugin",
+            dependencies: ["GstDepthMatte"],
             // Link the Swift runtime in so the plugin loads from any folder
             // (the default RUNPATH points into the toolchain).
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
-        // Benchmark of the sparkle meter and glints against a 1080p frame copy:
-        //   swift run -c release sparkle-bench
-        .executableTarget(
-            name: "sparkle-bench",
-            dependencies: ["DepthMatteKit"],
-            path: "Sources/SparkleBench"
-        ),
-        // Times align + median of 20 1080p frames against copying them.
-        .executableTarget(
-            name: "framestack-bench",
-            dependencies: ["DepthMatteKit"],
-            path: "Sources/FrameStackBench"
-        ),
-        // Per-frame cost of the keyer against a frame copy, threads, 4K,
-        // allocations, memory, and whole pipelines against the stock chroma key:
-        //   swift run -c release depthmatte-bench
-        .target(name: "AllocCounter", path: "Sources/AllocCounter"),
-        .target(name: "BenchSupport", path: "Sources/BenchSupport"),
-        .executableTarget(
-            name: "depthmatte-bench",
-            dependencies: ["DepthMatteKit", "AllocCounter"],
-            path: "Sources/DepthMatteBench"
-        ),
-        // Subject-lock strategies on rgbdtestsrc scenes with false faces,
-        // face loss and no face metas (SAD / IoU / dtSSD against the truth):
-        //   swift run -c release lock-bench
-        .executableTarget(
-            name: "lock-bench",
-            dependencies: ["DepthMatteKit", "BenchSupport"],
-            path: "Sources/LockBench"
-        ),
-        // Matte quality of the refine modes on rgbdtestsrc scenes with realistic
-        // depth artefacts (SAD / MSE / gradient / IoU / dtSSD against the truth):
-        //   swift run -c release quality-bench
-        .executableTarget(
-            name: "quality-bench",
-            dependencies: ["DepthMatteKit", "BenchSupport"],
-            path: "Sources/QualityBench"
-        ),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]
+        ),
+        // The bridge against the shim's property tables (defaults, enums).
+        .testTarget(
+            name: "BridgeTests",
+            dependencies: ["GstDepthMatte", "GstShim", "DepthMatteKit"]
         ),
     ]
 )

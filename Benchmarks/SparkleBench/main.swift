@@ -12,6 +12,7 @@
 //   glints          update + draw of 64 live glints (max-sparkles 64, full
 //                   brightness, default size), no reading on those frames
 // and each as a percentage of the copy.
+import BenchSupport
 import DepthMatteKit
 #if canImport(Glibc)
 import Glibc
@@ -22,16 +23,6 @@ let rowBytes = width * ps
 let bytes = rowBytes * height
 let repeats = CommandLine.arguments.count > 1 ? max(11, Int(CommandLine.arguments[1]) ?? 301) : 301
 
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-}
-
-func median(_ xs: [Double]) -> Double {
-    let s = xs.sorted()
-    return s[s.count / 2]
-}
 
 /// Median seconds of `body` over `repeats` runs, with `before` (untimed) ahead of each.
 func time(_ before: () -> Void = {}, _ body: () -> Void) -> Double {

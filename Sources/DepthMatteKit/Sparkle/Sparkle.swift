@@ -17,7 +17,7 @@
 /// `maxSparkles` grows).
 
 /// The element's settings as the kit sees them (copied once per frame).
-public struct SparkleSettings {
+public struct SparkleSettings: Equatable {
     public var measure: BrightnessMeasure = .meanRGB
     /// Grid step of the meter in pixels (1 = every pixel).
     public var gridStep: Int = 32

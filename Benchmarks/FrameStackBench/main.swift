@@ -7,16 +7,12 @@
 // The frames are synthetic: a smooth random texture (sums of sinusoids,
 // evaluated analytically at each frame's known sub-pixel displacement), light
 // noise, and striped boxes that move between frames covering ~20% of the picture.
+import BenchSupport
 import DepthMatteKit
 #if canImport(Glibc)
 import Glibc
 #endif
 
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-}
 
 struct LCG {
     var s: UInt64

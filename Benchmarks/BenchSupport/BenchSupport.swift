@@ -1,6 +1,33 @@
-// Small helpers shared by the benchmark executables (lock-bench,
-// quality-bench): number formatting, table padding, environment variables and
-// raw file output, with the standard library and libc only.
+// Small helpers shared by every benchmark executable: a monotonic clock,
+// medians, number formatting, table padding, environment variables and raw
+// file output, with the standard library and libc only.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Seconds on the monotonic clock.
+public func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// The median of `xs` (the upper one for an even count).
+public func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s[s.count / 2]
+}
+
+/// Median seconds of `body` over `runs` runs after `warmup` runs.
+public func median(runs: Int, warmup: Int = 3, _ body: () -> Void) -> Double {
+    for _ in 0..<warmup { body() }
+    var t: [Double] = []
+    t.reserveCapacity(runs)
+    for _ in 0..<runs {
+        let a = now(); body(); t.append(now() - a)
+    }
+    return median(t)
+}
 
 /// `x` rounded to `p` decimals, always printed with `p` decimals.
 public func f(_ x: Double, _ p: Int = 3) -> String {

@@ -21,6 +21,7 @@
 // --profile original|guided [threads] [--ring] [--runs N]: one 1080p case, 400 frames, for perf
 // --pool: the worker pool's dispatch cost (2 bands, empty work)
 import AllocCounter
+import BenchSupport
 import DepthMatteKit
 import Glibc
 
@@ -28,23 +29,6 @@ let args = CommandLine.arguments
 let quick = args.contains("--quick")
 let runPipelines = !args.contains("--no-pipelines")
 
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-}
-
-/// Median seconds of `body` over `runs` runs after `warmup` runs.
-func median(runs: Int, warmup: Int = 3, _ body: () -> Void) -> Double {
-    for _ in 0..<warmup { body() }
-    var t: [Double] = []
-    t.reserveCapacity(runs)
-    for _ in 0..<runs {
-        let a = now(); body(); t.append(now() - a)
-    }
-    t.sort()
-    return t[t.count / 2]
-}
 
 /// A BGRA picture in an owned buffer.
 final class Picture {

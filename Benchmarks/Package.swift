@@ -1,0 +1,39 @@
+// swift-tools-version:5.9
+// depthmatte's benchmarks: their own package, built on request, so the
+// plugin's build (scripts/setup) does not build them.
+//   Benchmarks/run quality-bench 3 5        (builds in release, then runs)
+// Each prints figures and ratios against a baseline measured in the same run.
+import PackageDescription
+
+let package = Package(
+    name: "depthmatte-benchmarks",
+    dependencies: [.package(name: "depthmatte", path: "..")],
+    targets: [
+        .target(name: "AllocCounter", path: "AllocCounter"),
+        .target(name: "BenchSupport", path: "BenchSupport"),
+        // Per-frame cost of the keyer against a frame copy, threads, 4K,
+        // allocations, memory, and whole pipelines against the stock chroma key.
+        .executableTarget(name: "depthmatte-bench",
+                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"),
+                                         "AllocCounter", "BenchSupport"],
+                          path: "DepthMatteBench"),
+        // Subject-lock strategies on rgbdtestsrc scenes with false faces, face
+        // loss and no face metas (SAD / IoU / dtSSD against the truth).
+        .executableTarget(name: "lock-bench",
+                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"],
+                          path: "LockBench"),
+        // Matte quality of the refine modes on rgbdtestsrc scenes with realistic
+        // depth artefacts (SAD / MSE / gradient / IoU / dtSSD against the truth).
+        .executableTarget(name: "quality-bench",
+                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"],
+                          path: "QualityBench"),
+        // The sparkle meter and glints against a 1080p frame copy.
+        .executableTarget(name: "sparkle-bench",
+                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"],
+                          path: "SparkleBench"),
+        // Align + median of 20 1080p frames against copying them.
+        .executableTarget(name: "framestack-bench",
+                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"],
+                          path: "FrameStackBench"),
+    ]
+)
