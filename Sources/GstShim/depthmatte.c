@@ -28,6 +28,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 
 #define DM_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
 #define DM_MAX_FACES 32
+/* output rate for a video pad at framerate 0/1 (as compositor's) */
+#define DM_STILL_FPS 25
 
 #define DEFAULT_MODE DM_MODE_FACE
 #define DEFAULT_CUTOFF 1.0
@@ -461,7 +463,7 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
   GstVideoAggregatorPad *vpad = ref_pad (self, &self->video_pad);
   GstCaps *vcaps, *outcaps;
   GstVideoInfo info;
-  gint output;
+  gint output, video_fps_n;
 
   if (!vpad) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -479,6 +481,7 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
     return GST_FLOW_NOT_NEGOTIATED;
   }
   gst_caps_unref (vcaps);
+  video_fps_n = GST_VIDEO_INFO_FPS_N (&info);
 
   GST_OBJECT_LOCK (self);
   output = self->settings.output;
@@ -506,6 +509,15 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
     if (vpad)
       gst_object_unref (vpad);
   }
+  if (video_fps_n == 0) {
+    /* A still picture (pngdec, jpegdec) or variable-rate video says
+     * framerate 0/1. The base class divides by the output rate (frame
+     * duration, latency: GLib criticals with 0/1), so, like compositor, the
+     * output gets a real rate: any, fixated to DM_STILL_FPS. A still video
+     * still gives one output frame. */
+    gst_caps_set_simple (outcaps, "framerate", GST_TYPE_FRACTION_RANGE,
+        1, G_MAXINT, G_MAXINT, 1, NULL);
+  }
 
   if (downstream) {
     *ret = gst_caps_intersect (outcaps, downstream);
@@ -529,6 +541,15 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
 static GstCaps *
 gst_depth_matte_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
 {
+  GstStructure *s;
+
+  caps = gst_caps_make_writable (caps);
+  if (!gst_caps_is_empty (caps)) {
+    /* only a still video leaves the rate open (update_src_caps) */
+    s = gst_caps_get_structure (caps, 0);
+    gst_structure_fixate_field_nearest_fraction (s, "framerate", DM_STILL_FPS,
+        1);
+  }
   return gst_caps_fixate (caps);
 }
 
