@@ -127,7 +127,7 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
             s.depthView.render(metres: FloatPlane(width: 1, height: 1, value: 0), settings: vs, into: output)
         }
         result.pointee = DMMatteResult(face_found: 0, face_depth: 0, cutoff: matteSettings.cutoff, coverage: 0,
-                                       lock_source: 0)
+                                       lock_source: 0, face_box: DMBox())
         return
     }
     if background == nil, let v = video, c.output == DM_OUTPUT_COMPOSITE.rawValue,
@@ -162,6 +162,8 @@ public func dm_matte_process(_ state: UnsafeMutableRawPointer?, _ settings: Unsa
     }
     let r = s.matter.process(settings: matteSettings, video: video, depth: depth,
                              background: background, output: output, faces: s.faces)
+    let box = r.faceBox.map { DMBox(x: Int32($0.x), y: Int32($0.y), width: Int32($0.width), height: Int32($0.height)) }
     result.pointee = DMMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,
-                                   cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue)
+                                   cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue,
+                                   face_box: box ?? DMBox())
 }
