@@ -25,6 +25,7 @@
 #include <gst/video/gstvideofilter.h>
 #include "dmsparkle.h"
 #include "elements.h"
+#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sparkle_debug);
@@ -210,6 +211,9 @@ static gboolean
 gst_sparkle_start (GstBaseTransform * trans)
 {
   reset_state (GST_SPARKLE (trans));
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SINK_PAD (trans), GST_CAT_DEFAULT);
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), GST_CAT_DEFAULT);
+  GST_INFO_OBJECT (trans, "starting");
   return TRUE;
 }
 
