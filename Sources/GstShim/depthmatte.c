@@ -30,8 +30,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 
 #define DM_VIDEO_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
 #define DM_MAX_FACES 32
-/* output rate for a video pad at framerate 0/1 (as compositor's) */
-#define DM_STILL_FPS 25
 
 #define DEFAULT_MODE DM_MODE_FACE
 #define DEFAULT_CUTOFF 1.0
@@ -129,6 +127,8 @@ typedef struct
 #define STALL_THRESHOLD (500 * GST_MSECOND)
 /* cutoff changes below this (metres) are not logged (smoothing, noise) */
 #define LOG_CUTOFF_STEP 0.03
+/* output rate for a video pad at framerate 0/1 (as compositor's) */
+#define DM_STILL_FPS 25
 
 typedef struct
 {
