@@ -2,24 +2,45 @@
 # Record a live keyed session to a file while watching it, and keep the
 # RGB-D input next to it so the session can be keyed again later with other
 # settings (replay.sh): colour as high-quality H.264 in Matroska, depth
-# losslessly as a 16-bit PNG sequence (matroskamux cannot carry GRAY16).
+# losslessly as 16-bit PNG frames in a QuickTime file (matroskamux cannot
+# carry GRAY16; qtmux carries PNG), with their timestamps, so replay pairs
+# each depth frame with the colour frame it was captured with, and the
+# replayed depth is bit-exact. The depth file is written in 1 s fragments
+# (Matroska writes the colour in clusters): a crash loses about the last second.
+# Both H.264 tracks are 4:2:0 (I420), High profile, so the decoder that
+# scripts/setup installs (openh264dec) plays them: left to itself,
+# videoconvert hands x264enc Y444 from RGB, giving High 4:4:4, which only
+# gstreamer1.0-libav decodes.
 #   pipelines/record.sh [colour-device] [depth-device] [prefix]
+# colour-device "test": the built-in synthetic RGB-D scene (rgbdtestsrc,
+# live) instead of two cameras; depth-device is then ignored.
+# DM_FRAMES=n stops after n frames (default: until Ctrl-C); DM_SINK replaces
+# the display sink (e.g. DM_SINK=fakesink for a headless run).
 # Stop with Ctrl-C (-e finishes the files properly).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 colour=${1:-/dev/video0}
 depth=${2:-/dev/video2}
 prefix=${3:-session}
-mkdir -p "$prefix-depth"
+n=${DM_FRAMES:+num-buffers=$DM_FRAMES}
+if [ "$colour" = test ]; then
+  csrc="rgbdtestsrc is-live=true $n ! video/x-raw,width=320,height=180,framerate=30/1"
+  dsrc="rgbdtestsrc stream=depth is-live=true $n ! video/x-raw,width=160,height=90,framerate=30/1"
+else
+  csrc="v4l2src device=$colour $n"
+  dsrc="v4l2src device=$depth $n ! video/x-raw,format=GRAY16_LE"
+fi
+# shellcheck disable=SC2086
 exec gst-launch-1.0 -e \
   depthmatte name=m ! videoconvert ! tee name=t \
-    t. ! queue ! autovideosink \
-    t. ! queue ! x264enc speed-preset=veryfast tune=zerolatency ! mp4mux ! filesink location="$prefix-keyed.mp4" \
-  v4l2src device="$colour" ! videoconvert ! video/x-raw,format=BGRx ! tee name=vt \
+    t. ! queue ! ${DM_SINK:-autovideosink} \
+    t. ! queue ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast tune=zerolatency ! \
+      video/x-h264,profile=high ! mp4mux ! filesink location="$prefix-keyed.mp4" \
+  $csrc ! videoconvert ! video/x-raw,format=BGRx ! tee name=vt \
     vt. ! queue ! videoconvert ! facedetect display=false ! videoconvert ! video/x-raw,format=BGRx ! m.video \
-    vt. ! queue ! videoconvert ! x264enc speed-preset=veryfast quantizer=12 pass=quant ! matroskamux ! \
-      filesink location="$prefix-colour.mkv" \
-  v4l2src device="$depth" ! video/x-raw,format=GRAY16_LE ! tee name=dt \
+    vt. ! queue ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast quantizer=12 pass=quant ! \
+      video/x-h264,profile=high ! matroskamux ! filesink location="$prefix-colour.mkv" \
+  $dsrc ! tee name=dt \
     dt. ! queue ! m.depth \
     dt. ! queue ! videoconvert ! video/x-raw,format=GRAY16_BE ! pngenc compression-level=1 ! \
-      multifilesink location="$prefix-depth/%06d.png"
+      qtmux fragment-duration=1000 ! filesink location="$prefix-depth.mov"

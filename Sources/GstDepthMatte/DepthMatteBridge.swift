@@ -68,6 +68,8 @@ public func dm_depthmatte_process(_ state: UnsafeMutableRawPointer?, _ settings:
         depth: f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil,
         background: f.has_background != 0 && f.background.data != nil ? RGBImageView(f.background) : nil,
         output: RGBImageView(f.output), faces: s.faces)
+    let box = r.faceBox.map { DMBox(x: Int32($0.x), y: Int32($0.y), width: Int32($0.width), height: Int32($0.height)) }
     result.pointee = DMDepthMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,
-                                        cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue)
+                                        cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue,
+                                        face_box: box ?? DMBox())
 }

@@ -16,12 +16,14 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <unistd.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/video/gstvideoaggregator.h>
 #include "depthmatte.h"
 #include "props.h"
 #include "elements.h"
+#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
@@ -47,6 +49,11 @@ typedef struct
   gboolean warned_no_video;
   guint warned_unmappable;      /* bit per input (INPUT_*): warned once */
   guint stalled;                /* bit per input: stall warned, not recovered */
+
+  /* debug log, streaming thread only (reset in start) */
+  gint logged_lock;             /* lock source last logged; -1: none yet */
+  gdouble logged_cutoff;        /* cutoff (m) last logged */
+  guint present;                /* bit per input: had a frame last output */
 } GstDepthMatte;
 
 /* inputs, for the per-input warning bits */
@@ -56,6 +63,10 @@ typedef struct
 /* A live depth or background input whose newest frame ended this long before
  * the output time has stalled (its last frame keeps being used). */
 #define STALL_THRESHOLD (500 * GST_MSECOND)
+/* cutoff changes below this (metres) are not logged (smoothing, noise) */
+#define LOG_CUTOFF_STEP 0.03
+/* output rate for a video pad at framerate 0/1 (as compositor's) */
+#define DM_STILL_FPS 25
 
 typedef struct
 {
@@ -307,6 +318,8 @@ gst_depth_matte_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
    * frame repeats) until the video ends. */
   if (slot != &self->video_pad)
     g_object_set (pad, "repeat-after-eos", TRUE, NULL);
+  dm_log_pad_caps (GST_PAD (pad), GST_CAT_DEFAULT);
+  GST_INFO_OBJECT (self, "requested the %s pad", name);
   return pad;
 }
 
@@ -314,6 +327,7 @@ static void
 gst_depth_matte_release_pad (GstElement * element, GstPad * pad)
 {
   GstDepthMatte *self = GST_DEPTH_MATTE (element);
+  GST_INFO_OBJECT (self, "releasing the %s pad", GST_PAD_NAME (pad));
   GST_OBJECT_LOCK (self);
   if (pad == (GstPad *) self->video_pad)
     self->video_pad = NULL;
@@ -403,7 +417,7 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
   GstVideoAggregatorPad *vpad = ref_pad (self, &self->video_pad);
   GstCaps *vcaps, *outcaps;
   GstVideoInfo info;
-  gint output;
+  gint output, video_fps_n;
 
   if (!vpad) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -421,6 +435,7 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
     return GST_FLOW_NOT_NEGOTIATED;
   }
   gst_caps_unref (vcaps);
+  video_fps_n = GST_VIDEO_INFO_FPS_N (&info);
 
   GST_OBJECT_LOCK (self);
   output = self->settings.output;
@@ -448,6 +463,18 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
             "format"));
     gst_caps_unref (formats);
   }
+  if (video_fps_n == 0) {
+    /* A still picture (pngdec, jpegdec) or variable-rate video says
+     * framerate 0/1. The base class divides by the output rate (frame
+     * duration, latency: GLib criticals with 0/1), so, like compositor, the
+     * output gets a real rate: any, fixated to DM_STILL_FPS. A still video
+     * still gives one output frame. */
+    gst_caps_set_simple (outcaps, "framerate", GST_TYPE_FRACTION_RANGE,
+        1, G_MAXINT, G_MAXINT, 1, NULL);
+    GST_INFO_OBJECT (self, "the video has framerate 0/1 (a still picture "
+        "or variable rate): the output rate is open, %d/1 by default",
+        DM_STILL_FPS);
+  }
 
   if (downstream) {
     *ret = gst_caps_intersect (outcaps, downstream);
@@ -471,6 +498,15 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
 static GstCaps *
 gst_depth_matte_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
 {
+  GstStructure *s;
+
+  caps = gst_caps_make_writable (caps);
+  if (!gst_caps_is_empty (caps)) {
+    /* only a still video leaves the rate open (update_src_caps) */
+    s = gst_caps_get_structure (caps, 0);
+    gst_structure_fixate_field_nearest_fraction (s, "framerate", DM_STILL_FPS,
+        1);
+  }
   return gst_caps_fixate (caps);
 }
 
@@ -603,6 +639,62 @@ check_stalled (GstDepthMatte * self, GstVideoAggregatorPad * pad,
   }
 }
 
+/* What a user debugging the lock needs, from consecutive results: INFO when
+ * the lock source changes (with the face box and depth that set it), DEBUG
+ * when the cutoff moves by more than LOG_CUTOFF_STEP. Nothing per frame. */
+static void
+log_lock (GstDepthMatte * self, const DMDepthMatteResult * r, gint n_faces,
+    GstClockTime pts)
+{
+  if (r->lock_source != self->logged_lock) {
+    if (r->face_found)
+      GST_INFO_OBJECT (self, "lock %s -> %s at %" GST_TIME_FORMAT
+          ": face box %dx%d at (%d,%d) of %d, face depth %.3f m, "
+          "cutoff %.3f m", self->logged_lock < 0 ? "none" :
+          lock_source_name (self->logged_lock),
+          lock_source_name (r->lock_source), GST_TIME_ARGS (pts),
+          r->face_box.width, r->face_box.height, r->face_box.x,
+          r->face_box.y, n_faces, r->face_depth, r->cutoff);
+    else
+      GST_INFO_OBJECT (self, "lock %s -> %s at %" GST_TIME_FORMAT
+          ": cutoff %.3f m (%d face boxes)", self->logged_lock < 0 ? "none" :
+          lock_source_name (self->logged_lock),
+          lock_source_name (r->lock_source), GST_TIME_ARGS (pts), r->cutoff,
+          n_faces);
+    self->logged_lock = r->lock_source;
+    self->logged_cutoff = r->cutoff;
+  } else if (ABS (r->cutoff - self->logged_cutoff) > LOG_CUTOFF_STEP) {
+    GST_DEBUG_OBJECT (self, "cutoff %.3f -> %.3f m at %" GST_TIME_FORMAT
+        " (lock %s, face depth %.3f m)", self->logged_cutoff, r->cutoff,
+        GST_TIME_ARGS (pts), lock_source_name (r->lock_source),
+        r->face_depth);
+    self->logged_cutoff = r->cutoff;
+  }
+}
+
+/* INFO when an input starts or stops having a frame for the output time
+ * (transitions only; the once-only warnings say what it means). */
+static void
+log_presence (GstDepthMatte * self, GstVideoAggregatorPad * pad,
+    GstVideoFrame * frame, const gchar * role, guint bit, GstClockTime pts)
+{
+  gboolean now = frame != NULL;
+  gboolean before = (self->present & bit) != 0;
+
+  if (now == before || !pad)
+    return;
+  if (now) {
+    self->present |= bit;
+    GST_INFO_OBJECT (self, "%s frames present from %" GST_TIME_FORMAT, role,
+        GST_TIME_ARGS (pts));
+  } else {
+    self->present &= ~bit;
+    GST_INFO_OBJECT (self, "no %s frame for the output at %" GST_TIME_FORMAT
+        "%s", role, GST_TIME_ARGS (pts),
+        gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad)) ? " (eos)" : "");
+  }
+}
+
 static GstFlowReturn
 gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     GstBuffer * outbuf)
@@ -641,6 +733,10 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   check_unmappable (self, vpad, vframe, "video", INPUT_VIDEO);
   check_unmappable (self, dpad, dframe, "depth", INPUT_DEPTH);
   check_unmappable (self, bpad, bframe, "background", INPUT_BACKGROUND);
+  log_presence (self, vpad, vframe, "video", INPUT_VIDEO, GST_BUFFER_PTS (outbuf));
+  log_presence (self, dpad, dframe, "depth", INPUT_DEPTH, GST_BUFFER_PTS (outbuf));
+  log_presence (self, bpad, bframe, "background", INPUT_BACKGROUND,
+      GST_BUFFER_PTS (outbuf));
   {
     GstSegment *oseg = &GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (vagg))->segment;
     GstClockTime out_rt = GST_BUFFER_PTS_IS_VALID (outbuf) ?
@@ -706,6 +802,13 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   dm_depthmatte_process (self->state, &settings, &frame, &result);
   gst_video_frame_unmap (&oframe);
 
+  log_lock (self, &result, frame.n_faces, GST_BUFFER_PTS (outbuf));
+  GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT ": video %s, depth %s, "
+      "background %s, %d face boxes, lock %s, cutoff %.3f m, coverage %.3f",
+      GST_TIME_ARGS (GST_BUFFER_PTS (outbuf)), vframe ? "yes" : "no",
+      dframe ? "yes" : "no", bframe ? "yes" : "no", frame.n_faces,
+      lock_source_name (result.lock_source), result.cutoff, result.coverage);
+
   if (post)
     post_result (self, outbuf, &result);
 
@@ -725,12 +828,25 @@ static gboolean
 gst_depth_matte_start (GstAggregator * agg)
 {
   GstDepthMatte *self = GST_DEPTH_MATTE (agg);
+  guint n_threads;
   if (self->state)
     dm_state_reset (self->state);
   self->warned_no_depth = FALSE;
   self->warned_no_video = FALSE;
   self->warned_unmappable = 0;
   self->stalled = 0;
+  self->logged_lock = -1;
+  self->logged_cutoff = 0.0;
+  self->present = 0;
+  dm_log_pad_caps (GST_AGGREGATOR_SRC_PAD (agg), GST_CAT_DEFAULT);
+  GST_OBJECT_LOCK (self);
+  n_threads = self->settings.n_threads;
+  GST_OBJECT_UNLOCK (self);
+  /* as WorkerPool.threadCount resolves it */
+  GST_INFO_OBJECT (self, "starting: %ld worker threads per frame (n-threads=%u"
+      "%s)", n_threads ? (glong) MIN (n_threads, 64) :
+      CLAMP (sysconf (_SC_NPROCESSORS_ONLN), 1, 64), n_threads,
+      n_threads ? "" : ": one per online CPU core");
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->start (agg);
 }
 

@@ -17,6 +17,7 @@
 #include "depthview.h"
 #include "props.h"
 #include "elements.h"
+#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_depthview_debug);
@@ -133,7 +134,18 @@ gst_depthview_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   if (!self->state)
     self->state = dm_depthview_new ();
   dm_depthview_process (self->state, &settings, &depth, &image);
+  GST_LOG_OBJECT (self, "frame at %" GST_TIME_FORMAT ": %dx%d depth",
+      GST_TIME_ARGS (GST_BUFFER_PTS (in->buffer)), depth.width, depth.height);
   return GST_FLOW_OK;
+}
+
+static gboolean
+gst_depthview_start (GstBaseTransform * trans)
+{
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SINK_PAD (trans), GST_CAT_DEFAULT);
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), GST_CAT_DEFAULT);
+  GST_INFO_OBJECT (trans, "starting");
+  return TRUE;
 }
 
 /* Controlled properties follow the stream time. */
@@ -184,6 +196,7 @@ gst_depthview_class_init (GstDepthViewClass * klass)
       GST_DEBUG_FUNCPTR (gst_depthview_transform_caps);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_depthview_before_transform);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_depthview_start);
   trans_class->passthrough_on_same_caps = FALSE;
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_depthview_transform_frame);

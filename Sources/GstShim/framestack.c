@@ -36,6 +36,7 @@
 #include "framestack.h"
 #include "props.h"
 #include "elements.h"
+#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_frame_stack_debug);
@@ -451,6 +452,8 @@ set_caps (GstFrameStack * self, GstCaps * caps)
   self->have_info = TRUE;
   self->frames = frames;
   self->mode = mode;
+  GST_INFO_OBJECT (self, "%s mode, %d frames per stack", mode ==
+      DM_FS_MODE_BATCH ? "batch" : "sliding", frames);
 
   outcaps = gst_caps_copy (caps);
   if (GST_VIDEO_INFO_FPS_N (&info) > 0 && GST_VIDEO_INFO_FPS_D (&info) > 0) {
@@ -617,6 +620,9 @@ gst_frame_stack_change_state (GstElement * element, GstStateChange transition)
     gst_segment_init (&self->segment, GST_FORMAT_TIME);
     self->discont = TRUE;
     self->have_info = FALSE;
+    dm_log_pad_caps (self->sinkpad, GST_CAT_DEFAULT);
+    dm_log_pad_caps (self->srcpad, GST_CAT_DEFAULT);
+    GST_INFO_OBJECT (self, "starting");
   }
   ret = GST_ELEMENT_CLASS (gst_frame_stack_parent_class)->change_state (element,
       transition);

@@ -22,6 +22,7 @@
 #include "rgbdtestsrc.h"
 #include "props.h"
 #include "elements.h"
+#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_rgbd_test_src_debug);
@@ -471,6 +472,9 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
     gst_buffer_add_video_region_of_interest_meta (buffer, "face", faces[i].x,
         faces[i].y, faces[i].width, faces[i].height);
 
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT
+      " (scene t = %.3f s), %d face boxes", self->n_frames,
+      GST_TIME_ARGS (pts), t, n_faces);
   self->n_frames++;
   GST_BUFFER_PTS (buffer) = pts;
   GST_BUFFER_DTS (buffer) = GST_CLOCK_TIME_NONE;
@@ -498,6 +502,9 @@ gst_rgbd_test_src_start (GstBaseSrc * bsrc)
   self->base_pts = 0;
   self->n_frames = 0;
   self->offset = 0;
+  dm_log_pad_caps (GST_BASE_SRC_PAD (bsrc), GST_CAT_DEFAULT);
+  GST_INFO_OBJECT (self, "starting (%s)",
+      gst_base_src_is_live (bsrc) ? "live" : "not live");
   return TRUE;
 }
 

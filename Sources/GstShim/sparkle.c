@@ -26,6 +26,7 @@
 #include "sparkle.h"
 #include "props.h"
 #include "elements.h"
+#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sparkle_debug);
@@ -172,6 +173,9 @@ static gboolean
 gst_sparkle_start (GstBaseTransform * trans)
 {
   reset_state (GST_SPARKLE (trans));
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SINK_PAD (trans), GST_CAT_DEFAULT);
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), GST_CAT_DEFAULT);
+  GST_INFO_OBJECT (trans, "starting");
   return TRUE;
 }
 

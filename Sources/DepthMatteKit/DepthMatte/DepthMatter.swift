@@ -66,6 +66,8 @@ public struct MatteResult: Equatable {
     public var coverage = 0.0
     /// Where the cutoff came from.
     public var lockSource: LockSource = .fixed
+    /// The face box (video pixels) that set the cutoff on this frame, if any.
+    public var faceBox: Box? = nil
     public init() {}
 }
 

@@ -176,6 +176,7 @@ public final class SubjectLock {
             }
             result.faceFound = true
             result.faceDepth = f.d
+            result.faceBox = f.box
         } else if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let last = subjectDepth {
             newSource = .tracked
             if let tr = tracked {
@@ -233,6 +234,7 @@ public final class SubjectLock {
                     let d = Double(v) * scale
                     result.faceFound = true
                     result.faceDepth = d
+                    result.faceBox = f
                     subjectDepth = d
                     cutoff = d + offset
                     source = .face

@@ -118,6 +118,7 @@ typedef struct {
   double cutoff;          /* metres, the cutoff used for this frame */
   double coverage;        /* fraction of output pixels with matte > 0.5 */
   int32_t lock_source;    /* 0 fixed, 1 face, 2 tracked, 3 nearest */
+  DMBox face_box;         /* the face box (video pixels) that set the cutoff; all 0 when face_found is 0 */
 } DMDepthMatteResult;
 
 void *dm_depthmatte_new(void);
