@@ -78,12 +78,12 @@ def test_background_image_switched_while_playing(tmp_path, regions):
     solid_png(red, 0xffff0000)
     solid_png(blue, 0xff0000ff)
     script = tmp_path / "s.txt"
-    script.write_text(f"at 0.6 background {red}\nat 1.2 background {blue}\nat 1.8 background none\n")
-    shots = [(0.3, (0, 0, 0)), (0.9, (255, 0, 0)), (1.5, (0, 0, 255)), (2.1, (0, 0, 0))]
+    script.write_text(f"at 0.7 background {red}\nat 1.4 background {blue}\nat 2.1 background none\n")
+    shots = [(0.3, (0, 0, 0)), (1.1, (255, 0, 0)), (1.8, (0, 0, 255)), (2.5, (0, 0, 0))]
     dumps = []
     for t, _ in shots:
         dumps += ["--dump-at", str(t), str(tmp_path / f"{t}.png")]
-    out = run_app(["--still", "--sink", "fakesink", "--duration", "2.4", "--script", str(script), *dumps])
+    out = run_app(["--still", "--sink", "fakesink", "--duration", "2.8", "--script", str(script), *dumps])
     assert not lines(out, "error")
     first = None
     for t, rgb in shots:
