@@ -94,6 +94,7 @@ class App:
         self.pending = []       # (seconds, command) sorted
         self.dumps = sorted((float(t), f) for t, f in args.dump_at)
         self.eos_sent = False
+        self.stdin_buf = b""
         self.exit_code = 0
 
         if args.animate_focus:
@@ -265,10 +266,15 @@ class App:
             log("error", t, f"{' '.join(words)}: {e}")
 
     def on_stdin(self, channel, condition):
-        line = sys.stdin.readline()
-        if not line:   # stdin closed: keep running
+        # os.read, not sys.stdin.readline: Python's buffered reader could keep
+        # lines the watch would not be woken for.
+        data = os.read(sys.stdin.fileno(), 4096)
+        if not data:   # stdin closed: keep running
             return False
-        self.command(line)
+        self.stdin_buf += data
+        *lines, self.stdin_buf = self.stdin_buf.split(b"\n")
+        for line in lines:
+            self.command(line.decode(errors="replace"))
         return True
 
     def tick(self):
