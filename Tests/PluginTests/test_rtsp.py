@@ -1,0 +1,138 @@
+"""pipelines/serve-rtsp with real clients in separate processes: the decoded
+picture is the keyed composite; two clients share the media; one client
+killed does not stop the other; a client joining later is served."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from app_helpers import close, colour_in, still_regions
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SERVER = os.path.join(ROOT, "pipelines", "serve-rtsp")
+CLIENT = os.path.join(os.path.dirname(__file__), "rtsp_client.py")
+W, H = 640, 360
+MAGENTA = (255, 0, 255)
+
+
+class Client:
+    """A client process; its stdout lines are collected by a thread."""
+
+    def __init__(self, url, seconds, *opts):
+        self.p = subprocess.Popen([sys.executable, CLIENT, url, str(seconds), *opts],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for ln in self.p.stdout:
+            self.lines.append(ln.strip())
+
+    def frames(self):
+        return [float(x.split()[1]) for x in list(self.lines) if x.startswith("frame ")]
+
+    def decoder(self):
+        return [x.split()[1] for x in list(self.lines) if x.startswith("decoder ")]
+
+    def wait_frames(self, n, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and len(self.frames()) < n and self.p.poll() is None:
+            time.sleep(0.05)
+        return len(self.frames())
+
+    def finish(self, timeout):
+        try:
+            self.p.wait(timeout=timeout)
+        finally:
+            self.kill()
+        self.reader.join(timeout=5)
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+
+@pytest.fixture
+def server():
+    """serve-rtsp on a free port (--port 0), synthetic still scene, magenta background."""
+    p = subprocess.Popen([SERVER, "--port", "0", "--address", "127.0.0.1", "--size", f"{W}x{H}",
+                          "--depth-size", "320x180", "--still", "--background-color", "0xffff00ff",
+                          "--preset", "ultrafast"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = []
+    try:
+        url = None
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            ln = p.stdout.readline()
+            if not ln:
+                break
+            log.append(ln)
+            if ln.startswith("serving "):
+                url = ln.split()[1]
+                break
+        assert url, "server did not start:\n" + "".join(log)
+        t = threading.Thread(target=lambda: log.extend(p.stdout), daemon=True)
+        t.start()
+        yield p, url, log
+    finally:
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def test_shared_media_two_clients_one_leaves(server, tmp_path):
+    p, url, log = server
+    subject, background = still_regions(W, H)
+    clients = []
+    try:
+        a = Client(url, 9, "--tcp", "--save", str(tmp_path / "a.npy"))
+        clients.append(a)
+        assert a.wait_frames(10, 15) >= 10, a.lines
+        b = Client(url, 0, "--udp")
+        clients.append(b)
+        assert b.wait_frames(30, 10) >= 30, b.lines
+        # both receive at the same time
+        assert len(a.frames()) >= 40
+        # b dies without a TEARDOWN
+        b.kill()
+        killed = time.monotonic()
+        # a client joining after that is served by the same running media
+        c = Client(url, 2.5, "--tcp", "--save", str(tmp_path / "c.npy"))
+        clients.append(c)
+        a.finish(20)
+        c.finish(20)
+    finally:
+        for cl in clients:
+            cl.kill()
+
+    assert a.p.returncode == 0 and c.p.returncode == 0, (a.lines[-3:], c.lines[-3:])
+    assert p.poll() is None, "server died:\n" + "".join(log)
+    for cl in (a, b, c):
+        assert cl.decoder() == ["openh264dec"], cl.lines[:3]
+    after = [t for t in a.frames() if t > killed + 0.5]
+    span = a.frames()[-1] - (killed + 0.5)
+    assert span > 2 and len(after) >= 0.8 * 30 * span, (len(after), span)
+    assert len(c.frames()) >= 30
+
+    # the decoded picture is the composite: magenta where the scene is background
+    for f in ("a.npy", "c.npy"):
+        img = np.load(tmp_path / f).astype(int)
+        assert img.shape == (H, W, 3)
+        assert close(colour_in(img, background), MAGENTA, 16), colour_in(img, background)
+        # the subject is not magenta (and is not uniform colour either)
+        sub = img[subject]
+        assert (np.abs(sub - MAGENTA).sum(axis=1) > 120).mean() > 0.95
+        assert sub.std(axis=0).max() > 10
+    text = "".join(log)
+    assert text.count("client connected") == 3 and "client closed" in text, text

@@ -1,0 +1,414 @@
+#!/usr/bin/python3
+"""depthmatte in a Python (PyGObject) application: a starting point to copy.
+
+Builds  source(s) -> depthmatte -> display and/or H.264 MP4 recording,
+changes the keying while PLAYING from typed or scripted commands, prints the
+subject lock from depthmatte's per-frame element messages, and can sweep the
+focus distance with a GstController control binding.
+
+Needs Debian's python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0
+(no pip packages) and the depthmatte plugin (installed, or GST_PLUGIN_PATH).
+Run it with Debian's /usr/bin/python3, which is the one that has `gi`.
+
+Sources (one of):
+  (default)                       rgbdtestsrc, the synthetic RGB-D scene, live
+  --camera DEV --depth-device DEV V4L2 colour (+ facedetect) and GRAY16_LE depth
+  --recording PREFIX              a session written by pipelines/record.sh
+                                  (PREFIX-colour.mkv + PREFIX-depth/%06d.png)
+Outputs:
+  (default)                       autovideosink
+  --record out.mp4                H.264 (constrained-baseline, I420) in MP4,
+                                  playable by stock decoders (openh264dec too)
+  --sink "ELEMENT ..."            any sink description instead of the display
+                                  ("fakesink", "none" for no display)
+  --dump-at SECONDS FILE.png      write the composite at that stream time (repeatable)
+
+Commands (typed on stdin, or from --script FILE with "at SECONDS COMMAND"):
+  set PROP VALUE | PROP VALUE     any depthmatte property, e.g.
+                                    cutoff-offset 0.4
+                                    mode nearest
+                                    background-color 0xff00ff00
+                                    refine original
+  background IMAGE.png|.jpg       show a picture behind the subject (replaces
+                                  the current one; relinks the background pad)
+  background none                 back to background-color
+  status                          print the last lock report
+  eos | quit                      finish (the recording is closed properly)
+  at SECONDS COMMAND              run COMMAND at that running time
+Lines starting with # are ignored. Times are the pipeline's running time in
+seconds (it plays in real time: sources are live, recordings are clock-synced).
+
+Printed lines (stdout, one per event):
+  lock   t=0.000 lock=face face-found=true cutoff=1.2590   on every change of lock / face-found
+  status t=1.000 cutoff=1.2588 lock=face face-found=true coverage=0.136   every --status-interval s
+  cmd    t=1.002 cutoff-offset 0.4                          a command was applied
+  dump   t=0.500 out.png                                    a frame was written
+  error  ...                                                a command failed
+
+Examples:
+  depthmatte_app.py
+  depthmatte_app.py --record out.mp4 --duration 10 --script examples/python/demo-script.txt
+  depthmatte_app.py --mode highpass --animate-focus 0.9:2.0:5
+  echo "background-color 0xff0000ff" | depthmatte_app.py --sink fakesink --duration 3
+"""
+import argparse
+import os
+import shlex
+import signal
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstVideo", "1.0")
+gi.require_version("GstController", "1.0")
+from gi.repository import GLib, Gst, GstController, GstVideo  # noqa: E402
+
+DECODERS = {".png": "pngdec", ".jpg": "jpegdec", ".jpeg": "jpegdec"}
+
+
+def log(kind, t, text):
+    print(f"{kind:<6} t={t:.3f} {text}", flush=True)
+
+
+class App:
+    def __init__(self, args):
+        self.args = args
+        self.loop = GLib.MainLoop()
+        self.pipeline = Gst.parse_launch(self.describe())
+        self.matte = self.pipeline.get_by_name("m")
+        for prop in args.set:
+            name, _, value = prop.partition("=")
+            Gst.util_set_object_arg(self.matte, name, value)
+        if args.mode:
+            Gst.util_set_object_arg(self.matte, "mode", args.mode)
+
+        self.bg_elements = []   # the current background branch, if any
+        self.bg_pad = None      # depthmatte's background request pad
+        if args.background:
+            self.set_background(args.background)
+
+        self.last = None        # last lock report (dict)
+        self.last_change = None
+        self.next_status = 0.0
+        self.pending = []       # (seconds, command) sorted
+        self.dumps = sorted((float(t), f) for t, f in args.dump_at)
+        self.eos_sent = False
+        self.stdin_buf = b""
+        self.exit_code = 0
+
+        if args.animate_focus:
+            self.animate_focus(args.animate_focus)
+        if args.script:
+            with open(args.script) as f:
+                for line in f:
+                    self.command(line)
+
+        bus = self.pipeline.get_bus()
+        bus.add_signal_watch()
+        bus.connect("message", self.on_message)
+        if self.dumps:
+            self.matte.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, self.on_buffer)
+        if not args.no_stdin:
+            GLib.io_add_watch(GLib.IOChannel.unix_new(sys.stdin.fileno()),
+                              GLib.PRIORITY_DEFAULT, GLib.IOCondition.IN | GLib.IOCondition.HUP,
+                              self.on_stdin)
+        GLib.timeout_add(10, self.tick)
+        GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGINT, self.finish)
+
+    # ---- pipeline ---------------------------------------------------------
+
+    def describe(self):
+        a = self.args
+        w, h = a.size.split("x")
+        dw, dh = a.depth_size.split("x")
+        video = f"video/x-raw,width={w},height={h},framerate={a.fps}/1"
+        depth = f"video/x-raw,width={dw},height={dh},framerate={a.fps}/1"
+        if a.camera:
+            if not a.depth_device:
+                sys.exit("--camera needs --depth-device (a GRAY16_LE depth node registered to the colour)")
+            face = "" if a.no_facedetect else "facedetect display=false ! videoconvert ! "
+            inputs = (f"v4l2src device={a.camera} ! videoconvert ! {face}"
+                      "video/x-raw,format=BGRx ! queue ! m.video "
+                      f"v4l2src device={a.depth_device} ! video/x-raw,format=GRAY16_LE ! queue ! m.depth ")
+        elif a.recording:
+            p = a.recording
+            face = "" if a.no_facedetect else "facedetect display=false ! videoconvert ! "
+            inputs = (f"filesrc location={p}-colour.mkv ! matroskademux ! decodebin ! videoconvert ! {face}"
+                      "video/x-raw,format=BGRx ! queue ! m.video "
+                      f"multifilesrc location={p}-depth/%06d.png caps=image/png,framerate={a.fps}/1 ! "
+                      "pngdec ! videoconvert ! video/x-raw,format=GRAY16_LE ! queue ! m.depth ")
+        else:
+            still = " motion=false" if a.still else ""
+            inputs = (f"rgbdtestsrc is-live=true{still} ! {video} ! m.video "
+                      f"rgbdtestsrc is-live=true stream=depth{still} ! {depth} ! m.depth ")
+        # A recording is not live: sync to the clock so timed commands line up.
+        pace = "identity sync=true ! " if a.recording else ""
+        outs = []
+        if a.record:
+            outs.append("queue ! videoconvert ! video/x-raw,format=I420 ! "
+                        "x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! "
+                        "video/x-h264,profile=constrained-baseline ! h264parse ! "
+                        f"mp4mux ! filesink location={shlex.quote(a.record)}")
+        sink = a.sink if a.sink is not None else ("none" if a.record else "autovideosink")
+        if sink != "none":
+            outs.append(f"queue ! videoconvert ! {sink}")
+        if not outs:
+            outs.append("fakesink")
+        tee = " ".join(f"t. ! {o}" for o in outs)
+        return f"depthmatte name=m ! {pace}tee name=t {tee} {inputs}"
+
+    def running_time(self):
+        clock = self.pipeline.get_clock()
+        if clock is None:
+            return 0.0
+        return max(0, clock.get_time() - self.pipeline.get_base_time()) / Gst.SECOND
+
+    def set_background(self, path):
+        """Replace the background branch (filesrc ! decoder ! imagefreeze -> m.background)."""
+        self.drop_background()
+        if path in ("none", ""):
+            return
+        ext = os.path.splitext(path)[1].lower()
+        if ext not in DECODERS:
+            raise ValueError(f"background: {path}: only {', '.join(DECODERS)} pictures")
+        if not os.path.exists(path):
+            raise ValueError(f"background: {path}: no such file")
+        src = Gst.ElementFactory.make("filesrc")
+        src.set_property("location", path)
+        dec = Gst.ElementFactory.make(DECODERS[ext])
+        conv = Gst.ElementFactory.make("videoconvert")
+        freeze = Gst.ElementFactory.make("imagefreeze")
+        elements = [src, dec, conv, freeze]
+        for e in elements:
+            self.pipeline.add(e)
+        src.link(dec)
+        dec.link(conv)
+        conv.link(freeze)
+        pad = self.matte.request_pad_simple("background")
+        srcpad = freeze.get_static_pad("src")
+        # The new branch's own running time starts at 0: shift it to now, so
+        # its frames are not taken as late.
+        if self.pipeline.get_state(0)[1] == Gst.State.PLAYING:
+            srcpad.set_offset(int(self.running_time() * Gst.SECOND))
+        if srcpad.link(pad) != Gst.PadLinkReturn.OK:
+            raise RuntimeError("background: could not link to depthmatte's background pad")
+        for e in reversed(elements):
+            e.sync_state_with_parent()
+        self.bg_elements, self.bg_pad = elements, pad
+
+    def drop_background(self):
+        if self.bg_pad is None:
+            return
+        # Releasing the request pad first flushes it, which unblocks the old
+        # branch's streaming thread; then the branch can be shut down.
+        self.matte.release_request_pad(self.bg_pad)
+        for e in self.bg_elements:
+            e.set_state(Gst.State.NULL)
+            self.pipeline.remove(e)
+        self.bg_elements, self.bg_pad = [], None
+
+    def animate_focus(self, spec):
+        """Ramp depthmatte's focus linearly FROM -> TO metres over SECONDS of stream time."""
+        try:
+            start, end, seconds = (float(x) for x in spec.split(":"))
+        except ValueError:
+            sys.exit("--animate-focus FROM:TO:SECONDS, e.g. 0.9:2.0:5")
+        cs = GstController.InterpolationControlSource()
+        cs.set_property("mode", GstController.InterpolationMode.LINEAR)
+        cs.set(0, start)
+        cs.set(int(seconds * Gst.SECOND), end)
+        # absolute: control values are metres (a plain DirectControlBinding
+        # would map 0..1 onto the property's whole 0..1000 m range)
+        binding = GstController.DirectControlBinding.new_absolute(self.matte, "focus", cs)
+        self.matte.add_control_binding(binding)
+        self.focus_source = cs  # keep a reference
+
+    # ---- commands ---------------------------------------------------------
+
+    def command(self, line, now=None):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return
+        words = line.split()
+        if words[0] == "at":
+            if len(words) < 3:
+                log("error", self.running_time(), f"usage: at SECONDS COMMAND: {line}")
+                return
+            self.pending.append((float(words[1]), " ".join(words[2:])))
+            self.pending.sort(key=lambda p: p[0])
+            return
+        self.run(words)
+
+    def run(self, words):
+        t = self.running_time()
+        try:
+            cmd = words[0]
+            if cmd in ("eos", "quit"):
+                log("cmd", t, cmd)
+                self.finish()
+            elif cmd == "status":
+                log("status", t, self.describe_report(self.last) if self.last else "no report yet")
+            elif cmd == "background":
+                self.set_background(" ".join(words[1:]))
+                log("cmd", t, " ".join(words))
+            else:
+                if cmd == "set":
+                    words = words[1:]
+                if len(words) != 2:
+                    raise ValueError("expected PROPERTY VALUE")
+                name, value = words
+                if self.matte.find_property(name) is None:
+                    raise ValueError(f"depthmatte has no property {name}")
+                Gst.util_set_object_arg(self.matte, name, value)
+                log("cmd", t, f"{name} {value}")
+        except (ValueError, RuntimeError) as e:
+            log("error", t, f"{' '.join(words)}: {e}")
+
+    def on_stdin(self, channel, condition):
+        # os.read, not sys.stdin.readline: Python's buffered reader could keep
+        # lines the watch would not be woken for.
+        data = os.read(sys.stdin.fileno(), 4096)
+        if not data:   # stdin closed: keep running
+            return False
+        self.stdin_buf += data
+        *lines, self.stdin_buf = self.stdin_buf.split(b"\n")
+        for line in lines:
+            self.command(line.decode(errors="replace"))
+        return True
+
+    def tick(self):
+        t = self.running_time()
+        while self.pending and self.pending[0][0] <= t:
+            _, cmd = self.pending.pop(0)
+            self.run(cmd.split())
+        if self.args.duration and t >= self.args.duration:
+            self.finish()
+        return True
+
+    def finish(self, *_):
+        if not self.eos_sent:
+            self.eos_sent = True
+            self.pipeline.send_event(Gst.Event.new_eos())
+            # a live pipeline that cannot drain must still stop
+            GLib.timeout_add_seconds(5, self.quit)
+        return True
+
+    def quit(self, *_):
+        self.loop.quit()
+        return False
+
+    # ---- reports ----------------------------------------------------------
+
+    @staticmethod
+    def describe_report(r):
+        return (f"cutoff={r['cutoff']:.4f} lock={r['lock']} face-found={str(r['face-found']).lower()} "
+                f"coverage={r['coverage']:.3f}")
+
+    def on_message(self, bus, msg):
+        t = msg.type
+        if t == Gst.MessageType.ELEMENT:
+            s = msg.get_structure()
+            if s is not None and s.get_name() == "depthmatte" and msg.src == self.matte:
+                self.on_report(s)
+        elif t == Gst.MessageType.EOS:
+            self.loop.quit()
+        elif t == Gst.MessageType.ERROR:
+            err, dbg = msg.parse_error()
+            print(f"error  {msg.src.get_name()}: {err.message}\n{dbg}", file=sys.stderr, flush=True)
+            self.exit_code = 1
+            self.loop.quit()
+
+    def on_report(self, s):
+        r = {
+            "t": s.get_value("running-time") / Gst.SECOND,
+            "cutoff": s.get_value("cutoff"),
+            "lock": s.get_value("lock"),
+            "face-found": s.get_value("face-found"),
+            "coverage": s.get_value("coverage"),
+        }
+        self.last = r
+        change = (r["lock"], r["face-found"])
+        if change != self.last_change:
+            self.last_change = change
+            log("lock", r["t"], f"lock={r['lock']} face-found={str(r['face-found']).lower()} "
+                f"cutoff={r['cutoff']:.4f}")
+        if self.args.status_interval > 0 and r["t"] >= self.next_status:
+            self.next_status = r["t"] + self.args.status_interval
+            log("status", r["t"], self.describe_report(r))
+
+    # ---- frame dumps ------------------------------------------------------
+
+    def on_buffer(self, pad, info):
+        buf = info.get_buffer()
+        if self.dumps and buf.pts != Gst.CLOCK_TIME_NONE:
+            t = buf.pts / Gst.SECOND
+            if t + 1e-6 >= self.dumps[0][0]:
+                _, path = self.dumps.pop(0)
+                sample = Gst.Sample.new(buf.copy_deep(), pad.get_current_caps(), None, None)
+                GLib.idle_add(self.write_png, sample, path, t)
+        return Gst.PadProbeReturn.OK
+
+    def write_png(self, sample, path, t):
+        png = GstVideo.video_convert_sample(sample, Gst.Caps.from_string("image/png"), 5 * Gst.SECOND)
+        buf = png.get_buffer()
+        ok, info = buf.map(Gst.MapFlags.READ)
+        with open(path, "wb") as f:
+            f.write(info.data)
+        buf.unmap(info)
+        log("dump", t, path)
+        return False
+
+    def start(self):
+        if self.pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+            print("error  could not start the pipeline", file=sys.stderr)
+            return 1
+        self.loop.run()
+        self.pipeline.set_state(Gst.State.NULL)
+        return self.exit_code
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="See the module docstring for the command language.")
+    src = p.add_argument_group("input")
+    src.add_argument("--camera", metavar="DEV", help="V4L2 colour device, e.g. /dev/video0")
+    src.add_argument("--depth-device", metavar="DEV", help="V4L2 GRAY16_LE depth device, e.g. /dev/video2")
+    src.add_argument("--recording", metavar="PREFIX", help="replay PREFIX-colour.mkv + PREFIX-depth/ (record.sh)")
+    src.add_argument("--no-facedetect", action="store_true", help="camera/recording: no facedetect in the chain")
+    src.add_argument("--size", default="640x360", help="rgbdtestsrc video size (default 640x360)")
+    src.add_argument("--depth-size", default="320x180", help="rgbdtestsrc depth size (default 320x180)")
+    src.add_argument("--fps", type=int, default=30)
+    src.add_argument("--still", action="store_true", help="rgbdtestsrc: the scene held at its t = 0 pose")
+    key = p.add_argument_group("keying")
+    key.add_argument("--mode", help="depthmatte mode: face, fixed, nearest, highpass, bandpass")
+    key.add_argument("--set", action="append", default=[], metavar="PROP=VALUE",
+                     help="any depthmatte property before start (repeatable)")
+    key.add_argument("--background", metavar="IMAGE", help="background picture (.png/.jpg)")
+    key.add_argument("--animate-focus", metavar="FROM:TO:SECONDS",
+                     help="ramp focus (metres) over stream time with a control binding (highpass/bandpass)")
+    out = p.add_argument_group("output")
+    out.add_argument("--record", metavar="OUT.mp4", help="record H.264/MP4 (no display unless --sink)")
+    out.add_argument("--sink", help='sink description instead of autovideosink ("fakesink", "none")')
+    out.add_argument("--dump-at", nargs=2, action="append", default=[], metavar=("SECONDS", "FILE"),
+                     help="write the output frame at that stream time as PNG (repeatable)")
+    ctl = p.add_argument_group("control")
+    ctl.add_argument("--script", metavar="FILE", help="commands, one a line (at SECONDS COMMAND)")
+    ctl.add_argument("--no-stdin", action="store_true", help="do not read commands from stdin")
+    ctl.add_argument("--duration", type=float, default=0, help="stop after SECONDS (0 = run until eos/quit)")
+    ctl.add_argument("--status-interval", type=float, default=1.0,
+                     help="seconds between periodic status lines (0 = only changes)")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    Gst.init(None)
+    if Gst.ElementFactory.find("depthmatte") is None:
+        sys.exit("depthmatte plugin not found: run scripts/setup or set GST_PLUGIN_PATH")
+    return App(args).start()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
