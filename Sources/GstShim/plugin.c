@@ -7,6 +7,12 @@
 #define PACKAGE "depthmatte"
 #endif
 #define DM_VERSION "0.1.0"
+/* Where the plugin comes from, as gst-inspect-1.0 shows it: set it when
+ * packaging (-DDM_ORIGIN='"https://..."'); GStreamer's own convention for an
+ * unset origin otherwise. */
+#ifndef DM_ORIGIN
+#define DM_ORIGIN "Unknown package origin"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -21,5 +27,8 @@ plugin_init (GstPlugin * plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, depthmatte,
-    "Keys live video by depth: face-locked depth matte, synthetic RGB-D source",
-    plugin_init, DM_VERSION, "LGPL", "depthmatte", "https://example.invalid/depthmatte")
+    "Keys live video by depth: depthmatte (face-locked depth matte and "
+    "background replacement), depthalign (depth registered to colour), "
+    "depthview (depth as a picture), framestack (aligned frame stacking), "
+    "sparkle (brightness meter and glints), rgbdtestsrc (synthetic RGB-D scene)",
+    plugin_init, DM_VERSION, "LGPL", "depthmatte", DM_ORIGIN)
