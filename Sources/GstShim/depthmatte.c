@@ -21,7 +21,7 @@
 #include <gst/video/video.h>
 #include <gst/video/gstvideoaggregator.h>
 #include "depthmatte.h"
-#include "props.h"
+#include "element.h"
 #include "elements.h"
 #include "padlog.h"
 #include "rgbimage.h"
@@ -31,7 +31,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 
 #define DM_MAX_FACES 32
 
-typedef struct
+#define GST_TYPE_DEPTH_MATTE (gst_depth_matte_get_type ())
+G_DECLARE_FINAL_TYPE (GstDepthMatte, gst_depth_matte, GST, DEPTH_MATTE, GstVideoAggregator)
+
+struct _GstDepthMatte
 {
   GstVideoAggregator parent;
 
@@ -54,7 +57,7 @@ typedef struct
   gint logged_lock;             /* lock source last logged; -1: none yet */
   gdouble logged_cutoff;        /* cutoff (m) last logged */
   guint present;                /* bit per input: had a frame last output */
-} GstDepthMatte;
+};
 
 /* inputs, for the per-input warning bits */
 #define INPUT_VIDEO 1u
@@ -68,23 +71,12 @@ typedef struct
 /* output rate for a video pad at framerate 0/1 (as compositor's) */
 #define DM_STILL_FPS 25
 
-typedef struct
-{
-  GstVideoAggregatorClass parent_class;
-} GstDepthMatteClass;
 
-#define GST_TYPE_DEPTH_MATTE (gst_depth_matte_get_type ())
-#define GST_DEPTH_MATTE(obj) ((GstDepthMatte *) (obj))
-GType gst_depth_matte_get_type (void);
 G_DEFINE_TYPE (GstDepthMatte, gst_depth_matte, GST_TYPE_VIDEO_AGGREGATOR);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-static GType
-dm_depthmatte_mode_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_depthmatte_mode_get_type, "GstDepthMatteMode",
     {DM_MODE_FACE, "Lock the cutoff to the subject's face from the face ROI "
           "metas (cutoff = face depth + cutoff-offset; see lock-strategy)",
         "face"},
@@ -94,63 +86,31 @@ dm_depthmatte_mode_get_type (void)
     {DM_MODE_HIGHPASS, "Focus high-pass: keep everything nearer than focus, "
           "ramping to nothing at focus + 1/slope metres", "highpass"},
     {DM_MODE_BANDPASS, "Focus band-pass: keep focus +- focus-width, ramping "
-          "to nothing at focus +- (focus-width + 1/slope) metres", "bandpass"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstDepthMatteMode", values);
-}
+          "to nothing at focus +- (focus-width + 1/slope) metres", "bandpass"});
 
-static GType
-dm_depthmatte_lock_strategy_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_depthmatte_lock_strategy_get_type, "GstDepthMatteLockStrategy",
     {DM_LOCK_ROBUST, "Face choice by head size and depth, tracking in depth "
           "through face loss, depth-only finder, smoothing", "robust"},
     {DM_LOCK_ORIGINAL, "The original sample's: first face box, its centre "
-          "depth pixel, held while no face is seen", "original"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstDepthMatteLockStrategy", values);
-}
+          "depth pixel, held while no face is seen", "original"});
 
-static GType
-dm_depthmatte_effect_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_depthmatte_effect_get_type, "GstDepthMatteBackgroundEffect",
     {0, "No effect: the background colour replaces the background", "none"},
     {1, "The video's background in grey (Rec.709 luma)", "desaturate"},
     {2, "The video's background posterised with dark edge lines", "comic"},
     {3, "The video's background blurred (portrait style, no subject halo)",
-        "blur"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstDepthMatteBackgroundEffect", values);
-}
+        "blur"});
 
-static GType
-dm_depthmatte_refine_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_depthmatte_refine_get_type, "GstDepthMatteRefine",
     {DM_REFINE_GUIDED, "Edge-aware: depth holes decided from their neighbours "
           "and the colour image, a weighted colour guided filter "
           "(untrusted band of 2 depth pixels around the depth edge), temporal "
           "smoothing", "guided"},
     {DM_REFINE_ORIGINAL, "The original sample's chain: threshold, blur, "
           "gamma, bicubic upscale", "original"},
-    {DM_REFINE_NONE, "The hard threshold mask, upscaled (debugging)", "none"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstDepthMatteRefine", values);
-}
+    {DM_REFINE_NONE, "The hard threshold mask, upscaled (debugging)", "none"});
 
-static GType
-dm_depthmatte_output_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_depthmatte_output_get_type, "GstDepthMatteOutput",
     {DM_OUTPUT_COMPOSITE, "The subject over the background pad or "
           "background-color", "composite"},
     {DM_OUTPUT_MATTE, "The matte as a grey picture (white = subject)",
@@ -158,11 +118,7 @@ dm_depthmatte_output_get_type (void)
     {DM_OUTPUT_ALPHA, "The video with the matte in its alpha channel "
           "(output format gets alpha)", "alpha"},
     {DM_OUTPUT_DEPTH, "The depth map as a picture at video size (see "
-          "depth-colormap, depth-range-min/max, hole-color)", "depth"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstDepthMatteOutput", values);
-}
+          "depth-colormap, depth-range-min/max, hole-color)", "depth"});
 
 /* ---- pad templates --------------------------------------------------------- */
 
@@ -852,10 +808,7 @@ gst_depth_matte_start (GstAggregator * agg)
 
 /* ---- properties ------------------------------------------------------------ */
 
-#define DM_PROP_INSTANCE GstDepthMatte
-static const DMPropSpec properties[] = {
-  DM_DEPTHMATTE_PROPERTIES (DM_PROP_SPEC)
-};
+DM_PROPERTY_TABLE (properties, DMDepthMatteSettings, DM_DEPTHMATTE_PROPERTIES);
 
 /* output=alpha changes the output format: renegotiate when it is switched on
  * or off. */
@@ -869,16 +822,6 @@ gst_depth_matte_property_changed (GObject * object, const DMPropSpec * spec,
 }
 
 static void
-gst_depth_matte_finalize (GObject * object)
-{
-  GstDepthMatte *self = GST_DEPTH_MATTE (object);
-  if (self->state)
-    dm_state_free (self->state);
-  self->state = NULL;
-  G_OBJECT_CLASS (gst_depth_matte_parent_class)->finalize (object);
-}
-
-static void
 gst_depth_matte_class_init (GstDepthMatteClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -886,9 +829,8 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
   GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
   GstVideoAggregatorClass *vagg_class = GST_VIDEO_AGGREGATOR_CLASS (klass);
 
-  gobject_class->finalize = gst_depth_matte_finalize;
-  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
-      gst_depth_matte_property_changed);
+  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstDepthMatte), properties,
+      G_N_ELEMENTS (properties), gst_depth_matte_property_changed);
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);

@@ -15,7 +15,7 @@
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
 #include "depthview.h"
-#include "props.h"
+#include "element.h"
 #include "elements.h"
 #include "padlog.h"
 #include "rgbimage.h"
@@ -26,51 +26,31 @@ GST_DEBUG_CATEGORY_STATIC (gst_depthview_debug);
 #define IN_FORMATS "{ GRAY16_LE, GRAY16_BE, GRAY8 }"
 #define OUT_FORMATS "{ BGRx, RGBx, BGRA, RGBA }"
 
-typedef struct
+#define GST_TYPE_DEPTHVIEW (gst_depthview_get_type ())
+G_DECLARE_FINAL_TYPE (GstDepthView, gst_depthview, GST, DEPTHVIEW, GstVideoFilter)
+
+struct _GstDepthView
 {
   GstVideoFilter parent;
   DMDepthViewSettings settings; /* DM_DEPTHVIEW_PROPERTIES, object lock */
   void *state;                  /* Swift DepthViewRenderer, streaming thread */
-} GstDepthView;
+};
 
-typedef struct
-{
-  GstVideoFilterClass parent_class;
-} GstDepthViewClass;
 
-#define GST_TYPE_DEPTHVIEW (gst_depthview_get_type ())
-#define GST_DEPTHVIEW(obj) ((GstDepthView *) (obj))
-GType gst_depthview_get_type (void);
 G_DEFINE_TYPE (GstDepthView, gst_depthview, GST_TYPE_VIDEO_FILTER);
 
 /* ---- enums (shared with depthmatte) ----------------------------------------- */
 
-GType
-dm_depth_kind_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (, dm_depth_kind_get_type, "GstDepthMatteDepthKind",
     {DM_DEPTH_KIND_DEPTH, "Distance: larger values are farther "
           "(GRAY16: metres = value * depth-scale)", "depth"},
     {DM_DEPTH_KIND_DISPARITY, "Disparity (1/m): larger values are nearer "
-          "(GRAY16: metres = 1 / (value * depth-scale))", "disparity"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstDepthMatteDepthKind", values);
-}
+          "(GRAY16: metres = 1 / (value * depth-scale))", "disparity"});
 
-GType
-dm_colormap_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (, dm_colormap_get_type, "GstDepthMatteColormap",
     {DM_COLORMAP_GREY, "Grey: near white, far black", "grey"},
     {DM_COLORMAP_TURBO, "Turbo (perceptual rainbow): near red, far dark blue",
-        "turbo"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstDepthMatteColormap", values);
-}
+        "turbo"});
 
 /* ---- pads and caps --------------------------------------------------------- */
 
@@ -157,20 +137,7 @@ gst_depthview_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 
 /* ---- properties -------------------------------------------------------------- */
 
-#define DM_PROP_INSTANCE GstDepthView
-static const DMPropSpec properties[] = {
-  DM_DEPTHVIEW_PROPERTIES (DM_PROP_SPEC)
-};
-
-static void
-gst_depthview_finalize (GObject * object)
-{
-  GstDepthView *self = GST_DEPTHVIEW (object);
-  if (self->state)
-    dm_state_free (self->state);
-  self->state = NULL;
-  G_OBJECT_CLASS (gst_depthview_parent_class)->finalize (object);
-}
+DM_PROPERTY_TABLE (properties, DMDepthViewSettings, DM_DEPTHVIEW_PROPERTIES);
 
 static void
 gst_depthview_class_init (GstDepthViewClass * klass)
@@ -180,9 +147,8 @@ gst_depthview_class_init (GstDepthViewClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
-  gobject_class->finalize = gst_depthview_finalize;
-  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
-      NULL);
+  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstDepthView), properties,
+      G_N_ELEMENTS (properties), NULL);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

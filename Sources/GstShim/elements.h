@@ -13,6 +13,11 @@ gboolean dm_depthview_register (GstPlugin * plugin);
 #define DM_PACKED_RGB_FORMATS \
   "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR }"
 
+/* An always pad template of those formats (filters on packed RGB). */
+#define DM_PACKED_RGB_TEMPLATE(name, direction) \
+  GST_STATIC_PAD_TEMPLATE (name, direction, GST_PAD_ALWAYS, \
+      GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)))
+
 /* Enums shared by depthview and depthmatte (depthview.c). */
 GType dm_depth_kind_get_type (void);
 GType dm_colormap_get_type (void);
@@ -20,6 +25,20 @@ GType dm_colormap_get_type (void);
 /* Post a CORE/NEGOTIATION error naming the pad, what it accepts and what it
  * was offered when a CAPS event the pad cannot take arrives (refusedcaps.c). */
 void dm_watch_refused_caps (GstElement * element, GstPad * sinkpad);
+
+/* Define `fn`, the get_type function of a GEnum named `type_name` with the
+ * given GEnumValue entries (registered once, thread-safe):
+ *   DM_DEFINE_ENUM (static, dm_x_mode_get_type, "GstXMode",
+ *       {X_A, "What a does", "a"}, {X_B, "What b does", "b"});
+ * `scope` is static or empty. */
+#define DM_DEFINE_ENUM(scope, fn, type_name, ...) \
+  scope GType fn (void) \
+  { \
+    static gsize type = 0; \
+    static const GEnumValue values[] = { __VA_ARGS__, {0, NULL, NULL} }; \
+    return dm_enum_type (&type, type_name, values); \
+  } \
+  G_STATIC_ASSERT (1)
 
 /* Register an enum type once (thread-safe); for the *_get_type functions. */
 static inline GType

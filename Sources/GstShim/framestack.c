@@ -34,7 +34,7 @@
 #include <gst/video/video.h>
 #include <gst/video/gstvideopool.h>
 #include "framestack.h"
-#include "props.h"
+#include "element.h"
 #include "elements.h"
 #include "padlog.h"
 #include "rgbimage.h"
@@ -42,7 +42,10 @@
 GST_DEBUG_CATEGORY_STATIC (gst_frame_stack_debug);
 #define GST_CAT_DEFAULT gst_frame_stack_debug
 
-typedef struct
+#define GST_TYPE_FRAME_STACK (gst_frame_stack_get_type ())
+G_DECLARE_FINAL_TYPE (GstFrameStack, gst_frame_stack, GST, FRAME_STACK, GstElement)
+
+struct _GstFrameStack
 {
   GstElement parent;
   GstPad *sinkpad, *srcpad;
@@ -66,71 +69,37 @@ typedef struct
   int32_t registered[DM_FRAMESTACK_MAX_FRAMES];
   uint64_t frame_pts[DM_FRAMESTACK_MAX_FRAMES];
   uint64_t sample_counts[DM_FRAMESTACK_MAX_FRAMES + 1];
-} GstFrameStack;
+};
 
-typedef struct
-{
-  GstElementClass parent_class;
-} GstFrameStackClass;
 
-#define GST_TYPE_FRAME_STACK (gst_frame_stack_get_type ())
-#define GST_FRAME_STACK(obj) ((GstFrameStack *) (obj))
-GType gst_frame_stack_get_type (void);
 G_DEFINE_TYPE (GstFrameStack, gst_frame_stack, GST_TYPE_ELEMENT);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-static GType
-dm_framestack_method_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_framestack_method_get_type, "GstFrameStackMethod",
     {DM_FS_METHOD_MEAN, "Per-channel mean of the samples (noise falls by "
           "about sqrt(N); moving objects leave ghosts)", "mean"},
     {DM_FS_METHOD_MEDIAN, "Per-channel median of the samples (objects "
-          "present in fewer than half the frames vanish)", "median"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstFrameStackMethod", values);
-}
+          "present in fewer than half the frames vanish)", "median"});
 
-static GType
-dm_framestack_align_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_framestack_align_get_type, "GstFrameStackAlign",
     {DM_FS_ALIGN_NONE, "Stack frames as they are (tripod)", "none"},
     {DM_FS_ALIGN_TRANSLATION, "Estimate a sub-pixel translation per frame "
           "(robust to moving objects) and resample before stacking",
-        "translation"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstFrameStackAlign", values);
-}
+        "translation"});
 
-static GType
-dm_framestack_mode_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_framestack_mode_get_type, "GstFrameStackMode",
     {DM_FS_MODE_BATCH, "Collect N frames, output one stack, repeat "
           "(framerate / N; a partial stack at EOS)", "batch"},
     {DM_FS_MODE_SLIDING, "Output the stack of the last N frames for every "
-          "input (same framerate; live denoise)", "sliding"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstFrameStackMode", values);
-}
+          "input (same framerate; live denoise)", "sliding"});
 
 /* ---- pad templates --------------------------------------------------------- */
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
+static GstStaticPadTemplate sink_template =
+DM_PACKED_RGB_TEMPLATE ("sink", GST_PAD_SINK);
+static GstStaticPadTemplate src_template =
+DM_PACKED_RGB_TEMPLATE ("src", GST_PAD_SRC);
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -636,20 +605,13 @@ gst_frame_stack_change_state (GstElement * element, GstStateChange transition)
 
 /* ---- properties ------------------------------------------------------------ */
 
-#define DM_PROP_INSTANCE GstFrameStack
-static const DMPropSpec properties[] = {
-  DM_FRAMESTACK_PROPERTIES (DM_PROP_SPEC)
-};
+DM_PROPERTY_TABLE (properties, DMFrameStackSettings, DM_FRAMESTACK_PROPERTIES);
 
 static void
 gst_frame_stack_finalize (GObject * object)
 {
-  GstFrameStack *self = GST_FRAME_STACK (object);
-  if (self->state)
-    dm_state_free (self->state);
-  self->state = NULL;
-  drop_pool (self);
-  G_OBJECT_CLASS (gst_frame_stack_parent_class)->finalize (object);
+  drop_pool (GST_FRAME_STACK (object));
+  dm_element_finalize (object);
 }
 
 static void
@@ -658,9 +620,9 @@ gst_frame_stack_class_init (GstFrameStackClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
 
-  gobject_class->finalize = gst_frame_stack_finalize;
-  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
-      NULL);
+  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstFrameStack), properties,
+      G_N_ELEMENTS (properties), NULL);
+  gobject_class->finalize = gst_frame_stack_finalize;   /* drops the pool first */
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

@@ -20,7 +20,7 @@
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
 #include "rgbdtestsrc.h"
-#include "props.h"
+#include "element.h"
 #include "elements.h"
 #include "padlog.h"
 #include "rgbimage.h"
@@ -38,7 +38,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_rgbd_test_src_debug);
 #define DEFAULT_FPS_D 1
 
 
-typedef struct
+#define GST_TYPE_RGBD_TEST_SRC (gst_rgbd_test_src_get_type ())
+G_DECLARE_FINAL_TYPE (GstRgbdTestSrc, gst_rgbd_test_src, GST, RGBD_TEST_SRC, GstPushSrc)
+
+struct _GstRgbdTestSrc
 {
   GstPushSrc parent;
 
@@ -50,34 +53,19 @@ typedef struct
   GstClockTime base_pts;        /* timestamp of frame 0 at the current rate */
   guint64 n_frames;             /* frames since base_pts */
   guint64 offset;               /* buffer offset (frame number) */
-} GstRgbdTestSrc;
+};
 
-typedef struct
-{
-  GstPushSrcClass parent_class;
-} GstRgbdTestSrcClass;
 
-#define GST_TYPE_RGBD_TEST_SRC (gst_rgbd_test_src_get_type ())
-#define GST_RGBD_TEST_SRC(obj) ((GstRgbdTestSrc *) (obj))
-GType gst_rgbd_test_src_get_type (void);
 G_DEFINE_TYPE (GstRgbdTestSrc, gst_rgbd_test_src, GST_TYPE_PUSH_SRC);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-static GType
-dm_rgbdtestsrc_stream_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_rgbdtestsrc_stream_get_type, "GstRgbdTestSrcStream",
     {DM_STREAM_VIDEO, "Colour (packed 8-bit RGB), with a 'face' "
           "GstVideoRegionOfInterestMeta on the subject's head", "video"},
     {DM_STREAM_DEPTH, "Depth registered to the colour (GRAY16_LE, units of "
           "depth-scale, 0 = no reading)", "depth"},
-    {DM_STREAM_TRUTH, "Ground-truth matte (GRAY8, 255 = subject)", "truth"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstRgbdTestSrcStream", values);
-}
+    {DM_STREAM_TRUTH, "Ground-truth matte (GRAY8, 255 = subject)", "truth"});
 
 /* ---- caps ------------------------------------------------------------------- */
 
@@ -510,10 +498,7 @@ gst_rgbd_test_src_start (GstBaseSrc * bsrc)
 
 /* ---- properties ------------------------------------------------------------ */
 
-#define DM_PROP_INSTANCE GstRgbdTestSrc
-static const DMPropSpec properties[] = {
-  DM_RGBDTESTSRC_PROPERTIES (DM_PROP_SPEC)
-};
+DM_PROPERTY_TABLE (properties, DMRGBDTestSrcSettings, DM_RGBDTESTSRC_PROPERTIES);
 
 /* is-live is GstBaseSrc's: hand it over when it changes. */
 static void
@@ -532,8 +517,8 @@ gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
   GstBaseSrcClass *bsrc_class = GST_BASE_SRC_CLASS (klass);
   GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
 
-  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
-      gst_rgbd_test_src_property_changed);
+  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT_NO_STATE (GstRgbdTestSrc), properties,
+      G_N_ELEMENTS (properties), gst_rgbd_test_src_property_changed);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,

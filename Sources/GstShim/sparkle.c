@@ -24,7 +24,7 @@
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
 #include "sparkle.h"
-#include "props.h"
+#include "element.h"
 #include "elements.h"
 #include "padlog.h"
 #include "rgbimage.h"
@@ -32,7 +32,10 @@
 GST_DEBUG_CATEGORY_STATIC (gst_sparkle_debug);
 #define GST_CAT_DEFAULT gst_sparkle_debug
 
-typedef struct
+#define GST_TYPE_SPARKLE (gst_sparkle_get_type ())
+G_DECLARE_FINAL_TYPE (GstSparkle, gst_sparkle, GST, SPARKLE, GstVideoFilter)
+
+struct _GstSparkle
 {
   GstVideoFilter parent;
 
@@ -41,43 +44,25 @@ typedef struct
 
   /* streaming thread only (and start / flush-stop, when it is idle) */
   void *state;                  /* Swift SparkleEffect */
-} GstSparkle;
+};
 
-typedef struct
-{
-  GstVideoFilterClass parent_class;
-} GstSparkleClass;
 
-#define GST_TYPE_SPARKLE (gst_sparkle_get_type ())
-#define GST_SPARKLE(obj) ((GstSparkle *) (obj))
-GType gst_sparkle_get_type (void);
 G_DEFINE_TYPE (GstSparkle, gst_sparkle, GST_TYPE_VIDEO_FILTER);
 
 /* ---- enum ------------------------------------------------------------------ */
 
-static GType
-dm_sparkle_measure_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_sparkle_measure_get_type, "GstSparkleMeasure",
     {DM_SPARKLE_MEASURE_MEAN_RGB, "Mean of (R+G+B)/(3*255)", "mean-rgb"},
     {DM_SPARKLE_MEASURE_REC709_LUMA, "Mean Rec.709 luma "
           "(0.2126 R' + 0.7152 G' + 0.0722 B')/255 of the encoded values",
-        "rec709-luma"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstSparkleMeasure", values);
-}
+        "rec709-luma"});
 
 /* ---- pad templates ------------------------------------------------------------ */
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
+static GstStaticPadTemplate sink_template =
+DM_PACKED_RGB_TEMPLATE ("sink", GST_PAD_SINK);
+static GstStaticPadTemplate src_template =
+DM_PACKED_RGB_TEMPLATE ("src", GST_PAD_SRC);
 
 /* ---- per frame ------------------------------------------------------------------ */
 
@@ -190,10 +175,7 @@ gst_sparkle_sink_event (GstBaseTransform * trans, GstEvent * event)
 
 /* ---- properties ------------------------------------------------------------------ */
 
-#define DM_PROP_INSTANCE GstSparkle
-static const DMPropSpec properties[] = {
-  DM_SPARKLE_PROPERTIES (DM_PROP_SPEC)
-};
+DM_PROPERTY_TABLE (properties, DMSparkleSettings, DM_SPARKLE_PROPERTIES);
 
 /* draw=false makes the element a passthrough meter. */
 static void
@@ -206,16 +188,6 @@ gst_sparkle_property_changed (GObject * object, const DMPropSpec * spec,
 }
 
 static void
-gst_sparkle_finalize (GObject * object)
-{
-  GstSparkle *self = GST_SPARKLE (object);
-  if (self->state)
-    dm_state_free (self->state);
-  self->state = NULL;
-  G_OBJECT_CLASS (gst_sparkle_parent_class)->finalize (object);
-}
-
-static void
 gst_sparkle_class_init (GstSparkleClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -223,9 +195,8 @@ gst_sparkle_class_init (GstSparkleClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
-  gobject_class->finalize = gst_sparkle_finalize;
-  dm_props_install (gobject_class, properties, G_N_ELEMENTS (properties),
-      gst_sparkle_property_changed);
+  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstSparkle), properties,
+      G_N_ELEMENTS (properties), gst_sparkle_property_changed);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

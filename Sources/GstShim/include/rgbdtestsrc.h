@@ -12,56 +12,56 @@ extern "C" {
 typedef enum { DM_STREAM_VIDEO = 0, DM_STREAM_DEPTH = 1, DM_STREAM_TRUTH = 2 } DMStream;
 
 /* Every property of rgbdtestsrc, once (see dmcommon.h for the columns). */
-#define DM_RGBDTESTSRC_PROPERTIES(P) \
-  P (ENUM, stream, "stream", "Stream", 0, 0, DM_STREAM_VIDEO, dm_rgbdtestsrc_stream_get_type, READY, \
+#define DM_RGBDTESTSRC_PROPERTIES(P, X) \
+  P (X, ENUM, stream, "stream", "Stream", 0, 0, DM_STREAM_VIDEO, dm_rgbdtestsrc_stream_get_type, READY, \
       "Which picture of the scene to produce: colour, depth registered " \
       "to it, or the ground-truth matte") \
-  P (BOOLEAN, is_live, "is-live", "Is live", 0, 1, 0, NULL, READY, \
+  P (X, BOOLEAN, is_live, "is-live", "Is live", 0, 1, 0, NULL, READY, \
       "Act as a live source: produce frames in real time, paced by the " \
       "clock") \
-  P (UINT, seed, "seed", "Seed", 0, 4294967295.0, 0, NULL, PLAYING, \
+  P (X, UINT, seed, "seed", "Seed", 0, 4294967295.0, 0, NULL, PLAYING, \
       "Seed of the pseudo-random depth artefacts (noise, holes, flying " \
       "pixels); the same seed and time give the same frame") \
-  P (DOUBLE, depth_scale, "depth-scale", "Depth scale", 1e-6, 10.0, 0.001, NULL, PLAYING, \
+  P (X, DOUBLE, depth_scale, "depth-scale", "Depth scale", 1e-6, 10.0, 0.001, NULL, PLAYING, \
       "Metres per depth sample unit written by stream=depth " \
       "(0.001 = millimetres)") \
-  P (BOOLEAN, noise, "noise", "Noise", 0, 1, 0, NULL, PLAYING, \
+  P (X, BOOLEAN, noise, "noise", "Noise", 0, 1, 0, NULL, PLAYING, \
       "Depth noise growing with distance squared (sigma = 1.5 mm at 1 m, " \
       "6 mm at 2 m)") \
-  P (BOOLEAN, holes, "holes", "Holes", 0, 1, 0, NULL, PLAYING, \
+  P (X, BOOLEAN, holes, "holes", "Holes", 0, 1, 0, NULL, PLAYING, \
       "Zero-valued depth holes: occlusion shadows left of near objects, " \
       "small random clusters and speckle on the top of the hair") \
-  P (BOOLEAN, flying_pixels, "flying-pixels", "Flying pixels", 0, 1, 0, NULL, PLAYING, \
+  P (X, BOOLEAN, flying_pixels, "flying-pixels", "Flying pixels", 0, 1, 0, NULL, PLAYING, \
       "Depth pixels on depth edges take intermediate depths between the " \
       "near and the far side") \
-  P (INT, misregistration, "misregistration", "Misregistration", -8, 8, 0, NULL, PLAYING, \
+  P (X, INT, misregistration, "misregistration", "Misregistration", -8, 8, 0, NULL, PLAYING, \
       "Depth content shifted right (positive) or left (negative) by this " \
       "many depth pixels against the colour") \
-  P (BOOLEAN, motion, "motion", "Motion", 0, 1, 1, NULL, PLAYING, \
+  P (X, BOOLEAN, motion, "motion", "Motion", 0, 1, 1, NULL, PLAYING, \
       "The subject moves: sways left/right, steps between 0.85 m and " \
       "1.35 m, raises a hand (t mod 12 s in [5, 9)) and turns away " \
       "briefly (t mod 15 s in [12, 13.2)). Off: the scene is held at its " \
       "t = 0 state (face at 1.0 m)") \
-  P (BOOLEAN, false_face, "false-face", "False face", 0, 1, 0, NULL, PLAYING, \
+  P (X, BOOLEAN, false_face, "false-face", "False face", 0, 1, 0, NULL, PLAYING, \
       "A life-size face printed on the poster behind the subject, " \
       "reported as a face ROI (first in meta order), plus a one-frame " \
       "stray face box on the plant every 1.7 s, as a real face detector " \
       "does") \
-  P (BOOLEAN, face_cover, "face-cover", "Face cover", 0, 1, 0, NULL, PLAYING, \
+  P (X, BOOLEAN, face_cover, "face-cover", "Face cover", 0, 1, 0, NULL, PLAYING, \
       "The subject's face is not reported while covered: t mod 8 s in " \
       "[2.8, 4.6), spanning a step in depth") \
-  P (BOOLEAN, face_meta, "face-meta", "Face meta", 0, 1, 1, NULL, PLAYING, \
+  P (X, BOOLEAN, face_meta, "face-meta", "Face meta", 0, 1, 1, NULL, PLAYING, \
       "Attach face ROI metas (false: as with no face detector upstream)")
 
 /* A copy of the element's properties, taken under the object lock per frame. */
 typedef struct {
-  DM_RGBDTESTSRC_PROPERTIES (DM_SETTINGS_FIELD)
+  DM_RGBDTESTSRC_PROPERTIES (DM_SETTINGS_FIELD, _)
 } DMRGBDTestSrcSettings;
 
 static inline void
 dm_rgbdtestsrc_settings_init (DMRGBDTestSrcSettings *s)
 {
-  DM_RGBDTESTSRC_PROPERTIES (DM_SETTINGS_DEFAULT)
+  DM_RGBDTESTSRC_PROPERTIES (DM_SETTINGS_DEFAULT, _)
 }
 
 /* Render the scene at time t (seconds of stream time).

@@ -1,0 +1,201 @@
+/* element.c: the class plumbing every element shares (element.h). */
+#include "element.h"
+#include "dmcommon.h"
+
+typedef struct
+{
+  const DMPropSpec *specs;
+  guint n_specs;
+  DMPropChanged changed;
+  gsize settings_offset;        /* of the instance's settings struct */
+  gssize state_offset;          /* of the instance's Swift state, or -1 */
+} DMPropTable;
+
+G_DEFINE_QUARK (dm-prop-table, dm_prop_table);
+
+static const DMPropTable *
+table_for (GParamSpec * pspec)
+{
+  return g_type_get_qdata (pspec->owner_type, dm_prop_table_quark ());
+}
+
+/* The field as a double (for the changed hook). */
+static gdouble
+read_field (const DMPropSpec * spec, gpointer field)
+{
+  switch (spec->kind) {
+    case DM_PROP_DOUBLE:
+      return *(gdouble *) field;
+    case DM_PROP_UINT:
+      return *(guint32 *) field;
+    case DM_PROP_UINT64:
+      return (gdouble) * (guint64 *) field;
+    default:
+      return *(gint32 *) field;
+  }
+}
+
+/* Copy between the GValue and the settings field, under the object lock. */
+static void
+transfer (GObject * object, gsize settings_offset, const DMPropSpec * spec,
+    GValue * value, gboolean to_field)
+{
+  gpointer f = G_STRUCT_MEMBER_P (object, settings_offset + spec->offset);
+
+  switch (spec->kind) {
+    case DM_PROP_DOUBLE:
+      to_field ? (void) (*(gdouble *) f = g_value_get_double (value)) :
+          g_value_set_double (value, *(gdouble *) f);
+      break;
+    case DM_PROP_INT:
+      to_field ? (void) (*(gint32 *) f = g_value_get_int (value)) :
+          g_value_set_int (value, *(gint32 *) f);
+      break;
+    case DM_PROP_UINT:
+      to_field ? (void) (*(guint32 *) f = g_value_get_uint (value)) :
+          g_value_set_uint (value, *(guint32 *) f);
+      break;
+    case DM_PROP_UINT64:
+      to_field ? (void) (*(guint64 *) f = g_value_get_uint64 (value)) :
+          g_value_set_uint64 (value, *(guint64 *) f);
+      break;
+    case DM_PROP_BOOLEAN:
+      to_field ? (void) (*(gint32 *) f = g_value_get_boolean (value) ? 1 : 0) :
+          g_value_set_boolean (value, *(gint32 *) f != 0);
+      break;
+    case DM_PROP_ENUM:
+      to_field ? (void) (*(gint32 *) f = g_value_get_enum (value)) :
+          g_value_set_enum (value, *(gint32 *) f);
+      break;
+  }
+}
+
+static const DMPropSpec *
+spec_for (GObject * object, guint prop_id, GParamSpec * pspec,
+    const DMPropTable ** table)
+{
+  *table = table_for (pspec);
+  if (!*table || prop_id == 0 || prop_id > (*table)->n_specs) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return NULL;
+  }
+  return &(*table)->specs[prop_id - 1];
+}
+
+static void
+dm_props_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  const DMPropTable *t;
+  const DMPropSpec *spec = spec_for (object, prop_id, pspec, &t);
+  gdouble old_value, new_value;
+  gpointer field;
+
+  if (!spec)
+    return;
+  field = G_STRUCT_MEMBER_P (object, t->settings_offset + spec->offset);
+  GST_OBJECT_LOCK (object);
+  old_value = read_field (spec, field);
+  transfer (object, t->settings_offset, spec, (GValue *) value, TRUE);
+  new_value = read_field (spec, field);
+  GST_OBJECT_UNLOCK (object);
+  if (t->changed)
+    t->changed (object, spec, old_value, new_value);
+}
+
+static void
+dm_props_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  const DMPropTable *t;
+  const DMPropSpec *spec = spec_for (object, prop_id, pspec, &t);
+
+  if (!spec)
+    return;
+  GST_OBJECT_LOCK (object);
+  transfer (object, t->settings_offset, spec, value, FALSE);
+  GST_OBJECT_UNLOCK (object);
+}
+
+static GParamSpec *
+param_spec (const DMPropSpec * s)
+{
+  switch (s->kind) {
+    case DM_PROP_DOUBLE:
+      return g_param_spec_double (s->name, s->nick, s->blurb, s->min, s->max,
+          s->def, s->flags);
+    case DM_PROP_INT:
+      return g_param_spec_int (s->name, s->nick, s->blurb, (gint) s->min,
+          (gint) s->max, (gint) s->def, s->flags);
+    case DM_PROP_UINT:
+      return g_param_spec_uint (s->name, s->nick, s->blurb, (guint) s->min,
+          (guint) s->max, (guint) s->def, s->flags);
+    case DM_PROP_UINT64:
+      return g_param_spec_uint64 (s->name, s->nick, s->blurb,
+          (guint64) s->min, s->max >= 1.8e19 ? G_MAXUINT64 : (guint64) s->max,
+          (guint64) s->def, s->flags);
+    case DM_PROP_BOOLEAN:
+      return g_param_spec_boolean (s->name, s->nick, s->blurb, s->def != 0,
+          s->flags);
+    case DM_PROP_ENUM:{
+      GType type = s->enum_type ();
+      gst_type_mark_as_plugin_api (type, 0);
+      return g_param_spec_enum (s->name, s->nick, s->blurb, type,
+          (gint) s->def, s->flags);
+    }
+  }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+void
+dm_element_finalize (GObject * object)
+{
+  GType type = G_OBJECT_TYPE (object);
+  const DMPropTable *t = g_type_get_qdata (type, dm_prop_table_quark ());
+  GObjectClass *parent = g_type_class_peek (g_type_parent (type));
+
+  if (t && t->state_offset >= 0) {
+    void **state = G_STRUCT_MEMBER_P (object, t->state_offset);
+    if (*state)
+      dm_state_free (*state);
+    *state = NULL;
+  }
+  parent->finalize (object);
+}
+
+void
+dm_element_class_init (GObjectClass * klass, gsize settings_offset,
+    gssize state_offset, const DMPropSpec * specs, guint n_specs,
+    DMPropChanged changed)
+{
+  DMPropTable *t = g_new0 (DMPropTable, 1);     /* lives as long as the type */
+  guint i;
+
+  t->specs = specs;
+  t->n_specs = n_specs;
+  t->changed = changed;
+  t->settings_offset = settings_offset;
+  t->state_offset = state_offset;
+  g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), dm_prop_table_quark (), t);
+  klass->set_property = dm_props_set_property;
+  klass->get_property = dm_props_get_property;
+  if (state_offset >= 0)
+    klass->finalize = dm_element_finalize;
+  for (i = 0; i < n_specs; i++)
+    g_object_class_install_property (klass, i + 1, param_spec (&specs[i]));
+}
+
+void
+dm_props_sync (GstObject * object, const GstSegment * segment,
+    GstClockTime pts)
+{
+  GstClockTime st;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return;
+  st = segment && segment->format == GST_FORMAT_TIME ?
+      gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts) : pts;
+  if (GST_CLOCK_TIME_IS_VALID (st))
+    gst_object_sync_values (object, st);
+}

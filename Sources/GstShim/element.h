@@ -1,0 +1,78 @@
+/* element.h: the class plumbing every element shares: GObject properties
+ * from the element's property table (the DM_<ELEMENT>_PROPERTIES list in its
+ * header; see dmcommon.h), one generic set/get, control-binding sync, and the
+ * finalize that frees the element's Swift state.
+ *
+ * An element writes
+ *
+ *   DM_PROPERTY_TABLE (properties, DMDepthMatteSettings, DM_DEPTHMATTE_PROPERTIES);
+ *   ... class_init: dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstDepthMatte),
+ *                       properties, G_N_ELEMENTS (properties), NULL);
+ *   ... instance init: dm_depthmatte_settings_init (&self->settings);
+ *
+ * and the one generic set/get below reads and writes the settings under the
+ * object lock. Property ids are the rows' positions (1-based).
+ */
+#ifndef DM_ELEMENT_H
+#define DM_ELEMENT_H
+#include <gst/gst.h>
+
+typedef enum {
+  DM_PROP_DOUBLE, DM_PROP_INT, DM_PROP_UINT, DM_PROP_UINT64, DM_PROP_BOOLEAN,
+  DM_PROP_ENUM
+} DMPropKind;
+
+/* Row flags: PLAYING = changeable while PLAYING and controllable (GstController);
+ * READY = only in READY or below. */
+#define DM_PROP_FLAGS_PLAYING (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE)
+#define DM_PROP_FLAGS_READY (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | \
+    GST_PARAM_MUTABLE_READY)
+
+typedef struct {
+  DMPropKind kind;
+  const gchar *name, *nick, *blurb;
+  gdouble min, max, def;
+  GType (*enum_type) (void);
+  GParamFlags flags;
+  gsize offset;                 /* of the field in the settings struct */
+} DMPropSpec;
+
+/* One row of a property table as a DMPropSpec; Settings is the settings type. */
+#define DM_PROP_SPEC(Settings, kind, field, name, nick, min, max, def, enum_type, flags, blurb) \
+  { DM_PROP_##kind, name, nick, blurb, (gdouble) (min), (gdouble) (max), \
+    (gdouble) (def), enum_type, DM_PROP_FLAGS_##flags, \
+    G_STRUCT_OFFSET (Settings, field) },
+
+/* The element's GObject property specs, one per row of its table. */
+#define DM_PROPERTY_TABLE(name, Settings, LIST) \
+  static const DMPropSpec name[] = { LIST (DM_PROP_SPEC, Settings) }
+
+/* Called after a property changed (outside the object lock), with the old and
+ * the new value as doubles; NULL when the element needs no hook. */
+typedef void (*DMPropChanged) (GObject * object, const DMPropSpec * spec,
+    gdouble old_value, gdouble new_value);
+
+/* Install every row as a GObject property and the generic set/get; with a
+ * `state_offset` (of the instance's `void *state`, the Swift state made by
+ * dm_<element>_new; -1 for none) also a finalize that frees that state and
+ * chains up. */
+void dm_element_class_init (GObjectClass * klass, gsize settings_offset,
+    gssize state_offset, const DMPropSpec * specs, guint n_specs,
+    DMPropChanged changed);
+
+/* Where an instance keeps `settings` and `state` (for dm_element_class_init). */
+#define DM_ELEMENT_LAYOUT(Instance) \
+  G_STRUCT_OFFSET (Instance, settings), G_STRUCT_OFFSET (Instance, state)
+#define DM_ELEMENT_LAYOUT_NO_STATE(Instance) \
+  G_STRUCT_OFFSET (Instance, settings), -1
+
+/* The shared finalize, for an element that has more to free first. */
+void dm_element_finalize (GObject * object);
+
+/* Bring the controlled properties to their values at `pts` (a buffer time in
+ * `segment`): GstController bindings apply only when an element syncs them. */
+void dm_props_sync (GstObject * object, const GstSegment * segment,
+    GstClockTime pts);
+
+#endif
