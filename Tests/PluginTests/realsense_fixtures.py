@@ -88,10 +88,10 @@ class Scene:
     translation: np.ndarray = field(default_factory=lambda: DEPTH_TO_COLOR_T.copy())
     depth_scale: float = DEPTH_SCALE
     fps: int = FPS
-    timestamps_ms: list = field(default_factory=list)  # device timestamps, same for both streams
-    depth_mm: list = field(default_factory=list)  # per frame (h, w) uint16 as recorded
-    box_mask: list = field(default_factory=list)  # per frame (h, w) bool in the colour frame
-    color_rgb: list = field(default_factory=list)  # per frame (h, w, 3) uint8
+    timestamps_ms: list = field(default_factory=list, repr=False)  # device timestamps, same for both streams
+    depth_mm: list = field(default_factory=list, repr=False)  # per frame (h, w) uint16 as recorded
+    box_mask: list = field(default_factory=list, repr=False)  # per frame (h, w) bool in the colour frame
+    color_rgb: list = field(default_factory=list, repr=False)  # per frame (h, w, 3) uint8
 
     def box(self, n):
         x0 = BOX_X0 + BOX_STEP * n
@@ -218,10 +218,23 @@ def make_recording(path, frames=36, scene=None):
     return scene
 
 
+_SUFFIX = None
+
+
 def recording_suffix():
-    """The file extension this librealsense's recorder writes."""
-    major, minor = (int(x) for x in rs.__version__.split(".")[:2])
-    return ".db3" if (major, minor) >= (2, 56) else ".bag"
+    """The file extension this librealsense's recorder writes: ".db3" (ROS2 sqlite, 2.56 and
+    later) or ".bag" (ROS1, older). Found by asking the recorder once."""
+    global _SUFFIX
+    if _SUFFIX is None:
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            try:
+                r = rs.recorder(d + "/probe.db3", rs.software_device())
+                del r
+                _SUFFIX = ".db3"
+            except RuntimeError:
+                _SUFFIX = ".bag"
+    return _SUFFIX
 
 
 if __name__ == "__main__":
