@@ -367,3 +367,27 @@ def test_unknown_serial_is_not_found():
         pytest.skip("a RealSense camera is connected")
     err, _ = expect_start_error("realsensesrc serial=123456789 name=s s.video ! fakesink s.depth ! fakesink")
     assert err.matches(Gst.resource_error_quark(), Gst.ResourceError.NOT_FOUND)
+
+
+STOP_CHILD = r'''
+import sys, time, gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+for align in ("false", "true"):
+    for i in range(3):
+        p = Gst.parse_launch(f"realsensesrc location={sys.argv[1]} align={align} name=s "
+                             "s.video ! fakesink sync=true s.depth ! fakesink sync=true")
+        p.set_state(Gst.State.PLAYING)
+        time.sleep(0.1 + 0.15 * i)
+        p.set_state(Gst.State.NULL)
+print("ok")
+'''
+
+
+def test_stopping_mid_recording_does_not_hang(scene, tmp_path):
+    """NULL while librealsense's playback thread is blocked in a full appsrc queue."""
+    r = subprocess.run([sys.executable, "-c", STOP_CHILD, scene.path], capture_output=True, text=True,
+                       env=subprocess_env(tmp_path), timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+    assert "Traceback" not in r.stderr
