@@ -391,3 +391,20 @@ def test_stopping_mid_recording_does_not_hang(scene, tmp_path):
                        env=subprocess_env(tmp_path), timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_replay_script_writes_an_mp4_that_openh264dec_plays(scene, tmp_path):
+    out = tmp_path / "keyed.mp4"
+    env = subprocess_env(tmp_path)
+    r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", "replay-realsense.sh"), scene.path, str(out),
+                        "mode=fixed", f"cutoff={(fx.BOX_Z + fx.WALL_Z) / 2}"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "depth-scale 0.001" in r.stdout
+    p = Gst.parse_launch(f"filesrc location={out} ! qtdemux ! h264parse ! openh264dec ! videoconvert ! "
+                         "video/x-raw,format=GRAY8 ! appsink name=sink sync=false")
+    frames = pull_all(p, ["sink"])["sink"]
+    assert len(frames) == scene.frames
+    rows, info, _, _ = frames[10]
+    keyed = rows.reshape(info.height, info.width) > 40  # the red box over a black background
+    assert iou(keyed, scene.box_mask[10]) > 0.9
