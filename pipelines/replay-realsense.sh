@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replay a librealsense recording (.db3, or .bag from librealsense < 2.56) through
+# Replay a librealsense recording (.db3 as librealsense 2.59 writes it) through
 # depthmatte into an H.264 MP4 (main profile, I420: stock openh264dec plays it).
 # Every frame of the recording is keyed (the recording is not live); depth is
 # registered to colour inside realsensesrc (align=true, the default).

@@ -2,7 +2,7 @@
 
 A librealsense `software_device` with a depth and a colour sensor plays a
 ray-cast scene into `rs.recorder`, which writes the same kind of recording a
-real camera would (`.db3` with librealsense 2.59, `.bag` with older versions):
+real camera would (`.db3` with librealsense 2.59; older versions wrote `.bag`):
 stream profiles with intrinsics, the depth->colour extrinsics, the depth units
 option, and frames with their own timestamps.
 
@@ -222,8 +222,8 @@ _SUFFIX = None
 
 
 def recording_suffix():
-    """The file extension this librealsense's recorder writes: ".db3" (ROS2 sqlite, 2.56 and
-    later) or ".bag" (ROS1, older). Found by asking the recorder once."""
+    """The file extension this librealsense's recorder writes: ".db3" (ROS2 sqlite, as 2.59
+    does) or ".bag" (ROS1, older versions). Found by asking the recorder once."""
     global _SUFFIX
     if _SUFFIX is None:
         import tempfile

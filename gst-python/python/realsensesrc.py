@@ -134,8 +134,8 @@ class RealSenseSrc(Gst.Bin):
     __gproperties__ = {
         "serial": (str, "Serial", "Serial number of the camera to open (empty = the first one found); "
                    "ignored when location is set", "", GObject.ParamFlags.READWRITE),
-        "location": (str, "Location", "Play this librealsense recording (.db3 from librealsense >= 2.56, "
-                     ".bag from older) instead of a camera: not live, every frame delivered, EOS at its end",
+        "location": (str, "Location", "Play this librealsense recording (.db3 as current librealsense "
+                     "writes it; older versions wrote .bag) instead of a camera: not live, every frame delivered, EOS at its end",
                      None, GObject.ParamFlags.READWRITE),
         "align": (bool, "Align", "Register depth to the colour camera: the depth pad then has the colour "
                   "frame's size and viewpoint (via the depthalign element when registered, else "
