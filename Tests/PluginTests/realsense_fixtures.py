@@ -159,14 +159,8 @@ def _video_stream(kind, uid, intr, fmt, bpp, fps):
     return vs
 
 
-def make_recording(path, frames=36, scene=None):
-    """Write a recording of the synthetic scene to `path`; return its Scene (ground truth).
-
-    librealsense picks the container from its version (2.59: ROS2 `.db3`); give
-    `path` the extension it writes (see `recording_suffix()`).
-    """
-    scene = scene or Scene(path=path, frames=frames)
-    scene.path, scene.frames = path, frames
+def _software_device(scene):
+    """A software device with a depth and a colour sensor carrying the scene's calibration."""
     dev = rs.software_device()
     dev.register_info(rs.camera_info.name, "depthmatte synthetic RGB-D")
     dev.register_info(rs.camera_info.serial_number, "000000000042")
@@ -182,7 +176,36 @@ def make_recording(path, frames=36, scene=None):
     ext.translation = [float(v) for v in scene.translation]
     dprof.register_extrinsics_to(cprof, ext)
     dev.create_matcher(rs.matchers.dlr_c)
+    return dev, (dsensor, dprof), (csensor, cprof)
 
+
+def _inject(scene, depth_side, color_side, n, depth, rgb, ts):
+    (dsensor, dprof), (csensor, cprof) = depth_side, color_side
+    for sensor, prof, data, bpp, w in ((dsensor, dprof, depth, 2, scene.depth.width),
+                                       (csensor, cprof, rgb, 3, scene.color.width)):
+        f = rs.software_video_frame()
+        f.pixels = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+        f.bpp = bpp
+        f.stride = w * bpp
+        f.timestamp = ts
+        f.domain = rs.timestamp_domain.hardware_clock
+        f.frame_number = n + 1
+        f.profile = prof
+        if sensor is dsensor:
+            f.depth_units = scene.depth_scale
+        sensor.on_video_frame(f)
+
+
+def make_recording(path, frames=36, scene=None):
+    """Write a recording of the synthetic scene to `path`; return its Scene (ground truth).
+
+    librealsense picks the container from its version (2.59: ROS2 `.db3`); give
+    `path` the extension it writes (see `recording_suffix()`).
+    """
+    scene = scene or Scene(path=path, frames=frames)
+    scene.path, scene.frames = path, frames
+    dev, dside, cside = _software_device(scene)
+    (dsensor, dprof), (csensor, cprof) = dside, cside
     recorder = rs.recorder(path, dev)
     sink = rs.syncer(2 * frames + 4)
     dsensor.open(dprof)
@@ -196,19 +219,7 @@ def make_recording(path, frames=36, scene=None):
         scene.depth_mm.append(depth)
         scene.box_mask.append(mask)
         scene.color_rgb.append(rgb)
-        for sensor, prof, data, bpp, w in ((dsensor, dprof, depth, 2, scene.depth.width),
-                                           (csensor, cprof, rgb, 3, scene.color.width)):
-            f = rs.software_video_frame()
-            f.pixels = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-            f.bpp = bpp
-            f.stride = w * bpp
-            f.timestamp = ts
-            f.domain = rs.timestamp_domain.hardware_clock
-            f.frame_number = n + 1
-            f.profile = prof
-            if sensor is dsensor:
-                f.depth_units = scene.depth_scale
-            sensor.on_video_frame(f)
+        _inject(scene, dside, cside, n, depth, rgb, ts)
     dsensor.stop()
     csensor.stop()
     dsensor.close()
