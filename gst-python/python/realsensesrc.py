@@ -31,8 +31,7 @@ import weakref
 import gi
 
 gi.require_version("Gst", "1.0")
-gi.require_version("GstApp", "1.0")
-from gi.repository import GLib, GObject, Gst, GstApp  # noqa: E402,F401
+from gi.repository import GLib, GObject, Gst  # noqa: E402,F401
 
 try:
     import pyrealsense2 as rs
@@ -345,7 +344,9 @@ class RealSenseSrc(Gst.Bin):
         buf.duration = stream.duration
         buf.offset = stream.pushed
         stream.pushed += 1
-        stream.appsrc.push_buffer(buf)
+        # action signals, not GstApp methods: if an appsrc was wrapped before GstApp's
+        # typelib was loaded in this process, its Python class lacks push_buffer()
+        stream.appsrc.emit("push-buffer", buf)
         limit = session.num_buffers
         if limit >= 0 and stream.pushed >= limit:
             self.end_stream(stream)
@@ -353,7 +354,7 @@ class RealSenseSrc(Gst.Bin):
     def end_stream(self, stream):
         if not stream.eos:
             stream.eos = True
-            stream.appsrc.end_of_stream()
+            stream.appsrc.emit("end-of-stream")
         if self.video.eos and self.depth.eos and self._session is not None:
             self._session.all_ended()
 
