@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Replay a librealsense recording (.db3 as librealsense 2.59 writes it) through
+# depthmatte into an H.264 MP4 (main profile, I420: stock openh264dec plays it).
+# Every frame of the recording is keyed (the recording is not live); depth is
+# registered to colour inside realsensesrc (align=true, the default).
+#   pipelines/replay-realsense.sh recording.db3 [out.mp4] [extra depthmatte properties...]
+#   pipelines/replay-realsense.sh session.db3 keyed.mp4 mode=fixed cutoff=1.2
+# With no extra properties: mode=nearest (the nearest large body is the subject).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+rec=${1:?usage: $0 recording.db3 [out.mp4] [depthmatte properties...]}
+out=${2:-${rec%.*}-keyed.mp4}
+shift; shift || true
+props=("$@")
+[ ${#props[@]} -gt 0 ] || props=(mode=nearest)
+
+# realsensesrc lives in gst-python/python/ (GStreamer's Python loader); the Python
+# loader caches in the registry, so use a throw-away one unless told otherwise.
+export GST_PLUGIN_PATH="$root/gst-python${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+if [ -z "${GST_REGISTRY:-}" ]; then
+  export GST_REGISTRY="$(mktemp -t gst-registry-XXXXXX.bin)"
+  trap 'rm -f "$GST_REGISTRY"' EXIT
+fi
+source "$here/common.sh"
+if ! gst-inspect-1.0 realsensesrc >/dev/null 2>&1; then
+  echo "realsensesrc not found: run scripts/setup (gst-python loader + pyrealsense2)" >&2
+  exit 1
+fi
+
+# depth-scale hand-over: realsensesrc reads the depth units from the recording at
+# READY; depthmatte needs the same metres-per-unit to read the GRAY16 values.
+scale=$(/usr/bin/python3 - "$rec" <<'EOF'
+import sys, gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+s = Gst.ElementFactory.make("realsensesrc")
+s.set_property("location", sys.argv[1])
+if s.set_state(Gst.State.READY) != Gst.StateChangeReturn.SUCCESS:
+    msg = s.get_bus().pop_filtered(Gst.MessageType.ERROR) if s.get_bus() else None
+    sys.exit(f"realsensesrc: cannot open {sys.argv[1]}")
+print(s.get_property("depth-scale"))
+s.set_state(Gst.State.NULL)
+EOF
+) 2>/dev/null || { echo "cannot read $rec as a librealsense recording" >&2; exit 1; }
+echo "replay-realsense: depth-scale $scale m/unit -> $out"
+
+exec gst-launch-1.0 -e \
+  realsensesrc location="$rec" name=s \
+  depthmatte name=m depth-scale="$scale" "${props[@]}" ! \
+    videoconvert ! video/x-raw,format=I420 ! \
+    x264enc speed-preset=veryfast ! video/x-h264,profile=main ! h264parse ! \
+    mp4mux ! filesink location="$out" \
+  s.video ! queue ! videoconvert ! m.video \
+  s.depth ! queue ! m.depth
