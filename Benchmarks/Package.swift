@@ -13,27 +13,23 @@ let package = Package(
         .target(name: "BenchSupport", path: "BenchSupport"),
         // Per-frame cost of the keyer against a frame copy, threads, 4K,
         // allocations, memory, and whole pipelines against the stock chroma key.
-        .executableTarget(name: "depthmatte-bench",
-                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"),
-                                         "AllocCounter", "BenchSupport"],
-                          path: "DepthMatteBench"),
+        bench("depthmatte-bench", "DepthMatteBench", extra: ["AllocCounter"]),
         // Subject-lock strategies on rgbdtestsrc scenes with false faces, face
         // loss and no face metas (SAD / IoU / dtSSD against the truth).
-        .executableTarget(name: "lock-bench",
-                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"],
-                          path: "LockBench"),
+        bench("lock-bench", "LockBench"),
         // Matte quality of the refine modes on rgbdtestsrc scenes with realistic
         // depth artefacts (SAD / MSE / gradient / IoU / dtSSD against the truth).
-        .executableTarget(name: "quality-bench",
-                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"],
-                          path: "QualityBench"),
+        bench("quality-bench", "QualityBench"),
         // The sparkle meter and glints against a 1080p frame copy.
-        .executableTarget(name: "sparkle-bench",
-                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"],
-                          path: "SparkleBench"),
+        bench("sparkle-bench", "SparkleBench"),
         // Align + median of 20 1080p frames against copying them.
-        .executableTarget(name: "framestack-bench",
-                          dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"],
-                          path: "FrameStackBench"),
+        bench("framestack-bench", "FrameStackBench"),
     ]
 )
+
+/// A benchmark executable on the kit and BenchSupport.
+func bench(_ name: String, _ path: String, extra: [Target.Dependency] = []) -> Target {
+    .executableTarget(name: name,
+                      dependencies: [.product(name: "DepthMatteKit", package: "depthmatte"), "BenchSupport"] + extra,
+                      path: path)
+}

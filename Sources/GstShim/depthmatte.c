@@ -821,16 +821,22 @@ gst_depth_matte_property_changed (GObject * object, const DMPropSpec * spec,
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (object));
 }
 
+static const DMElementInfo element_info = {
+  "Depth matte", "Filter/Editor/Video/Compositor",
+      "Keys video by depth: locks a depth cutoff to the subject's face, "
+      "builds a soft matte and puts the subject over a new background",
+  DM_ELEMENT_PROPERTIES (properties), gst_depth_matte_property_changed,
+  DM_ELEMENT_LAYOUT (GstDepthMatte)
+};
+
 static void
 gst_depth_matte_class_init (GstDepthMatteClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
   GstVideoAggregatorClass *vagg_class = GST_VIDEO_AGGREGATOR_CLASS (klass);
 
-  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstDepthMatte), properties,
-      G_N_ELEMENTS (properties), gst_depth_matte_property_changed);
+  dm_element_class_init (klass, &element_info);
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);
@@ -841,11 +847,6 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &background_template, GST_TYPE_VIDEO_AGGREGATOR_CONVERT_PAD);
 
-  gst_element_class_set_static_metadata (element_class, "Depth matte",
-      "Filter/Editor/Video/Compositor",
-      "Keys video by depth: locks a depth cutoff to the subject's face, "
-      "builds a soft matte and puts the subject over a new background",
-      "depthmatte developers");
 
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_depth_matte_release_pad);
   agg_class->create_new_pad =
@@ -868,11 +869,6 @@ gst_depth_matte_init (GstDepthMatte * self)
   dm_depthmatte_settings_init (&self->settings);
 }
 
-gboolean
-dm_depthmatte_register (GstPlugin * plugin)
-{
-  GST_DEBUG_CATEGORY_INIT (gst_depth_matte_debug, "depthmatte", 0,
-      "depth matte keyer");
-  return gst_element_register (plugin, "depthmatte", GST_RANK_NONE,
-      GST_TYPE_DEPTH_MATTE);
-}
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthmatte, "depthmatte", GST_RANK_NONE,
+    GST_TYPE_DEPTH_MATTE, GST_DEBUG_CATEGORY_INIT (gst_depth_matte_debug, "depthmatte", 0,
+      "depth matte keyer"));

@@ -139,24 +139,23 @@ gst_depthview_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 
 DM_PROPERTY_TABLE (properties, DMDepthViewSettings, DM_DEPTHVIEW_PROPERTIES);
 
+static const DMElementInfo element_info = {
+  "Depth view", "Filter/Converter/Video",
+      "Shows a depth stream (GRAY16_LE/BE depth or disparity, or GRAY8 "
+      "normalised maps) as a grey or colour-mapped picture, holes in their "
+      "own colour",
+  DM_ELEMENT_PROPERTIES (properties), NULL,
+  DM_ELEMENT_LAYOUT (GstDepthView),
+  {&sink_template, &src_template}
+};
+
 static void
 gst_depthview_class_init (GstDepthViewClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
-  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstDepthView), properties,
-      G_N_ELEMENTS (properties), NULL);
-
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class, "Depth view",
-      "Filter/Converter/Video",
-      "Shows a depth stream (GRAY16_LE/BE depth or disparity, or GRAY8 "
-      "normalised maps) as a grey or colour-mapped picture, holes in their "
-      "own colour", "depthmatte developers");
+  dm_element_class_init (klass, &element_info);
 
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_depthview_transform_caps);
@@ -175,11 +174,6 @@ gst_depthview_init (GstDepthView * self)
   dm_watch_refused_caps (GST_ELEMENT (self), GST_BASE_TRANSFORM_SINK_PAD (self));
 }
 
-gboolean
-dm_depthview_register (GstPlugin * plugin)
-{
-  GST_DEBUG_CATEGORY_INIT (gst_depthview_debug, "depthview", 0,
-      "depth stream as a picture");
-  return gst_element_register (plugin, "depthview", GST_RANK_NONE,
-      GST_TYPE_DEPTHVIEW);
-}
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthview, "depthview", GST_RANK_NONE,
+    GST_TYPE_DEPTHVIEW, GST_DEBUG_CATEGORY_INIT (gst_depthview_debug, "depthview", 0,
+      "depth stream as a picture"));

@@ -42,32 +42,17 @@ transfer (GObject * object, gsize settings_offset, const DMPropSpec * spec,
 {
   gpointer f = G_STRUCT_MEMBER_P (object, settings_offset + spec->offset);
 
+#define TRANSFER(ctype, get, set) \
+  (to_field ? (void) (*(ctype *) f = get (value)) : set (value, *(ctype *) f))
   switch (spec->kind) {
-    case DM_PROP_DOUBLE:
-      to_field ? (void) (*(gdouble *) f = g_value_get_double (value)) :
-          g_value_set_double (value, *(gdouble *) f);
-      break;
-    case DM_PROP_INT:
-      to_field ? (void) (*(gint32 *) f = g_value_get_int (value)) :
-          g_value_set_int (value, *(gint32 *) f);
-      break;
-    case DM_PROP_UINT:
-      to_field ? (void) (*(guint32 *) f = g_value_get_uint (value)) :
-          g_value_set_uint (value, *(guint32 *) f);
-      break;
-    case DM_PROP_UINT64:
-      to_field ? (void) (*(guint64 *) f = g_value_get_uint64 (value)) :
-          g_value_set_uint64 (value, *(guint64 *) f);
-      break;
-    case DM_PROP_BOOLEAN:
-      to_field ? (void) (*(gint32 *) f = g_value_get_boolean (value) ? 1 : 0) :
-          g_value_set_boolean (value, *(gint32 *) f != 0);
-      break;
-    case DM_PROP_ENUM:
-      to_field ? (void) (*(gint32 *) f = g_value_get_enum (value)) :
-          g_value_set_enum (value, *(gint32 *) f);
-      break;
+    case DM_PROP_DOUBLE: TRANSFER (gdouble, g_value_get_double, g_value_set_double); break;
+    case DM_PROP_INT: TRANSFER (gint32, g_value_get_int, g_value_set_int); break;
+    case DM_PROP_UINT: TRANSFER (guint32, g_value_get_uint, g_value_set_uint); break;
+    case DM_PROP_UINT64: TRANSFER (guint64, g_value_get_uint64, g_value_set_uint64); break;
+    case DM_PROP_BOOLEAN: TRANSFER (gint32, !!g_value_get_boolean, g_value_set_boolean); break;
+    case DM_PROP_ENUM: TRANSFER (gint32, g_value_get_enum, g_value_set_enum); break;
   }
+#undef TRANSFER
 }
 
 static const DMPropSpec *
@@ -165,25 +150,31 @@ dm_element_finalize (GObject * object)
 }
 
 void
-dm_element_class_init (GObjectClass * klass, gsize settings_offset,
-    gssize state_offset, const DMPropSpec * specs, guint n_specs,
-    DMPropChanged changed)
+dm_element_class_init (gpointer klass, const DMElementInfo * info)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   DMPropTable *t = g_new0 (DMPropTable, 1);     /* lives as long as the type */
   guint i;
 
-  t->specs = specs;
-  t->n_specs = n_specs;
-  t->changed = changed;
-  t->settings_offset = settings_offset;
-  t->state_offset = state_offset;
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
+      info->longname, info->classification, info->description,
+      "depthmatte developers");
+  t->specs = info->specs;
+  t->n_specs = info->n_specs;
+  t->changed = info->changed;
+  t->settings_offset = info->settings_offset;
+  t->state_offset = info->state_offset;
   g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), dm_prop_table_quark (), t);
-  klass->set_property = dm_props_set_property;
-  klass->get_property = dm_props_get_property;
-  if (state_offset >= 0)
-    klass->finalize = dm_element_finalize;
-  for (i = 0; i < n_specs; i++)
-    g_object_class_install_property (klass, i + 1, param_spec (&specs[i]));
+  gobject_class->set_property = dm_props_set_property;
+  gobject_class->get_property = dm_props_get_property;
+  if (info->state_offset >= 0)
+    gobject_class->finalize = dm_element_finalize;
+  for (i = 0; i < info->n_specs; i++)
+    g_object_class_install_property (gobject_class, i + 1,
+        param_spec (&info->specs[i]));
+  for (i = 0; i < G_N_ELEMENTS (info->templates) && info->templates[i]; i++)
+    gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass),
+        info->templates[i]);
 }
 
 void

@@ -6,8 +6,9 @@
  * An element writes
  *
  *   DM_PROPERTY_TABLE (properties, DMDepthMatteSettings, DM_DEPTHMATTE_PROPERTIES);
- *   ... class_init: dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstDepthMatte),
- *                       properties, G_N_ELEMENTS (properties), NULL);
+ *   static const DMElementInfo info = { "Depth matte", "Filter/...", "Keys ...",
+ *     DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthMatte) };
+ *   ... class_init: dm_element_class_init (klass, &info);
  *   ... instance init: dm_depthmatte_settings_init (&self->settings);
  *
  * and the one generic set/get below reads and writes the settings under the
@@ -53,15 +54,28 @@ typedef struct {
 typedef void (*DMPropChanged) (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value);
 
-/* Install every row as a GObject property and the generic set/get; with a
- * `state_offset` (of the instance's `void *state`, the Swift state made by
- * dm_<element>_new; -1 for none) also a finalize that frees that state and
- * chains up. */
-void dm_element_class_init (GObjectClass * klass, gsize settings_offset,
-    gssize state_offset, const DMPropSpec * specs, guint n_specs,
-    DMPropChanged changed);
+/* What dm_element_class_init sets up for an element class. */
+typedef struct
+{
+  const gchar *longname, *classification, *description;   /* gst-inspect's */
+  const DMPropSpec *specs;      /* its property table (DM_PROPERTY_TABLE) */
+  guint n_specs;
+  DMPropChanged changed;        /* or NULL */
+  gsize settings_offset;        /* DM_ELEMENT_LAYOUT (Instance) */
+  gssize state_offset;
+  GstStaticPadTemplate *templates[3];   /* always pads' templates, NULL-ended */
+} DMElementInfo;
 
-/* Where an instance keeps `settings` and `state` (for dm_element_class_init). */
+/* The element's metadata; every row as a GObject property with the generic
+ * set/get; with a `state_offset` (of the instance's `void *state`, the Swift
+ * state made by dm_<element>_new; -1 for none) also a finalize that frees that
+ * state and chains up. */
+void dm_element_class_init (gpointer klass, const DMElementInfo * info);
+
+/* The table's specs and count, for DMElementInfo. */
+#define DM_ELEMENT_PROPERTIES(specs) specs, G_N_ELEMENTS (specs)
+
+/* Where an instance keeps `settings` and `state`, for DMElementInfo. */
 #define DM_ELEMENT_LAYOUT(Instance) \
   G_STRUCT_OFFSET (Instance, settings), G_STRUCT_OFFSET (Instance, state)
 #define DM_ELEMENT_LAYOUT_NO_STATE(Instance) \

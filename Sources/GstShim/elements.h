@@ -3,11 +3,11 @@
 #define DM_ELEMENTS_H
 #include <gst/gst.h>
 
-gboolean dm_depthmatte_register (GstPlugin * plugin);
-gboolean dm_rgbdtestsrc_register (GstPlugin * plugin);
-gboolean dm_sparkle_register (GstPlugin * plugin);
-gboolean dm_framestack_register (GstPlugin * plugin);
-gboolean dm_depthview_register (GstPlugin * plugin);
+GST_ELEMENT_REGISTER_DECLARE (depthmatte);
+GST_ELEMENT_REGISTER_DECLARE (rgbdtestsrc);
+GST_ELEMENT_REGISTER_DECLARE (sparkle);
+GST_ELEMENT_REGISTER_DECLARE (framestack);
+GST_ELEMENT_REGISTER_DECLARE (depthview);
 
 /* The packed 8-bit RGB formats the elements read and write (DMRGBImage). */
 #define DM_PACKED_RGB_FORMATS \

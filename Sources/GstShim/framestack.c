@@ -500,20 +500,37 @@ gst_frame_stack_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 
 /* ---- queries ---------------------------------------------------------------- */
 
+/* Either pad's CAPS query: the other side's caps (same size and format, any
+ * rate); the src pad answers with its current caps once it has them. */
+static gboolean
+answer_caps (GstFrameStack * self, GstPad * pad, GstQuery * query)
+{
+  GstCaps *filter, *res = NULL;
+
+  gst_query_parse_caps (query, &filter);
+  if (pad == self->srcpad)
+    res = gst_pad_get_current_caps (pad);
+  if (res && filter) {
+    GstCaps *f = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = f;
+  } else if (!res) {
+    res = query_caps_through (pad, pad == self->srcpad ? self->sinkpad :
+        self->srcpad, filter);
+  }
+  gst_query_set_caps_result (query, res);
+  gst_caps_unref (res);
+  return TRUE;
+}
+
 static gboolean
 gst_frame_stack_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstFrameStack *self = GST_FRAME_STACK (parent);
 
   switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_CAPS:{
-      GstCaps *filter, *res;
-      gst_query_parse_caps (query, &filter);
-      res = query_caps_through (pad, self->srcpad, filter);
-      gst_query_set_caps_result (query, res);
-      gst_caps_unref (res);
-      return TRUE;
-    }
+    case GST_QUERY_CAPS:
+      return answer_caps (self, pad, query);
     case GST_QUERY_ALLOCATION:
       /* frames are copied on arrival: any allocation upstream likes; we
        * read strides from GstVideoMeta */
@@ -530,22 +547,8 @@ gst_frame_stack_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
   GstFrameStack *self = GST_FRAME_STACK (parent);
 
   switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_CAPS:{
-      GstCaps *filter, *res;
-      gst_query_parse_caps (query, &filter);
-      res = gst_pad_get_current_caps (pad);
-      if (res && filter) {
-        GstCaps *f = gst_caps_intersect_full (filter, res,
-            GST_CAPS_INTERSECT_FIRST);
-        gst_caps_unref (res);
-        res = f;
-      } else if (!res) {
-        res = query_caps_through (pad, self->sinkpad, filter);
-      }
-      gst_query_set_caps_result (query, res);
-      gst_caps_unref (res);
-      return TRUE;
-    }
+    case GST_QUERY_CAPS:
+      return answer_caps (self, pad, query);
     case GST_QUERY_LATENCY:{
       gboolean live;
       GstClockTime min, max, extra = 0, fdur;
@@ -614,23 +617,24 @@ gst_frame_stack_finalize (GObject * object)
   dm_element_finalize (object);
 }
 
+static const DMElementInfo element_info = {
+  "Frame stacker", "Filter/Effect/Video",
+      "Aligns frames by sub-pixel translation and stacks them by mean or "
+      "median: removes passers-by and averages out noise",
+  DM_ELEMENT_PROPERTIES (properties), NULL,
+  DM_ELEMENT_LAYOUT (GstFrameStack),
+  {&sink_template, &src_template}
+};
+
 static void
 gst_frame_stack_class_init (GstFrameStackClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
 
-  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstFrameStack), properties,
-      G_N_ELEMENTS (properties), NULL);
+  dm_element_class_init (klass, &element_info);
   gobject_class->finalize = gst_frame_stack_finalize;   /* drops the pool first */
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class, "Frame stacker",
-      "Filter/Effect/Video",
-      "Aligns frames by sub-pixel translation and stacks them by mean or "
-      "median: removes passers-by and averages out noise",
-      "depthmatte developers");
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_frame_stack_change_state);
 
 }
@@ -661,11 +665,6 @@ gst_frame_stack_init (GstFrameStack * self)
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
 }
 
-gboolean
-dm_framestack_register (GstPlugin * plugin)
-{
-  GST_DEBUG_CATEGORY_INIT (gst_frame_stack_debug, "framestack", 0,
-      "aligned frame stacking");
-  return gst_element_register (plugin, "framestack", GST_RANK_NONE,
-      GST_TYPE_FRAME_STACK);
-}
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (framestack, "framestack", GST_RANK_NONE,
+    GST_TYPE_FRAME_STACK, GST_DEBUG_CATEGORY_INIT (gst_frame_stack_debug, "framestack", 0,
+      "aligned frame stacking"));

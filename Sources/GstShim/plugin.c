@@ -18,11 +18,11 @@ static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ok = TRUE;
-  ok &= dm_depthmatte_register (plugin);
-  ok &= dm_rgbdtestsrc_register (plugin);
-  ok &= dm_sparkle_register (plugin);
-  ok &= dm_framestack_register (plugin);
-  ok &= dm_depthview_register (plugin);
+  ok &= GST_ELEMENT_REGISTER (depthmatte, plugin);
+  ok &= GST_ELEMENT_REGISTER (rgbdtestsrc, plugin);
+  ok &= GST_ELEMENT_REGISTER (sparkle, plugin);
+  ok &= GST_ELEMENT_REGISTER (framestack, plugin);
+  ok &= GST_ELEMENT_REGISTER (depthview, plugin);
   return ok;
 }
 

@@ -509,23 +509,22 @@ gst_rgbd_test_src_property_changed (GObject * object, const DMPropSpec * spec,
     gst_base_src_set_live (GST_BASE_SRC (object), new_value != 0);
 }
 
+static const DMElementInfo element_info = {
+  "RGB-D test source", "Source/Video",
+  "Synthetic RGB-D scene: colour, registered depth and ground-truth "
+      "matte of a person in front of a plant and a wall",
+  DM_ELEMENT_PROPERTIES (properties), gst_rgbd_test_src_property_changed,
+  DM_ELEMENT_LAYOUT_NO_STATE (GstRgbdTestSrc),
+  {&src_template}
+};
+
 static void
 gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseSrcClass *bsrc_class = GST_BASE_SRC_CLASS (klass);
   GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
 
-  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT_NO_STATE (GstRgbdTestSrc), properties,
-      G_N_ELEMENTS (properties), gst_rgbd_test_src_property_changed);
-
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class,
-      "RGB-D test source", "Source/Video",
-      "Synthetic RGB-D scene: colour, registered depth and ground-truth "
-      "matte of a person in front of a plant and a wall",
-      "depthmatte developers");
+  dm_element_class_init (klass, &element_info);
 
   bsrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_get_caps);
   bsrc_class->fixate = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_fixate);
@@ -550,11 +549,6 @@ gst_rgbd_test_src_init (GstRgbdTestSrc * self)
   gst_base_src_set_live (GST_BASE_SRC (self), self->settings.is_live);
 }
 
-gboolean
-dm_rgbdtestsrc_register (GstPlugin * plugin)
-{
-  GST_DEBUG_CATEGORY_INIT (gst_rgbd_test_src_debug, "rgbdtestsrc", 0,
-      "synthetic RGB-D scene source");
-  return gst_element_register (plugin, "rgbdtestsrc", GST_RANK_NONE,
-      GST_TYPE_RGBD_TEST_SRC);
-}
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (rgbdtestsrc, "rgbdtestsrc", GST_RANK_NONE,
+    GST_TYPE_RGBD_TEST_SRC, GST_DEBUG_CATEGORY_INIT (gst_rgbd_test_src_debug, "rgbdtestsrc", 0,
+      "synthetic RGB-D scene source"));

@@ -187,26 +187,23 @@ gst_sparkle_property_changed (GObject * object, const DMPropSpec * spec,
         new_value == 0);
 }
 
-static void
-gst_sparkle_class_init (GstSparkleClass * klass)
-{
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
-
-  dm_element_class_init (gobject_class, DM_ELEMENT_LAYOUT (GstSparkle), properties,
-      G_N_ELEMENTS (properties), gst_sparkle_property_changed);
-
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
-
-  gst_element_class_set_static_metadata (element_class, "Sparkle",
-      "Filter/Analyzer/Video;Filter/Effect/Video",
+static const DMElementInfo element_info = {
+  "Sparkle", "Filter/Analyzer/Video;Filter/Effect/Video",
       "Meters the ambient brightness of video (posting 'sparkle' element "
       "messages) and adds twinkling glints that multiply as it gets "
       "brighter; with alpha, only where alpha > 0.5",
-      "depthmatte developers");
+  DM_ELEMENT_PROPERTIES (properties), gst_sparkle_property_changed,
+  DM_ELEMENT_LAYOUT (GstSparkle),
+  {&sink_template, &src_template}
+};
+
+static void
+gst_sparkle_class_init (GstSparkleClass * klass)
+{
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  dm_element_class_init (klass, &element_info);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_sparkle_start);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_sparkle_sink_event);
@@ -226,11 +223,6 @@ gst_sparkle_init (GstSparkle * self)
       GST_BASE_TRANSFORM_SINK_PAD (self));
 }
 
-gboolean
-dm_sparkle_register (GstPlugin * plugin)
-{
-  GST_DEBUG_CATEGORY_INIT (gst_sparkle_debug, "sparkle", 0,
-      "brightness meter and sparkle effect");
-  return gst_element_register (plugin, "sparkle", GST_RANK_NONE,
-      GST_TYPE_SPARKLE);
-}
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (sparkle, "sparkle", GST_RANK_NONE,
+    GST_TYPE_SPARKLE, GST_DEBUG_CATEGORY_INIT (gst_sparkle_debug, "sparkle", 0,
+      "brightness meter and sparkle effect"));

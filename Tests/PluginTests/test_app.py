@@ -57,14 +57,17 @@ def test_script_changes_background_colour_and_prints_lock(tmp_path, regions):
     assert np.abs(before[subject] - after[subject]).mean() < 2
     assert not close(colour_in(after, subject), (0, 255, 0), 60)
 
-    # the first report gives the face lock at 1.0 m + 0.25 m
+    # the first keyed report gives the face lock at 1.0 m + 0.25 m; on a loaded
+    # machine the live depth can miss the first output frames, which are then
+    # unkeyed (lock=fixed) until it arrives
     lock = lines(out, "lock")
-    assert lock and lock[0][0] == 0.0
-    assert "lock=face face-found=true" in lock[0][1]
-    assert abs(float(re.search(r"cutoff=([0-9.]+)", lock[0][1]).group(1)) - 1.25) < 0.03
-    assert len(lock) == 1  # nothing changed: one line only
-    status = lines(out, "status")
-    assert len(status) >= 4 and all("lock=face" in s for _, s in status)
+    first = next(i for i, (_, line) in enumerate(lock) if "lock=face face-found=true" in line)
+    assert all("lock=fixed face-found=false" in line for _, line in lock[:first])
+    assert lock[first][0] < 0.5
+    assert abs(float(re.search(r"cutoff=([0-9.]+)", lock[first][1]).group(1)) - 1.25) < 0.03
+    assert len(lock) == first + 1  # nothing changed after: one line only
+    status = [(t, line) for t, line in lines(out, "status") if t > lock[first][0]]
+    assert len(status) >= 3 and all("lock=face" in s for _, s in status)
     assert [t for t, _ in status] == sorted(t for t, _ in status)
     cmds = lines(out, "cmd")
     assert cmds[0][1] == "background-color 0xff00ff00" and 1.0 <= cmds[0][0] < 1.5
@@ -121,7 +124,11 @@ def test_stdin_commands_and_lock_change(tmp_path, regions):
     out = "".join(got) + out
     assert p.returncode == 0, err
     lock = lines(out, "lock")
+    # (a loaded machine can key the first frame or two before the face meta
+    # and depth line up: those lines come before the face lock)
+    lock = lock[next(i for i, (_, x) in enumerate(lock) if x.startswith("lock=face")):]
     assert [x.split()[0] for _, x in lock] == ["lock=face", "lock=fixed"], out
+    assert lock[0][0] < 0.3
     assert lock[1][0] > 0.3 and "cutoff=1.5000" in lock[1][1]
     assert [c for _, c in lines(out, "cmd")] == ["background-color 0xff0000ff", "cutoff 1.5", "mode fixed"]
     assert len(lines(out, "status")) == 1  # the status command (no periodic lines)

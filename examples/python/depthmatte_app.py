@@ -282,7 +282,10 @@ class App:
         while self.pending and self.pending[0][0] <= t:
             _, cmd = self.pending.pop(0)
             self.run(cmd.split())
-        if self.args.duration and t >= self.args.duration:
+        # stop at --duration, but not before the frames asked for with
+        # --dump-at went by (a loaded machine renders behind the clock);
+        # 10 s later at the most
+        if self.args.duration and t >= self.args.duration and (not self.dumps or t >= self.args.duration + 10):
             self.finish()
         return True
 

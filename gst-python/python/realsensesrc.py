@@ -151,14 +151,9 @@ class RealSenseSrc(Gst.Bin):
                              None, GObject.ParamFlags.READABLE),
         "num-buffers": (int, "Number of buffers", "Frames per pad to send before EOS (-1 = unlimited)",
                         -1, G_MAXINT, -1, GObject.ParamFlags.READWRITE),
-        "color-width": (int, "Colour width", "Camera only: colour stream width in pixels (0 = device default)",
-                        0, 16384, 0, GObject.ParamFlags.READWRITE),
-        "color-height": (int, "Colour height", "Camera only: colour stream height in pixels (0 = device default)",
-                         0, 16384, 0, GObject.ParamFlags.READWRITE),
-        "depth-width": (int, "Depth width", "Camera only: depth stream width in pixels (0 = device default)",
-                        0, 16384, 0, GObject.ParamFlags.READWRITE),
-        "depth-height": (int, "Depth height", "Camera only: depth stream height in pixels (0 = device default)",
-                         0, 16384, 0, GObject.ParamFlags.READWRITE),
+        **{f"{stream}-{axis}": (int, f"{nick} {axis}", f"Camera only: {nick.lower()} stream {axis} in pixels "
+                                "(0 = device default)", 0, 16384, 0, GObject.ParamFlags.READWRITE)
+           for stream, nick in (("color", "Colour"), ("depth", "Depth")) for axis in ("width", "height")},
         "framerate": (int, "Frame rate", "Camera only: frames per second of both streams (0 = device default)",
                       0, 300, 0, GObject.ParamFlags.READWRITE),
         "timeout": (int, "Timeout", "Camera only: milliseconds to wait for a frame before posting an error",
