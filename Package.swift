@@ -74,6 +74,9 @@ let package = Package(
             dependencies: ["DepthMatteKit", "BenchSupport"],
             path: "Sources/QualityBench"
         ),
+        // depthalign's registration against the true registered depth and
+        // (Benchmarks/depthalign-bench.sh) librealsense's rs.align on the same frames.
+        .executableTarget(name: "depthalign-bench", dependencies: ["DepthMatteKit"], path: "Benchmarks/DepthAlignBench"),
         .testTarget(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit"]

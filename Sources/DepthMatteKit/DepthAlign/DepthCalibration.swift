@@ -232,3 +232,4 @@ public struct DepthCalibration: Equatable {
 
 @inline(__always) func mathCos(_ x: Double) -> Double { cos(x) }
 @inline(__always) func mathSin(_ x: Double) -> Double { sin(x) }
+@inline(__always) func mathLog(_ x: Double) -> Double { log(x) }

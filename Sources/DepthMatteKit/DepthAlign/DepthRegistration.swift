@@ -290,26 +290,25 @@ struct RegistrationJob {
                 // the cell's pixel centres are among a 2x2 block: one SIMD step
                 let px = SIMD4<Float>(cl, cl + 1, cl, cl + 1), py = SIMD4<Float>(rt, rt, rt + 1, rt + 1)
                 let qx = px - u00, qy = py - v00
-                let k2 = qx * e2y - qy * e2x           // cross(q, e2)
+                let k2 = qx * e2y - qy * e2x            // cross(q, e2)
                 let ia = 1 / cA, ib = 1 / cB
                 let alpha = k2 * ia                     // weight of c10 in A
                 let beta = (qy * e1x - qx * e1y) * ia   // cross(e1, q): weight of c11 in A
                 let gamma = (qx * e3y - qy * e3x) * ib  // cross(q, e3): weight of c11 in B
                 let delta = -k2 * ib                    // cross(e2, q): weight of c01 in B
-                let eps: Float = -1e-4, one: Float = 1 + 1e-4
-                let inA = (alpha .>= eps) .& (beta .>= eps) .& (alpha + beta .<= one)
-                let inB = (gamma .>= eps) .& (delta .>= eps) .& (gamma + delta .<= one)
+                let one = SIMD4<Float>(repeating: 1)
+                let mA = lanesMin(lanesMin(alpha, beta), one - alpha - beta)
+                let mB = lanesMin(lanesMin(gamma, delta), one - gamma - delta)
                 let zA = z00 + alpha * (z10 - z00) + beta * (z11 - z00)
                 let zB = z00 + gamma * (z11 - z00) + delta * (z01 - z00)
-                var z = SIMD4<Float>(repeating: .infinity)
-                z.replace(with: zB, where: inB)
-                z.replace(with: zA, where: inA)
+                let eps = SIMD4<Float>(repeating: -1e-4), inf = SIMD4<Float>(repeating: .infinity)
+                let z = select(mA .>= eps, zA, select(mB .>= eps, zB, inf))
                 let o = UnsafeMutableRawPointer(zbuf + Int(rt) * cw + Int(cl))
                 let a = o.loadUnaligned(as: SIMD2<Float>.self)
-                o.storeBytes(of: pointwiseMin(a, z.lowHalf), as: SIMD2<Float>.self)
+                o.storeBytes(of: lanesMin(a, z.lowHalf), as: SIMD2<Float>.self)
                 let o2 = o + 4 * cw
                 let b = o2.loadUnaligned(as: SIMD2<Float>.self)
-                o2.storeBytes(of: pointwiseMin(b, z.highHalf), as: SIMD2<Float>.self)
+                o2.storeBytes(of: lanesMin(b, z.highHalf), as: SIMD2<Float>.self)
             } else {
                 triangle(c00, c10, c11, r0: r0, r1: r1)
                 triangle(c00, c11, c01, r0: r0, r1: r1)
@@ -403,3 +402,21 @@ struct Corner {
     let i = Float(Int32(x))
     return i < x ? i + 1 : i
 }
+
+/// m ? a : b, lane by lane, with bit operations (no per-lane branches).
+@inline(__always) func select(_ m: SIMDMask<SIMD4<Int32>>, _ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
+    let mi = unsafeBitCast(m, to: SIMD4<UInt32>.self)
+    let ai = unsafeBitCast(a, to: SIMD4<UInt32>.self), bi = unsafeBitCast(b, to: SIMD4<UInt32>.self)
+    return unsafeBitCast((ai & mi) | (bi & ~mi), to: SIMD4<Float>.self)
+}
+@inline(__always) func select(_ m: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    let mi = unsafeBitCast(m, to: SIMD8<UInt32>.self)
+    let ai = unsafeBitCast(a, to: SIMD8<UInt32>.self), bi = unsafeBitCast(b, to: SIMD8<UInt32>.self)
+    return unsafeBitCast((ai & mi) | (bi & ~mi), to: SIMD8<Float>.self)
+}
+@inline(__always) func lanesMin(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { select(a .< b, a, b) }
+@inline(__always) func lanesMin(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> SIMD2<Float> {
+    SIMD2(a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y)
+}
+@inline(__always) func lanesMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .< b, a, b) }
+@inline(__always) func lanesMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .> b, a, b) }
