@@ -21,6 +21,23 @@
 /// nothing.
 
 public final class DepthRegistration {
+    /// How samples become pixels.
+    public enum Method: Equatable {
+        /// Each sample goes to its nearest colour pixel (z-buffer), then one
+        /// horizontal and one vertical pass fill a pixel that is empty, or
+        /// farther than both its neighbours (background seen through the
+        /// foreground's sampling gaps), by interpolating between the nearest
+        /// valid neighbours on both sides (at most 2 pixels away) when they
+        /// agree within `maxRelativeJump`. Fast (the default).
+        case splat
+        /// Each cell of four neighbouring samples is drawn as two triangles
+        /// with z interpolated (exact coverage; several times slower).
+        case mesh
+    }
+
+    /// The method; `.splat` unless told otherwise.
+    public var method = Method.splat
+
     /// Largest relative difference between the depths of a cell's corners
     /// for the cell to be drawn: (max − min) / min. 0.05 keeps the noise of
     /// structured light at 3 m (σ ≈ 0.5 %) and surfaces up to about 85° from
@@ -65,14 +82,35 @@ public final class DepthRegistration {
         job.out = output
         job.outStride = stride
         job.jump = 1 + max(0, maxRelativeJump.isNaN ? 0 : maxRelativeJump)
+        job.jumpMilli = UInt32(min(1000, max(0, (maxRelativeJump.isNaN ? 0 : maxRelativeJump) * 1000)).rounded())
         job.bands = n
         if n > 1 && pool == nil { pool = WorkerPool() }
+        if n * 5 * width > scratchCapacity {
+            job.scratch?.deallocate()
+            scratchCapacity = n * 5 * width
+            job.scratch = .allocate(capacity: scratchCapacity)
+        }
+        let p = n > 1 ? pool : nil
         withUnsafeMutablePointer(to: &job) { ctx in
-            WorkerPool.run(n > 1 ? pool : nil, bands: n, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                raw.assumingMemoryBound(to: RegistrationJob.self).pointee.project(band: b)
-            }
-            WorkerPool.run(n > 1 ? pool : nil, bands: n, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                raw.assumingMemoryBound(to: RegistrationJob.self).pointee.raster(band: b)
+            let raw = UnsafeMutableRawPointer(ctx)
+            switch method {
+            case .splat:
+                WorkerPool.run(p, bands: n, context: raw) { raw, b in
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.projectSplat(band: b)
+                }
+                WorkerPool.run(p, bands: n, context: raw) { raw, b in
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.splat(band: b)
+                }
+                WorkerPool.run(p, bands: n, context: raw) { raw, b in
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.fill(band: b)
+                }
+            case .mesh:
+                WorkerPool.run(p, bands: n, context: raw) { raw, b in
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.project(band: b)
+                }
+                WorkerPool.run(p, bands: n, context: raw) { raw, b in
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.raster(band: b)
+                }
             }
         }
         return .ok
@@ -96,16 +134,22 @@ public final class DepthRegistration {
             job.pu?.deallocate(); job.pv?.deallocate(); job.pz?.deallocate()
             job.ax = .allocate(capacity: dn); job.ay = .allocate(capacity: dn); job.az = .allocate(capacity: dn)
             job.pu = .allocate(capacity: dn); job.pv = .allocate(capacity: dn); job.pz = .allocate(capacity: dn)
+            job.packed?.deallocate()
+            job.packed = .allocate(capacity: dn)
             depthCapacity = dn
         }
         if dh > rowCapacity {
             job.rowMin?.deallocate(); job.rowMax?.deallocate()
             job.rowMin = .allocate(capacity: dh); job.rowMax = .allocate(capacity: dh)
+            job.rowFirst?.deallocate(); job.rowLast?.deallocate()
+            job.rowFirst = .allocate(capacity: dh); job.rowLast = .allocate(capacity: dh)
             rowCapacity = dh
         }
         if cn > colorCapacity {
             job.zbuf?.deallocate()
             job.zbuf = .allocate(capacity: cn)
+            job.zb16?.deallocate()
+            job.zb16 = .allocate(capacity: cn)
             colorCapacity = cn
         }
         let d = calibration.depth, e = calibration.depthToColor
@@ -141,12 +185,14 @@ public final class DepthRegistration {
 
     private var job = RegistrationJob()
     private var pool: WorkerPool?
-    private var depthCapacity = 0, rowCapacity = 0, colorCapacity = 0
+    private var depthCapacity = 0, rowCapacity = 0, colorCapacity = 0, scratchCapacity = 0
 
     private func freeBuffers() {
         job.ax?.deallocate(); job.ay?.deallocate(); job.az?.deallocate()
         job.pu?.deallocate(); job.pv?.deallocate(); job.pz?.deallocate()
         job.rowMin?.deallocate(); job.rowMax?.deallocate(); job.zbuf?.deallocate()
+        job.packed?.deallocate(); job.rowFirst?.deallocate(); job.rowLast?.deallocate()
+        job.zb16?.deallocate(); job.scratch?.deallocate()
     }
 }
 
@@ -172,6 +218,14 @@ struct RegistrationJob {
     var pu: UnsafeMutablePointer<Float>?, pv: UnsafeMutablePointer<Float>?, pz: UnsafeMutablePointer<Float>?
     var rowMin: UnsafeMutablePointer<Float>?, rowMax: UnsafeMutablePointer<Float>?
     var zbuf: UnsafeMutablePointer<Float>?
+    // splat scratch: per depth pixel the colour pixel index (low 32 bits,
+    // -1: none) and its z (high 32 bits); per depth row the smallest and largest index; the colour z-buffer
+    // (0xFFFF = empty); five rows per band for the fill
+    var packed: UnsafeMutablePointer<UInt64>?
+    var rowFirst: UnsafeMutablePointer<Int32>?, rowLast: UnsafeMutablePointer<Int32>?
+    var zb16: UnsafeMutablePointer<UInt16>?
+    var scratch: UnsafeMutablePointer<UInt16>?
+    var jumpMilli: UInt32 = 50
 
     // MARK: projection
 
@@ -420,3 +474,207 @@ struct Corner {
 }
 @inline(__always) func lanesMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .< b, a, b) }
 @inline(__always) func lanesMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .> b, a, b) }
+
+// MARK: - splat and fill
+
+extension RegistrationJob {
+    /// Project depth rows of this band: per sample the nearest colour pixel's
+    /// index (-1 when invalid or outside) and the colour-axis z, rounded.
+    func projectSplat(band: Int) {
+        let y0 = dh * band / bands, y1 = dh * (band + 1) / bands
+        for y in y0..<y1 {
+            switch model {
+            case .none: projectSplatRow(y, distortion: 0)
+            case .brownConrady: projectSplatRow(y, distortion: 1)
+            case .inverseBrownConrady: projectSplatRow(y, distortion: 2)
+            }
+        }
+    }
+
+    @inline(__always)
+    func projectSplatRow(_ y: Int, distortion: Int) {
+        let ax = self.ax!, ay = self.ay!, az = self.az!, packed = self.packed!
+        let src = (depth.base + y * depth.stride).assumingMemoryBound(to: UInt16.self)
+        let tx = self.tx, ty = self.ty, tz = self.tz, fx = self.fx, fy = self.fy, ppx = self.ppx, ppy = self.ppy
+        let k1 = self.k1, k2 = self.k2, p1 = self.p1, p2 = self.p2, k3 = self.k3
+        let r2max = self.r2max, zNear = self.zNear
+        let uLimit = Float(cw) - 0.5, vLimit = Float(ch) - 0.5
+        let cw32 = Int32(cw)
+        let base = y * dw
+        var first = Int32.max, last: Int32 = -1
+        // eight samples at a time; validity as sign bits (no SIMD masks:
+        // Swift lowers mask conversions lane by lane)
+        var x = 0
+        if distortion != 2 {
+            typealias F = SIMD8<Float>
+            typealias I = SIMD8<Int32>
+            let bc: Float = distortion == 1 ? 1 : 0
+            let magic = F(repeating: 12582912)
+            var firstV = I(repeating: .max), lastV = I(repeating: -1)
+            let rawSrc = UnsafeRawPointer(src)
+            while x + 8 <= dw {
+                let i = base + x
+                let d16 = rawSrc.loadUnaligned(fromByteOffset: 2 * x, as: SIMD8<UInt16>.self)
+                let d = F(I(truncatingIfNeeded: d16))
+                let qx = d * UnsafeRawPointer(ax + i).loadUnaligned(as: F.self) + tx
+                let qy = d * UnsafeRawPointer(ay + i).loadUnaligned(as: F.self) + ty
+                let qz = d * UnsafeRawPointer(az + i).loadUnaligned(as: F.self) + tz
+                // qz > zNear keeps the division finite for the lanes that count
+                let qzSafe = unsafeBitCast(unsafeBitCast(qz, to: I.self) | (unsafeBitCast(qz - zNear, to: I.self) &>> 31 & unsafeBitCast(F(repeating: 1), to: I.self)), to: F.self)
+                let inv = 1 / qzSafe
+                let xn0 = qx * inv, yn0 = qy * inv
+                let r2 = xn0 * xn0 + yn0 * yn0
+                let f = 1 + bc * r2 * (k1 + r2 * (k2 + r2 * k3))
+                let xn = xn0 * f + bc * (2 * p1 * xn0 * yn0 + p2 * (r2 + 2 * xn0 * xn0))
+                let yn = yn0 * f + bc * (2 * p2 * xn0 * yn0 + p1 * (r2 + 2 * yn0 * yn0))
+                let u = xn * fx + ppx, v = yn * fy + ppy
+                // each term is negative exactly when its condition holds
+                var ok = unsafeBitCast(0.5 - d, to: I.self)
+                ok &= unsafeBitCast(zNear - qz, to: I.self)
+                ok &= unsafeBitCast(r2 - r2max, to: I.self)
+                ok &= unsafeBitCast(-0.5 - u, to: I.self)
+                ok &= unsafeBitCast(u - uLimit, to: I.self)
+                ok &= unsafeBitCast(-0.5 - v, to: I.self)
+                ok &= unsafeBitCast(v - vLimit, to: I.self)
+                let valid = ok &>> 31   // all ones where valid
+                let ci = unsafeBitCast(u + magic, to: I.self) &- 0x4B40_0000
+                let ri = unsafeBitCast(v + magic, to: I.self) &- 0x4B40_0000
+                let kk = ri &* Int32(cw) &+ ci
+                let k = (kk & valid) | ~valid     // -1 where invalid
+                let over = unsafeBitCast(65534 - qz, to: I.self) &>> 31   // ones where z > 65534
+                let zi0 = unsafeBitCast(qz + magic, to: I.self) &- 0x4B40_0000
+                let zi = ((zi0 & ~over) | (65534 & over)) & valid
+                let out = UnsafeMutableRawPointer(packed + i)
+                for j in 0..<8 {
+                    out.storeBytes(of: UInt64(UInt32(bitPattern: k[j])) | UInt64(UInt32(bitPattern: zi[j])) << 32,
+                                   toByteOffset: 8 * j, as: UInt64.self)
+                }
+                let kmin = (k & valid) | (I(repeating: .max) & ~valid)
+                firstV = firstV &+ ((kmin &- firstV) & ((kmin &- firstV) &>> 31))   // min
+                lastV = lastV &- ((lastV &- k) & ((lastV &- k) &>> 31))          // max
+                x += 8
+            }
+            for j in 0..<8 { first = min(first, firstV[j]); last = max(last, lastV[j]) }
+        }
+        for x in x..<dw {
+            let i = base + x
+            let d = Float(UInt16(littleEndian: src[x]))
+            let qx = d * ax[i] + tx, qy = d * ay[i] + ty, qz = d * az[i] + tz
+            let valid0 = d > 0 && qz > zNear
+            let inv = 1 / (valid0 ? qz : 1)
+            var xn = qx * inv, yn = qy * inv
+            let r2 = xn * xn + yn * yn
+            if distortion == 1 {
+                let f = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
+                let dx = xn * f + 2 * p1 * xn * yn + p2 * (r2 + 2 * xn * xn)
+                let dy = yn * f + 2 * p2 * xn * yn + p1 * (r2 + 2 * yn * yn)
+                xn = dx; yn = dy
+            } else if distortion == 2 {
+                let f = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
+                let xf = xn * f, yf = yn * f
+                xn = xf + 2 * p1 * xf * yf + p2 * (r2 + 2 * xf * xf)
+                yn = yf + 2 * p2 * xf * yf + p1 * (r2 + 2 * yf * yf)
+            }
+            let u = xn * fx + ppx, v = yn * fy + ppy
+            let valid = valid0 && r2 < r2max && u >= -0.5 && u < uLimit && v >= -0.5 && v < vLimit
+            // round to nearest with the 1.5·2^23 trick (no libm, no trapping conversion)
+            let ci = Int32(bitPattern: ((valid ? u : 0) + 12582912).bitPattern) &- 0x4B40_0000
+            let ri = Int32(bitPattern: ((valid ? v : 0) + 12582912).bitPattern) &- 0x4B40_0000
+            let k = valid ? ri &* cw32 &+ ci : -1
+            let zc = valid ? (qz < 65534 ? qz : 65534) : 0
+            let zi = Int32(bitPattern: (zc + 12582912).bitPattern) &- 0x4B40_0000
+            // one store per sample (fewer pointers for the vectoriser's alias checks)
+            packed[i] = UInt64(UInt32(bitPattern: k)) | UInt64(UInt32(bitPattern: zi)) << 32
+            first = min(first, valid ? k : .max)
+            last = max(last, k)
+        }
+        rowFirst![y] = first
+        rowLast![y] = last
+    }
+
+    /// Samples landing in this band's colour rows, nearest kept.
+    func splat(band: Int) {
+        let r0 = ch * band / bands, r1 = ch * (band + 1) / bands
+        if r0 >= r1 { return }
+        let zb = zb16!, packed = self.packed!, rowFirst = self.rowFirst!, rowLast = self.rowLast!
+        (zb + r0 * cw).initialize(repeating: 0xFFFF, count: (r1 - r0) * cw)
+        let lo = Int32(r0 * cw), span = UInt32((r1 - r0) * cw)
+        let hi = lo + Int32(span)
+        for y in 0..<dh {
+            if rowLast[y] < lo || rowFirst[y] >= hi { continue }
+            let row = packed + y * dw
+            for x in 0..<dw {
+                let s = row[x]
+                let k = Int32(truncatingIfNeeded: s)
+                if UInt32(bitPattern: k &- lo) < span {
+                    let v = UInt16(truncatingIfNeeded: s >> 32)
+                    if v < zb[Int(k)] { zb[Int(k)] = v }
+                }
+            }
+        }
+    }
+
+    /// `p`, or the value interpolated between its neighbours on both sides
+    /// when those agree within the jump and `p` is empty (0xFFFF) or farther
+    /// than both by more than the jump (background seen through the
+    /// foreground's sampling gaps). A side's neighbour is the adjacent pixel
+    /// (`a1`, `b1`), or the one after it (`a2`, `b2`) when the adjacent one is
+    /// empty: gaps up to two pixels wide are filled.
+    @inline(__always)
+    func mend(_ p: UInt16, _ a1: UInt16, _ b1: UInt16, _ a2: UInt16, _ b2: UInt16) -> UInt16 {
+        let P = UInt32(p)
+        let aNear = a1 != 0xFFFF, bNear = b1 != 0xFFFF
+        let A = UInt32(aNear ? a1 : a2), B = UInt32(bNear ? b1 : b2)
+        let wa: UInt32 = aNear ? 1 : 2, wb: UInt32 = bNear ? 1 : 2
+        let lo = min(A, B), hi = max(A, B)
+        let k = 1000 + jumpMilli
+        let agree = hi != 0xFFFF && hi &* 1000 <= lo &* k
+        let replace = agree && (P == 0xFFFF || P &* 1000 > hi &* k)
+        let w = wa &+ wb
+        let v = (A &* wb &+ B &* wa &+ (w >> 1)) / w
+        return replace ? UInt16(truncatingIfNeeded: v) : p
+    }
+
+    /// The horizontal pass over colour row r.
+    @inline(__always)
+    func mendRow(_ r: Int, into dst: UnsafeMutablePointer<UInt16>) {
+        let src = zb16! + r * cw
+        let empty: UInt16 = 0xFFFF
+        for c in 0..<min(cw, 2) { dst[c] = src[c] }
+        for c in max(2, cw - 2)..<cw { dst[c] = src[c] }
+        if cw < 5 { return }
+        dst[1] = mend(src[1], src[0], src[2], empty, src[3])
+        dst[cw - 2] = mend(src[cw - 2], src[cw - 3], src[cw - 1], src[cw - 4], empty)
+        for c in 2..<(cw - 2) { dst[c] = mend(src[c], src[c - 1], src[c + 1], src[c - 2], src[c + 2]) }
+    }
+
+    /// Horizontal then vertical mending of this band's rows, into the output.
+    func fill(band: Int) {
+        let r0 = ch * band / bands, r1 = ch * (band + 1) / bands
+        if r0 >= r1 { return }
+        let ring = scratch! + band * 5 * cw
+        @inline(__always) func slot(_ r: Int) -> UnsafeMutablePointer<UInt16> { ring + ((r + 5) % 5) * cw }
+        for r in max(0, r0 - 2)..<min(ch, r0 + 2) { mendRow(r, into: slot(r)) }
+        let out = self.out!
+        for r in r0..<r1 {
+            if r + 2 < ch { mendRow(r + 2, into: slot(r + 2)) }
+            let o = (out + r * outStride).assumingMemoryBound(to: UInt16.self)
+            let mid = slot(r)
+            if r == 0 || r == ch - 1 {
+                for c in 0..<cw { let v = mid[c]; o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v) }
+            } else if r == 1 || r == ch - 2 {
+                let up = slot(r - 1), down = slot(r + 1)
+                for c in 0..<cw {
+                    let v = mend(mid[c], up[c], down[c], 0xFFFF, 0xFFFF)
+                    o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v)
+                }
+            } else {
+                let up = slot(r - 1), down = slot(r + 1), up2 = slot(r - 2), down2 = slot(r + 2)
+                for c in 0..<cw {
+                    let v = mend(mid[c], up[c], down[c], up2[c], down2[c])
+                    o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v)
+                }
+            }
+        }
+    }
+}
