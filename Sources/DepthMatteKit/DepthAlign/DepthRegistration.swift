@@ -630,9 +630,11 @@ extension RegistrationJob {
         let k = 1000 + jumpMilli
         let agree = hi != 0xFFFF && hi &* 1000 <= lo &* k
         let replace = agree && (P == 0xFFFF || P &* 1000 > hi &* k)
+        if !replace { return p }
+        if aNear && bNear { return UInt16(truncatingIfNeeded: (A &+ B &+ 1) >> 1) }
+        // a two-pixel gap (rare): interpolate at 1/3 or 2/3
         let w = wa &+ wb
-        let v = (A &* wb &+ B &* wa &+ (w >> 1)) / w
-        return replace ? UInt16(truncatingIfNeeded: v) : p
+        return UInt16(truncatingIfNeeded: (A &* wb &+ B &* wa &+ (w >> 1)) / w)
     }
 
     /// The horizontal pass over colour row r.
