@@ -637,6 +637,34 @@ extension RegistrationJob {
         return UInt16(truncatingIfNeeded: (A &* wb &+ B &* wa &+ (w >> 1)) / w)
     }
 
+    /// `mend` on eight pixels at once, with sign-bit arithmetic instead of
+    /// SIMD masks (which Swift lowers lane by lane); output 0xFFFF-free when
+    /// `toOutput` (empty → 0).
+    @inline(__always)
+    func mend8(_ p: UnsafeRawPointer, _ a1: UnsafeRawPointer, _ b1: UnsafeRawPointer,
+               _ a2: UnsafeRawPointer, _ b2: UnsafeRawPointer, into dst: UnsafeMutableRawPointer, toOutput: Bool) {
+        typealias I = SIMD8<Int32>
+        @inline(__always) func load(_ q: UnsafeRawPointer) -> I { I(truncatingIfNeeded: q.loadUnaligned(as: SIMD8<UInt16>.self)) }
+        let E = I(repeating: 0xFFFF)
+        let P = load(p), A1 = load(a1), B1 = load(b1), A2 = load(a2), B2 = load(b2)
+        let aNear = (A1 &- E) &>> 31, bNear = (B1 &- E) &>> 31      // all ones when the adjacent one is valid
+        let A = (A1 & aNear) | (A2 & ~aNear), B = (B1 & bNear) | (B2 & ~bNear)
+        let d = B &- A, dn = d & (d &>> 31)
+        let lo = A &+ dn, hi = B &- dn
+        let k = I(repeating: Int32(1000 + jumpMilli))
+        let hiValid = (hi &- E) &>> 31
+        let agree = ~((lo &* k &- hi &* 1000) &>> 31)
+        let pEmpty = ~((P &- E) &>> 31)
+        let pFarther = (hi &* k &- P &* 1000) &>> 31
+        let replace = hiValid & agree & (pEmpty | pFarther)
+        let wa = 2 &+ aNear, wb = 2 &+ bNear                         // 1 near, 2 one further
+        let num = SIMD8<Float>(A &* wb &+ B &* wa), den = SIMD8<Float>(wa &+ wb)
+        let v = unsafeBitCast(num / den + 12582912, to: I.self) &- 0x4B40_0000
+        var r = (v & replace) | (P & ~replace)
+        if toOutput { r = r & ((r &- E) &>> 31) }
+        dst.storeBytes(of: SIMD8<UInt16>(truncatingIfNeeded: r), as: SIMD8<UInt16>.self)
+    }
+
     /// The horizontal pass over colour row r.
     @inline(__always)
     func mendRow(_ r: Int, into dst: UnsafeMutablePointer<UInt16>) {
@@ -647,7 +675,13 @@ extension RegistrationJob {
         if cw < 5 { return }
         dst[1] = mend(src[1], src[0], src[2], empty, src[3])
         dst[cw - 2] = mend(src[cw - 2], src[cw - 3], src[cw - 1], src[cw - 4], empty)
-        for c in 2..<(cw - 2) { dst[c] = mend(src[c], src[c - 1], src[c + 1], src[c - 2], src[c + 2]) }
+        var c = 2
+        while c + 8 <= cw - 2 {
+            let q = UnsafeRawPointer(src + c)
+            mend8(q, q - 2, q + 2, q - 4, q + 4, into: UnsafeMutableRawPointer(dst + c), toOutput: false)
+            c += 8
+        }
+        while c < cw - 2 { dst[c] = mend(src[c], src[c - 1], src[c + 1], src[c - 2], src[c + 2]); c += 1 }
     }
 
     /// Horizontal then vertical mending of this band's rows, into the output.
@@ -672,7 +706,12 @@ extension RegistrationJob {
                 }
             } else {
                 let up = slot(r - 1), down = slot(r + 1), up2 = slot(r - 2), down2 = slot(r + 2)
-                for c in 0..<cw {
+                var c = 0
+                while c + 8 <= cw {
+                    mend8(mid + c, up + c, down + c, up2 + c, down2 + c, into: UnsafeMutableRawPointer(o + c), toOutput: true)
+                    c += 8
+                }
+                for c in c..<cw {
                     let v = mend(mid[c], up[c], down[c], up2[c], down2[c])
                     o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v)
                 }
