@@ -24,6 +24,9 @@ let package = Package(
         bench("sparkle-bench", "SparkleBench"),
         // Align + median of 20 1080p frames against copying them.
         bench("framestack-bench", "FrameStackBench"),
+        // depthalign's registration against the true registered depth of a
+        // box-and-wall scene (and, through depthalign-bench.sh, librealsense's align).
+        bench("depthalign-bench", "DepthAlignBench"),
     ]
 )
 
