@@ -30,6 +30,8 @@ read_field (const DMPropSpec * spec, gpointer field)
       return *(guint32 *) field;
     case DM_PROP_UINT64:
       return (gdouble) * (guint64 *) field;
+    case DM_PROP_STRING:
+      return 0;
     default:
       return *(gint32 *) field;
   }
@@ -51,6 +53,14 @@ transfer (GObject * object, gsize settings_offset, const DMPropSpec * spec,
     case DM_PROP_UINT64: TRANSFER (guint64, g_value_get_uint64, g_value_set_uint64); break;
     case DM_PROP_BOOLEAN: TRANSFER (gint32, !!g_value_get_boolean, g_value_set_boolean); break;
     case DM_PROP_ENUM: TRANSFER (gint32, g_value_get_enum, g_value_set_enum); break;
+    case DM_PROP_STRING:
+      if (to_field) {
+        g_free (*(gchar **) f);
+        *(gchar **) f = g_value_dup_string (value);
+      } else {
+        g_value_set_string (value, *(gchar **) f);
+      }
+      break;
   }
 #undef TRANSFER
 }
@@ -122,6 +132,8 @@ param_spec (const DMPropSpec * s)
     case DM_PROP_BOOLEAN:
       return g_param_spec_boolean (s->name, s->nick, s->blurb, s->def != 0,
           s->flags);
+    case DM_PROP_STRING:
+      return g_param_spec_string (s->name, s->nick, s->blurb, NULL, s->flags);
     case DM_PROP_ENUM:{
       GType type = s->enum_type ();
       gst_type_mark_as_plugin_api (type, 0);
@@ -140,6 +152,13 @@ dm_element_finalize (GObject * object)
   const DMPropTable *t = g_type_get_qdata (type, dm_prop_table_quark ());
   GObjectClass *parent = g_type_class_peek (g_type_parent (type));
 
+  if (t) {
+    guint i;
+    for (i = 0; i < t->n_specs; i++)
+      if (t->specs[i].kind == DM_PROP_STRING)
+        g_free (*(gchar **) G_STRUCT_MEMBER_P (object,
+                t->settings_offset + t->specs[i].offset));
+  }
   if (t && t->state_offset >= 0) {
     void **state = G_STRUCT_MEMBER_P (object, t->state_offset);
     if (*state)
@@ -167,8 +186,7 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), dm_prop_table_quark (), t);
   gobject_class->set_property = dm_props_set_property;
   gobject_class->get_property = dm_props_get_property;
-  if (info->state_offset >= 0)
-    gobject_class->finalize = dm_element_finalize;
+  gobject_class->finalize = dm_element_finalize;   /* strings, state */
   for (i = 0; i < info->n_specs; i++)
     g_object_class_install_property (gobject_class, i + 1,
         param_spec (&info->specs[i]));

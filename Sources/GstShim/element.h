@@ -20,7 +20,7 @@
 
 typedef enum {
   DM_PROP_DOUBLE, DM_PROP_INT, DM_PROP_UINT, DM_PROP_UINT64, DM_PROP_BOOLEAN,
-  DM_PROP_ENUM
+  DM_PROP_ENUM, DM_PROP_STRING
 } DMPropKind;
 
 /* Row flags: PLAYING = changeable while PLAYING and controllable (GstController);

@@ -23,6 +23,7 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (sparkle, plugin);
   ok &= GST_ELEMENT_REGISTER (framestack, plugin);
   ok &= GST_ELEMENT_REGISTER (depthview, plugin);
+  ok &= GST_ELEMENT_REGISTER (depthalign, plugin);
   return ok;
 }
 

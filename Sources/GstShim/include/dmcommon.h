@@ -15,8 +15,9 @@
  *
  * (X is passed through to P: the user's context, e.g. the settings type.)
  *
- * KIND is DOUBLE, INT, UINT, UINT64, BOOLEAN or ENUM (enum_get_type names the
- * registered GEnum's get_type function; NULL otherwise); FLAGS is PLAYING
+ * KIND is DOUBLE, INT, UINT, UINT64, BOOLEAN, ENUM (enum_get_type names the
+ * registered GEnum's get_type function; NULL otherwise) or STRING (a string
+ * the element owns; default 0 = NULL, min/max unused); FLAGS is PLAYING
  * (changeable while PLAYING and controllable) or READY (READY or below only).
  * From that one list come the settings struct (DM_SETTINGS_FIELD), its
  * defaults (DM_SETTINGS_DEFAULT, used by the element's instance init and by
@@ -69,6 +70,7 @@ typedef enum { DM_COLORMAP_GREY = 0, DM_COLORMAP_TURBO = 1 } DMColormap;
 #define DM_CTYPE_UINT64 uint64_t
 #define DM_CTYPE_BOOLEAN int32_t
 #define DM_CTYPE_ENUM int32_t
+#define DM_CTYPE_STRING char *
 
 /* One settings-struct field per property row. */
 #define DM_SETTINGS_FIELD(X, kind, field, name, nick, min, max, def, enum_type, flags, blurb) \

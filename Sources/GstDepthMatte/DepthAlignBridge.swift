@@ -1,0 +1,63 @@
+/// The Swift side of depthalign.h: the calibration text to a kit calibration,
+/// and frames through the kit's registration (DepthMatteKit/DepthAlign).
+import DepthMatteKit
+import GstShim
+
+final class DepthAlignState {
+    let registration = DepthRegistration()
+    var calibration: DepthCalibration?
+}
+
+/// Copy `text` into a fixed-size C char array (NUL-terminated, truncated).
+private func copy<T>(_ text: String, into tuple: inout T) {
+    withUnsafeMutableBytes(of: &tuple) { raw in
+        let bytes = Array(text.utf8.prefix(raw.count - 1))
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+}
+
+@_cdecl("dm_depthalign_new")
+public func dm_depthalign_new() -> UnsafeMutableRawPointer? {
+    ElementState.retain(DepthAlignState())
+}
+
+@_cdecl("dm_depthalign_load")
+public func dm_depthalign_load(_ state: UnsafeMutableRawPointer?, _ json: UnsafePointer<CChar>?,
+                               _ info: UnsafeMutablePointer<DMDepthAlignCalibration>?) -> Int32 {
+    guard let s = ElementState.get(state, as: DepthAlignState.self), let json, let info else { return 0 }
+    do {
+        let c = try DepthCalibration(json: String(cString: json))
+        s.calibration = c
+        s.registration.prepare(c)
+        info.pointee.depth_width = Int32(c.depth.width)
+        info.pointee.depth_height = Int32(c.depth.height)
+        info.pointee.color_width = Int32(c.color.width)
+        info.pointee.color_height = Int32(c.color.height)
+        info.pointee.depth_scale = c.depthScale
+        return 1
+    } catch let e as CalibrationError {
+        s.calibration = nil
+        copy(e.field, into: &info.pointee.field)
+        copy(e.message, into: &info.pointee.message)
+        return 0
+    } catch {
+        s.calibration = nil
+        copy("", into: &info.pointee.field)
+        copy("\(error)", into: &info.pointee.message)
+        return 0
+    }
+}
+
+@_cdecl("dm_depthalign_process")
+public func dm_depthalign_process(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMDepthAlignSettings>?,
+                                  _ depth: UnsafePointer<DMGrayImage>?, _ out: UnsafePointer<DMGrayImage>?) -> Int32 {
+    guard let s = ElementState.get(state, as: DepthAlignState.self), let c = s.calibration, let settings,
+          let depth, let out, depth.pointee.data != nil, let outData = out.pointee.data else { return 0 }
+    s.registration.maxRelativeJump = Float(settings.pointee.max_jump)
+    let o = out.pointee
+    let status = s.registration.register(depth: Depth16View(depth.pointee), calibration: c, into: outData,
+                                         width: Int(o.width), height: Int(o.height), stride: Int(o.stride),
+                                         threads: Int(settings.pointee.n_threads))
+    return status == .ok ? 1 : 0
+}

@@ -1,0 +1,259 @@
+/* depthalign.c: GObject glue for the depthalign element.
+ *
+ * A GstVideoFilter from depth seen by the depth camera (GRAY16_LE, units of
+ * the calibration's depth_scale, 0 = no reading) to depth seen by the colour
+ * camera: the colour intrinsics' size, same units, each value the distance
+ * along the colour camera's axis, 0 where the depth camera cannot see. The
+ * calibration JSON (`calibration`) is read when the element starts; a missing
+ * file, a bad field or a depth input of another size than the calibration's
+ * is an element error naming the file and the field.
+ *
+ * No pixel work here: per frame the settings are copied under the object lock
+ * and the mapped planes go to dm_depthalign_process() (Swift bridge,
+ * Sources/GstDepthMatte/DepthAlignBridge.swift; algorithm in
+ * Sources/DepthMatteKit/DepthAlign/).
+ */
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+#include "depthalign.h"
+#include "element.h"
+#include "elements.h"
+#include "padlog.h"
+#include "rgbimage.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_depthalign_debug);
+#define GST_CAT_DEFAULT gst_depthalign_debug
+
+#define GST_TYPE_DEPTHALIGN (gst_depthalign_get_type ())
+G_DECLARE_FINAL_TYPE (GstDepthAlign, gst_depthalign, GST, DEPTHALIGN,
+    GstVideoFilter)
+
+struct _GstDepthAlign
+{
+  GstVideoFilter parent;
+  DMDepthAlignSettings settings;        /* DM_DEPTHALIGN_PROPERTIES, object lock */
+  void *state;                  /* Swift DepthAlignState */
+  /* the calibration read at start; negotiation and streaming only read it */
+  DMDepthAlignCalibration cal;
+  gboolean have_cal;
+  gchar *cal_path;
+};
+
+G_DEFINE_TYPE (GstDepthAlign, gst_depthalign, GST_TYPE_VIDEO_FILTER);
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE")));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE")));
+
+/* ---- calibration ------------------------------------------------------------ */
+
+static gboolean
+gst_depthalign_start (GstBaseTransform * trans)
+{
+  GstDepthAlign *self = GST_DEPTHALIGN (trans);
+  gchar *path, *text = NULL;
+  GError *err = NULL;
+
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (self->settings.calibration);
+  GST_OBJECT_UNLOCK (self);
+  g_free (self->cal_path);
+  self->cal_path = path;
+  self->have_cal = FALSE;
+  memset (&self->cal, 0, sizeof self->cal);
+
+  if (!path || !*path) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("depthalign has no calibration file."),
+        ("Set the 'calibration' property to the JSON file of the camera pair "
+            "(depth and colour intrinsics, depth_to_color extrinsics, "
+            "depth_scale)"));
+    return FALSE;
+  }
+  if (!g_file_get_contents (path, &text, NULL, &err)) {
+    if (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("The calibration file \"%s\" does not exist.", path),
+          ("%s", err->message));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+          ("Could not read the calibration file \"%s\".", path),
+          ("%s", err->message));
+    g_clear_error (&err);
+    return FALSE;
+  }
+  if (!self->state)
+    self->state = dm_depthalign_new ();
+  if (!dm_depthalign_load (self->state, text, &self->cal)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("The calibration file \"%s\" is invalid: %s%s%s.", path,
+            self->cal.field, *self->cal.field ? ": " : "", self->cal.message),
+        ("field '%s' of %s", self->cal.field, path));
+    g_free (text);
+    return FALSE;
+  }
+  g_free (text);
+  self->have_cal = TRUE;
+  GST_INFO_OBJECT (self, "calibration %s: depth %dx%d -> colour %dx%d, "
+      "depth scale %g m", path, self->cal.depth_width, self->cal.depth_height,
+      self->cal.color_width, self->cal.color_height, self->cal.depth_scale);
+  return TRUE;
+}
+
+/* ---- caps ------------------------------------------------------------------- */
+
+/* Downstream: the colour size. Upstream: the calibration's depth size first,
+ * then any size (so that a depth input of another size reaches set_info and
+ * is refused there with a clear message, rather than failing upstream). */
+static GstCaps *
+gst_depthalign_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstDepthAlign *self = GST_DEPTHALIGN (trans);
+  GstCaps *out = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    gst_structure_set (s, "format", G_TYPE_STRING, "GRAY16_LE", NULL);
+    gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
+    if (self->have_cal) {
+      GstStructure *sized = gst_structure_copy (s);
+      gint w = direction == GST_PAD_SINK ? self->cal.color_width :
+          self->cal.depth_width;
+      gint h = direction == GST_PAD_SINK ? self->cal.color_height :
+          self->cal.depth_height;
+      gst_structure_set (sized, "width", G_TYPE_INT, w, "height", G_TYPE_INT,
+          h, NULL);
+      gst_caps_append_structure (out, sized);
+    }
+    if (direction == GST_PAD_SRC || !self->have_cal) {
+      gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
+          "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+      gst_caps_append_structure (out, s);
+    } else {
+      gst_structure_free (s);
+    }
+  }
+  if (filter) {
+    GstCaps *f = gst_caps_intersect_full (filter, out,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = f;
+  }
+  return out;
+}
+
+static gboolean
+gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstDepthAlign *self = GST_DEPTHALIGN (filter);
+
+  if (!self->have_cal)
+    return FALSE;
+  if (GST_VIDEO_INFO_WIDTH (in_info) != self->cal.depth_width
+      || GST_VIDEO_INFO_HEIGHT (in_info) != self->cal.depth_height) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The depth input is %dx%d but the calibration \"%s\" is for %dx%d "
+            "depth.", GST_VIDEO_INFO_WIDTH (in_info),
+            GST_VIDEO_INFO_HEIGHT (in_info), self->cal_path,
+            self->cal.depth_width, self->cal.depth_height),
+        ("depth.width/depth.height of the calibration must be the depth "
+            "stream's size; offered %" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  return GST_VIDEO_INFO_WIDTH (out_info) == self->cal.color_width
+      && GST_VIDEO_INFO_HEIGHT (out_info) == self->cal.color_height;
+}
+
+/* ---- per frame ------------------------------------------------------------- */
+
+static void
+gst_depthalign_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
+}
+
+static GstFlowReturn
+gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
+    GstVideoFrame * out)
+{
+  GstDepthAlign *self = GST_DEPTHALIGN (filter);
+  DMDepthAlignSettings settings;
+  DMGrayImage depth = dm_gray_image_from_frame (in);
+  DMGrayImage image = dm_gray_image_from_frame (out);
+
+  GST_OBJECT_LOCK (self);
+  settings = self->settings;
+  GST_OBJECT_UNLOCK (self);
+  if (!dm_depthalign_process (self->state, &settings, &depth, &image)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("depthalign could not register a depth frame."),
+        ("depth %dx%d, output %dx%d, calibration %s", depth.width,
+            depth.height, image.width, image.height, self->cal_path));
+    return GST_FLOW_ERROR;
+  }
+  GST_LOG_OBJECT (self, "registered %dx%d -> %dx%d", depth.width,
+      depth.height, image.width, image.height);
+  return GST_FLOW_OK;
+}
+
+/* ---- class ------------------------------------------------------------------ */
+
+DM_PROPERTY_TABLE (properties, DMDepthAlignSettings, DM_DEPTHALIGN_PROPERTIES);
+
+static const DMElementInfo element_info = {
+  "Depth align", "Filter/Converter/Video",
+  "Registers depth to the colour camera: depth from the depth camera's "
+      "viewpoint in, depth at the colour camera's size and viewpoint out "
+      "(z-buffered, upsampling gaps filled without bridging steps, occlusion "
+      "shadows 0), from a calibration JSON",
+  DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthAlign),
+  {&sink_template, &src_template}
+};
+
+static void
+gst_depthalign_finalize (GObject * object)
+{
+  g_free (GST_DEPTHALIGN (object)->cal_path);
+  dm_element_finalize (object);
+}
+
+static void
+gst_depthalign_class_init (GstDepthAlignClass * klass)
+{
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  dm_element_class_init (klass, &element_info);
+  G_OBJECT_CLASS (klass)->finalize = gst_depthalign_finalize;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_depthalign_start);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_depthalign_transform_caps);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_depthalign_before_transform);
+  trans_class->passthrough_on_same_caps = FALSE;
+  GST_VIDEO_FILTER_CLASS (klass)->set_info =
+      GST_DEBUG_FUNCPTR (gst_depthalign_set_info);
+  GST_VIDEO_FILTER_CLASS (klass)->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_depthalign_transform_frame);
+}
+
+static void
+gst_depthalign_init (GstDepthAlign * self)
+{
+  dm_depthalign_settings_init (&self->settings);
+  dm_watch_refused_caps (GST_ELEMENT (self), GST_BASE_TRANSFORM_SINK_PAD (self));
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SINK_PAD (self), GST_CAT_DEFAULT);
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (self), GST_CAT_DEFAULT);
+}
+
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthalign, "depthalign", GST_RANK_NONE,
+    GST_TYPE_DEPTHALIGN, GST_DEBUG_CATEGORY_INIT (gst_depthalign_debug,
+        "depthalign", 0, "depth registered to the colour camera"));

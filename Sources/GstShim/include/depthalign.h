@@ -1,0 +1,60 @@
+/* depthalign.h: the depthalign element's contract between the shim
+ * (depthalign.c) and the bridge (DepthAlignBridge.swift). */
+#ifndef DM_DEPTHALIGN_H
+#define DM_DEPTHALIGN_H
+
+#include "dmcommon.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every property of depthalign, once (see dmcommon.h for the columns). */
+#define DM_DEPTHALIGN_PROPERTIES(P, X) \
+  P (X, STRING, calibration, "calibration", "Calibration", 0, 0, 0, NULL, READY, \
+      "Path of the calibration JSON: depth and colour intrinsics (pixels, " \
+      "model none|brown-conrady|inverse-brown-conrady, coeffs k1 k2 p1 p2 k3), " \
+      "depth_to_color rotation (9 numbers, row-major) and translation " \
+      "(metres), depth_scale (metres per unit). The output takes the colour " \
+      "intrinsics' size") \
+  P (X, DOUBLE, max_jump, "max-jump", "Maximum jump", 0.0, 1.0, 0.05, NULL, PLAYING, \
+      "Largest relative depth difference, (far - near) / near, between " \
+      "neighbouring depth samples that is filled across when upsampling; a " \
+      "larger step is a real discontinuity and is never bridged") \
+  P (X, UINT, n_threads, "n-threads", "Threads", 0, 64, 0, NULL, PLAYING, \
+      "Threads sharing the rows of each frame (0 = one per CPU core)")
+
+typedef struct {
+  DM_DEPTHALIGN_PROPERTIES (DM_SETTINGS_FIELD, _)
+} DMDepthAlignSettings;
+
+static inline void
+dm_depthalign_settings_init (DMDepthAlignSettings *s)
+{
+  DM_DEPTHALIGN_PROPERTIES (DM_SETTINGS_DEFAULT, _)
+}
+
+/* What a calibration gives the shim: the sizes to negotiate, or why it was
+ * refused (the field path, e.g. "color.fx", and a sentence). */
+typedef struct {
+  int32_t depth_width, depth_height;   /* the depth input's size */
+  int32_t color_width, color_height;   /* the output's size */
+  double depth_scale;                  /* metres per unit */
+  char field[64];
+  char message[256];
+} DMDepthAlignCalibration;
+
+void *dm_depthalign_new(void);
+/* Parse `json` (the calibration file's text) and keep it for the frames to
+ * come; returns 1, or 0 with info->field and info->message set. */
+int32_t dm_depthalign_load(void *state, const char *json, DMDepthAlignCalibration *info);
+/* Register one GRAY16_LE depth frame (depth camera's view) into `out`
+ * (GRAY16_LE, colour camera's size and view, same units, 0 = no reading).
+ * Returns 1, or 0 when the sizes do not match the loaded calibration. */
+int32_t dm_depthalign_process(void *state, const DMDepthAlignSettings *settings,
+    const DMGrayImage *depth, const DMGrayImage *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
