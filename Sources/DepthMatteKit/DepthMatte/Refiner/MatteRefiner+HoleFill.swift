@@ -1,0 +1,81 @@
+/// README step 2, refine=guided, sub-steps 2.1 (the three-state mask) and
+/// 2.2 (the hole fill), at depth resolution.
+
+/// What a depth pixel says about the subject (one byte per pixel).
+public enum DepthLabel: UInt8 {
+    /// A reading farther than the cutoff.
+    case background = 0
+    /// A reading at or nearer than the cutoff (0 < d <= cutoff).
+    case subject = 1
+    /// No reading (d == 0): not "far".
+    case unknown = 2
+}
+
+extension MatteRefiner {
+    /// 2.1: the three-state mask of `depth` into `label` (`DepthLabel` raw
+    /// values): the integer compare of `DepthThreshold` with 0 as unknown.
+    static func threeStateMask(_ depth: Depth16View, scale: Double, cutoff: Double, into label: UnsafeMutablePointer<UInt8>) {
+        let dw = depth.width, dh = depth.height
+        let q = cutoff / scale
+        let limitD = (q + abs(q) * 1e-9).rounded(.down)
+        let limit: UInt32 = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
+        let unknown = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
+        let background = DepthLabel.background.rawValue
+        for y in 0..<dh {
+            let row = depth.base + y * depth.stride, o = y * dw
+            for x in 0..<dw {
+                let d = UInt32(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)))
+                label[o + x] = d == 0 ? unknown : (d <= limit ? subject : background)
+            }
+        }
+    }
+
+    /// 2.2: unknown pixels of `label` (`DepthLabel` raw values) take the label
+    /// of their nearest valid neighbours: one 4-connected pixel per pass from
+    /// every side, subject winning ties; what is still unknown after `passes`
+    /// becomes background. The occlusion shadow and hair holes sit beside
+    /// near objects.
+    public static func fillUnknown(label: [UInt8], filled: inout [UInt8], spare: inout [UInt8],
+                                   width w: Int, height h: Int, passes: Int) {
+        let n = w * h
+        if filled.count < n { filled = [UInt8](repeating: 0, count: n) }
+        if spare.count < n { spare = [UInt8](repeating: 0, count: n) }
+        label.withUnsafeBufferPointer { l in
+        filled.withUnsafeMutableBufferPointer { f in
+        spare.withUnsafeMutableBufferPointer { s in
+            fillUnknown(labelPlane: l.baseAddress!, filledPlane: f.baseAddress!, sparePlane: s.baseAddress!,
+                        width: w, height: h, passes: passes)
+        }}}
+    }
+
+    /// `fillUnknown` on raw planes of `width` × `height` bytes; `spare` is scratch.
+    static func fillUnknown(labelPlane label: UnsafePointer<UInt8>, filledPlane filled: UnsafeMutablePointer<UInt8>,
+                            sparePlane spare: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int, passes: Int) {
+        let n = w * h
+        let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
+        let background = DepthLabel.background.rawValue
+        var unknown = 0
+        for i in 0..<n { filled[i] = label[i]; if label[i] == unknownLabel { unknown += 1 } }
+        var pass = 0
+        while unknown > 0 && pass < passes {
+            pass += 1
+            var changed = false
+            for i in 0..<n { spare[i] = filled[i] }
+            let s = spare, f = filled
+            for y in 0..<h {
+                for x in 0..<w where s[y * w + x] == unknownLabel {
+                    let i = y * w + x
+                    var fg = false, bg = false
+                    @inline(__always) func look(_ j: Int) { let v = s[j]; if v == subject { fg = true } else if v == background { bg = true } }
+                    if x > 0 { look(i - 1) }
+                    if x + 1 < w { look(i + 1) }
+                    if y > 0 { look(i - w) }
+                    if y + 1 < h { look(i + w) }
+                    if fg { f[i] = subject; changed = true; unknown -= 1 } else if bg { f[i] = background; changed = true; unknown -= 1 }
+                }
+            }
+            if !changed { break }
+        }
+        for i in 0..<n where filled[i] == unknownLabel { filled[i] = background }
+    }
+}

@@ -1,0 +1,73 @@
+/// README step 2, refine=guided, sub-steps 2.4 (last part) to 2.7, on the
+/// output grid.
+extension RefinePass {
+    /// The output grid, pixel by pixel: 2.4, the coefficients upsampled
+    /// bilinearly and applied to the guide there, α = ā·I + b̄, clamped to
+    /// the range of the four depth-resolution values around it
+    /// (`rangeClamp`); 2.5, contrast; 2.6, temporal smoothing (each pixel
+    /// reads and writes only its own `previous`); 2.7, snap to 0 and 1.
+    /// Interior pixels keep their filled label.
+    func output(_ ys: Range<Int>) {
+        let A = CM, dw = dw, dh = dh, gw = gw
+        let unknown = DepthLabel.unknown.rawValue
+        let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
+        let invK = 1 / Float(k)
+        for y in ys {
+            let fy = max(0, (Float(y) + 0.5) * invK - 0.5)
+            let y0 = min(Int(fy), dh - 1), y1 = min(y0 + 1, dh - 1)
+            let ty = fy - Float(y0)
+            let innerRow = interior + min(Int(fy + 0.5), dh - 1) * dw
+            let labelRow = label + min(Int(fy + 0.5), dh - 1) * dw
+            for x in 0..<gw {
+                let o = y * gw + x
+                // interior pixels keep their label: the colour model (most
+                // of the work here) is evaluated only where it has a say
+                // (not for holes: a hole the fill made subject, inside a
+                // wide occlusion shadow, is for the colour model to decide)
+                let nx = Int(outputColumns[3 * x])
+                let inner = labelRow[nx] == unknown ? 0.5 : innerRow[nx]
+                if (inner == 1 || inner == 0) && (!blend || previous[o] == inner) {
+                    // most of the grid: the label, and (blending) the same as
+                    // last frame, which the blend and the snap keep as it is
+                    out[o] = inner
+                    if !blend { previous[o] = inner }  // (blending, it holds this value already)
+                    continue
+                }
+                var m: Float
+                if inner == 1 {
+                    m = 1
+                } else if inner == 0 {
+                    m = 0
+                } else {
+                    let x0 = Int(outputColumns[3 * x + 1]), x1 = Int(outputColumns[3 * x + 2])
+                    let tx = outputWeights[x]
+                    let w00 = (1 - tx) * (1 - ty), w01 = tx * (1 - ty), w10 = (1 - tx) * ty, w11 = tx * ty
+                    let i00 = y0 * dw + x0, i01 = y0 * dw + x1, i10 = y1 * dw + x0, i11 = y1 * dw + x1
+                    @inline(__always) func up(_ c: Coefficient) -> Float {
+                        let a = A[c]
+                        return a[i00] * w00 + a[i01] * w01 + a[i10] * w10 + a[i11] * w11
+                    }
+                    m = up(.aR) * grid[.r][o] + up(.aG) * grid[.g][o] + up(.aB) * grid[.b][o] + up(.b)
+                    if rangeClamp {
+                        let a00 = low[i00], a01 = low[i01], a10 = low[i10], a11 = low[i11]
+                        m = min(max(m, min(a00, a01, a10, a11)), max(a00, a01, a10, a11))
+                    }
+                    // 2.5
+                    m = (m - 0.5) * contrast + 0.5
+                    m = min(max(m, 0), 1)
+                    if !(m == m) { m = 0 }
+                }
+                if blend {
+                    // 2.6
+                    let prev = previous[o]
+                    let w = min(1, base + gain * abs(m - prev))
+                    m = prev + w * (m - prev)
+                }
+                // 2.7
+                m = m < lo ? 0 : (m > hi ? 1 : m)
+                out[o] = m
+                previous[o] = m
+            }
+        }
+    }
+}

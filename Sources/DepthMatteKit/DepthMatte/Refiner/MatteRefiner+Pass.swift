@@ -1,0 +1,251 @@
+/// The guided pass (README step 2, refine=guided, sub-steps 2.3–2.7) on raw
+/// planes: its phases, the layout of its planes, and the driver that runs
+/// one phase's bands. The phases' pixel work is in the `MatteRefiner+…`
+/// files named after them.
+
+/// The phases of one guided pass, in order. Every phase is split into
+/// `bands` parts with disjoint outputs (rows, or whole planes for the box
+/// means) that the pool runs side by side; a phase starts when the previous
+/// one has finished on every band.
+enum RefinePhase: Int, CaseIterable {
+    /// Box means of the filled label over `band` and over `band + interiorMargin`
+    /// (2.3: trusted and interior pixels are where they are 0 or 1).
+    case labelMeans
+    /// The guide on the output grid: the video averaged over each grid cell
+    /// (`MatteRefiner.areaRGB`).
+    case gridGuide
+    /// 2.3: trust weights, the guide at depth resolution and the products of
+    /// the two-colour model (`RefinePass.trust`).
+    case trust
+    /// Box means of the two-colour products.
+    case sideMeans
+    /// 2.3: the decision of the untrusted pixels (`RefinePass.decide`).
+    case decide
+    /// 2.4: the decisions applied and the fit's products (`RefinePass.products`).
+    case products
+    /// Box means of the fit's products.
+    case productMeans
+    /// 2.4: the 3×3 solve of every window, and its fit confidence (`RefinePass.solve`).
+    case solve
+    /// Box means of the confidence-weighted coefficients.
+    case coefficientMeans
+    /// 2.4: their division by the summed confidence (`RefinePass.normalise`) and
+    /// the fit at depth resolution for the range clamp (`RefinePass.lowFit`).
+    case lowFit
+    /// 2.4–2.7 on the output grid: coefficients upsampled and applied,
+    /// range clamp, contrast, temporal smoothing, snap (`RefinePass.output`).
+    case output
+}
+
+/// The guide's colour channels, in plane order (values in [0, 1]).
+enum GuideChannel: Int, CaseIterable {
+    case r, g, b
+}
+
+/// The products of the two-colour model (phase `trust`), in plane order: the
+/// weight of trusted subject (`subject…`) and trusted background
+/// (`background…`) pixels, and that weight times R, G and B.
+enum SideProduct: Int, CaseIterable {
+    case subject, subjectR, subjectG, subjectB
+    case background, backgroundR, backgroundG, backgroundB
+}
+
+/// The products of the weighted guided filter (phase `products`), in plane
+/// order: the fit weight w times 1, the colour, the label p and their
+/// products (`wpp` only for the fit confidence).
+enum FitProduct: Int, CaseIterable {
+    case w, wR, wG, wB, wp, wRp, wGp, wBp, wRR, wRG, wRB, wGG, wGB, wBB, wpp
+}
+
+/// The coefficients of each window's linear model α = a·I + b (phase
+/// `solve`), in plane order, each times the window's fit confidence c, and c.
+enum Coefficient: Int, CaseIterable {
+    case aR, aG, aB, b, confidence
+}
+
+/// Consecutive planes `stride` floats apart, one per case of `Role`.
+struct PlaneSet<Role: RawRepresentable> where Role.RawValue == Int {
+    let base: UnsafeMutablePointer<Float>
+    let stride: Int
+    @inline(__always) subscript(_ role: Role) -> UnsafeMutablePointer<Float> { base + role.rawValue * stride }
+    /// The plane of the role with raw value `i`.
+    @inline(__always) func plane(_ i: Int) -> UnsafeMutablePointer<Float> { base + i * stride }
+}
+
+/// Where each float plane of a pass starts in the scratch arena, in planes
+/// (of `RefineLayout.planeStride(depth pixels)` floats). Nothing in the arena
+/// outlives the frame.
+enum RefineLayout {
+    /// The filled label (0 or 1), then the decided matte.
+    static let fill = 0
+    /// Fit weight: 1 trusted (then decided), `untrustedWeight` untrusted.
+    static let weight = fill + 1
+    /// Box mean of `fill` over `band`.
+    static let boxed = weight + 1
+    /// Box mean of `fill` over `interiorMargin + band` (must follow `boxed`:
+    /// phase `labelMeans` writes both as consecutive planes).
+    static let interior = boxed + 1
+    /// The decision of each untrusted pixel.
+    static let decision = interior + 1
+    /// The guide at depth resolution (`GuideChannel`).
+    static let guide = decision + 1
+    /// The products (`SideProduct`, then `FitProduct`); once the
+    /// coefficients are solved, the first one holds the fit at depth
+    /// resolution (`lowFit`).
+    static let products = guide + GuideChannel.allCases.count
+    /// The products' window means.
+    static let productMeans = products + FitProduct.allCases.count
+    /// The coefficients (`Coefficient`).
+    static let coefficients = productMeans + FitProduct.allCases.count
+    /// The coefficients' window means.
+    static let coefficientMeans = coefficients + Coefficient.allCases.count
+    /// One scratch plane per band (the box means' horizontal pass).
+    static let bandScratch = coefficientMeans + Coefficient.allCases.count
+    /// Planes on the output grid, after the band scratch planes: the guide there.
+    static let gridPlanes = GuideChannel.allCases.count
+
+    /// Floats in the arena for these plane strides: the planes at depth
+    /// resolution, one scratch plane per band, the grid's planes.
+    static func floats(n: Int, gn: Int, bands: Int) -> Int { (bandScratch + bands) * n + gridPlanes * gn }
+    /// Floats from one plane to the next for `count` pixels: a multiple of 4
+    /// KiB plus one cache line. The pixel loops read or write up to 15 planes
+    /// at once; at 640x360 (4K video) planes exactly 900 KiB apart mapped onto
+    /// the same cache sets and the products and solve ran ten times slower.
+    static func planeStride(_ count: Int) -> Int { (count + 1023) / 1024 * 1024 + 16 }
+}
+
+/// Four floats at `p` (any alignment): the refiner's 4-pixel steps.
+typealias F4 = SIMD4<Float>
+@inline(__always) func loadF4(_ p: UnsafeMutablePointer<Float>) -> F4 { UnsafeRawPointer(p).loadUnaligned(as: F4.self) }
+@inline(__always) func storeF4(_ v: F4, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: F4.self)
+}
+
+/// One frame of refine=guided on raw planes, run phase by phase
+/// (`RefinePhase`) by `run(band:)` on the pool's threads. Each value is
+/// computed by the same expression in the same order as with one band, so
+/// the result does not depend on the band count.
+struct RefinePass {
+    var phase = RefinePhase.labelMeans
+    /// Plane strides (floats) at depth resolution and on the output grid.
+    let n: Int, gn: Int, bands: Int
+    /// Single planes at depth resolution (see `RefineLayout`).
+    let fill, weight, boxed, interior, decision: UnsafeMutablePointer<Float>
+    /// The guide at depth resolution, and on the output grid.
+    let L, grid: PlaneSet<GuideChannel>
+    /// The products of phase `trust` and their window means.
+    let side, sideMeans: PlaneSet<SideProduct>
+    /// The products of phase `products` and their window means.
+    let P, M: PlaneSet<FitProduct>
+    /// The coefficients and their window means.
+    let C, CM: PlaneSet<Coefficient>
+    /// The fit at depth resolution (phase `lowFit`; in the first product
+    /// plane, free by then): the range the output is clamped to.
+    let low: UnsafeMutablePointer<Float>
+    /// One scratch plane per band.
+    let tmp: UnsafeMutablePointer<Float>
+    /// Running column sums of the box means: one row of the depth width per band.
+    let sums: UnsafeMutablePointer<Double>
+    /// Per band: two rows of video-width sums for the guide (`areaRGB`).
+    let videoSums: UnsafeMutablePointer<UInt32>
+    /// The three-state mask (`DepthLabel` raw values).
+    let label: UnsafePointer<UInt8>
+    let dw: Int, dh: Int, k: Int, gw: Int, gh: Int
+    let video: RGBImageView
+    /// The video columns and rows bounding each grid cell (`gridRanges`).
+    let columns: UnsafePointer<Int32>, rows: UnsafePointer<Int32>
+    let previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
+    /// Per output-grid column: nearest, first and second bilinear depth column; the second's weight.
+    let outputColumns: UnsafePointer<Int32>, outputWeights: UnsafePointer<Float>
+    // parameters (MatteRefiner's)
+    var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
+    var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
+    var blend = false, rangeClamp = false, matchWidening = false
+    /// Squared colour distance within which a pixel matches a side (`matchWidening`).
+    var matchNoise: Float = 0
+    /// > 0: the coefficient means are weighted by each window's fit (`fitWeighting`).
+    var fitFloor: Float = 0
+
+    init(scratch s: RefineScratch, n: Int, gn: Int, bands: Int,
+         dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
+         previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>) {
+        let F = s.planes.base
+        self.n = n; self.gn = gn; self.bands = bands
+        fill = F + RefineLayout.fill * n
+        weight = F + RefineLayout.weight * n
+        boxed = F + RefineLayout.boxed * n
+        interior = F + RefineLayout.interior * n
+        decision = F + RefineLayout.decision * n
+        L = PlaneSet(base: F + RefineLayout.guide * n, stride: n)
+        side = PlaneSet(base: F + RefineLayout.products * n, stride: n)
+        sideMeans = PlaneSet(base: F + RefineLayout.productMeans * n, stride: n)
+        P = PlaneSet(base: F + RefineLayout.products * n, stride: n)
+        M = PlaneSet(base: F + RefineLayout.productMeans * n, stride: n)
+        C = PlaneSet(base: F + RefineLayout.coefficients * n, stride: n)
+        CM = PlaneSet(base: F + RefineLayout.coefficientMeans * n, stride: n)
+        low = F + RefineLayout.products * n
+        tmp = F + RefineLayout.bandScratch * n
+        grid = PlaneSet(base: F + (RefineLayout.bandScratch + bands) * n, stride: gn)
+        sums = s.columnSums.base; videoSums = s.videoSums.base; label = UnsafePointer(s.label.base)
+        self.dw = dw; self.dh = dh; self.k = k; self.gw = gw; self.gh = gh
+        self.video = video; columns = UnsafePointer(s.columnRange.base); rows = UnsafePointer(s.rowRange.base)
+        self.previous = previous; self.out = out
+        outputColumns = UnsafePointer(s.outputColumns.base); outputWeights = UnsafePointer(s.outputWeights.base)
+    }
+
+    /// Rows `[count·b/bands, count·(b+1)/bands)`.
+    @inline(__always) func share(_ count: Int, _ b: Int) -> Range<Int> {
+        (count * b / bands)..<(count * (b + 1) / bands)
+    }
+
+    /// Band `b` of the current phase.
+    func run(band b: Int) {
+        switch phase {
+        case .labelMeans:
+            // (`boxed` over `band`, then `interior`, the next plane, over `interiorRadius`)
+            boxMeans(b, src: fill, step: 0, dst: boxed, planes: 2, firstRadius: band, radius: interiorRadius)
+        case .gridGuide:
+            MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
+                                 into: grid.base, planeStride: gn, columnSums: videoSums + b * 2 * video.width)
+        case .trust:
+            trust(share(dh, b))
+        case .sideMeans:
+            boxMeans(b, src: side.base, step: n, dst: sideMeans.base, planes: SideProduct.allCases.count,
+                     firstRadius: radius, radius: radius)
+        case .decide:
+            // untrusted pixels gather along the subject's edge, unevenly over the
+            // rows: every bands-th row, not a block of rows, balances the bands
+            decide(stride(from: b, to: dh, by: bands))
+        case .products:
+            products(share(dh, b))
+        case .productMeans:
+            // (`wpp` only for the fit confidence)
+            boxMeans(b, src: P.base, step: n, dst: M.base, planes: fitFloor > 0 ? FitProduct.allCases.count : FitProduct.wpp.rawValue,
+                      firstRadius: radius, radius: radius)
+        case .solve:
+            solve(share(dh, b))
+        case .coefficientMeans:
+            // (the confidence only when the coefficients are weighted by it)
+            boxMeans(b, src: C.base, step: n, dst: CM.base, planes: fitFloor > 0 ? Coefficient.allCases.count : Coefficient.confidence.rawValue,
+                      firstRadius: radius, radius: radius)
+        case .lowFit:
+            if fitFloor > 0 { normalise(share(dh, b)) }
+            if rangeClamp { lowFit(share(dh, b)) }
+        case .output:
+            output(share(gh, b))
+        }
+    }
+
+    /// Planes `b`, `b + bands`, ... of `planes` (source `src + c·step`, result
+    /// `dst + c·n`), with this band's own scratch plane and column sums; plane
+    /// 0 over `firstRadius`, the others over `radius`.
+    func boxMeans(_ b: Int, src: UnsafeMutablePointer<Float>, step: Int, dst: UnsafeMutablePointer<Float>,
+                  planes: Int, firstRadius: Int, radius: Int) {
+        var c = b
+        while c < planes {
+            MatteRefiner.boxMean(src + c * step, into: dst + c * n, width: dw, height: dh,
+                                 radius: c == 0 ? firstRadius : radius, tmp: tmp + b * n, sums: sums + b * dw)
+            c += bands
+        }
+    }
+}

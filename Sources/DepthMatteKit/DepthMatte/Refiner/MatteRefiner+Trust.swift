@@ -1,0 +1,67 @@
+/// README step 2, refine=guided, sub-step 2.3, first part: which depth
+/// pixels are trusted, and what the trusted ones of each side look like.
+extension RefinePass {
+    /// 2.3: trust (a reading, and a filled label uniform within the band:
+    /// holes, flying pixels on edges and the 1–2 px misregistration between
+    /// depth and colour all fall into the untrusted band); the guide averaged
+    /// from the grid cells to each depth cell; the products of the two-colour
+    /// model (`SideProduct`).
+    func trust(_ ys: Range<Int>) {
+        let uw = untrustedWeight, inv = 1 / Float(k * k)
+        for y in ys {
+            // the guide at depth resolution: the mean of each k × k block of
+            // grid cells (summed row by row, left to right, from 0)
+            for c in 0..<3 {  // GuideChannel r, g, b
+                let g = grid.plane(c) + y * k * gw, out = L.plane(c) + y * dw
+                var x = 0
+                if k == 2 {
+                    // four depth pixels per step, each lane in the same order
+                    let g1 = g + gw
+                    while x + 4 <= dw {
+                        let a = UnsafeRawPointer(g + 2 * x).loadUnaligned(as: SIMD8<Float>.self)
+                        let b = UnsafeRawPointer(g1 + 2 * x).loadUnaligned(as: SIMD8<Float>.self)
+                        let sum = ((a.evenHalf + a.oddHalf) + b.evenHalf) + b.oddHalf
+                        UnsafeMutableRawPointer(out + x).storeBytes(of: sum * inv, as: SIMD4<Float>.self)
+                        x += 4
+                    }
+                }
+                while x < dw {
+                    var s: Float = 0
+                    for j in 0..<k { for u in 0..<k { s += g[j * gw + x * k + u] } }
+                    out[x] = s * inv
+                    x += 1
+                }
+            }
+            for x in 0..<dw {
+                let i = y * dw + x
+                let m = boxed[i]
+                weight[i] = label[i] != DepthLabel.unknown.rawValue && (m == 0 || m == 1) ? 1 : uw
+            }
+            // untrusted pixels: foreground if their colour is nearer the mean
+            // colour of the trusted foreground than of the trusted background in
+            // the window (a local two-colour model; no window extrapolates)
+            var x = 0
+            while x + 4 <= dw {  // four pixels at a time, as the scalar tail per lane
+                let i = y * dw + x
+                let t = loadF4(weight + i) .== 1, f = loadF4(fill + i)
+                let wf = F4(repeating: 0).replacing(with: 1, where: t .& (f .== 1))
+                let wb = F4(repeating: 0).replacing(with: 1, where: t .& (f .== 0))
+                let R = loadF4(L[.r] + i), G = loadF4(L[.g] + i), B = loadF4(L[.b] + i)
+                storeF4(wf, side[.subject] + i); storeF4(wf * R, side[.subjectR] + i)
+                storeF4(wf * G, side[.subjectG] + i); storeF4(wf * B, side[.subjectB] + i)
+                storeF4(wb, side[.background] + i); storeF4(wb * R, side[.backgroundR] + i)
+                storeF4(wb * G, side[.backgroundG] + i); storeF4(wb * B, side[.backgroundB] + i)
+                x += 4
+            }
+            for x in x..<dw {
+                let i = y * dw + x
+                let t = weight[i] == 1, f = fill[i]
+                let wf: Float = t && f == 1 ? 1 : 0, wb: Float = t && f == 0 ? 1 : 0
+                let R = L[.r][i], G = L[.g][i], B = L[.b][i]
+                side[.subject][i] = wf; side[.subjectR][i] = wf * R; side[.subjectG][i] = wf * G; side[.subjectB][i] = wf * B
+                side[.background][i] = wb; side[.backgroundR][i] = wb * R; side[.backgroundG][i] = wb * G
+                side[.backgroundB][i] = wb * B
+            }
+        }
+    }
+}

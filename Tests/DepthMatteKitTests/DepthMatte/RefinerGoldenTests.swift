@@ -1,0 +1,118 @@
+import XCTest
+@testable import DepthMatteKit
+
+/// Golden outputs of the refiner and the compositor (issue 18: they were
+/// split into parts with no change in any output value). Each case hashes
+/// every output bit (FNV-1a over the float bit patterns or the output bytes)
+/// over several frames of the synthetic scene with every depth artefact; the
+/// hashes were recorded before the split. A deliberate change of the
+/// algorithm changes them: record the new ones (the failure message prints them).
+final class RefinerGoldenTests: XCTestCase {
+    struct Hash {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        mutating func add(_ v: UInt32) {
+            for s in stride(from: 0, to: 32, by: 8) { h = (h ^ UInt64((v >> UInt32(s)) & 0xff)) &* 0x100_0000_01b3 }
+        }
+        mutating func add(_ p: FloatPlane) {
+            add(UInt32(p.width)); add(UInt32(p.height))
+            for v in p.pixels.prefix(p.width * p.height) { add(v.bitPattern) }
+        }
+        mutating func add(_ img: TestRGB) {
+            for y in 0..<img.height {
+                for x in 0..<(img.width * img.layout.pixelStride) { h = (h ^ UInt64(img.bytes[y * img.stride + x])) &* 0x100_0000_01b3 }
+            }
+        }
+    }
+
+    /// The refiner alone: sizes with uneven bands and plane tails, every
+    /// option switched off once, temporal on and off, 1 and 3 bands.
+    func refinerHash(_ configure: (inout MatteRefiner) -> Void, temporal: Bool = true) -> UInt64 {
+        var hash = Hash()
+        let pool = WorkerPool()
+        for (vw, vh, dw, dh) in [(333, 201, 160, 90), (97, 61, 50, 31), (960, 540, 160, 90)] {
+            let v = TestRGB(width: vw, height: vh, layout: .bgra), d = TestDepth(width: dw, height: dh)
+            for threads in [1, 3] {
+                var r = MatteRefiner()
+                configure(&r)
+                var m = FloatPlane()
+                for f in 0..<3 {
+                    RefineTests.render(5.5 + 0.3 * Double(f), video: v, depth: d)
+                    r.refine(depth: d.view, scale: 0.001, cutoff: 1.4, video: v.view, temporal: temporal,
+                             pool: threads > 1 ? pool : nil, threads: threads, into: &m)
+                    hash.add(m)
+                }
+            }
+        }
+        // a video layout without the 4-byte guide path
+        let v = TestRGB(width: 200, height: 120, layout: .rgb), d = TestDepth(width: 100, height: 60)
+        var r = MatteRefiner()
+        configure(&r)
+        var m = FloatPlane()
+        RefineTests.render(6, video: v, depth: d)
+        r.refine(depth: d.view, scale: 0.001, cutoff: 1.4, video: v.view, temporal: temporal, into: &m)
+        hash.add(m)
+        return hash.h
+    }
+
+    func testRefinerOutputsAreUnchanged() {
+        let cases: [(String, UInt64, (inout MatteRefiner) -> Void, Bool)] = [
+            ("default", 0x253d2a3c67dfdb6b, { _ in }, true),
+            ("no temporal", 0x7435885ac1ce919f, { _ in }, false),
+            ("no fit weighting", 0x112a923d513ba7a2, { $0.fitWeighting = false }, true),
+            ("no range clamp", 0x3c918c81f8ea31e2, { $0.rangeClamp = false }, true),
+            ("no match widening", 0x87248d899827be33, { $0.matchWidening = false }, true),
+            ("window means only", 0xaa398042d2a86583, { $0.decisionRadius = 0 }, true),
+            ("upscale 1, radius 4", 0xa08620e94ddce373, { $0.maxUpscale = 1; $0.radius = 4 }, true),
+        ]
+        var got: [String] = []
+        for (name, expected, configure, temporal) in cases {
+            let h = refinerHash(configure, temporal: temporal)
+            got.append("(\"\(name)\", 0x\(String(h, radix: 16)))")
+            XCTAssertEqual(h, expected, name)
+        }
+        if got.count != cases.count || zip(cases, got).contains(where: { !$1.contains(String($0.1, radix: 16)) }) {
+            print("refiner golden hashes:\n" + got.joined(separator: "\n"))
+        }
+    }
+
+    /// The whole element (refiner and compositor) in every output mode, over
+    /// a colour and over a background that is placed (aspect fill) or not,
+    /// 4-byte and 3-byte layouts, 1 and 2 threads, each refine mode.
+    func testDepthMatterOutputsAreUnchanged() {
+        var got: [String] = []
+        var results: [UInt64] = []
+        for refine in [MatteRefine.guided, .original, .none] {
+            var hash = Hash()
+            for layout in [Layout.bgra, .rgb] {
+                let v = TestRGB(width: 333, height: 201, layout: layout), d = TestDepth(width: 160, height: 90)
+                let placed = TestRGB(width: 120, height: 90, layout: layout)
+                let direct = TestRGB(width: 333, height: 201, layout: layout)
+                for y in 0..<90 { for x in 0..<120 { placed[x, y] = RGBA(UInt8(x * 2), UInt8(y * 2), 77) } }
+                for y in 0..<201 { for x in 0..<333 { direct[x, y] = RGBA(UInt8(x % 256), 31, UInt8(y)) } }
+                for mode in [MatteOutput.composite, .matte, .alpha] {
+                    for background in [nil, placed, direct] where mode == .composite || background == nil {
+                        for threads in [1, 2] {
+                            let m = DepthMatter()
+                            var s = MatteSettings()
+                            s.mode = .fixed; s.cutoff = 1.4; s.refine = refine; s.output = mode; s.threads = threads
+                            s.backgroundARGB = 0xff20_4060
+                            let out = TestRGB(width: 333, height: 201, layout: layout)
+                            for f in 0..<3 {
+                                RefineTests.render(5.5 + 0.3 * Double(f), video: v, depth: d)
+                                let r = m.process(settings: s, video: v.view, depth: d.view, background: background?.view,
+                                                  output: out.view, faces: [])
+                                hash.add(out)
+                                hash.add(UInt32(truncatingIfNeeded: Int(r.coverage * 1e9)))
+                            }
+                        }
+                    }
+                }
+            }
+            results.append(hash.h)
+            got.append("\(refine): 0x\(String(hash.h, radix: 16))")
+        }
+        let expected: [UInt64] = [0xcbf0a9e4bd494b51, 0x57755fd2e12c4789, 0x3fa17f2fc6090453]
+        if results != expected { print("depthmatter golden hashes:\n" + got.joined(separator: "\n")) }
+        XCTAssertEqual(results, expected)
+    }
+}
