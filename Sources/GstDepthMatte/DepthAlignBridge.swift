@@ -22,31 +22,42 @@ public func dm_depthalign_new() -> UnsafeMutableRawPointer? {
     ElementState.retain(DepthAlignState())
 }
 
-@_cdecl("dm_depthalign_load")
-public func dm_depthalign_load(_ state: UnsafeMutableRawPointer?, _ json: UnsafePointer<CChar>?,
-                               _ info: UnsafeMutablePointer<DMDepthAlignCalibration>?) -> Int32 {
-    guard let s = ElementState.get(state, as: DepthAlignState.self), let json, let info else { return 0 }
+/// Parse a calibration for the shim: its sizes, or why it was refused.
+@discardableResult
+private func describe(_ json: UnsafePointer<CChar>, _ info: UnsafeMutablePointer<DMDepthAlignCalibration>)
+    -> DepthCalibration? {
     do {
         let c = try DepthCalibration(json: String(cString: json))
-        s.calibration = c
-        s.registration.prepare(c)
         info.pointee.depth_width = Int32(c.depth.width)
         info.pointee.depth_height = Int32(c.depth.height)
         info.pointee.color_width = Int32(c.color.width)
         info.pointee.color_height = Int32(c.color.height)
         info.pointee.depth_scale = c.depthScale
-        return 1
+        return c
     } catch let e as CalibrationError {
-        s.calibration = nil
         copy(e.field, into: &info.pointee.field)
         copy(e.message, into: &info.pointee.message)
-        return 0
     } catch {
-        s.calibration = nil
         copy("", into: &info.pointee.field)
         copy("\(error)", into: &info.pointee.message)
-        return 0
     }
+    return nil
+}
+
+@_cdecl("dm_calibration_describe")
+public func dm_calibration_describe(_ json: UnsafePointer<CChar>?,
+                                    _ info: UnsafeMutablePointer<DMDepthAlignCalibration>?) -> Int32 {
+    guard let json, let info else { return 0 }
+    return describe(json, info) != nil ? 1 : 0
+}
+
+@_cdecl("dm_depthalign_load")
+public func dm_depthalign_load(_ state: UnsafeMutableRawPointer?, _ json: UnsafePointer<CChar>?,
+                               _ info: UnsafeMutablePointer<DMDepthAlignCalibration>?) -> Int32 {
+    guard let s = ElementState.get(state, as: DepthAlignState.self), let json, let info else { return 0 }
+    s.calibration = describe(json, info)
+    if let c = s.calibration { s.registration.prepare(c) }
+    return s.calibration != nil ? 1 : 0
 }
 
 @_cdecl("dm_depthalign_process")

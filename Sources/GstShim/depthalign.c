@@ -108,9 +108,7 @@ gst_depthalign_start (GstBaseTransform * trans)
 
 /* ---- caps ------------------------------------------------------------------- */
 
-/* Downstream: the colour size. Upstream: the calibration's depth size first,
- * then any size (so that a depth input of another size reaches set_info and
- * is refused there with a clear message, rather than failing upstream). */
+/* Downstream: the colour size; upstream: the calibration's depth size. */
 static GstCaps *
 gst_depthalign_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -119,6 +117,13 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
   GstCaps *out = gst_caps_new_empty ();
   guint i;
 
+  if (gst_caps_is_any (caps)) {
+    gst_caps_unref (out);
+    caps = out = gst_caps_from_string ("video/x-raw, format=GRAY16_LE");
+    out = gst_caps_new_empty ();
+  } else {
+    gst_caps_ref (caps);
+  }
   for (i = 0; i < gst_caps_get_size (caps); i++) {
     GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
     gst_structure_set (s, "format", G_TYPE_STRING, "GRAY16_LE", NULL);
@@ -133,7 +138,7 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
           h, NULL);
       gst_caps_append_structure (out, sized);
     }
-    if (direction == GST_PAD_SRC || !self->have_cal) {
+    if (!self->have_cal) {
       gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
           "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
       gst_caps_append_structure (out, s);
@@ -141,6 +146,7 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
       gst_structure_free (s);
     }
   }
+  gst_caps_unref (caps);
   if (filter) {
     GstCaps *f = gst_caps_intersect_full (filter, out,
         GST_CAPS_INTERSECT_FIRST);
@@ -148,6 +154,32 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
     out = f;
   }
   return out;
+}
+
+/* A depth input of another size than the calibration's would fail upstream
+ * with a bare not-negotiated: answer its offer so that its caps arrive and
+ * set_info refuses them with a message that names both sizes. */
+static gboolean
+gst_depthalign_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_depthalign_parent_class)->query
+      (trans, direction, query);
+  GstCaps *filter, *result;
+
+  if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    gst_query_parse_caps (query, &filter);
+    gst_query_parse_caps_result (query, &result);
+    if (filter && result && gst_caps_is_empty (result)) {
+      GstCaps *templ = gst_static_pad_template_get_caps (&sink_template);
+      GstCaps *offer = gst_caps_intersect (filter, templ);
+      if (!gst_caps_is_empty (offer))
+        gst_query_set_caps_result (query, offer);
+      gst_caps_unref (offer);
+      gst_caps_unref (templ);
+    }
+  }
+  return ret;
 }
 
 static gboolean
@@ -238,6 +270,7 @@ gst_depthalign_class_init (GstDepthAlignClass * klass)
       GST_DEBUG_FUNCPTR (gst_depthalign_transform_caps);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_depthalign_before_transform);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_depthalign_query);
   trans_class->passthrough_on_same_caps = FALSE;
   GST_VIDEO_FILTER_CLASS (klass)->set_info =
       GST_DEBUG_FUNCPTR (gst_depthalign_set_info);

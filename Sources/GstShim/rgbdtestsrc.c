@@ -20,6 +20,7 @@
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
 #include "rgbdtestsrc.h"
+#include "depthalign.h"
 #include "element.h"
 #include "elements.h"
 #include "padlog.h"
@@ -53,6 +54,11 @@ struct _GstRgbdTestSrc
   GstClockTime base_pts;        /* timestamp of frame 0 at the current rate */
   guint64 n_frames;             /* frames since base_pts */
   guint64 offset;               /* buffer offset (frame number) */
+
+  /* calibration=: the camera pair, read at start (negotiation and streaming
+   * only read it) */
+  gchar *calibration_json;
+  DMDepthAlignCalibration cal;
 };
 
 
@@ -145,6 +151,12 @@ gst_rgbd_test_src_fixate (GstBaseSrc * bsrc, GstCaps * caps)
   GST_OBJECT_UNLOCK (self);
   w = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_WIDTH : DEFAULT_VIDEO_WIDTH;
   h = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_HEIGHT : DEFAULT_VIDEO_HEIGHT;
+  if (self->calibration_json) {
+    /* the calibrated camera's size */
+    w = stream == DM_STREAM_DEPTH ? self->cal.depth_width : self->cal.color_width;
+    h = stream == DM_STREAM_DEPTH ? self->cal.depth_height :
+        self->cal.color_height;
+  }
 
   caps = gst_caps_make_writable (caps);
   for (i = 0; i < gst_caps_get_size (caps); i++) {
@@ -437,7 +449,7 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
   switch (stream) {
     case DM_STREAM_DEPTH:{
       DMGrayImage img = dm_gray_image_from_frame (&frame);
-      dm_rgbdtestsrc_render_depth (&settings, t, &img);
+      dm_rgbdtestsrc_render_depth (&settings, t, self->calibration_json, &img);
       break;
     }
     case DM_STREAM_TRUTH:{
@@ -480,10 +492,53 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
 
 /* ---- state -------------------------------------------------------------------- */
 
+/* calibration=: read and check the camera pair (errors name file and field). */
+static gboolean
+load_calibration (GstRgbdTestSrc * self)
+{
+  gchar *path, *text = NULL;
+  GError *err = NULL;
+
+  g_clear_pointer (&self->calibration_json, g_free);
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (self->settings.calibration);
+  GST_OBJECT_UNLOCK (self);
+  if (!path || !*path) {
+    g_free (path);
+    return TRUE;
+  }
+  if (!g_file_get_contents (path, &text, NULL, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Could not read the calibration file \"%s\".", path),
+        ("%s", err->message));
+    g_clear_error (&err);
+    g_free (path);
+    return FALSE;
+  }
+  memset (&self->cal, 0, sizeof self->cal);
+  if (!dm_calibration_describe (text, &self->cal)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("The calibration file \"%s\" is invalid: %s%s%s.", path,
+            self->cal.field, *self->cal.field ? ": " : "", self->cal.message),
+        ("field '%s' of %s", self->cal.field, path));
+    g_free (text);
+    g_free (path);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "camera pair from %s: colour %dx%d, depth %dx%d",
+      path, self->cal.color_width, self->cal.color_height,
+      self->cal.depth_width, self->cal.depth_height);
+  self->calibration_json = text;
+  g_free (path);
+  return TRUE;
+}
+
 static gboolean
 gst_rgbd_test_src_start (GstBaseSrc * bsrc)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
+  if (!load_calibration (self))
+    return FALSE;
   GST_OBJECT_LOCK (self);
   gst_video_info_init (&self->info);
   GST_OBJECT_UNLOCK (self);
@@ -519,12 +574,20 @@ static const DMElementInfo element_info = {
 };
 
 static void
+gst_rgbd_test_src_finalize (GObject * object)
+{
+  g_free (GST_RGBD_TEST_SRC (object)->calibration_json);
+  dm_element_finalize (object);
+}
+
+static void
 gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
 {
   GstBaseSrcClass *bsrc_class = GST_BASE_SRC_CLASS (klass);
   GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
 
   dm_element_class_init (klass, &element_info);
+  G_OBJECT_CLASS (klass)->finalize = gst_rgbd_test_src_finalize;
 
   bsrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_get_caps);
   bsrc_class->fixate = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_fixate);

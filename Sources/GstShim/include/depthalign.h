@@ -44,6 +44,10 @@ typedef struct {
   char message[256];
 } DMDepthAlignCalibration;
 
+/* Parse a calibration (the file's text) into `info`: 1, or 0 with the field
+ * and message set (for any element that reads calibration files). */
+int32_t dm_calibration_describe(const char *json, DMDepthAlignCalibration *info);
+
 void *dm_depthalign_new(void);
 /* Parse `json` (the calibration file's text) and keep it for the frames to
  * come; returns 1, or 0 with info->field and info->message set. */

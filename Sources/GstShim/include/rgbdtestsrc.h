@@ -51,7 +51,12 @@ typedef enum { DM_STREAM_VIDEO = 0, DM_STREAM_DEPTH = 1, DM_STREAM_TRUTH = 2 } D
       "The subject's face is not reported while covered: t mod 8 s in " \
       "[2.8, 4.6), spanning a step in depth") \
   P (X, BOOLEAN, face_meta, "face-meta", "Face meta", 0, 1, 1, NULL, PLAYING, \
-      "Attach face ROI metas (false: as with no face detector upstream)")
+      "Attach face ROI metas (false: as with no face detector upstream)") \
+  P (X, STRING, calibration, "calibration", "Calibration", 0, 0, 0, NULL, READY, \
+      "A camera pair as depthalign reads it (JSON): stream=depth renders " \
+      "what that depth camera sees (its pose, intrinsics and size: depth " \
+      "that needs depthalign with the same file), the other streams are the " \
+      "colour camera's (its size). Unset: depth registered to the colour")
 
 /* A copy of the element's properties, taken under the object lock per frame. */
 typedef struct {
@@ -72,8 +77,10 @@ int32_t dm_rgbdtestsrc_render_video(const DMRGBDTestSrcSettings *s, double t, co
  * picture, in meta order; writes at most max boxes, returns how many. */
 int32_t dm_rgbdtestsrc_faces(const DMRGBDTestSrcSettings *s, double t, int32_t width, int32_t height,
     DMBox *out, int32_t max);
-/* Depth: GRAY16_LE in units of depth_scale, 0 = no reading. */
-void dm_rgbdtestsrc_render_depth(const DMRGBDTestSrcSettings *s, double t, const DMGrayImage *out);
+/* Depth: GRAY16_LE in units of depth_scale, 0 = no reading; registered to
+ * the colour, or as the depth camera of `calibration_json` sees it (NULL: registered). */
+void dm_rgbdtestsrc_render_depth(const DMRGBDTestSrcSettings *s, double t,
+    const char *calibration_json, const DMGrayImage *out);
 /* Ground-truth matte: GRAY8, 255 = subject. */
 void dm_rgbdtestsrc_render_truth(const DMRGBDTestSrcSettings *s, double t, const DMGrayImage *out);
 
