@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from app_helpers import close, colour_in, still_regions
+from app_helpers import close, colour_in, read_lines_until, still_regions
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SERVER = os.path.join(ROOT, "pipelines", "serve-rtsp")
@@ -68,16 +68,8 @@ def server():
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log = []
     try:
-        url = None
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            ln = p.stdout.readline()
-            if not ln:
-                break
-            log.append(ln)
-            if ln.startswith("serving "):
-                url = ln.split()[1]
-                break
+        ln = read_lines_until(p.stdout, lambda ln: ln.startswith("serving "), log)
+        url = ln.split()[1] if ln else None
         assert url, "server did not start:\n" + "".join(log)
         t = threading.Thread(target=lambda: log.extend(p.stdout), daemon=True)
         t.start()
