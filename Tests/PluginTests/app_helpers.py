@@ -1,5 +1,8 @@
-"""Helpers shared by test_app.py and test_rtsp.py: decode pictures to RGB
-arrays with GStreamer, sure subject / background regions of the still scene."""
+"""Helpers shared by test_app.py, test_rtsp.py and rtsp_client.py: decode
+pictures to RGB arrays with GStreamer, read a child's output lines up to a
+marker, sure subject / background regions of the still scene."""
+import time
+
 import numpy as np
 from gi.repository import Gst
 
@@ -16,17 +19,35 @@ def pull_rgb(desc, count=1, timeout=20):
             smp = sink.emit("try-pull-sample", timeout * Gst.SECOND)
             if smp is None:
                 break
-            s = smp.get_caps().get_structure(0)
-            w, h = s.get_value("width"), s.get_value("height")
-            buf = smp.get_buffer()
-            ok, mi = buf.map(Gst.MapFlags.READ)
-            data = np.frombuffer(mi.data, np.uint8).copy()
-            buf.unmap(mi)
-            stride = len(data) // h
-            frames.append(data.reshape(h, stride)[:, : w * 3].reshape(h, w, 3).astype(int))
+            frames.append(rgb_array(smp).astype(int))
     finally:
         pl.set_state(Gst.State.NULL)
     return frames
+
+
+def rgb_array(smp):
+    """An RGB sample as an (h, w, 3) uint8 array (a row is the buffer size / h bytes)."""
+    s = smp.get_caps().get_structure(0)
+    w, h = s.get_value("width"), s.get_value("height")
+    buf = smp.get_buffer()
+    ok, mi = buf.map(Gst.MapFlags.READ)
+    data = np.frombuffer(mi.data, np.uint8).copy()
+    buf.unmap(mi)
+    return data.reshape(h, len(data) // h)[:, : w * 3].reshape(h, w, 3)
+
+
+def read_lines_until(stream, found, lines, seconds=20):
+    """Read lines of `stream` into `lines` until one satisfies `found`, the
+    stream ends or `seconds` pass; returns that line, or None."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ln = stream.readline()
+        if not ln:
+            break
+        lines.append(ln)
+        if found(ln):
+            return ln
+    return None
 
 
 def load_png(path):

@@ -1,5 +1,7 @@
-"""Small helpers to push synthetic frames through depthmatte and read back the
-output pixels and bus messages."""
+"""Small helpers to push synthetic frames through the plugin's elements and read
+back the output pixels and bus messages."""
+import contextlib
+
 import numpy as np
 from gi.repository import Gst, GstVideo
 
@@ -59,7 +61,108 @@ def depth_frame(width, height, metres, scale=0.001):
     return np.round(d / scale).clip(0, 65535).astype("<u2")
 
 
-class Keyer:
+def appsrc(name, fmt, size, framerate):
+    """The launch text of a time-format appsrc of raw video: `framerate` as "n/d"."""
+    w, h = size
+    return (f"appsrc name={name} format=time caps=video/x-raw,format={fmt},width={w},height={h},"
+            f"framerate={framerate}")
+
+
+@contextlib.contextmanager
+def playing(desc):
+    """`desc` (a launch line or a pipeline) set PLAYING; set to NULL on leaving."""
+    p = Gst.parse_launch(desc) if isinstance(desc, str) else desc
+    p.set_state(Gst.State.PLAYING)
+    try:
+        yield p
+    finally:
+        p.set_state(Gst.State.NULL)
+
+
+def pull_all(p, sink="sink", timeout=10):
+    """Every sample of p's appsink `sink` until EOS (or `timeout` s without one)."""
+    s = p.get_by_name(sink)
+    out = []
+    while (sample := s.emit("try-pull-sample", timeout * SECOND)) is not None:
+        out.append(sample)
+    return out
+
+
+def pixels(sample):
+    """(h, w, pixel bytes) array of a sample, honouring GstVideoMeta strides."""
+    buf, caps = sample.get_buffer(), sample.get_caps()
+    info = GstVideo.VideoInfo.new_from_caps(caps)
+    meta = GstVideo.buffer_get_video_meta(buf)
+    stride = meta.stride[0] if meta else info.stride[0]
+    offset = meta.offset[0] if meta else info.offset[0]
+    ok, mi = buf.map(Gst.MapFlags.READ)
+    assert ok
+    data = np.frombuffer(mi.data, np.uint8).copy()
+    buf.unmap(mi)
+    ps = info.finfo.pixel_stride[0]
+    h, w = info.height, info.width
+    rows = np.stack([data[offset + y * stride: offset + y * stride + w * ps] for y in range(h)])
+    return rows.reshape(h, w, ps)
+
+
+def bus_messages(p, name=None, fail_on_error=True):
+    """The structures of the ELEMENT messages waiting on p's bus (only those
+    named `name` if given); with fail_on_error, asserts no ERROR is waiting."""
+    bus = p.get_bus()
+    out = []
+    while (m := bus.pop()) is not None:
+        if fail_on_error:
+            assert m.type != Gst.MessageType.ERROR, m.parse_error()
+        if m.type == Gst.MessageType.ELEMENT and (name is None or m.get_structure().get_name() == name):
+            out.append(m.get_structure())
+    return out
+
+
+class AppPipeline:
+    """A launch line ending in `appsink name=sink`, set PLAYING: pull its
+    samples one at a time, read its element messages, stop it."""
+
+    def __init__(self, desc):
+        self.pipeline = Gst.parse_launch(desc)
+        self.sink = self.pipeline.get_by_name("sink")
+        self.bus = self.pipeline.get_bus()
+
+    def play(self):
+        self.pipeline.set_state(Gst.State.PLAYING)
+
+    def pull_sample(self, timeout=5):
+        """The next sample; fails with the bus error if there is none within `timeout` s."""
+        sample = self.sink.emit("try-pull-sample", timeout * SECOND)
+        if sample is None:
+            raise AssertionError(f"no output frame (bus error: {self.error()})")
+        return sample
+
+    def pull_eos(self, timeout=5):
+        return self.sink.emit("try-pull-sample", timeout * SECOND) is None and self.sink.get_property("eos")
+
+    def messages(self, name, src=None):
+        """The structures of the waiting ELEMENT messages named `name` (asserting
+        they come from `src` if given)."""
+        out = []
+        while True:
+            msg = self.bus.pop_filtered(Gst.MessageType.ELEMENT)
+            if msg is None:
+                return out
+            s = msg.get_structure()
+            if s is not None and s.get_name() == name:
+                if src is not None:
+                    assert msg.src == src
+                out.append(s)
+
+    def error(self, timeout=0):
+        msg = self.bus.timed_pop_filtered(timeout * SECOND, Gst.MessageType.ERROR)
+        return msg.parse_error() if msg else None
+
+    def stop(self):
+        self.pipeline.set_state(Gst.State.NULL)
+
+
+class Keyer(AppPipeline):
     """appsrc(video) + appsrc(depth) [+ appsrc(background)] -> depthmatte -> appsink."""
 
     def __init__(self, props="", fmt="BGRx", size=(64, 48), depth_size=(32, 24), fps=30,
@@ -68,28 +171,21 @@ class Keyer:
         self.fps = fps
         self.frame = 0  # next frame index for run_frames-style pushing
         self.depth_fps = depth_fps or fps
-        w, h = size
-        dw, dh = depth_size
         desc = (f"depthmatte name=m {props} ! "
                 + (f"{out_caps} ! " if out_caps else "")
                 + "appsink name=sink sync=false emit-signals=false max-buffers=1000 "
-                f"appsrc name=vsrc format=time caps=video/x-raw,format={fmt},width={w},height={h},"
-                f"framerate={fps}/1 ! m.video "
-                f"appsrc name=dsrc format=time caps=video/x-raw,format=GRAY16_LE,width={dw},height={dh},"
-                f"framerate={self.depth_fps}/1 ! m.depth ")
+                f"{appsrc('vsrc', fmt, size, f'{fps}/1')} ! m.video "
+                f"{appsrc('dsrc', 'GRAY16_LE', depth_size, f'{self.depth_fps}/1')} ! m.depth ")
         if background is not None:
-            bfmt, (bw, bh) = background
-            desc += (f"appsrc name=bsrc format=time caps=video/x-raw,format={bfmt},width={bw},height={bh},"
-                     f"framerate={fps}/1 ! m.background ")
-        self.pipeline = Gst.parse_launch(desc)
+            bfmt, bsize = background
+            desc += f"{appsrc('bsrc', bfmt, bsize, f'{fps}/1')} ! m.background "
+        super().__init__(desc)
         self.m = self.pipeline.get_by_name("m")
         self.m.set_property("post-messages", post_messages)
         self.vsrc = self.pipeline.get_by_name("vsrc")
         self.dsrc = self.pipeline.get_by_name("dsrc")
         self.bsrc = self.pipeline.get_by_name("bsrc")
-        self.sink = self.pipeline.get_by_name("sink")
-        self.bus = self.pipeline.get_bus()
-        self.pipeline.set_state(Gst.State.PLAYING)
+        self.play()
 
     def push_video(self, n, rgb, faces=()):
         w, h = self.size
@@ -113,41 +209,11 @@ class Keyer:
 
     def pull(self, timeout=5):
         """The next output frame as an (h, w, pixel_size) array plus its caps and pts."""
-        sample = self.sink.emit("try-pull-sample", timeout * SECOND)
-        if sample is None:
-            err = self.error()
-            raise AssertionError(f"no output frame (bus error: {err})")
-        buf = sample.get_buffer()
-        caps = sample.get_caps()
-        info = GstVideo.VideoInfo.new_from_caps(caps)
-        ok, mi = buf.map(Gst.MapFlags.READ)
-        assert ok
-        data = np.frombuffer(mi.data, np.uint8).copy()
-        buf.unmap(mi)
-        ps = info.finfo.pixel_stride[0]
-        stride = info.stride[0]
-        img = data[: stride * info.height].reshape(info.height, stride)[:, : info.width * ps]
-        return img.reshape(info.height, info.width, ps), caps, buf.pts
-
-    def pull_eos(self, timeout=5):
-        return self.sink.emit("try-pull-sample", timeout * SECOND) is None and self.sink.get_property("eos")
+        sample = self.pull_sample(timeout)
+        return pixels(sample), sample.get_caps(), sample.get_buffer().pts
 
     def messages(self, name="depthmatte"):
-        out = []
-        while True:
-            msg = self.bus.pop_filtered(Gst.MessageType.ELEMENT)
-            if msg is None:
-                return out
-            s = msg.get_structure()
-            if s is not None and s.get_name() == name:
-                out.append(s)
-
-    def error(self, timeout=0):
-        msg = self.bus.timed_pop_filtered(timeout * SECOND, Gst.MessageType.ERROR)
-        return msg.parse_error() if msg else None
-
-    def stop(self):
-        self.pipeline.set_state(Gst.State.NULL)
+        return super().messages(name)
 
 
 def channel(img, fmt, c):

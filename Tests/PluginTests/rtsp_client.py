@@ -18,6 +18,8 @@ gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 import numpy as np  # noqa: E402
 
+from app_helpers import rgb_array  # noqa: E402
+
 a = argparse.ArgumentParser()
 a.add_argument("url")
 a.add_argument("seconds", type=float)
@@ -56,12 +58,6 @@ while args.seconds == 0 or time.monotonic() - start < args.seconds:
     print(f"frame {time.monotonic():.3f}", flush=True)
     last = smp
 if args.save and last is not None:
-    s = last.get_caps().get_structure(0)
-    w, h = s.get_value("width"), s.get_value("height")
-    buf = last.get_buffer()
-    ok, mi = buf.map(Gst.MapFlags.READ)
-    data = np.frombuffer(mi.data, np.uint8).copy()
-    buf.unmap(mi)
-    np.save(args.save, data.reshape(h, len(data) // h)[:, : w * 3].reshape(h, w, 3))
+    np.save(args.save, rgb_array(last))
 pl.set_state(Gst.State.NULL)
 print(f"frames {n}", flush=True)

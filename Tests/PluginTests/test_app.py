@@ -6,13 +6,12 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
 from gi.repository import Gst
 
-from app_helpers import close, colour_in, load_png, pull_rgb, solid_png, still_regions
+from app_helpers import close, colour_in, load_png, pull_rgb, read_lines_until, solid_png, still_regions
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 APP = os.path.join(ROOT, "examples", "python", "depthmatte_app.py")
@@ -106,16 +105,9 @@ def test_stdin_commands_and_lock_change(tmp_path, regions):
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         got = []
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            ln = p.stdout.readline()
-            if not ln:
-                break
-            got.append(ln)
-            if ln.startswith("dump"):
-                p.stdin.write("background-color 0xff0000ff\nset cutoff 1.5\nmode fixed\nstatus\n")
-                p.stdin.flush()
-                break
+        if read_lines_until(p.stdout, lambda ln: ln.startswith("dump"), got):
+            p.stdin.write("background-color 0xff0000ff\nset cutoff 1.5\nmode fixed\nstatus\n")
+            p.stdin.flush()
         out, err = p.communicate(timeout=20)
     finally:
         if p.poll() is None:

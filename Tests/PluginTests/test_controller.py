@@ -9,7 +9,7 @@ import gi
 gi.require_version("GstController", "1.0")
 from gi.repository import Gst, GstController, GstVideo  # noqa: E402
 
-SECOND = Gst.SECOND
+from harness import SECOND, bus_messages  # noqa: E402
 
 
 def ramp(element, prop, points):
@@ -37,25 +37,26 @@ def run(desc, setup, sink="sink"):
         rows = np.frombuffer(mi.data, np.uint8)[: info.stride[0] * info.height].reshape(info.height, -1).copy()
         buf.unmap(mi)
         frames.append((buf.pts, rows, info))
-    msgs = []
-    bus = p.get_bus()
-    while (m := bus.pop()) is not None:
-        assert m.type != Gst.MessageType.ERROR, m.parse_error()
-        if m.type == Gst.MessageType.ELEMENT:
-            msgs.append(m.get_structure())
+    msgs = bus_messages(p)
     p.set_state(Gst.State.NULL)
     return frames, msgs
+
+
+def depthmatte_ramp(mode, n, prop, points):
+    """depthmatte in `mode` keying n frames of rgbdtestsrc while `prop` follows
+    a ramp through `points`: the depthmatte messages."""
+    desc = (f"depthmatte name=m mode={mode} ! appsink name=sink sync=false "
+            f"rgbdtestsrc num-buffers={n} ! video/x-raw,format=BGRx,width=160,height=90,framerate=30/1 ! m.video "
+            f"rgbdtestsrc stream=depth num-buffers={n} ! video/x-raw,width=80,height=45,framerate=30/1 ! m.depth")
+    _, msgs = run(desc, lambda p: ramp(p.get_by_name("m"), prop, points))
+    return [m for m in msgs if m.get_name() == "depthmatte"]
 
 
 def test_depthmatte_cutoff_follows_a_ramp():
     """The issue's case: cutoff ramped 0.5 -> 3.0 m over one second in mode=fixed;
     every frame's message reports the ramp's value at its time."""
     n = 31
-    desc = ("depthmatte name=m mode=fixed ! appsink name=sink sync=false "
-            f"rgbdtestsrc num-buffers={n} ! video/x-raw,format=BGRx,width=160,height=90,framerate=30/1 ! m.video "
-            f"rgbdtestsrc stream=depth num-buffers={n} ! video/x-raw,width=80,height=45,framerate=30/1 ! m.depth")
-    frames, msgs = run(desc, lambda p: ramp(p.get_by_name("m"), "cutoff", [(0, 0.5), (1, 3.0)]))
-    msgs = [m for m in msgs if m.get_name() == "depthmatte"]
+    msgs = depthmatte_ramp("fixed", n, "cutoff", [(0, 0.5), (1, 3.0)])
     assert len(msgs) == n
     for m in msgs:
         t = m.get_value("stream-time") / SECOND
@@ -66,12 +67,7 @@ def test_depthmatte_cutoff_follows_a_ramp():
 
 def test_depthmatte_focus_follows_a_ramp():
     """The depth-maps sample's slider, driven in time: focus in mode=highpass."""
-    n = 16
-    desc = ("depthmatte name=m mode=highpass ! appsink name=sink sync=false "
-            f"rgbdtestsrc num-buffers={n} ! video/x-raw,format=BGRx,width=160,height=90,framerate=30/1 ! m.video "
-            f"rgbdtestsrc stream=depth num-buffers={n} ! video/x-raw,width=80,height=45,framerate=30/1 ! m.depth")
-    _, msgs = run(desc, lambda p: ramp(p.get_by_name("m"), "focus", [(0, 0.6), (0.5, 2.6)]))
-    msgs = [m for m in msgs if m.get_name() == "depthmatte"]
+    msgs = depthmatte_ramp("highpass", 16, "focus", [(0, 0.6), (0.5, 2.6)])
     got = [m.get_value("cutoff") for m in msgs]
     want = [0.6 + 4.0 * min(m.get_value("stream-time") / SECOND, 0.5) for m in msgs]
     assert got == pytest.approx(want, abs=1e-6)

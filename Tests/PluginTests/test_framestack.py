@@ -7,28 +7,23 @@ import numpy as np
 import pytest
 from gi.repository import Gst
 
-from harness import LAYOUT, SECOND, make_buffer, pixel_size
+from harness import LAYOUT, SECOND, AppPipeline, appsrc, make_buffer, pixel_size, pixels
 
 MS = Gst.MSECOND
 NONE = Gst.CLOCK_TIME_NONE
 FORMATS = ["RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR", "xRGB", "xBGR", "RGB", "BGR"]
 
 
-class Stack:
+class Stack(AppPipeline):
     """appsrc -> framestack -> appsink, fed with raw byte frames (h, w, pixel_size)."""
 
     def __init__(self, props="", fmt="BGRx", size=(20, 12), fps="10/1"):
         self.fmt, self.size = fmt, size
-        w, h = size
-        self.pipeline = Gst.parse_launch(
-            f"appsrc name=src format=time caps=video/x-raw,format={fmt},width={w},height={h},"
-            f"framerate={fps} ! framestack name=fs {props} ! "
-            "appsink name=sink sync=false emit-signals=false max-buffers=1000")
+        super().__init__(f"{appsrc('src', fmt, size, fps)} ! framestack name=fs {props} ! "
+                         "appsink name=sink sync=false emit-signals=false max-buffers=1000")
         self.src = self.pipeline.get_by_name("src")
         self.fs = self.pipeline.get_by_name("fs")
-        self.sink = self.pipeline.get_by_name("sink")
-        self.bus = self.pipeline.get_bus()
-        self.pipeline.set_state(Gst.State.PLAYING)
+        self.play()
 
     def push(self, arr, pts, duration):
         self.src.emit("push-buffer", make_buffer(np.ascontiguousarray(arr), pts, duration))
@@ -44,37 +39,12 @@ class Stack:
 
     def pull(self, timeout=5):
         """(pixels (h, w, ps), caps structure, pts, duration) of the next output."""
-        sample = self.sink.emit("try-pull-sample", timeout * SECOND)
-        if sample is None:
-            msg = self.bus.pop_filtered(Gst.MessageType.ERROR)
-            raise AssertionError(f"no output ({msg.parse_error() if msg else 'no error'})")
-        buf, caps = sample.get_buffer(), sample.get_caps()
-        s = caps.get_structure(0)
-        w, h, fmt = s.get_value("width"), s.get_value("height"), s.get_value("format")
-        ps = pixel_size(fmt)
-        stride = (w * ps + 3) & ~3
-        ok, mi = buf.map(Gst.MapFlags.READ)
-        assert ok
-        data = np.frombuffer(mi.data, np.uint8).copy()
-        buf.unmap(mi)
-        img = data[: stride * h].reshape(h, stride)[:, : w * ps].reshape(h, w, ps)
-        return img, s, buf.pts, buf.duration
-
-    def at_eos(self, timeout=5):
-        return self.sink.emit("try-pull-sample", timeout * SECOND) is None and self.sink.get_property("eos")
+        sample = self.pull_sample(timeout)
+        buf = sample.get_buffer()
+        return pixels(sample), sample.get_caps().get_structure(0), buf.pts, buf.duration
 
     def messages(self):
-        out = []
-        while True:
-            msg = self.bus.pop_filtered(Gst.MessageType.ELEMENT)
-            if msg is None:
-                return out
-            s = msg.get_structure()
-            if s is not None and s.get_name() == "framestack":
-                out.append(s)
-
-    def stop(self):
-        self.pipeline.set_state(Gst.State.NULL)
+        return super().messages("framestack")
 
 
 def array(s, field):
@@ -186,7 +156,7 @@ def test_batch_timestamps_and_partial_stack_at_eos(stacks):
         st.push(f, 2 * SECOND + k * 40 * MS, 40 * MS)
     st.end()
     out = [st.pull() for _ in range(3)]
-    assert st.at_eos()
+    assert st.pull_eos()
     assert [(o[2], o[3]) for o in out] == [
         (2 * SECOND, 160 * MS), (2 * SECOND + 160 * MS, 160 * MS), (2 * SECOND + 320 * MS, 80 * MS)]
     assert all(tuple(o[1].get_fraction("framerate"))[1:] == (25, 4) for o in out)

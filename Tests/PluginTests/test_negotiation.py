@@ -10,31 +10,28 @@ import numpy as np
 import pytest
 from gi.repository import Gst, GstVideo
 
-SECOND = Gst.SECOND
+from harness import SECOND, pixels
+
+
+def one_frame_png(name, fmt):
+    """A 32x24 PNG of one videotestsrc frame in `fmt`, in a fresh temporary folder."""
+    path = os.path.join(tempfile.mkdtemp(), name)
+    p = Gst.parse_launch(f"videotestsrc num-buffers=1 ! video/x-raw,format={fmt},width=32,height=24 ! "
+                         f"pngenc ! filesink location={path}")
+    p.set_state(Gst.State.PLAYING)
+    p.get_bus().timed_pop_filtered(10 * SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    return path
 
 
 @pytest.fixture(scope="module")
 def rgba_png():
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, "rgba.png")
-    p = Gst.parse_launch("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=32,height=24 ! "
-                         f"pngenc ! filesink location={path}")
-    p.set_state(Gst.State.PLAYING)
-    p.get_bus().timed_pop_filtered(10 * SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    p.set_state(Gst.State.NULL)
-    return path
+    return one_frame_png("rgba.png", "RGBA")
 
 
 @pytest.fixture(scope="module")
 def grey_png():
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, "grey16.png")
-    p = Gst.parse_launch("videotestsrc num-buffers=1 ! video/x-raw,format=GRAY16_BE,width=32,height=24 ! "
-                         f"pngenc ! filesink location={path}")
-    p.set_state(Gst.State.PLAYING)
-    p.get_bus().timed_pop_filtered(10 * SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    p.set_state(Gst.State.NULL)
-    return path
+    return one_frame_png("grey16.png", "GRAY16_BE")
 
 
 def errors_of(desc, timeout=10):
@@ -131,10 +128,7 @@ def test_video_pad_takes_camera_formats_and_unnamed_links_pick_it(fmt):
     s = sink.emit("try-pull-sample", 10 * SECOND)
     assert s is not None, errors_of_bus(p)
     info = GstVideo.VideoInfo.new_from_caps(s.get_caps())
-    ok, mi = s.get_buffer().map(Gst.MapFlags.READ)
-    img = np.frombuffer(mi.data, np.uint8)[: info.stride[0] * info.height].reshape(info.height, -1)
-    img = img[:, : info.width * 4].reshape(info.height, info.width, 4)[..., :3].astype(int)
-    s.get_buffer().unmap(mi)
+    img = pixels(s)[..., :3].astype(int)
     p.set_state(Gst.State.NULL)
     assert pads == ["depth", "video"]
     assert (info.width, info.height) == (64, 48)

@@ -4,44 +4,17 @@ sample's chain on a small rgbdtestsrc clip with realistic depth artefacts
 source's ground-truth matte."""
 import numpy as np
 import pytest
-from gi.repository import Gst, GstVideo
-from harness import SECOND
+from gi.repository import Gst
+from harness import pixels, playing, pull_all
 
 W, H, DW, DH, N = 320, 180, 160, 90, 8
 ART = "noise=true holes=true flying-pixels=true misregistration=2 seed=3"
 
 
-def pull_all(p, sink="sink", timeout=20):
-    s = p.get_by_name(sink)
-    out = []
-    while (sample := s.emit("try-pull-sample", timeout * SECOND)) is not None:
-        out.append(sample)
-    return out
-
-
-def plane(sample, channel=0):
-    buf, caps = sample.get_buffer(), sample.get_caps()
-    info = GstVideo.VideoInfo.new_from_caps(caps)
-    meta = GstVideo.buffer_get_video_meta(buf)
-    stride = meta.stride[0] if meta else info.stride[0]
-    offset = meta.offset[0] if meta else info.offset[0]
-    ok, mi = buf.map(Gst.MapFlags.READ)
-    assert ok
-    data = np.frombuffer(mi.data, np.uint8).copy()
-    buf.unmap(mi)
-    ps = info.finfo.pixel_stride[0]
-    rows = np.stack([data[offset + y * stride: offset + y * stride + W * ps] for y in range(H)])
-    return rows.reshape(H, W, ps)[:, :, channel].astype(np.float64) / 255
-
-
 def run(launch):
-    p = Gst.parse_launch(launch)
-    p.set_state(Gst.State.PLAYING)
-    try:
-        out = [plane(s) for s in pull_all(p)]
+    with playing(launch) as p:
+        out = [pixels(s)[:, :, 0].astype(np.float64) / 255 for s in pull_all(p, timeout=20)]
         assert p.get_bus().pop_filtered(Gst.MessageType.ERROR) is None
-    finally:
-        p.set_state(Gst.State.NULL)
     assert len(out) == N
     return out
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from gi.repository import GLib, GObject, Gst, GstVideo
 
-from harness import LAYOUT, SECOND, pixel_size, rgb_frame
+from harness import LAYOUT, SECOND, pixel_size, pixels, playing, pull_all, rgb_frame
 
 ELEMENTS = ("depthmatte", "rgbdtestsrc", "sparkle", "framestack", "depthview")
 
@@ -65,32 +65,6 @@ def drain_bus(p):
         else:
             warnings.append(m.parse_warning()[0].message)
     return errors, warnings
-
-
-def pull_all(p, sink="sink", timeout=10):
-    """Play p and pull every sample from its appsink until EOS."""
-    s = p.get_by_name(sink)
-    out = []
-    while (sample := s.emit("try-pull-sample", timeout * SECOND)) is not None:
-        out.append(sample)
-    return out
-
-
-def pixels(sample):
-    """(h, w, pixel bytes) array of a sample, honouring GstVideoMeta strides."""
-    buf, caps = sample.get_buffer(), sample.get_caps()
-    info = GstVideo.VideoInfo.new_from_caps(caps)
-    meta = GstVideo.buffer_get_video_meta(buf)
-    stride = meta.stride[0] if meta else info.stride[0]
-    offset = meta.offset[0] if meta else info.offset[0]
-    ok, mi = buf.map(Gst.MapFlags.READ)
-    assert ok
-    data = np.frombuffer(mi.data, np.uint8).copy()
-    buf.unmap(mi)
-    ps = info.finfo.pixel_stride[0]
-    h, w = info.height, info.width
-    rows = np.stack([data[offset + y * stride: offset + y * stride + w * ps] for y in range(h)])
-    return rows.reshape(h, w, ps)
 
 
 def padded_buffer(arr, pts, duration, fmt, pad_bytes, sentinel=0xAB):
@@ -208,16 +182,12 @@ ODD_SIZES = [(1, 1), (3, 3), (7, 5), (1921, 1081)]
 def test_rgbdtestsrc_odd_sizes(stream, fmt, w, h):
     if (w, h) == (1921, 1081) and fmt == "xBGR":
         pytest.skip("one large packed-RGB case is enough")
-    p = Gst.parse_launch(f"rgbdtestsrc stream={stream} num-buffers=2 ! video/x-raw,format={fmt},width={w},"
-                         f"height={h} ! appsink name=sink sync=false")
-    p.set_state(Gst.State.PLAYING)
-    try:
+    with playing(f"rgbdtestsrc stream={stream} num-buffers=2 ! video/x-raw,format={fmt},width={w},"
+                 f"height={h} ! appsink name=sink sync=false") as p:
         samples = pull_all(p)
         assert len(samples) == 2
         img = pixels(samples[0])
         assert img.shape[:2] == (h, w)
-    finally:
-        p.set_state(Gst.State.NULL)
 
 
 @pytest.mark.parametrize("w,h,dw,dh", [(1, 1, 1, 1), (3, 3, 1, 1), (3, 3, 7, 5), (7, 5, 3, 3),
@@ -226,18 +196,14 @@ def test_rgbdtestsrc_odd_sizes(stream, fmt, w, h):
 def test_depthmatte_odd_sizes_and_depth_larger_than_video(fmt, w, h, dw, dh):
     if w > 1000 and fmt == "BGRA":
         pytest.skip("one large case is enough")
-    p = Gst.parse_launch(
+    with playing(
         "depthmatte name=m ! appsink name=sink sync=false "
         f"rgbdtestsrc num-buffers=3 ! video/x-raw,format={fmt},width={w},height={h} ! m.video "
-        f"rgbdtestsrc stream=depth num-buffers=3 ! video/x-raw,width={dw},height={dh} ! m.depth")
-    p.set_state(Gst.State.PLAYING)
-    try:
+        f"rgbdtestsrc stream=depth num-buffers=3 ! video/x-raw,width={dw},height={dh} ! m.depth") as p:
         samples = pull_all(p)
         assert len(samples) == 3
         assert pixels(samples[-1]).shape == (h, w, pixel_size(fmt))
         assert p.get_bus().pop_filtered(Gst.MessageType.ERROR) is None
-    finally:
-        p.set_state(Gst.State.NULL)
 
 
 @pytest.mark.parametrize("w,h", ODD_SIZES)
@@ -248,23 +214,17 @@ def test_filters_odd_sizes(element, w, h):
     src = ("rgbdtestsrc stream=depth num-buffers=4 ! video/x-raw,format=GRAY16_LE" if element == "depthview"
            else "rgbdtestsrc num-buffers=4 ! video/x-raw,format=RGB")
     out = " ! video/x-raw,format=RGBx ! videoconvert ! video/x-raw,format=RGB" if element == "depthview" else ""
-    p = Gst.parse_launch(f"{src},width={w},height={h} ! {element}{out} ! appsink name=sink sync=false")
-    p.set_state(Gst.State.PLAYING)
-    try:
+    with playing(f"{src},width={w},height={h} ! {element}{out} ! appsink name=sink sync=false") as p:
         samples = pull_all(p)
         assert len(samples) >= 2
         assert pixels(samples[-1]).shape == (h, w, 3)
         assert p.get_bus().pop_filtered(Gst.MessageType.ERROR) is None
-    finally:
-        p.set_state(Gst.State.NULL)
 
 
 def _push_through(desc, buffers, srcs):
     """Push lists of buffers into named appsrcs (interleaved), then EOS; pull
     all output."""
-    p = Gst.parse_launch(desc)
-    p.set_state(Gst.State.PLAYING)
-    try:
+    with playing(desc) as p:
         n = max(len(b) for b in buffers)
         for i in range(n):
             for name, bufs in zip(srcs, buffers):
@@ -275,8 +235,6 @@ def _push_through(desc, buffers, srcs):
         samples = pull_all(p, timeout=5)
         err = p.get_bus().pop_filtered(Gst.MessageType.ERROR)
         return samples, err
-    finally:
-        p.set_state(Gst.State.NULL)
 
 
 @pytest.mark.parametrize("pad", [13, 64])
@@ -338,10 +296,8 @@ def test_filters_honour_row_padding(element):
 def _short_buffer_case(desc, good, short, srcs, expect_output):
     """Push a short buffer; the element must refuse it with an error or a
     warning (never read past it) and the pipeline must not hang."""
-    p = Gst.parse_launch(desc)
-    bus = p.get_bus()
-    p.set_state(Gst.State.PLAYING)
-    try:
+    with playing(desc) as p:
+        bus = p.get_bus()
         for name, b in zip(srcs, good):
             p.get_by_name(name).emit("push-buffer", b)
         for name, b in zip(srcs, short):
@@ -365,8 +321,6 @@ def _short_buffer_case(desc, good, short, srcs, expect_output):
             e, d = m.parse_error() if m.type == Gst.MessageType.ERROR else m.parse_warning()
             texts.append(f"{e.message} {d}")
         return texts
-    finally:
-        p.set_state(Gst.State.NULL)
 
 
 @pytest.mark.parametrize("which", ["video", "depth", "background"])
@@ -413,9 +367,7 @@ def _key_one(depth_value, props="", faces=()):
     v = plain_buffer(rgb_bytes("RGBA", w, h, (200, 100, 50)), 0)
     for f in faces:
         GstVideo.buffer_add_video_region_of_interest_meta(v, "face", *f)
-    p = Gst.parse_launch(desc)
-    p.set_state(Gst.State.PLAYING)
-    try:
+    with playing(desc) as p:
         p.get_by_name("v").emit("push-buffer", v)
         p.get_by_name("d").emit("push-buffer", plain_buffer(depth_bytes(w, h, depth_value), 0))
         for n in ("v", "d"):
@@ -426,8 +378,6 @@ def _key_one(depth_value, props="", faces=()):
             if m.get_structure().get_name() == "depthmatte":
                 msgs.append(m.get_structure())
         return samples, msgs
-    finally:
-        p.set_state(Gst.State.NULL)
 
 
 @pytest.mark.parametrize("value", [0, 65535])
@@ -451,14 +401,12 @@ def test_depthmatte_flat_extreme_depth(value, props):
                                 ("BGRA", 1920, 1080)])
 def test_depthmatte_background_of_another_size_and_format(bg):
     fmt, bw, bh = bg
-    p = Gst.parse_launch(
+    with playing(
         "depthmatte name=m mode=fixed cutoff=0.5 ! video/x-raw,format=RGBA ! appsink name=sink sync=false "
         "rgbdtestsrc num-buffers=2 ! video/x-raw,format=RGBA,width=16,height=12 ! m.video "
         "rgbdtestsrc stream=depth num-buffers=2 ! video/x-raw,width=8,height=6 ! m.depth "
         f"videotestsrc num-buffers=2 pattern=solid-color foreground-color=0xff00ff00 ! "
-        f"video/x-raw,format={fmt},width={bw},height={bh} ! m.background")
-    p.set_state(Gst.State.PLAYING)
-    try:
+        f"video/x-raw,format={fmt},width={bw},height={bh} ! m.background") as p:
         samples = pull_all(p)
         assert len(samples) == 2
         img = pixels(samples[-1])
@@ -467,8 +415,6 @@ def test_depthmatte_background_of_another_size_and_format(bg):
         assert img.shape == (12, 16, 4)
         if fmt != "GRAY8":
             assert (g > 200).all() and (img[..., 0] < 60).all()
-    finally:
-        p.set_state(Gst.State.NULL)
 
 
 # ---- stream faults ----------------------------------------------------------------
@@ -486,17 +432,13 @@ def test_depthmatte_video_ending_early_ends_the_output():
 def test_depthmatte_other_input_ending_early_is_held(ended):
     n = {"video": 30, "depth": 30, "background": 30}
     n[ended] = 2
-    p = Gst.parse_launch(
+    with playing(
         "depthmatte name=m ! appsink name=sink sync=false "
         f"rgbdtestsrc num-buffers={n['video']} ! video/x-raw,width=16,height=12 ! m.video "
         f"rgbdtestsrc stream=depth num-buffers={n['depth']} ! video/x-raw,width=8,height=6 ! m.depth "
-        f"videotestsrc num-buffers={n['background']} ! video/x-raw,width=4,height=4 ! m.background")
-    p.set_state(Gst.State.PLAYING)
-    try:
+        f"videotestsrc num-buffers={n['background']} ! video/x-raw,width=4,height=4 ! m.background") as p:
         assert len(pull_all(p)) == 30
         assert p.get_bus().pop_filtered(Gst.MessageType.ERROR) is None
-    finally:
-        p.set_state(Gst.State.NULL)
 
 
 def test_depthmatte_live_depth_stall_keeps_output_flowing_with_warning():

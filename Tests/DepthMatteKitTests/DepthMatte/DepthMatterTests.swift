@@ -22,16 +22,23 @@ final class DepthMatterTests: XCTestCase {
         return v
     }
 
-    /// Sharp keying (no blur, gamma 1) in fixed mode, green background.
-    static func sharp(cutoff: Double = 1.5) -> MatteSettings {
+    /// Fixed mode pinned to the original sample's chain, with its blur and
+    /// gamma; the background colour only when given.
+    static func original(cutoff: Double, blurRadius: Double, gamma: Double,
+                         backgroundARGB: UInt32? = nil) -> MatteSettings {
         var s = MatteSettings()
-        s.refine = .original  // pinned to the original sample's chain
+        s.refine = .original
         s.mode = .fixed
         s.cutoff = cutoff
-        s.blurRadius = 0
-        s.gamma = 1
-        s.backgroundARGB = 0xff00_ff00
+        s.blurRadius = blurRadius
+        s.gamma = gamma
+        if let backgroundARGB { s.backgroundARGB = backgroundARGB }
         return s
+    }
+
+    /// Sharp keying (no blur, gamma 1) in fixed mode, green background.
+    static func sharp(cutoff: Double = 1.5) -> MatteSettings {
+        original(cutoff: cutoff, blurRadius: 0, gamma: 1, backgroundARGB: 0xff00_ff00)
     }
 
     static let green = RGBA(0, 255, 0)
@@ -151,13 +158,7 @@ final class DepthMatterTests: XCTestCase {
                 depth[x, y] = UInt16(d)
             }
         }
-        var s = MatteSettings()
-        s.refine = .original  // pinned to the original sample's chain
-        s.mode = .fixed
-        s.cutoff = 1.2
-        s.blurRadius = 1.3
-        s.gamma = 0.6
-        s.backgroundARGB = 0xff20_4060
+        var s = Self.original(cutoff: 1.2, blurRadius: 1.3, gamma: 0.6, backgroundARGB: 0xff20_4060)
         for layout in Layout.allCases {
             for mode in [MatteOutput.composite, .matte, .alpha] {
                 s.output = mode
@@ -192,13 +193,8 @@ final class DepthMatterTests: XCTestCase {
                     depth[x, y] = UInt16(d)
                 }
             }
-            var s = MatteSettings()
-            s.refine = .original
-            s.mode = .fixed
-            s.cutoff = 1.2
-            s.blurRadius = staircase ? 0 : 1.7
-            s.gamma = staircase ? 1 : 0.7
-            s.backgroundARGB = 0xff30_6090
+            var s = Self.original(cutoff: 1.2, blurRadius: staircase ? 0 : 1.7, gamma: staircase ? 1 : 0.7,
+                                  backgroundARGB: 0xff30_6090)
             for layout in [Layout.bgra, .abgr, .rgb] {
                 let video = Self.makeVideo(vw, vh, layout: layout, padding: 3)
                 for bgSize in [nil, (vw, vh), (vw / 2 + 1, vh + 3)] {
@@ -276,15 +272,23 @@ final class DepthMatterTests: XCTestCase {
 
     // MARK: output size vs depth size
 
-    func testDepthSmallerThanVideo() {
-        let depth = TestDepth(width: 8, height: 6, fill: 4000)
-        depth.fill(x0: 2, y0: 1, x1: 7, y1: 6, 600)
+    /// A 16x12 video keyed sharply at 1 m over `depth`, asserted to match the
+    /// reference chain: the output and the result.
+    private func keySixteenByTwelve(_ depth: TestDepth,
+                                    file: StaticString = #filePath, line: UInt = #line) -> (TestRGB, MatteResult) {
         let video = Self.makeVideo(16, 12)
         let out = TestRGB(width: 16, height: 12)
         let s = Self.sharp(cutoff: 1.0)
-        run(DepthMatter(), s, video: video, depth: depth, output: out)
+        let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
         assertMatchesReference(out, reference(s, cutoffUnits: 1000, video: video, depth: depth, background: nil,
-                                              width: 16, height: 12))
+                                              width: 16, height: 12), file: file, line: line)
+        return (out, r)
+    }
+
+    func testDepthSmallerThanVideo() {
+        let depth = TestDepth(width: 8, height: 6, fill: 4000)
+        depth.fill(x0: 2, y0: 1, x1: 7, y1: 6, 600)
+        let (out, _) = keySixteenByTwelve(depth)
         assertPixel(out[9, 8], Self.videoColor(9, 8))   // depth taps 3...6 x 3...6 all subject
         assertPixel(out[0, 5], Self.green)              // depth taps 0, 1
     }
@@ -292,12 +296,7 @@ final class DepthMatterTests: XCTestCase {
     func testDepthLargerThanVideo() {
         let depth = TestDepth(width: 32, height: 24, fill: 4000)
         depth.fill(x0: 8, y0: 6, x1: 24, y1: 24, 600)
-        let video = Self.makeVideo(16, 12)
-        let out = TestRGB(width: 16, height: 12)
-        let s = Self.sharp(cutoff: 1.0)
-        let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
-        assertMatchesReference(out, reference(s, cutoffUnits: 1000, video: video, depth: depth, background: nil,
-                                              width: 16, height: 12))
+        let (out, r) = keySixteenByTwelve(depth)
         // output (x, y) sits on depth 2x + 0.5: x in 5...10, y in 4...11 see only subject taps
         for y in 4...11 { for x in 5...10 { assertPixel(out[x, y], Self.videoColor(x, y)) } }
         for y in 0..<12 { for x in 0...2 { assertPixel(out[x, y], Self.green) } }
@@ -330,12 +329,7 @@ final class DepthMatterTests: XCTestCase {
 
     func testSizeChangesBetweenFramesReuseNothingStale() {
         let m = DepthMatter()
-        var s = MatteSettings()
-        s.refine = .original  // pinned to the original sample's chain
-        s.mode = .fixed
-        s.cutoff = 1.0
-        s.blurRadius = 1.0
-        s.gamma = 0.7
+        let s = Self.original(cutoff: 1.0, blurRadius: 1.0, gamma: 0.7)
         let frames: [(dw: Int, dh: Int, vw: Int, vh: Int)] = [(16, 12, 32, 24), (8, 6, 12, 10), (16, 12, 32, 24), (10, 10, 7, 5)]
         for (i, f) in frames.enumerated() {
             let depth = TestDepth(width: f.dw, height: f.dh, fill: 3000)
