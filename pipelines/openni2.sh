@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Kinect / Xtion / Orbbec through OpenNI2 (openni2src from gst-plugins-bad).
-# One openni2src with sourcetype=both would interleave colour and depth in one
-# RGBA+depth stream; two instances (colour and depth) keep them as separate
-# streams, which is what depthmatte's pads want. OpenNI2 depth is in millimetres.
-#   pipelines/openni2.sh [device-uri]
+# Kinect v1 / Xtion / Astra through OpenNI2 (openni2src from gst-plugins-bad).
+# openni2src never switches on the sensor's depth-to-colour registration, and
+# with sourcetype=both it packs depth into 8 bits of alpha (256 mm steps:
+# useless for keying). So: two instances, colour and depth, and depthalign
+# registers the depth to the colour with the pair's calibration (JSON, see
+# README "depthalign"; the intrinsics and extrinsics come from the device's
+# factory calibration or a checkerboard calibration). OpenNI2 depth is in
+# millimetres.
+#   pipelines/openni2.sh calibration.json [device-uri]
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-uri=${1:-}
+cal=${1:?usage: pipelines/openni2.sh calibration.json [device-uri]}
+uri=${2:-}
 loc=${uri:+location=$uri}
 exec gst-launch-1.0 \
   depthmatte name=m depth-scale=0.001 ! videoconvert ! autovideosink \
-  openni2src $loc sourcetype=color ! videoconvert ! facedetect display=false ! videoconvert ! \
-    video/x-raw,format=BGRx ! m.video \
-  openni2src $loc sourcetype=depth ! video/x-raw,format=GRAY16_LE ! m.depth
+  openni2src $loc sourcetype=color ! videoconvert ! facedetect display=false ! videoconvert ! m.video \
+  openni2src $loc sourcetype=depth ! video/x-raw,format=GRAY16_LE ! depthalign calibration="$cal" ! m.depth
