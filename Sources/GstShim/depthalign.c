@@ -58,7 +58,6 @@ gst_depthalign_start (GstBaseTransform * trans)
 {
   GstDepthAlign *self = GST_DEPTHALIGN (trans);
   gchar *path, *text = NULL;
-  GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->settings.calibration);
@@ -76,33 +75,13 @@ gst_depthalign_start (GstBaseTransform * trans)
             "depth_scale)"));
     return FALSE;
   }
-  if (!g_file_get_contents (path, &text, NULL, &err)) {
-    if (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("The calibration file \"%s\" does not exist.", path),
-          ("%s", err->message));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-          ("Could not read the calibration file \"%s\".", path),
-          ("%s", err->message));
-    g_clear_error (&err);
+  if (!dm_calibration_read (GST_ELEMENT (self), path, &text, &self->cal))
     return FALSE;
-  }
   if (!self->state)
     self->state = dm_depthalign_new ();
-  if (!dm_depthalign_load (self->state, text, &self->cal)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("The calibration file \"%s\" is invalid: %s%s%s.", path,
-            self->cal.field, *self->cal.field ? ": " : "", self->cal.message),
-        ("field '%s' of %s", self->cal.field, path));
-    g_free (text);
-    return FALSE;
-  }
+  dm_depthalign_load (self->state, text, &self->cal);
   g_free (text);
   self->have_cal = TRUE;
-  GST_INFO_OBJECT (self, "calibration %s: depth %dx%d -> colour %dx%d, "
-      "depth scale %g m", path, self->cal.depth_width, self->cal.depth_height,
-      self->cal.color_width, self->cal.color_height, self->cal.depth_scale);
   return TRUE;
 }
 
@@ -222,9 +201,7 @@ gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   DMGrayImage depth = dm_gray_image_from_frame (in);
   DMGrayImage image = dm_gray_image_from_frame (out);
 
-  GST_OBJECT_LOCK (self);
-  settings = self->settings;
-  GST_OBJECT_UNLOCK (self);
+  DM_COPY_SETTINGS (self, settings);
   if (!dm_depthalign_process (self->state, &settings, &depth, &image)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("depthalign could not register a depth frame."),

@@ -673,7 +673,7 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
 
   GST_OBJECT_LOCK (self);
   settings = self->settings;
-  post = self->settings.post_messages;
+  post = settings.post_messages;
   vpad = self->video_pad ? gst_object_ref (self->video_pad) : NULL;
   dpad = self->depth_pad ? gst_object_ref (self->depth_pad) : NULL;
   bpad = self->background_pad ? gst_object_ref (self->background_pad) : NULL;

@@ -103,9 +103,7 @@ gst_depthview_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   DMGrayImage depth = dm_gray_image_from_frame (in);
   DMRGBImage image = dm_rgb_image_from_frame (out);
 
-  GST_OBJECT_LOCK (self);
-  settings = self->settings;
-  GST_OBJECT_UNLOCK (self);
+  DM_COPY_SETTINGS (self, settings);
   settings.eight_bit =
       GST_VIDEO_FRAME_FORMAT (in) == GST_VIDEO_FORMAT_GRAY8;
   settings.big_endian =

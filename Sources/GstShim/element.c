@@ -1,6 +1,7 @@
 /* element.c: the class plumbing every element shares (element.h). */
 #include "element.h"
 #include "dmcommon.h"
+#include "depthalign.h"
 
 typedef struct
 {
@@ -207,4 +208,38 @@ dm_props_sync (GstObject * object, const GstSegment * segment,
       gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts) : pts;
   if (GST_CLOCK_TIME_IS_VALID (st))
     gst_object_sync_values (object, st);
+}
+
+gboolean
+dm_calibration_read (GstElement * element, const gchar * path, gchar ** json,
+    DMDepthAlignCalibration * cal)
+{
+  GError *err = NULL;
+
+  *json = NULL;
+  memset (cal, 0, sizeof *cal);
+  if (!g_file_get_contents (path, json, NULL, &err)) {
+    if (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+          ("The calibration file \"%s\" does not exist.", path),
+          ("%s", err->message));
+    else
+      GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ,
+          ("Could not read the calibration file \"%s\".", path),
+          ("%s", err->message));
+    g_clear_error (&err);
+    return FALSE;
+  }
+  if (!dm_calibration_describe (*json, cal)) {
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+        ("The calibration file \"%s\" is invalid: %s%s%s.", path, cal->field,
+            *cal->field ? ": " : "", cal->message),
+        ("field '%s' of %s", cal->field, path));
+    g_clear_pointer (json, g_free);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (element, "calibration %s: depth %dx%d -> colour %dx%d, "
+      "depth scale %g m", path, cal->depth_width, cal->depth_height,
+      cal->color_width, cal->color_height, cal->depth_scale);
+  return TRUE;
 }

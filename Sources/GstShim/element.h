@@ -84,9 +84,25 @@ void dm_element_class_init (gpointer klass, const DMElementInfo * info);
 /* The shared finalize, for an element that has more to free first. */
 void dm_element_finalize (GObject * object);
 
+/* Copy the element's settings under its object lock: once per frame, so a
+ * property changed while PLAYING applies from one frame to the next whole. */
+#define DM_COPY_SETTINGS(self, out) G_STMT_START { \
+    GST_OBJECT_LOCK (self); \
+    (out) = (self)->settings; \
+    GST_OBJECT_UNLOCK (self); \
+  } G_STMT_END
+
 /* Bring the controlled properties to their values at `pts` (a buffer time in
  * `segment`): GstController bindings apply only when an element syncs them. */
 void dm_props_sync (GstObject * object, const GstSegment * segment,
     GstClockTime pts);
+
+/* Read and check a calibration file (depthalign.h's schema) for `element`:
+ * its text (g_free) into *json and what it gives into *cal; on failure a
+ * RESOURCE error naming the file (and the field) is posted and FALSE
+ * returned. */
+struct _DMDepthAlignCalibration;
+gboolean dm_calibration_read (GstElement * element, const gchar * path,
+    gchar ** json, struct _DMDepthAlignCalibration * cal);
 
 #endif

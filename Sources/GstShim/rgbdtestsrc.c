@@ -435,10 +435,8 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
   pts = frame_pts (self, &info, self->n_frames);
   gst_object_sync_values (GST_OBJECT (self), pts);
 
-  GST_OBJECT_LOCK (self);
-  settings = self->settings;
-  stream = self->settings.stream;
-  GST_OBJECT_UNLOCK (self);
+  DM_COPY_SETTINGS (self, settings);
+  stream = settings.stream;
 
   if (!gst_video_frame_map (&frame, &info, buffer, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
@@ -496,8 +494,8 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
 static gboolean
 load_calibration (GstRgbdTestSrc * self)
 {
-  gchar *path, *text = NULL;
-  GError *err = NULL;
+  gchar *path;
+  gboolean ok;
 
   g_clear_pointer (&self->calibration_json, g_free);
   GST_OBJECT_LOCK (self);
@@ -507,30 +505,10 @@ load_calibration (GstRgbdTestSrc * self)
     g_free (path);
     return TRUE;
   }
-  if (!g_file_get_contents (path, &text, NULL, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("Could not read the calibration file \"%s\".", path),
-        ("%s", err->message));
-    g_clear_error (&err);
-    g_free (path);
-    return FALSE;
-  }
-  memset (&self->cal, 0, sizeof self->cal);
-  if (!dm_calibration_describe (text, &self->cal)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("The calibration file \"%s\" is invalid: %s%s%s.", path,
-            self->cal.field, *self->cal.field ? ": " : "", self->cal.message),
-        ("field '%s' of %s", self->cal.field, path));
-    g_free (text);
-    g_free (path);
-    return FALSE;
-  }
-  GST_INFO_OBJECT (self, "camera pair from %s: colour %dx%d, depth %dx%d",
-      path, self->cal.color_width, self->cal.color_height,
-      self->cal.depth_width, self->cal.depth_height);
-  self->calibration_json = text;
+  ok = dm_calibration_read (GST_ELEMENT (self), path, &self->calibration_json,
+      &self->cal);
   g_free (path);
-  return TRUE;
+  return ok;
 }
 
 static gboolean

@@ -103,10 +103,8 @@ gst_sparkle_transform_frame_ip (GstVideoFilter * filter, GstVideoFrame * frame)
   DMRGBImage image;
   gboolean post;
 
-  GST_OBJECT_LOCK (self);
-  settings = self->settings;
-  post = self->settings.post_messages;
-  GST_OBJECT_UNLOCK (self);
+  DM_COPY_SETTINGS (self, settings);
+  post = settings.post_messages;
 
   /* In passthrough (draw=false) the frame is mapped read-only. */
   if (gst_base_transform_is_passthrough (trans))

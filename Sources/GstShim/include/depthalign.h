@@ -36,7 +36,7 @@ dm_depthalign_settings_init (DMDepthAlignSettings *s)
 
 /* What a calibration gives the shim: the sizes to negotiate, or why it was
  * refused (the field path, e.g. "color.fx", and a sentence). */
-typedef struct {
+typedef struct _DMDepthAlignCalibration {
   int32_t depth_width, depth_height;   /* the depth input's size */
   int32_t color_width, color_height;   /* the output's size */
   double depth_scale;                  /* metres per unit */
