@@ -1,4 +1,4 @@
-/// Step 6 of the original chain and the output modes: one pass over each
+/// Step 4 (README, depthmatte) and the output modes: one pass over each
 /// output row reads the matte row, the video row and the background row once.
 
 /// What the output carries.

@@ -137,7 +137,7 @@ public final class DepthMatter {
                                   videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
     }
 
-    /// The original chain's steps 3 and 4 on `mask` (also the focus modes'):
+    /// The original chain's steps 2b and 2c on `mask` (also the focus modes'):
     /// blur, then gamma with the snap to exact 0 and 1.
     /// The blur applies the gamma to the values it sums as it makes them (the
     /// rest are 0 and 1, which the curve keeps): no pass of its own.

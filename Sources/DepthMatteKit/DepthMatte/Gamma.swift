@@ -1,4 +1,4 @@
-/// Step 4 of the original chain: `m = m^gamma` through a lookup table
+/// Step 2c (README, depthmatte; the original chain): `m = m^gamma` through a lookup table
 /// (65536 intervals, linear interpolation), rebuilt only when gamma changes.
 /// Below `2^-12` the uniform table is too coarse for small gammas (m^0.1 at
 /// m = 1e-7 is 0.2, the first interval would give 0.002), so small values go

@@ -1,4 +1,4 @@
-/// Step 3 of the original chain: a separable Gaussian blur with clamped edges
+/// Step 2b (README, depthmatte; the original chain): a separable Gaussian blur with clamped edges
 /// (the border is extended, blurred, and cropped, as Core Image's
 /// `clampedToExtent` + `CIGaussianBlur` + crop do).
 public struct GaussianBlur {

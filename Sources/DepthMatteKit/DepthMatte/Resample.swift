@@ -1,4 +1,4 @@
-/// Resampling tables: step 5 of the original chain (bicubic upscale of the
+/// Resampling tables: step 3 (README, depthmatte) (bicubic upscale of the
 /// matte) and the aspect-fill placement of a background picture.
 
 /// Cubic filter from the Mitchell–Netravali family. Core Image's

@@ -1,4 +1,4 @@
-/// Step 2 of the original chain: a binary mask at depth resolution.
+/// Step 2a (README, depthmatte; the original chain): a binary mask at depth resolution.
 public enum DepthThreshold {
     /// `mask = 1` where `0 < depth * scale <= cutoff` (metres), else `0`.
     /// `mask` is resized to the depth picture.
