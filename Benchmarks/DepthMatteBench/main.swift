@@ -2,7 +2,7 @@
 // copying the frame costs, measured in the same run (the machines are shared
 // and noisy: only ratios within one run mean anything).
 //
-//   swift build -c release && .build/release/depthmatte-bench [--quick] [--no-pipelines]
+//   Benchmarks/run depthmatte-bench [--quick] [--no-pipelines]   (after scripts/setup)
 //
 // 1. copy of one BGRA frame (the bandwidth baseline), 1080p and 4K
 // 2. DepthMatter.process in-process: 1080p BGRA video + 640x360 depth,
