@@ -82,13 +82,13 @@ public final class DepthRegistration {
         job.out = output
         job.outStride = stride
         job.jump = 1 + max(0, maxRelativeJump.isNaN ? 0 : maxRelativeJump)
-        job.jumpMilli = UInt32(min(1000, max(0, (maxRelativeJump.isNaN ? 0 : maxRelativeJump) * 1000)).rounded())
         job.bands = n
         if n > 1 && pool == nil { pool = WorkerPool() }
-        if n * 5 * width > scratchCapacity {
-            job.scratch?.deallocate()
-            scratchCapacity = n * 5 * width
-            job.scratch = .allocate(capacity: scratchCapacity)
+        let footNeed = n * 5 * (calibration.depth.width + 8)
+        if footNeed > scratchCapacity {
+            job.footScratch?.deallocate()
+            scratchCapacity = footNeed
+            job.footScratch = .allocate(capacity: scratchCapacity)
         }
         let p = n > 1 ? pool : nil
         withUnsafeMutablePointer(to: &job) { ctx in
@@ -96,13 +96,10 @@ public final class DepthRegistration {
             switch method {
             case .splat:
                 WorkerPool.run(p, bands: n, context: raw) { raw, b in
-                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.projectSplat(band: b)
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.projectFootprints(band: b)
                 }
                 WorkerPool.run(p, bands: n, context: raw) { raw, b in
-                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.splat(band: b)
-                }
-                WorkerPool.run(p, bands: n, context: raw) { raw, b in
-                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.fill(band: b)
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.rasterFootprints(band: b)
                 }
             case .mesh:
                 WorkerPool.run(p, bands: n, context: raw) { raw, b in
@@ -129,27 +126,33 @@ public final class DepthRegistration {
         let dw = calibration.depth.width, dh = calibration.depth.height
         let cw = calibration.color.width, ch = calibration.color.height
         let dn = dw * dh, cn = cw * ch
-        if dn > depthCapacity {
+        // the splat's planes: a row of padding (z = 0) around the picture,
+        // and 16 more so the last row's SIMD steps may load past its end
+        let ps = dw + 2, pn = (dh + 2) * ps + 16
+        if dn > depthCapacity || pn > paddedCapacity {
             job.ax?.deallocate(); job.ay?.deallocate(); job.az?.deallocate()
             job.pu?.deallocate(); job.pv?.deallocate(); job.pz?.deallocate()
-            job.ax = .allocate(capacity: dn); job.ay = .allocate(capacity: dn); job.az = .allocate(capacity: dn)
+            job.su?.deallocate(); job.sv?.deallocate(); job.sz?.deallocate()
+            // (rays padded by 8 for the same reason)
+            job.ax = .allocate(capacity: dn + 8); job.ay = .allocate(capacity: dn + 8); job.az = .allocate(capacity: dn + 8)
             job.pu = .allocate(capacity: dn); job.pv = .allocate(capacity: dn); job.pz = .allocate(capacity: dn)
-            job.packed?.deallocate()
-            job.packed = .allocate(capacity: dn)
+            job.su = .allocate(capacity: pn); job.sv = .allocate(capacity: pn); job.sz = .allocate(capacity: pn)
             depthCapacity = dn
+            paddedCapacity = pn
         }
+        job.ps = ps
+        job.su!.initialize(repeating: 0, count: pn); job.sv!.initialize(repeating: 0, count: pn)
+        job.sz!.initialize(repeating: 0, count: pn)
+        (job.ax! + dn).initialize(repeating: 0, count: 8); (job.ay! + dn).initialize(repeating: 0, count: 8)
+        (job.az! + dn).initialize(repeating: 0, count: 8)
         if dh > rowCapacity {
             job.rowMin?.deallocate(); job.rowMax?.deallocate()
             job.rowMin = .allocate(capacity: dh); job.rowMax = .allocate(capacity: dh)
-            job.rowFirst?.deallocate(); job.rowLast?.deallocate()
-            job.rowFirst = .allocate(capacity: dh); job.rowLast = .allocate(capacity: dh)
             rowCapacity = dh
         }
         if cn > colorCapacity {
             job.zbuf?.deallocate()
             job.zbuf = .allocate(capacity: cn)
-            job.zb16?.deallocate()
-            job.zb16 = .allocate(capacity: cn)
             colorCapacity = cn
         }
         let d = calibration.depth, e = calibration.depthToColor
@@ -181,18 +184,36 @@ public final class DepthRegistration {
         job.model = c.model
         // nothing nearer than 1 cm to the colour camera
         job.zNear = Float(0.01 / calibration.depthScale)
+        // A footprint's default half size: half the largest step between
+        // neighbouring samples' projections (at 2 m, on a grid over the depth
+        // picture); stretched surfaces may reach 3 times that.
+        var sx = 0.0, sy = 0.0
+        let z2 = 2.0
+        for y in Swift.stride(from: 0, to: max(1, dh - 1), by: max(1, dh / 24)) {
+            for x in Swift.stride(from: 0, to: max(1, dw - 1), by: max(1, dw / 32)) {
+                guard let p = calibration.depthToColorPixel(u: Double(x), v: Double(y), z: z2),
+                      let q = calibration.depthToColorPixel(u: Double(x + 1), v: Double(y), z: z2),
+                      let r = calibration.depthToColorPixel(u: Double(x), v: Double(y + 1), z: z2) else { continue }
+                sx = max(sx, abs(q.u - p.u), abs(r.u - p.u))
+                sy = max(sy, abs(r.v - p.v), abs(q.v - p.v))
+            }
+        }
+        job.hx = Float(min(64, max(0.5, 0.5 * sx)))
+        job.hy = Float(min(64, max(0.5, 0.5 * sy)))
+        job.hMaxX = 3 * job.hx
+        job.hMaxY = 3 * job.hy
     }
 
     private var job = RegistrationJob()
     private var pool: WorkerPool?
-    private var depthCapacity = 0, rowCapacity = 0, colorCapacity = 0, scratchCapacity = 0
+    private var depthCapacity = 0, paddedCapacity = 0, rowCapacity = 0, colorCapacity = 0, scratchCapacity = 0
 
     private func freeBuffers() {
         job.ax?.deallocate(); job.ay?.deallocate(); job.az?.deallocate()
         job.pu?.deallocate(); job.pv?.deallocate(); job.pz?.deallocate()
         job.rowMin?.deallocate(); job.rowMax?.deallocate(); job.zbuf?.deallocate()
-        job.packed?.deallocate(); job.rowFirst?.deallocate(); job.rowLast?.deallocate()
-        job.zb16?.deallocate(); job.scratch?.deallocate()
+        job.su?.deallocate(); job.sv?.deallocate(); job.sz?.deallocate()
+        job.footScratch?.deallocate()
     }
 }
 
@@ -218,14 +239,14 @@ struct RegistrationJob {
     var pu: UnsafeMutablePointer<Float>?, pv: UnsafeMutablePointer<Float>?, pz: UnsafeMutablePointer<Float>?
     var rowMin: UnsafeMutablePointer<Float>?, rowMax: UnsafeMutablePointer<Float>?
     var zbuf: UnsafeMutablePointer<Float>?
-    // splat scratch: per depth pixel the colour pixel index (low 32 bits,
-    // -1: none) and its z (high 32 bits); per depth row the smallest and largest index; the colour z-buffer
-    // (0xFFFF = empty); five rows per band for the fill
-    var packed: UnsafeMutablePointer<UInt64>?
-    var rowFirst: UnsafeMutablePointer<Int32>?, rowLast: UnsafeMutablePointer<Int32>?
-    var zb16: UnsafeMutablePointer<UInt16>?
-    var scratch: UnsafeMutablePointer<UInt16>?
-    var jumpMilli: UInt32 = 50
+    // splat: per sample its colour pixel and z (0 = invalid), in planes with
+    // a row of padding all round (row y at (y + 1) · ps + 1); per band five
+    // rows of footprints (columns, rows, z); the footprints' half sizes
+    var ps = 0
+    var su: UnsafeMutablePointer<Float>?, sv: UnsafeMutablePointer<Float>?, sz: UnsafeMutablePointer<Float>?
+    var footScratch: UnsafeMutablePointer<Int32>?
+    var hx: Float = 0.75, hy: Float = 0.75, hMaxX: Float = 2.25, hMaxY: Float = 2.25
+    var footEps: Float = 0.125
 
     // MARK: projection
 
@@ -475,247 +496,210 @@ struct Corner {
 @inline(__always) func lanesMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .< b, a, b) }
 @inline(__always) func lanesMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .> b, a, b) }
 
-// MARK: - splat and fill
+// MARK: - splat: each sample's footprint
 
 extension RegistrationJob {
-    /// Project depth rows of this band: per sample the nearest colour pixel's
-    /// index (-1 when invalid or outside) and the colour-axis z, rounded.
-    func projectSplat(band: Int) {
+    /// Project this band's depth rows into the padded SoA planes `su`, `sv`,
+    /// `sz` (colour pixel and colour-axis z; z = 0 where invalid) and note
+    /// each row's smallest and largest v.
+    func projectFootprints(band: Int) {
         let y0 = dh * band / bands, y1 = dh * (band + 1) / bands
         for y in y0..<y1 {
             switch model {
-            case .none: projectSplatRow(y, distortion: 0)
-            case .brownConrady: projectSplatRow(y, distortion: 1)
-            case .inverseBrownConrady: projectSplatRow(y, distortion: 2)
+            case .none: projectFootprintRow(y, distortion: 0)
+            case .brownConrady: projectFootprintRow(y, distortion: 1)
+            case .inverseBrownConrady: projectFootprintRow(y, distortion: 2)
             }
         }
     }
 
     @inline(__always)
-    func projectSplatRow(_ y: Int, distortion: Int) {
-        let ax = self.ax!, ay = self.ay!, az = self.az!, packed = self.packed!
-        let src = (depth.base + y * depth.stride).assumingMemoryBound(to: UInt16.self)
+    func projectFootprintRow(_ y: Int, distortion: Int) {
+        typealias F = SIMD8<Float>
+        typealias I = SIMD8<Int32>
+        let ax = self.ax!, ay = self.ay!, az = self.az!
+        let o = (y + 1) * ps + 1
+        let U = su! + o, V = sv! + o, Z = sz! + o
+        let src = UnsafeRawPointer(depth.base + y * depth.stride)
         let tx = self.tx, ty = self.ty, tz = self.tz, fx = self.fx, fy = self.fy, ppx = self.ppx, ppy = self.ppy
         let k1 = self.k1, k2 = self.k2, p1 = self.p1, p2 = self.p2, k3 = self.k3
         let r2max = self.r2max, zNear = self.zNear
-        let uLimit = Float(cw) - 0.5, vLimit = Float(ch) - 0.5
-        let cw32 = Int32(cw)
+        let limit = I(repeating: Int32(bitPattern: Float(1e6).bitPattern))
+        let absMask = I(repeating: 0x7FFF_FFFF)
+        let inf = unsafeBitCast(F(repeating: .infinity), to: I.self)
+        let ninf = unsafeBitCast(F(repeating: -.infinity), to: I.self)
+        var vmin = F(repeating: .infinity), vmax = F(repeating: -.infinity)
         let base = y * dw
-        var first = Int32.max, last: Int32 = -1
-        // eight samples at a time; validity as sign bits (no SIMD masks:
-        // Swift lowers mask conversions lane by lane)
         var x = 0
-        if distortion != 2 {
-            typealias F = SIMD8<Float>
-            typealias I = SIMD8<Int32>
-            let bc: Float = distortion == 1 ? 1 : 0
-            let magic = F(repeating: 12582912)
-            var firstV = I(repeating: .max), lastV = I(repeating: -1)
-            let rawSrc = UnsafeRawPointer(src)
-            while x + 8 <= dw {
-                let i = base + x
-                let d16 = rawSrc.loadUnaligned(fromByteOffset: 2 * x, as: SIMD8<UInt16>.self)
-                let d = F(I(truncatingIfNeeded: d16))
-                let qx = d * UnsafeRawPointer(ax + i).loadUnaligned(as: F.self) + tx
-                let qy = d * UnsafeRawPointer(ay + i).loadUnaligned(as: F.self) + ty
-                let qz = d * UnsafeRawPointer(az + i).loadUnaligned(as: F.self) + tz
-                // qz > zNear keeps the division finite for the lanes that count
-                let qzSafe = unsafeBitCast(unsafeBitCast(qz, to: I.self) | (unsafeBitCast(qz - zNear, to: I.self) &>> 31 & unsafeBitCast(F(repeating: 1), to: I.self)), to: F.self)
-                let inv = 1 / qzSafe
-                let xn0 = qx * inv, yn0 = qy * inv
-                let r2 = xn0 * xn0 + yn0 * yn0
-                let f = 1 + bc * r2 * (k1 + r2 * (k2 + r2 * k3))
-                let xn = xn0 * f + bc * (2 * p1 * xn0 * yn0 + p2 * (r2 + 2 * xn0 * xn0))
-                let yn = yn0 * f + bc * (2 * p2 * xn0 * yn0 + p1 * (r2 + 2 * yn0 * yn0))
-                let u = xn * fx + ppx, v = yn * fy + ppy
-                // each term is negative exactly when its condition holds
-                var ok = unsafeBitCast(0.5 - d, to: I.self)
-                ok &= unsafeBitCast(zNear - qz, to: I.self)
-                ok &= unsafeBitCast(r2 - r2max, to: I.self)
-                ok &= unsafeBitCast(-0.5 - u, to: I.self)
-                ok &= unsafeBitCast(u - uLimit, to: I.self)
-                ok &= unsafeBitCast(-0.5 - v, to: I.self)
-                ok &= unsafeBitCast(v - vLimit, to: I.self)
-                let valid = ok &>> 31   // all ones where valid
-                let ci = unsafeBitCast(u + magic, to: I.self) &- 0x4B40_0000
-                let ri = unsafeBitCast(v + magic, to: I.self) &- 0x4B40_0000
-                let kk = ri &* Int32(cw) &+ ci
-                let k = (kk & valid) | ~valid     // -1 where invalid
-                let over = unsafeBitCast(65534 - qz, to: I.self) &>> 31   // ones where z > 65534
-                let zi0 = unsafeBitCast(qz + magic, to: I.self) &- 0x4B40_0000
-                let zi = ((zi0 & ~over) | (65534 & over)) & valid
-                let out = UnsafeMutableRawPointer(packed + i)
-                for j in 0..<8 {
-                    out.storeBytes(of: UInt64(UInt32(bitPattern: k[j])) | UInt64(UInt32(bitPattern: zi[j])) << 32,
-                                   toByteOffset: 8 * j, as: UInt64.self)
-                }
-                let kmin = (k & valid) | (I(repeating: .max) & ~valid)
-                firstV = firstV &+ ((kmin &- firstV) & ((kmin &- firstV) &>> 31))   // min
-                lastV = lastV &- ((lastV &- k) & ((lastV &- k) &>> 31))          // max
-                x += 8
-            }
-            for j in 0..<8 { first = min(first, firstV[j]); last = max(last, lastV[j]) }
-        }
-        for x in x..<dw {
+        while x < dw {
             let i = base + x
-            let d = Float(UInt16(littleEndian: src[x]))
-            let qx = d * ax[i] + tx, qy = d * ay[i] + ty, qz = d * az[i] + tz
-            let valid0 = d > 0 && qz > zNear
-            let inv = 1 / (valid0 ? qz : 1)
+            let d16: SIMD8<UInt16>
+            if x + 8 <= dw {
+                d16 = src.loadUnaligned(fromByteOffset: 2 * x, as: SIMD8<UInt16>.self)
+            } else {
+                var t = SIMD8<UInt16>(repeating: 0)
+                for j in 0..<(dw - x) { t[j] = src.loadUnaligned(fromByteOffset: 2 * (x + j), as: UInt16.self) }
+                d16 = t
+            }
+            let d = F(I(truncatingIfNeeded: d16))   // (x86-64: already little-endian)
+            // (the ray planes are padded by 8 so the last row's tail may load past dw)
+            let qx = d * UnsafeRawPointer(ax + i).loadUnaligned(as: F.self) + tx
+            let qy = d * UnsafeRawPointer(ay + i).loadUnaligned(as: F.self) + ty
+            let qz = d * UnsafeRawPointer(az + i).loadUnaligned(as: F.self) + tz
+            // each term is negative exactly when its condition holds (sign
+            // bits, not SIMD masks: Swift lowers mask conversions lane by lane)
+            var ok = unsafeBitCast(0.5 - d, to: I.self)
+            ok &= unsafeBitCast(zNear - qz, to: I.self)
+            // qz > zNear keeps the division finite for the lanes that count
+            let qzSafe = unsafeBitCast((unsafeBitCast(qz, to: I.self) & (ok &>> 31))
+                                       | (unsafeBitCast(F(repeating: 1), to: I.self) & ~(ok &>> 31)), to: F.self)
+            let inv = 1 / qzSafe
             var xn = qx * inv, yn = qy * inv
             let r2 = xn * xn + yn * yn
-            if distortion == 1 {
-                let f = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
-                let dx = xn * f + 2 * p1 * xn * yn + p2 * (r2 + 2 * xn * xn)
-                let dy = yn * f + 2 * p2 * xn * yn + p1 * (r2 + 2 * yn * yn)
-                xn = dx; yn = dy
-            } else if distortion == 2 {
-                let f = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
-                let xf = xn * f, yf = yn * f
-                xn = xf + 2 * p1 * xf * yf + p2 * (r2 + 2 * xf * xf)
-                yn = yf + 2 * p2 * xf * yf + p1 * (r2 + 2 * yf * yf)
+            ok &= unsafeBitCast(r2 - r2max, to: I.self)
+            if distortion != 0 {
+                let poly: F = k2 + r2 * k3
+                let f: F = 1 + r2 * (k1 + r2 * poly)
+                let xb: F = distortion == 2 ? xn * f : xn, yb: F = distortion == 2 ? yn * f : yn
+                let xy2: F = 2 * xb * yb
+                let tx2: F = p1 * xy2 + p2 * (r2 + 2 * xb * xb)
+                let ty2: F = p2 * xy2 + p1 * (r2 + 2 * yb * yb)
+                xn = (distortion == 2 ? xb : xn * f) + tx2
+                yn = (distortion == 2 ? yb : yn * f) + ty2
             }
             let u = xn * fx + ppx, v = yn * fy + ppy
-            let valid = valid0 && r2 < r2max && u >= -0.5 && u < uLimit && v >= -0.5 && v < vLimit
-            // round to nearest with the 1.5·2^23 trick (no libm, no trapping conversion)
-            let ci = Int32(bitPattern: ((valid ? u : 0) + 12582912).bitPattern) &- 0x4B40_0000
-            let ri = Int32(bitPattern: ((valid ? v : 0) + 12582912).bitPattern) &- 0x4B40_0000
-            let k = valid ? ri &* cw32 &+ ci : -1
-            let zc = valid ? (qz < 65534 ? qz : 65534) : 0
-            let zi = Int32(bitPattern: (zc + 12582912).bitPattern) &- 0x4B40_0000
-            // one store per sample (fewer pointers for the vectoriser's alias checks)
-            packed[i] = UInt64(UInt32(bitPattern: k)) | UInt64(UInt32(bitPattern: zi)) << 32
-            first = min(first, valid ? k : .max)
-            last = max(last, k)
-        }
-        rowFirst![y] = first
-        rowLast![y] = last
-    }
-
-    /// Samples landing in this band's colour rows, nearest kept.
-    func splat(band: Int) {
-        let r0 = ch * band / bands, r1 = ch * (band + 1) / bands
-        if r0 >= r1 { return }
-        let zb = zb16!, packed = self.packed!, rowFirst = self.rowFirst!, rowLast = self.rowLast!
-        (zb + r0 * cw).initialize(repeating: 0xFFFF, count: (r1 - r0) * cw)
-        let lo = Int32(r0 * cw), span = UInt32((r1 - r0) * cw)
-        let hi = lo + Int32(span)
-        for y in 0..<dh {
-            if rowLast[y] < lo || rowFirst[y] >= hi { continue }
-            let row = packed + y * dw
-            for x in 0..<dw {
-                let s = row[x]
-                let k = Int32(truncatingIfNeeded: s)
-                if UInt32(bitPattern: k &- lo) < span {
-                    let v = UInt16(truncatingIfNeeded: s >> 32)
-                    if v < zb[Int(k)] { zb[Int(k)] = v }
-                }
-            }
-        }
-    }
-
-    /// `p`, or the value interpolated between its neighbours on both sides
-    /// when those agree within the jump and `p` is empty (0xFFFF) or farther
-    /// than both by more than the jump (background seen through the
-    /// foreground's sampling gaps). A side's neighbour is the adjacent pixel
-    /// (`a1`, `b1`), or the one after it (`a2`, `b2`) when the adjacent one is
-    /// empty: gaps up to two pixels wide are filled.
-    @inline(__always)
-    func mend(_ p: UInt16, _ a1: UInt16, _ b1: UInt16, _ a2: UInt16, _ b2: UInt16) -> UInt16 {
-        let P = UInt32(p)
-        let aNear = a1 != 0xFFFF, bNear = b1 != 0xFFFF
-        let A = UInt32(aNear ? a1 : a2), B = UInt32(bNear ? b1 : b2)
-        let wa: UInt32 = aNear ? 1 : 2, wb: UInt32 = bNear ? 1 : 2
-        let lo = min(A, B), hi = max(A, B)
-        let k = 1000 + jumpMilli
-        let agree = hi != 0xFFFF && hi &* 1000 <= lo &* k
-        let replace = agree && (P == 0xFFFF || P &* 1000 > hi &* k)
-        if !replace { return p }
-        if aNear && bNear { return UInt16(truncatingIfNeeded: (A &+ B &+ 1) >> 1) }
-        // a two-pixel gap (rare): interpolate at 1/3 or 2/3
-        let w = wa &+ wb
-        return UInt16(truncatingIfNeeded: (A &* wb &+ B &* wa &+ (w >> 1)) / w)
-    }
-
-    /// `mend` on eight pixels at once, with sign-bit arithmetic instead of
-    /// SIMD masks (which Swift lowers lane by lane); output 0xFFFF-free when
-    /// `toOutput` (empty → 0).
-    @inline(__always)
-    func mend8(_ p: UnsafeRawPointer, _ a1: UnsafeRawPointer, _ b1: UnsafeRawPointer,
-               _ a2: UnsafeRawPointer, _ b2: UnsafeRawPointer, into dst: UnsafeMutableRawPointer, toOutput: Bool) {
-        typealias I = SIMD8<Int32>
-        @inline(__always) func load(_ q: UnsafeRawPointer) -> I { I(truncatingIfNeeded: q.loadUnaligned(as: SIMD8<UInt16>.self)) }
-        let E = I(repeating: 0xFFFF)
-        let P = load(p), A1 = load(a1), B1 = load(b1), A2 = load(a2), B2 = load(b2)
-        let aNear = (A1 &- E) &>> 31, bNear = (B1 &- E) &>> 31      // all ones when the adjacent one is valid
-        let A = (A1 & aNear) | (A2 & ~aNear), B = (B1 & bNear) | (B2 & ~bNear)
-        let d = B &- A, dn = d & (d &>> 31)
-        let lo = A &+ dn, hi = B &- dn
-        let k = I(repeating: Int32(1000 + jumpMilli))
-        let hiValid = (hi &- E) &>> 31
-        let agree = ~((lo &* k &- hi &* 1000) &>> 31)
-        let pEmpty = ~((P &- E) &>> 31)
-        let pFarther = (hi &* k &- P &* 1000) &>> 31
-        let replace = hiValid & agree & (pEmpty | pFarther)
-        let wa = 2 &+ aNear, wb = 2 &+ bNear                         // 1 near, 2 one further
-        let num = SIMD8<Float>(A &* wb &+ B &* wa), den = SIMD8<Float>(wa &+ wb)
-        let v = unsafeBitCast(num / den + 12582912, to: I.self) &- 0x4B40_0000
-        var r = (v & replace) | (P & ~replace)
-        if toOutput { r = r & ((r &- E) &>> 31) }
-        dst.storeBytes(of: SIMD8<UInt16>(truncatingIfNeeded: r), as: SIMD8<UInt16>.self)
-    }
-
-    /// The horizontal pass over colour row r.
-    @inline(__always)
-    func mendRow(_ r: Int, into dst: UnsafeMutablePointer<UInt16>) {
-        let src = zb16! + r * cw
-        let empty: UInt16 = 0xFFFF
-        for c in 0..<min(cw, 2) { dst[c] = src[c] }
-        for c in max(2, cw - 2)..<cw { dst[c] = src[c] }
-        if cw < 5 { return }
-        dst[1] = mend(src[1], src[0], src[2], empty, src[3])
-        dst[cw - 2] = mend(src[cw - 2], src[cw - 3], src[cw - 1], src[cw - 4], empty)
-        var c = 2
-        while c + 8 <= cw - 2 {
-            let q = UnsafeRawPointer(src + c)
-            mend8(q, q - 2, q + 2, q - 4, q + 4, into: UnsafeMutableRawPointer(dst + c), toOutput: false)
-            c += 8
-        }
-        while c < cw - 2 { dst[c] = mend(src[c], src[c - 1], src[c + 1], src[c - 2], src[c + 2]); c += 1 }
-    }
-
-    /// Horizontal then vertical mending of this band's rows, into the output.
-    func fill(band: Int) {
-        let r0 = ch * band / bands, r1 = ch * (band + 1) / bands
-        if r0 >= r1 { return }
-        let ring = scratch! + band * 5 * cw
-        @inline(__always) func slot(_ r: Int) -> UnsafeMutablePointer<UInt16> { ring + ((r + 5) % 5) * cw }
-        for r in max(0, r0 - 2)..<min(ch, r0 + 2) { mendRow(r, into: slot(r)) }
-        let out = self.out!
-        for r in r0..<r1 {
-            if r + 2 < ch { mendRow(r + 2, into: slot(r + 2)) }
-            let o = (out + r * outStride).assumingMemoryBound(to: UInt16.self)
-            let mid = slot(r)
-            if r == 0 || r == ch - 1 {
-                for c in 0..<cw { let v = mid[c]; o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v) }
-            } else if r == 1 || r == ch - 2 {
-                let up = slot(r - 1), down = slot(r + 1)
-                for c in 0..<cw {
-                    let v = mend(mid[c], up[c], down[c], 0xFFFF, 0xFFFF)
-                    o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v)
-                }
+            // |u|, |v| < 1e6 as integers (also refuses NaN from absurd coefficients)
+            ok &= (unsafeBitCast(u, to: I.self) & absMask) &- limit
+            ok &= (unsafeBitCast(v, to: I.self) & absMask) &- limit
+            let valid = ok &>> 31
+            let ui = unsafeBitCast(u, to: I.self) & valid, vi = unsafeBitCast(v, to: I.self)
+            let zi = unsafeBitCast(qz, to: I.self) & valid
+            if x + 8 <= dw {
+                UnsafeMutableRawPointer(U + x).storeBytes(of: unsafeBitCast(ui, to: F.self), as: F.self)
+                UnsafeMutableRawPointer(V + x).storeBytes(of: unsafeBitCast(vi & valid, to: F.self), as: F.self)
+                UnsafeMutableRawPointer(Z + x).storeBytes(of: unsafeBitCast(zi, to: F.self), as: F.self)
             } else {
-                let up = slot(r - 1), down = slot(r + 1), up2 = slot(r - 2), down2 = slot(r + 2)
-                var c = 0
-                while c + 8 <= cw {
-                    mend8(mid + c, up + c, down + c, up2 + c, down2 + c, into: UnsafeMutableRawPointer(o + c), toOutput: true)
-                    c += 8
-                }
-                for c in c..<cw {
-                    let v = mend(mid[c], up[c], down[c], up2[c], down2[c])
-                    o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v)
+                for j in 0..<(dw - x) {
+                    let uj: Int32 = ui[j], vj: Int32 = vi[j] & valid[j], zj: Int32 = zi[j]
+                    U[x + j] = Float(bitPattern: UInt32(bitPattern: uj))
+                    V[x + j] = Float(bitPattern: UInt32(bitPattern: vj))
+                    Z[x + j] = Float(bitPattern: UInt32(bitPattern: zj))
                 }
             }
+            vmin = lanesMin(vmin, unsafeBitCast((vi & valid) | (inf & ~valid), to: F.self))
+            vmax = lanesMax(vmax, unsafeBitCast((vi & valid) | (ninf & ~valid), to: F.self))
+            x += 8
+        }
+        rowMin![y] = vmin.min()
+        rowMax![y] = vmax.max()
+    }
+
+    /// Draw the footprints of the samples that reach this band's colour rows
+    /// into the output with a z-buffer (nearest wins).
+    ///
+    /// A sample's footprint reaches, on each side, halfway to the neighbour
+    /// on that side when the two agree within the jump (so the footprints of
+    /// a surface tile the picture without gaps however the parallax stretches
+    /// it), else the default half size `hx`/`hy` (the depth pixel's own
+    /// extent: a step is never bridged, an occlusion shadow stays empty).
+    /// Each footprint grows by `footEps` so the seams between rows, which
+    /// bend with the distortion, leave no pixel centre out.
+    ///
+    /// The output is the z-buffer: 0 (empty) compares as the largest value
+    /// by comparing z − 1 wrapped, so no conversion pass is needed.
+    func rasterFootprints(band: Int) {
+        let r0 = ch * band / bands, r1 = ch * (band + 1) / bands
+        if r0 >= r1 { return }
+        let out = self.out!, stride = outStride, cw = self.cw
+        for r in r0..<r1 { (out + r * stride).initializeMemory(as: UInt16.self, repeating: 0, count: cw) }
+        let rowMin = self.rowMin!, rowMax = self.rowMax!
+        let margin = hMaxY + footEps + 1
+        let lo = Float(r0) - margin, hi = Float(r1) + margin
+        let foot = footScratch! + band * 5 * (dw + 8)
+        let fcl = foot, fcr = foot + (dw + 8), frt = foot + 2 * (dw + 8), frb = foot + 3 * (dw + 8)
+        let fz = foot + 4 * (dw + 8)
+        for y in 0..<dh {
+            if rowMax[y] < lo || rowMin[y] > hi { continue }
+            footprintRow(y, r0: r0, r1: r1, cl: fcl, cr: fcr, rt: frt, rb: frb, z: fz)
+            var x = 0
+            while x < dw {
+                let rt = Int(frt[x]), rb = Int(frb[x]), cl = Int(fcl[x]), cr = Int(fcr[x])
+                if rt < rb && cl < cr {
+                    let z = UInt16(truncatingIfNeeded: fz[x])
+                    let zm = z &- 1
+                    var r = rt
+                    repeat {
+                        let row = (out + r * stride).assumingMemoryBound(to: UInt16.self)
+                        var c = cl
+                        repeat {
+                            if row[c] &- 1 > zm { row[c] = z }
+                            c += 1
+                        } while c < cr
+                        r += 1
+                    } while r < rb
+                }
+                x += 1
+            }
+        }
+    }
+
+    /// Depth row y's footprints as half-open colour column and row ranges
+    /// (clipped to the picture and to rows r0..<r1; empty for invalid
+    /// samples) and rounded z.
+    @inline(__always)
+    func footprintRow(_ y: Int, r0: Int, r1: Int, cl: UnsafeMutablePointer<Int32>, cr: UnsafeMutablePointer<Int32>,
+                      rt: UnsafeMutablePointer<Int32>, rb: UnsafeMutablePointer<Int32>, z zOut: UnsafeMutablePointer<Int32>) {
+        typealias F = SIMD8<Float>
+        typealias I = SIMD8<Int32>
+        let o = (y + 1) * ps + 1
+        let U = su! + o, V = sv! + o, Z = sz! + o
+        let k = F(repeating: jump)
+        let hx = F(repeating: self.hx), hy = F(repeating: self.hy)
+        let hMaxX = F(repeating: self.hMaxX), hMaxY = F(repeating: self.hMaxY)
+        let eps = F(repeating: footEps)
+        let zero = F(repeating: 0)
+        let magic = F(repeating: 12582912)
+        let cwV = I(repeating: Int32(cw)), r0V = I(repeating: Int32(r0)), r1V = I(repeating: Int32(r1))
+        let zMax = F(repeating: 65535)
+        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F { UnsafeRawPointer(p).loadUnaligned(as: F.self) }
+        @inline(__always) func bits(_ f: F) -> I { unsafeBitCast(f, to: I.self) }
+        /// all ones where a and b are both ≥ 0
+        @inline(__always) func bothNonNegative(_ a: F, _ b: F) -> I { ~((bits(a) | bits(b)) &>> 31) }
+        @inline(__always) func pick(_ m: I, _ a: F, _ b: F) -> F { unsafeBitCast((bits(a) & m) | (bits(b) & ~m), to: F.self) }
+        /// the half extent towards a neighbour: half the distance when the
+        /// two agree, else the default; within [0, most]
+        @inline(__always) func extent(_ z: F, _ zn: F, _ dist: F, _ h: F, _ most: F) -> F {
+            let agree = bothNonNegative(zn * k - z, z * k - zn)
+            let e = pick(agree, 0.5 * dist, h)
+            return lanesMin(lanesMax(e, zero), most)
+        }
+        /// ceil(x) for |x| < 2^22, as integers
+        @inline(__always) func ceil(_ x: F) -> I {
+            let m = x + magic
+            let n = bits(m) &- 0x4B40_0000          // round to nearest
+            let below = bits((m - magic) - x) &>> 31  // all ones when rounded below x
+            return n &- below
+        }
+        @inline(__always) func imax(_ a: I, _ b: I) -> I { let d = b &- a; return a &+ (d & ~(d &>> 31)) }
+        @inline(__always) func imin(_ a: I, _ b: I) -> I { let d = b &- a; return a &+ (d & (d &>> 31)) }
+        var x = 0
+        while x < dw {
+            let u = load(U + x), v = load(V + x), z = load(Z + x)
+            let eL = extent(z, load(Z + x - 1), u - load(U + x - 1), hx, hMaxX)
+            let eR = extent(z, load(Z + x + 1), load(U + x + 1) - u, hx, hMaxX)
+            let eT = extent(z, load(Z + x - ps), v - load(V + x - ps), hy, hMaxY)
+            let eB = extent(z, load(Z + x + ps), load(V + x + ps) - v, hy, hMaxY)
+            let valid = bits(zero - z) &>> 31                   // all ones where z > 0
+            let c0 = imax(ceil(u - eL - eps), .zero), c1 = imin(ceil(u + eR + eps), cwV)
+            let t0 = imax(ceil(v - eT - eps), r0V)
+            let t1 = imin(ceil(v + eB + eps), r1V) & valid      // empty (rb ≤ rt) where invalid
+            let zr = bits(lanesMin(z, zMax) + magic) &- 0x4B40_0000
+            UnsafeMutableRawPointer(cl + x).storeBytes(of: c0, as: I.self)
+            UnsafeMutableRawPointer(cr + x).storeBytes(of: c1, as: I.self)
+            UnsafeMutableRawPointer(rt + x).storeBytes(of: t0, as: I.self)
+            UnsafeMutableRawPointer(rb + x).storeBytes(of: t1, as: I.self)
+            UnsafeMutableRawPointer(zOut + x).storeBytes(of: zr, as: I.self)
+            x += 8
         }
     }
 }
