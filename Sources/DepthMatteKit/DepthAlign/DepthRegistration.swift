@@ -1,3 +1,4 @@
+import Glibc
 /// Depth registration for `depthalign`: depth seen from the depth camera →
 /// depth seen from the colour camera (its size, its viewpoint, its z).
 ///
@@ -83,6 +84,9 @@ public final class DepthRegistration {
         job.outStride = stride
         job.jump = 1 + max(0, maxRelativeJump.isNaN ? 0 : maxRelativeJump)
         job.bands = n
+        // TEMP experiment knobs
+        if let e = getenv("DA_EPSX") { job.footEpsX = Float(String(cString: e)) ?? 0 }
+        if let e = getenv("DA_EPSY") { job.footEpsY = Float(String(cString: e)) ?? 0 }
         if n > 1 && pool == nil { pool = WorkerPool() }
         let footNeed = n * 5 * (calibration.depth.width + 8)
         if footNeed > scratchCapacity {
@@ -200,6 +204,7 @@ public final class DepthRegistration {
         }
         job.hx = Float(min(64, max(0.5, 0.5 * sx)))
         job.hy = Float(min(64, max(0.5, 0.5 * sy)))
+        if let e = getenv("DA_HS") { job.hx = job.hx * (Float(String(cString: e)) ?? 1); job.hy = job.hy * (Float(String(cString: e)) ?? 1) }
         job.hMaxX = 3 * job.hx
         job.hMaxY = 3 * job.hy
     }
@@ -246,7 +251,7 @@ struct RegistrationJob {
     var su: UnsafeMutablePointer<Float>?, sv: UnsafeMutablePointer<Float>?, sz: UnsafeMutablePointer<Float>?
     var footScratch: UnsafeMutablePointer<Int32>?
     var hx: Float = 0.75, hy: Float = 0.75, hMaxX: Float = 2.25, hMaxY: Float = 2.25
-    var footEps: Float = 0.125
+    var footEpsX: Float = 0.125, footEpsY: Float = 0.125
 
     // MARK: projection
 
@@ -515,83 +520,81 @@ extension RegistrationJob {
 
     @inline(__always)
     func projectFootprintRow(_ y: Int, distortion: Int) {
-        typealias F = SIMD8<Float>
-        typealias I = SIMD8<Int32>
-        let ax = self.ax!, ay = self.ay!, az = self.az!
+        // SIMD4 (one SSE register) with validity as sign bits: Swift lowers
+        // SIMD masks and SIMD8 on baseline x86-64 to lane shuffles, and its
+        // plain loops here to scalar code.
+        typealias F = SIMD4<Float>
+        typealias I = SIMD4<Int32>
+        @inline(__always) func bits(_ f: F) -> I { unsafeBitCast(f, to: I.self) }
+        @inline(__always) func flt(_ i: I) -> F { unsafeBitCast(i, to: F.self) }
+        let base = y * dw
+        let ax = self.ax! + base, ay = self.ay! + base, az = self.az! + base
         let o = (y + 1) * ps + 1
         let U = su! + o, V = sv! + o, Z = sz! + o
         let src = UnsafeRawPointer(depth.base + y * depth.stride)
-        let tx = self.tx, ty = self.ty, tz = self.tz, fx = self.fx, fy = self.fy, ppx = self.ppx, ppy = self.ppy
-        let k1 = self.k1, k2 = self.k2, p1 = self.p1, p2 = self.p2, k3 = self.k3
-        let r2max = self.r2max, zNear = self.zNear
-        let limit = I(repeating: Int32(bitPattern: Float(1e6).bitPattern))
-        let absMask = I(repeating: 0x7FFF_FFFF)
-        let inf = unsafeBitCast(F(repeating: .infinity), to: I.self)
-        let ninf = unsafeBitCast(F(repeating: -.infinity), to: I.self)
+        let tx = F(repeating: self.tx), ty = F(repeating: self.ty), tz = F(repeating: self.tz)
+        let fx = F(repeating: self.fx), fy = F(repeating: self.fy), ppx = F(repeating: self.ppx), ppy = F(repeating: self.ppy)
+        let k1 = F(repeating: self.k1), k2 = F(repeating: self.k2), k3 = F(repeating: self.k3)
+        let p1 = F(repeating: self.p1), p2 = F(repeating: self.p2)
+        let r2max = F(repeating: self.r2max), zNear = F(repeating: self.zNear)
+        let one = F(repeating: 1), two = F(repeating: 2), half = F(repeating: 0.5)
+        let limit = I(repeating: Int32(bitPattern: Float(1e6).bitPattern)), absMask = I(repeating: 0x7FFF_FFFF)
+        let inf = bits(F(repeating: .infinity)), ninf = bits(F(repeating: -.infinity))
         var vmin = F(repeating: .infinity), vmax = F(repeating: -.infinity)
-        let base = y * dw
         var x = 0
         while x < dw {
-            let i = base + x
-            let d16: SIMD8<UInt16>
-            if x + 8 <= dw {
-                d16 = src.loadUnaligned(fromByteOffset: 2 * x, as: SIMD8<UInt16>.self)
+            let s: SIMD4<UInt16>
+            if x + 4 <= dw {
+                s = src.loadUnaligned(fromByteOffset: 2 * x, as: SIMD4<UInt16>.self)   // x86-64: little-endian
             } else {
-                var t = SIMD8<UInt16>(repeating: 0)
+                var t = SIMD4<UInt16>(repeating: 0)
                 for j in 0..<(dw - x) { t[j] = src.loadUnaligned(fromByteOffset: 2 * (x + j), as: UInt16.self) }
-                d16 = t
+                s = t
             }
-            let d = F(I(truncatingIfNeeded: d16))   // (x86-64: already little-endian)
-            // (the ray planes are padded by 8 so the last row's tail may load past dw)
-            let qx = d * UnsafeRawPointer(ax + i).loadUnaligned(as: F.self) + tx
-            let qy = d * UnsafeRawPointer(ay + i).loadUnaligned(as: F.self) + ty
-            let qz = d * UnsafeRawPointer(az + i).loadUnaligned(as: F.self) + tz
-            // each term is negative exactly when its condition holds (sign
-            // bits, not SIMD masks: Swift lowers mask conversions lane by lane)
-            var ok = unsafeBitCast(0.5 - d, to: I.self)
-            ok &= unsafeBitCast(zNear - qz, to: I.self)
-            // qz > zNear keeps the division finite for the lanes that count
-            let qzSafe = unsafeBitCast((unsafeBitCast(qz, to: I.self) & (ok &>> 31))
-                                       | (unsafeBitCast(F(repeating: 1), to: I.self) & ~(ok &>> 31)), to: F.self)
-            let inv = 1 / qzSafe
+            let d = F(I(truncatingIfNeeded: s))
+            // (the ray planes are padded so the last row's tail may load past dw)
+            let qx = d * UnsafeRawPointer(ax + x).loadUnaligned(as: F.self) + tx
+            let qy = d * UnsafeRawPointer(ay + x).loadUnaligned(as: F.self) + ty
+            let qz = d * UnsafeRawPointer(az + x).loadUnaligned(as: F.self) + tz
+            // each term is negative exactly when its condition holds
+            var ok = bits(half - d) & bits(zNear - qz)
+            let m0 = ok &>> 31
+            // (qz > zNear keeps the division finite for the lanes that count)
+            let inv = one / flt((bits(qz) & m0) | (bits(one) & ~m0))
             var xn = qx * inv, yn = qy * inv
             let r2 = xn * xn + yn * yn
-            ok &= unsafeBitCast(r2 - r2max, to: I.self)
+            ok &= bits(r2 - r2max)
             if distortion != 0 {
-                let poly: F = k2 + r2 * k3
-                let f: F = 1 + r2 * (k1 + r2 * poly)
-                let xb: F = distortion == 2 ? xn * f : xn, yb: F = distortion == 2 ? yn * f : yn
-                let xy2: F = 2 * xb * yb
-                let tx2: F = p1 * xy2 + p2 * (r2 + 2 * xb * xb)
-                let ty2: F = p2 * xy2 + p1 * (r2 + 2 * yb * yb)
-                xn = (distortion == 2 ? xb : xn * f) + tx2
-                yn = (distortion == 2 ? yb : yn * f) + ty2
+                let f = one + r2 * (k1 + r2 * (k2 + r2 * k3))
+                let xb = distortion == 2 ? xn * f : xn, yb = distortion == 2 ? yn * f : yn
+                let xy2 = two * xb * yb
+                let dx = p1 * xy2 + p2 * (r2 + two * xb * xb)
+                let dy = p2 * xy2 + p1 * (r2 + two * yb * yb)
+                xn = (distortion == 2 ? xb : xn * f) + dx
+                yn = (distortion == 2 ? yb : yn * f) + dy
             }
             let u = xn * fx + ppx, v = yn * fy + ppy
-            // |u|, |v| < 1e6 as integers (also refuses NaN from absurd coefficients)
-            ok &= (unsafeBitCast(u, to: I.self) & absMask) &- limit
-            ok &= (unsafeBitCast(v, to: I.self) & absMask) &- limit
+            // |u|, |v| < 1e6 compared as integers (also refuses NaN)
+            ok &= (bits(u) & absMask) &- limit
+            ok &= (bits(v) & absMask) &- limit
             let valid = ok &>> 31
-            let ui = unsafeBitCast(u, to: I.self) & valid, vi = unsafeBitCast(v, to: I.self)
-            let zi = unsafeBitCast(qz, to: I.self) & valid
-            if x + 8 <= dw {
-                UnsafeMutableRawPointer(U + x).storeBytes(of: unsafeBitCast(ui, to: F.self), as: F.self)
-                UnsafeMutableRawPointer(V + x).storeBytes(of: unsafeBitCast(vi & valid, to: F.self), as: F.self)
-                UnsafeMutableRawPointer(Z + x).storeBytes(of: unsafeBitCast(zi, to: F.self), as: F.self)
+            let uo = flt(bits(u) & valid), vo = flt(bits(v) & valid), zo = flt(bits(qz) & valid)
+            if x + 4 <= dw {
+                UnsafeMutableRawPointer(U + x).storeBytes(of: uo, as: F.self)
+                UnsafeMutableRawPointer(V + x).storeBytes(of: vo, as: F.self)
+                UnsafeMutableRawPointer(Z + x).storeBytes(of: zo, as: F.self)
             } else {
-                for j in 0..<(dw - x) {
-                    let uj: Int32 = ui[j], vj: Int32 = vi[j] & valid[j], zj: Int32 = zi[j]
-                    U[x + j] = Float(bitPattern: UInt32(bitPattern: uj))
-                    V[x + j] = Float(bitPattern: UInt32(bitPattern: vj))
-                    Z[x + j] = Float(bitPattern: UInt32(bitPattern: zj))
-                }
+                for j in 0..<(dw - x) { U[x + j] = uo[j]; V[x + j] = vo[j]; Z[x + j] = zo[j] }
             }
-            vmin = lanesMin(vmin, unsafeBitCast((vi & valid) | (inf & ~valid), to: F.self))
-            vmax = lanesMax(vmax, unsafeBitCast((vi & valid) | (ninf & ~valid), to: F.self))
-            x += 8
+            let vlo = flt(bits(vo) | (inf & ~valid)), vhi = flt(bits(vo) | (ninf & ~valid))
+            let a = bits(vlo - vmin) &>> 31
+            vmin = flt((bits(vlo) & a) | (bits(vmin) & ~a))
+            let b = bits(vmax - vhi) &>> 31
+            vmax = flt((bits(vhi) & b) | (bits(vmax) & ~b))
+            x += 4
         }
-        rowMin![y] = vmin.min()
-        rowMax![y] = vmax.max()
+        rowMin![y] = min(min(vmin[0], vmin[1]), min(vmin[2], vmin[3]))
+        rowMax![y] = max(max(vmax[0], vmax[1]), max(vmax[2], vmax[3]))
     }
 
     /// Draw the footprints of the samples that reach this band's colour rows
@@ -613,7 +616,7 @@ extension RegistrationJob {
         let out = self.out!, stride = outStride, cw = self.cw
         for r in r0..<r1 { (out + r * stride).initializeMemory(as: UInt16.self, repeating: 0, count: cw) }
         let rowMin = self.rowMin!, rowMax = self.rowMax!
-        let margin = hMaxY + footEps + 1
+        let margin = hMaxY + footEpsY + 1
         let lo = Float(r0) - margin, hi = Float(r1) + margin
         let foot = footScratch! + band * 5 * (dw + 8)
         let fcl = foot, fcr = foot + (dw + 8), frt = foot + 2 * (dw + 8), frb = foot + 3 * (dw + 8)
@@ -621,24 +624,36 @@ extension RegistrationJob {
         for y in 0..<dh {
             if rowMax[y] < lo || rowMin[y] > hi { continue }
             footprintRow(y, r0: r0, r1: r1, cl: fcl, cr: fcr, rt: frt, rb: frb, z: fz)
-            var x = 0
-            while x < dw {
-                let rt = Int(frt[x]), rb = Int(frb[x]), cl = Int(fcl[x]), cr = Int(fcr[x])
-                if rt < rb && cl < cr {
-                    let z = UInt16(truncatingIfNeeded: fz[x])
-                    let zm = z &- 1
-                    var r = rt
-                    repeat {
-                        let row = (out + r * stride).assumingMemoryBound(to: UInt16.self)
-                        var c = cl
-                        repeat {
-                            if row[c] &- 1 > zm { row[c] = z }
-                            c += 1
-                        } while c < cr
-                        r += 1
-                    } while r < rb
+            drawFootprints(cl: fcl, cr: fcr, rt: frt, rb: frb, z: fz)
+        }
+    }
+
+    /// Draw one depth row's footprints (from `footprintRow`) into the output.
+    @inline(__always)
+    func drawFootprints(cl: UnsafeMutablePointer<Int32>, cr: UnsafeMutablePointer<Int32>,
+                        rt: UnsafeMutablePointer<Int32>, rb: UnsafeMutablePointer<Int32>, z zs: UnsafeMutablePointer<Int32>) {
+        let out = self.out!, stride = outStride
+        for x in 0..<dw {
+            let r0 = Int(rt[x]), c0 = Int(cl[x])
+            let nr = Int(rb[x]) - r0, nc = Int(cr[x]) - c0
+            if nr <= 0 || nc <= 0 { continue }
+            let z = UInt16(truncatingIfNeeded: zs[x]), zm = z &- 1
+            // z-buffer: 0 (empty) is the largest as z − 1 wrapped; branch-free
+            @inline(__always) func put(_ p: UnsafeMutableRawPointer) {
+                let o = p.load(as: UInt16.self)
+                p.storeBytes(of: o &- 1 > zm ? UInt16(littleEndian: z) : o, as: UInt16.self)
+            }
+            let p = out + r0 * stride + 2 * c0
+            if nr <= 2 && nc <= 2 {
+                // up to 2x2 pixels (upsampling by less than 2): the same
+                // four writes always, a pixel written twice when the
+                // footprint is one wide or high (min is idempotent)
+                let q = p + (nr - 1) * stride, dc = 2 * (nc - 1)
+                put(p); put(p + dc); put(q); put(q + dc)
+            } else {
+                for r in 0..<nr {
+                    for c in 0..<nc { put(p + r * stride + 2 * c) }
                 }
-                x += 1
             }
         }
     }
@@ -649,57 +664,54 @@ extension RegistrationJob {
     @inline(__always)
     func footprintRow(_ y: Int, r0: Int, r1: Int, cl: UnsafeMutablePointer<Int32>, cr: UnsafeMutablePointer<Int32>,
                       rt: UnsafeMutablePointer<Int32>, rb: UnsafeMutablePointer<Int32>, z zOut: UnsafeMutablePointer<Int32>) {
-        typealias F = SIMD8<Float>
-        typealias I = SIMD8<Int32>
         let o = (y + 1) * ps + 1
         let U = su! + o, V = sv! + o, Z = sz! + o
-        let k = F(repeating: jump)
-        let hx = F(repeating: self.hx), hy = F(repeating: self.hy)
-        let hMaxX = F(repeating: self.hMaxX), hMaxY = F(repeating: self.hMaxY)
-        let eps = F(repeating: footEps)
-        let zero = F(repeating: 0)
-        let magic = F(repeating: 12582912)
-        let cwV = I(repeating: Int32(cw)), r0V = I(repeating: Int32(r0)), r1V = I(repeating: Int32(r1))
-        let zMax = F(repeating: 65535)
-        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F { UnsafeRawPointer(p).loadUnaligned(as: F.self) }
+        let up = o - ps, down = o + ps
+        let Vu = sv! + up, Zu = sz! + up, Vd = sv! + down, Zd = sz! + down
+        typealias F = SIMD4<Float>
+        typealias I = SIMD4<Int32>
         @inline(__always) func bits(_ f: F) -> I { unsafeBitCast(f, to: I.self) }
-        /// all ones where a and b are both ≥ 0
-        @inline(__always) func bothNonNegative(_ a: F, _ b: F) -> I { ~((bits(a) | bits(b)) &>> 31) }
-        @inline(__always) func pick(_ m: I, _ a: F, _ b: F) -> F { unsafeBitCast((bits(a) & m) | (bits(b) & ~m), to: F.self) }
-        /// the half extent towards a neighbour: half the distance when the
-        /// two agree, else the default; within [0, most]
-        @inline(__always) func extent(_ z: F, _ zn: F, _ dist: F, _ h: F, _ most: F) -> F {
-            let agree = bothNonNegative(zn * k - z, z * k - zn)
-            let e = pick(agree, 0.5 * dist, h)
-            return lanesMin(lanesMax(e, zero), most)
-        }
-        /// ceil(x) for |x| < 2^22, as integers
+        @inline(__always) func flt(_ i: I) -> F { unsafeBitCast(i, to: F.self) }
+        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F { UnsafeRawPointer(p).loadUnaligned(as: F.self) }
+        @inline(__always) func store(_ v: I, _ p: UnsafeMutablePointer<Int32>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: I.self) }
+        let k = F(repeating: jump), hx = F(repeating: self.hx), hy = F(repeating: self.hy)
+        let hMaxX = F(repeating: self.hMaxX), hMaxY = F(repeating: self.hMaxY)
+        let epsX = F(repeating: footEpsX), epsY = F(repeating: footEpsY)
+        let zero = F(repeating: 0), half = F(repeating: 0.5), magic = F(repeating: 12582912), zMax = F(repeating: 65535)
+        let cwV = I(repeating: Int32(self.cw)), r0V = I(repeating: Int32(r0)), r1V = I(repeating: Int32(r1))
+        /// ceil(x) for |x| < 2^22 (round to nearest with the 1.5·2^23 trick,
+        /// then one up where that fell below x)
         @inline(__always) func ceil(_ x: F) -> I {
             let m = x + magic
-            let n = bits(m) &- 0x4B40_0000          // round to nearest
-            let below = bits((m - magic) - x) &>> 31  // all ones when rounded below x
-            return n &- below
+            return (bits(m) &- 0x4B40_0000) &- (bits((m - magic) - x) &>> 31)
         }
         @inline(__always) func imax(_ a: I, _ b: I) -> I { let d = b &- a; return a &+ (d & ~(d &>> 31)) }
         @inline(__always) func imin(_ a: I, _ b: I) -> I { let d = b &- a; return a &+ (d & (d &>> 31)) }
+        /// the half extent towards a neighbour: half the distance when the
+        /// two agree within the jump, else the default; within [0, most]
+        @inline(__always) func extent(_ z: F, _ zn: F, _ dist: F, _ h: F, _ most: F) -> F {
+            let agree = ~((bits(zn * k - z) | bits(z * k - zn)) &>> 31)
+            let e = flt((bits(half * dist) & agree) | (bits(h) & ~agree))
+            let pos = flt(bits(e) & ~(bits(e) &>> 31))        // max(e, 0)
+            let m = bits(pos - most) &>> 31
+            return flt((bits(pos) & m) | (bits(most) & ~m))     // min(pos, most)
+        }
         var x = 0
         while x < dw {
+            // (the padded planes hold 16 more values, so the last steps may load past dw)
             let u = load(U + x), v = load(V + x), z = load(Z + x)
             let eL = extent(z, load(Z + x - 1), u - load(U + x - 1), hx, hMaxX)
             let eR = extent(z, load(Z + x + 1), load(U + x + 1) - u, hx, hMaxX)
-            let eT = extent(z, load(Z + x - ps), v - load(V + x - ps), hy, hMaxY)
-            let eB = extent(z, load(Z + x + ps), load(V + x + ps) - v, hy, hMaxY)
+            let eT = extent(z, load(Zu + x), v - load(Vu + x), hy, hMaxY)
+            let eB = extent(z, load(Zd + x), load(Vd + x) - v, hy, hMaxY)
             let valid = bits(zero - z) &>> 31                   // all ones where z > 0
-            let c0 = imax(ceil(u - eL - eps), .zero), c1 = imin(ceil(u + eR + eps), cwV)
-            let t0 = imax(ceil(v - eT - eps), r0V)
-            let t1 = imin(ceil(v + eB + eps), r1V) & valid      // empty (rb ≤ rt) where invalid
-            let zr = bits(lanesMin(z, zMax) + magic) &- 0x4B40_0000
-            UnsafeMutableRawPointer(cl + x).storeBytes(of: c0, as: I.self)
-            UnsafeMutableRawPointer(cr + x).storeBytes(of: c1, as: I.self)
-            UnsafeMutableRawPointer(rt + x).storeBytes(of: t0, as: I.self)
-            UnsafeMutableRawPointer(rb + x).storeBytes(of: t1, as: I.self)
-            UnsafeMutableRawPointer(zOut + x).storeBytes(of: zr, as: I.self)
-            x += 8
+            store(imax(ceil(u - eL - epsX), .zero), cl + x)
+            store(imin(ceil(u + eR + epsX), cwV), cr + x)
+            store(imax(ceil(v - eT - epsY), r0V), rt + x)
+            store(imin(ceil(v + eB + epsY), r1V) & valid, rb + x)   // empty where invalid
+            let zc = flt(bits(z) & (bits(z - zMax) &>> 31) | bits(zMax) & ~(bits(z - zMax) &>> 31))
+            store(bits(zc + magic) &- 0x4B40_0000, zOut + x)
+            x += 4
         }
     }
 }
