@@ -88,7 +88,7 @@ public final class DepthRegistration {
         if let e = getenv("DA_EPSX") { job.footEpsX = Float(String(cString: e)) ?? 0 }
         if let e = getenv("DA_EPSY") { job.footEpsY = Float(String(cString: e)) ?? 0 }
         if n > 1 && pool == nil { pool = WorkerPool() }
-        let footNeed = n * 5 * (calibration.depth.width + 8)
+        let footNeed = n * footRows * (calibration.depth.width + 8)
         if footNeed > scratchCapacity {
             job.footScratch?.deallocate()
             scratchCapacity = footNeed
@@ -466,6 +466,16 @@ struct RegistrationJob {
     }
 }
 
+/// One depth row's footprints in the band's scratch: colour columns
+/// cl..<cr, rows rt..<rb, z at (cl, rt) | (cr − 1, rt) << 16 and at
+/// (cl, rb − 1) | (cr − 1, rb − 1) << 16.
+struct Footprints {
+    var cl, cr, rt, rb, zTop, zBottom: UnsafeMutablePointer<Int32>
+}
+
+/// Rows of `Footprints` per band.
+let footRows = 6
+
 /// A projected depth sample: colour pixel (u, v) and colour-axis depth z (0 = none).
 struct Corner {
     var u: Float, v: Float, z: Float
@@ -618,52 +628,64 @@ extension RegistrationJob {
         let rowMin = self.rowMin!, rowMax = self.rowMax!
         let margin = hMaxY + footEpsY + 1
         let lo = Float(r0) - margin, hi = Float(r1) + margin
-        let foot = footScratch! + band * 5 * (dw + 8)
-        let fcl = foot, fcr = foot + (dw + 8), frt = foot + 2 * (dw + 8), frb = foot + 3 * (dw + 8)
-        let fz = foot + 4 * (dw + 8)
+        let n = dw + 8
+        let foot = footScratch! + band * footRows * n
+        let f = Footprints(cl: foot, cr: foot + n, rt: foot + 2 * n, rb: foot + 3 * n, zTop: foot + 4 * n, zBottom: foot + 5 * n)
         for y in 0..<dh {
             if rowMax[y] < lo || rowMin[y] > hi { continue }
-            footprintRow(y, r0: r0, r1: r1, cl: fcl, cr: fcr, rt: frt, rb: frb, z: fz)
-            drawFootprints(cl: fcl, cr: fcr, rt: frt, rb: frb, z: fz)
+            footprintRow(y, r0: r0, r1: r1, f)
+            drawFootprints(f)
         }
     }
 
     /// Draw one depth row's footprints (from `footprintRow`) into the output.
     @inline(__always)
-    func drawFootprints(cl: UnsafeMutablePointer<Int32>, cr: UnsafeMutablePointer<Int32>,
-                        rt: UnsafeMutablePointer<Int32>, rb: UnsafeMutablePointer<Int32>, z zs: UnsafeMutablePointer<Int32>) {
+    func drawFootprints(_ f: Footprints) {
         let out = self.out!, stride = outStride
+        // z-buffer: 0 (empty) is the largest as z − 1 wrapped; branch-free
+        @inline(__always) func put(_ p: UnsafeMutableRawPointer, _ z: UInt16) {
+            let o = p.load(as: UInt16.self)
+            p.storeBytes(of: o &- 1 > z &- 1 ? UInt16(littleEndian: z) : o, as: UInt16.self)
+        }
         for x in 0..<dw {
-            let r0 = Int(rt[x]), c0 = Int(cl[x])
-            let nr = Int(rb[x]) - r0, nc = Int(cr[x]) - c0
+            let r0 = Int(f.rt[x]), c0 = Int(f.cl[x])
+            let nr = Int(f.rb[x]) - r0, nc = Int(f.cr[x]) - c0
             if nr <= 0 || nc <= 0 { continue }
-            let z = UInt16(truncatingIfNeeded: zs[x]), zm = z &- 1
-            // z-buffer: 0 (empty) is the largest as z − 1 wrapped; branch-free
-            @inline(__always) func put(_ p: UnsafeMutableRawPointer) {
-                let o = p.load(as: UInt16.self)
-                p.storeBytes(of: o &- 1 > zm ? UInt16(littleEndian: z) : o, as: UInt16.self)
-            }
+            let top = UInt32(bitPattern: f.zTop[x]), bottom = UInt32(bitPattern: f.zBottom[x])
+            let z00 = UInt16(truncatingIfNeeded: top), z10 = UInt16(truncatingIfNeeded: top >> 16)
+            let z01 = UInt16(truncatingIfNeeded: bottom), z11 = UInt16(truncatingIfNeeded: bottom >> 16)
             let p = out + r0 * stride + 2 * c0
             if nr <= 2 && nc <= 2 {
-                // up to 2x2 pixels (upsampling by less than 2): the same
-                // four writes always, a pixel written twice when the
-                // footprint is one wide or high (min is idempotent)
+                // up to 2x2 pixels (upsampling by less than 2): the same four
+                // writes always; a footprint one wide or high writes its
+                // pixels twice with the same value (min is idempotent)
                 let q = p + (nr - 1) * stride, dc = 2 * (nc - 1)
-                put(p); put(p + dc); put(q); put(q + dc)
+                put(p, z00); put(p + dc, z10); put(q, z01); put(q + dc, z11)
             } else {
+                // larger (upsampling by 2 or more, or a stretched surface):
+                // bilinear between the four corners' values
+                let a = Float(z00), b = Float(z10), c = Float(z01), d = Float(z11)
+                let sc = nc > 1 ? 1 / Float(nc - 1) : 0, sr = nr > 1 ? 1 / Float(nr - 1) : 0
                 for r in 0..<nr {
-                    for c in 0..<nc { put(p + r * stride + 2 * c) }
+                    let t = Float(r) * sr
+                    let left = a + (c - a) * t, right = b + (d - b) * t
+                    for col in 0..<nc {
+                        let z = left + (right - left) * (Float(col) * sc)
+                        put(p + r * stride + 2 * col, UInt16(z + 0.5))
+                    }
                 }
             }
         }
     }
 
-    /// Depth row y's footprints as half-open colour column and row ranges
+    /// Depth row y's footprints: half-open colour column and row ranges
     /// (clipped to the picture and to rows r0..<r1; empty for invalid
-    /// samples) and rounded z.
+    /// samples) and z at the corners of the range, each corner's z
+    /// interpolated towards the horizontal and the vertical neighbour on its
+    /// side when they agree (a plane through the three samples), so the
+    /// colour pixels between samples get values between theirs.
     @inline(__always)
-    func footprintRow(_ y: Int, r0: Int, r1: Int, cl: UnsafeMutablePointer<Int32>, cr: UnsafeMutablePointer<Int32>,
-                      rt: UnsafeMutablePointer<Int32>, rb: UnsafeMutablePointer<Int32>, z zOut: UnsafeMutablePointer<Int32>) {
+    func footprintRow(_ y: Int, r0: Int, r1: Int, _ f: Footprints) {
         let o = (y + 1) * ps + 1
         let U = su! + o, V = sv! + o, Z = sz! + o
         let up = o - ps, down = o + ps
@@ -677,7 +699,8 @@ extension RegistrationJob {
         let k = F(repeating: jump), hx = F(repeating: self.hx), hy = F(repeating: self.hy)
         let hMaxX = F(repeating: self.hMaxX), hMaxY = F(repeating: self.hMaxY)
         let epsX = F(repeating: footEpsX), epsY = F(repeating: footEpsY)
-        let zero = F(repeating: 0), half = F(repeating: 0.5), magic = F(repeating: 12582912), zMax = F(repeating: 65535)
+        let zero = F(repeating: 0), half = F(repeating: 0.5), one = F(repeating: 1), minDist = F(repeating: 1.0 / 64)
+        let magic = F(repeating: 12582912), zMax = F(repeating: 65535)
         let cwV = I(repeating: Int32(self.cw)), r0V = I(repeating: Int32(r0)), r1V = I(repeating: Int32(r1))
         /// ceil(x) for |x| < 2^22 (round to nearest with the 1.5·2^23 trick,
         /// then one up where that fell below x)
@@ -687,30 +710,42 @@ extension RegistrationJob {
         }
         @inline(__always) func imax(_ a: I, _ b: I) -> I { let d = b &- a; return a &+ (d & ~(d &>> 31)) }
         @inline(__always) func imin(_ a: I, _ b: I) -> I { let d = b &- a; return a &+ (d & (d &>> 31)) }
-        /// the half extent towards a neighbour: half the distance when the
-        /// two agree within the jump, else the default; within [0, most]
-        @inline(__always) func extent(_ z: F, _ zn: F, _ dist: F, _ h: F, _ most: F) -> F {
-            let agree = ~((bits(zn * k - z) | bits(z * k - zn)) &>> 31)
-            let e = flt((bits(half * dist) & agree) | (bits(h) & ~agree))
-            let pos = flt(bits(e) & ~(bits(e) &>> 31))        // max(e, 0)
-            let m = bits(pos - most) &>> 31
-            return flt((bits(pos) & m) | (bits(most) & ~m))     // min(pos, most)
+        @inline(__always) func pick(_ m: I, _ a: F, _ b: F) -> F { flt((bits(a) & m) | (bits(b) & ~m)) }
+        @inline(__always) func fmin(_ a: F, _ b: F) -> F { pick(bits(a - b) &>> 31, a, b) }
+        @inline(__always) func fmax(_ a: F, _ b: F) -> F { pick(bits(b - a) &>> 31, a, b) }
+        /// Towards a neighbour `dist` away (along u or v) with depth zn: the
+        /// footprint's half extent (half the distance when the two agree
+        /// within the jump, else the step default; within [0, most]) and the
+        /// slope of z (0 when they do not agree).
+        @inline(__always) func side(_ z: F, _ zn: F, _ dist: F, _ h: F, _ most: F) -> (extent: F, slope: F) {
+            // (dist > 1/64 also keeps the division finite where it counts)
+            let agree = ~((bits(zn * k - z) | bits(z * k - zn) | bits(dist - minDist)) &>> 31)
+            let e = fmin(fmax(pick(agree, half * dist, h), zero), most)
+            let slope = (zn - z) / pick(agree, dist, one)
+            return (e, flt(bits(slope) & agree))
+        }
+        /// z + offset · slope on the offset's side
+        @inline(__always) func lean(_ offset: F, _ before: F, _ after: F) -> F {
+            offset * pick(bits(offset) &>> 31, zero - before, after)
         }
         var x = 0
         while x < dw {
             // (the padded planes hold 16 more values, so the last steps may load past dw)
             let u = load(U + x), v = load(V + x), z = load(Z + x)
-            let eL = extent(z, load(Z + x - 1), u - load(U + x - 1), hx, hMaxX)
-            let eR = extent(z, load(Z + x + 1), load(U + x + 1) - u, hx, hMaxX)
-            let eT = extent(z, load(Zu + x), v - load(Vu + x), hy, hMaxY)
-            let eB = extent(z, load(Zd + x), load(Vd + x) - v, hy, hMaxY)
+            let l = side(z, load(Z + x - 1), u - load(U + x - 1), hx, hMaxX)
+            let r = side(z, load(Z + x + 1), load(U + x + 1) - u, hx, hMaxX)
+            let t = side(z, load(Zu + x), v - load(Vu + x), hy, hMaxY)
+            let b = side(z, load(Zd + x), load(Vd + x) - v, hy, hMaxY)
             let valid = bits(zero - z) &>> 31                   // all ones where z > 0
-            store(imax(ceil(u - eL - epsX), .zero), cl + x)
-            store(imin(ceil(u + eR + epsX), cwV), cr + x)
-            store(imax(ceil(v - eT - epsY), r0V), rt + x)
-            store(imin(ceil(v + eB + epsY), r1V) & valid, rb + x)   // empty where invalid
-            let zc = flt(bits(z) & (bits(z - zMax) &>> 31) | bits(zMax) & ~(bits(z - zMax) &>> 31))
-            store(bits(zc + magic) &- 0x4B40_0000, zOut + x)
+            let c0 = imax(ceil(u - l.extent - epsX), .zero), c1 = imin(ceil(u + r.extent + epsX), cwV)
+            let w0 = imax(ceil(v - t.extent - epsY), r0V), w1 = imin(ceil(v + b.extent + epsY), r1V) & valid
+            store(c0, f.cl + x); store(c1, f.cr + x); store(w0, f.rt + x); store(w1, f.rb + x)   // (rows empty where invalid)
+            // z at the first and last column and row of the footprint
+            let h0 = lean(F(c0) - u, l.slope, r.slope), h1 = lean(F(c1 &- 1) - u, l.slope, r.slope)
+            let v0 = lean(F(w0) - v, t.slope, b.slope), v1 = lean(F(w1 &- 1) - v, t.slope, b.slope)
+            @inline(__always) func round(_ a: F) -> I { bits(fmin(fmax(a, one), zMax) + magic) &- 0x4B40_0000 }
+            store(round(z + h0 + v0) | (round(z + h1 + v0) &<< 16), f.zTop + x)
+            store(round(z + h0 + v1) | (round(z + h1 + v1) &<< 16), f.zBottom + x)
             x += 4
         }
     }
