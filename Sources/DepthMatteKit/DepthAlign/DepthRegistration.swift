@@ -88,11 +88,12 @@ public final class DepthRegistration {
         if let e = getenv("DA_EPSX") { job.footEpsX = Float(String(cString: e)) ?? 0 }
         if let e = getenv("DA_EPSY") { job.footEpsY = Float(String(cString: e)) ?? 0 }
         if n > 1 && pool == nil { pool = WorkerPool() }
-        let footNeed = n * footRows * (calibration.depth.width + 8)
-        if footNeed > scratchCapacity {
-            job.footScratch?.deallocate()
-            scratchCapacity = footNeed
-            job.footScratch = .allocate(capacity: scratchCapacity)
+        let lineNeed = n * (calibration.depth.width + 8)
+        if lineNeed > scratchCapacity {
+            job.footScratch?.deallocate(); job.boundScratch?.deallocate()
+            scratchCapacity = lineNeed
+            job.footScratch = .allocate(capacity: footRows * lineNeed)
+            job.boundScratch = .allocate(capacity: boundRows * lineNeed)
         }
         let p = n > 1 ? pool : nil
         withUnsafeMutablePointer(to: &job) { ctx in
@@ -218,7 +219,7 @@ public final class DepthRegistration {
         job.pu?.deallocate(); job.pv?.deallocate(); job.pz?.deallocate()
         job.rowMin?.deallocate(); job.rowMax?.deallocate(); job.zbuf?.deallocate()
         job.su?.deallocate(); job.sv?.deallocate(); job.sz?.deallocate()
-        job.footScratch?.deallocate()
+        job.footScratch?.deallocate(); job.boundScratch?.deallocate()
     }
 }
 
@@ -250,6 +251,7 @@ struct RegistrationJob {
     var ps = 0
     var su: UnsafeMutablePointer<Float>?, sv: UnsafeMutablePointer<Float>?, sz: UnsafeMutablePointer<Float>?
     var footScratch: UnsafeMutablePointer<Int32>?
+    var boundScratch: UnsafeMutablePointer<Float>?
     var hx: Float = 0.75, hy: Float = 0.75, hMaxX: Float = 2.25, hMaxY: Float = 2.25
     var footEpsX: Float = 0.125, footEpsY: Float = 0.125
 
@@ -476,6 +478,24 @@ struct Footprints {
 /// Rows of `Footprints` per band.
 let footRows = 6
 
+/// One line of boundaries between neighbouring samples (`boundaries`).
+struct Boundaries {
+    var end, start, slope: UnsafeMutablePointer<Float>
+}
+
+/// Rows of `Boundaries` per band: along the row, and two between rows.
+let boundRows = 9
+
+typealias R4 = SIMD4<Float>
+typealias RI4 = SIMD4<Int32>
+@inline(__always) func rbits(_ f: R4) -> RI4 { unsafeBitCast(f, to: RI4.self) }
+@inline(__always) func rfloat(_ i: RI4) -> R4 { unsafeBitCast(i, to: R4.self) }
+/// m ? a : b lane by lane, m all ones or all zeros per lane (bit operations)
+@inline(__always) func rpick(_ m: RI4, _ a: R4, _ b: R4) -> R4 { rfloat((rbits(a) & m) | (rbits(b) & ~m)) }
+@inline(__always) func rload(_ p: UnsafeMutablePointer<Float>) -> R4 { UnsafeRawPointer(p).loadUnaligned(as: R4.self) }
+@inline(__always) func rstore(_ v: R4, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: R4.self) }
+@inline(__always) func rstore(_ v: RI4, _ p: UnsafeMutablePointer<Int32>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: RI4.self) }
+
 /// A projected depth sample: colour pixel (u, v) and colour-axis depth z (0 = none).
 struct Corner {
     var u: Float, v: Float, z: Float
@@ -535,8 +555,8 @@ extension RegistrationJob {
         // plain loops here to scalar code.
         typealias F = SIMD4<Float>
         typealias I = SIMD4<Int32>
-        @inline(__always) func bits(_ f: F) -> I { unsafeBitCast(f, to: I.self) }
-        @inline(__always) func flt(_ i: I) -> F { unsafeBitCast(i, to: F.self) }
+        @inline(__always) func rbits(_ f: F) -> I { unsafeBitCast(f, to: I.self) }
+        @inline(__always) func rfloat(_ i: I) -> F { unsafeBitCast(i, to: F.self) }
         let base = y * dw
         let ax = self.ax! + base, ay = self.ay! + base, az = self.az! + base
         let o = (y + 1) * ps + 1
@@ -549,7 +569,7 @@ extension RegistrationJob {
         let r2max = F(repeating: self.r2max), zNear = F(repeating: self.zNear)
         let one = F(repeating: 1), two = F(repeating: 2), half = F(repeating: 0.5)
         let limit = I(repeating: Int32(bitPattern: Float(1e6).bitPattern)), absMask = I(repeating: 0x7FFF_FFFF)
-        let inf = bits(F(repeating: .infinity)), ninf = bits(F(repeating: -.infinity))
+        let inf = rbits(F(repeating: .infinity)), ninf = rbits(F(repeating: -.infinity))
         var vmin = F(repeating: .infinity), vmax = F(repeating: -.infinity)
         var x = 0
         while x < dw {
@@ -567,13 +587,13 @@ extension RegistrationJob {
             let qy = d * UnsafeRawPointer(ay + x).loadUnaligned(as: F.self) + ty
             let qz = d * UnsafeRawPointer(az + x).loadUnaligned(as: F.self) + tz
             // each term is negative exactly when its condition holds
-            var ok = bits(half - d) & bits(zNear - qz)
+            var ok = rbits(half - d) & rbits(zNear - qz)
             let m0 = ok &>> 31
             // (qz > zNear keeps the division finite for the lanes that count)
-            let inv = one / flt((bits(qz) & m0) | (bits(one) & ~m0))
+            let inv = one / rfloat((rbits(qz) & m0) | (rbits(one) & ~m0))
             var xn = qx * inv, yn = qy * inv
             let r2 = xn * xn + yn * yn
-            ok &= bits(r2 - r2max)
+            ok &= rbits(r2 - r2max)
             if distortion != 0 {
                 let f = one + r2 * (k1 + r2 * (k2 + r2 * k3))
                 let xb = distortion == 2 ? xn * f : xn, yb = distortion == 2 ? yn * f : yn
@@ -585,10 +605,10 @@ extension RegistrationJob {
             }
             let u = xn * fx + ppx, v = yn * fy + ppy
             // |u|, |v| < 1e6 compared as integers (also refuses NaN)
-            ok &= (bits(u) & absMask) &- limit
-            ok &= (bits(v) & absMask) &- limit
+            ok &= (rbits(u) & absMask) &- limit
+            ok &= (rbits(v) & absMask) &- limit
             let valid = ok &>> 31
-            let uo = flt(bits(u) & valid), vo = flt(bits(v) & valid), zo = flt(bits(qz) & valid)
+            let uo = rfloat(rbits(u) & valid), vo = rfloat(rbits(v) & valid), zo = rfloat(rbits(qz) & valid)
             if x + 4 <= dw {
                 UnsafeMutableRawPointer(U + x).storeBytes(of: uo, as: F.self)
                 UnsafeMutableRawPointer(V + x).storeBytes(of: vo, as: F.self)
@@ -596,11 +616,11 @@ extension RegistrationJob {
             } else {
                 for j in 0..<(dw - x) { U[x + j] = uo[j]; V[x + j] = vo[j]; Z[x + j] = zo[j] }
             }
-            let vlo = flt(bits(vo) | (inf & ~valid)), vhi = flt(bits(vo) | (ninf & ~valid))
-            let a = bits(vlo - vmin) &>> 31
-            vmin = flt((bits(vlo) & a) | (bits(vmin) & ~a))
-            let b = bits(vmax - vhi) &>> 31
-            vmax = flt((bits(vhi) & b) | (bits(vmax) & ~b))
+            let vlo = rfloat(rbits(vo) | (inf & ~valid)), vhi = rfloat(rbits(vo) | (ninf & ~valid))
+            let a = rbits(vlo - vmin) &>> 31
+            vmin = rfloat((rbits(vlo) & a) | (rbits(vmin) & ~a))
+            let b = rbits(vmax - vhi) &>> 31
+            vmax = rfloat((rbits(vhi) & b) | (rbits(vmax) & ~b))
             x += 4
         }
         rowMin![y] = min(min(vmin[0], vmin[1]), min(vmin[2], vmin[3]))
@@ -631,9 +651,18 @@ extension RegistrationJob {
         let n = dw + 8
         let foot = footScratch! + band * footRows * n
         let f = Footprints(cl: foot, cr: foot + n, rt: foot + 2 * n, rb: foot + 3 * n, zTop: foot + 4 * n, zBottom: foot + 5 * n)
+        let b = boundScratch! + band * boundRows * n
+        let across = Boundaries(end: b, start: b + n, slope: b + 2 * n)
+        let down = [Boundaries(end: b + 3 * n, start: b + 4 * n, slope: b + 5 * n),
+                    Boundaries(end: b + 6 * n, start: b + 7 * n, slope: b + 8 * n)]
+        var last = -2   // the latest boundary below a row computed into down[(y + 1) & 1]
         for y in 0..<dh {
             if rowMax[y] < lo || rowMin[y] > hi { continue }
-            footprintRow(y, r0: r0, r1: r1, f)
+            if last != y - 1 { verticalBoundaries(below: y - 1, into: down[y & 1]) }
+            verticalBoundaries(below: y, into: down[(y + 1) & 1])
+            last = y
+            horizontalBoundaries(y, into: across)
+            footprintRow(y, r0: r0, r1: r1, across: across, above: down[y & 1], below: down[(y + 1) & 1], f)
             drawFootprints(f)
         }
     }
@@ -678,6 +707,52 @@ extension RegistrationJob {
         }
     }
 
+    /// Between each sample and the next along u (in row y) or v (between
+    /// rows y and y + 1): where the first one's footprint ends and the
+    /// second one's starts (both halfway when the two agree within the jump,
+    /// else each the step default away from its own sample), and the slope
+    /// of z (0 when they do not agree). Padding samples (z = 0) agree with none.
+    @inline(__always)
+    func boundaries(_ za: R4, _ zb: R4, _ pa: R4, _ pb: R4, _ h: R4) -> (end: R4, start: R4, slope: R4) {
+        let k = R4(repeating: jump), minDist = R4(repeating: 1.0 / 64)
+        let dist = pb - pa
+        // (dist > 1/64 also keeps the division finite where it counts)
+        let d1: R4 = zb * k - za, d2: R4 = za * k - zb, d3: R4 = dist - minDist
+        let agree: RI4 = ~((rbits(d1) | rbits(d2) | rbits(d3)) &>> 31)
+        let mid: R4 = 0.5 * (pa + pb)
+        let slope = (zb - za) / rpick(agree, dist, R4(repeating: 1))
+        return (rpick(agree, mid, pa + h), rpick(agree, mid, pb - h), rfloat(rbits(slope) & agree))
+    }
+
+    /// Boundaries along row y: entry x is between samples x − 1 and x (x = 0…dw).
+    @inline(__always)
+    func horizontalBoundaries(_ y: Int, into b: Boundaries) {
+        let o = (y + 1) * ps   // the padding sample left of the row
+        let U = su! + o, Z = sz! + o
+        let h = R4(repeating: hx)
+        var x = 0
+        while x <= dw {
+            // (the padded planes hold 16 more values, so the last steps may load past the row)
+            let r = boundaries(rload(Z + x), rload(Z + x + 1), rload(U + x), rload(U + x + 1), h)
+            rstore(r.end, b.end + x); rstore(r.start, b.start + x); rstore(r.slope, b.slope + x)
+            x += 4
+        }
+    }
+
+    /// Boundaries between rows y and y + 1 (y = −1…dh − 1; padding beyond).
+    @inline(__always)
+    func verticalBoundaries(below y: Int, into b: Boundaries) {
+        let o = (y + 1) * ps + 1
+        let V = sv! + o, Z = sz! + o
+        let h = R4(repeating: hy)
+        var x = 0
+        while x < dw {
+            let r = boundaries(rload(Z + x), rload(Z + x + ps), rload(V + x), rload(V + x + ps), h)
+            rstore(r.end, b.end + x); rstore(r.start, b.start + x); rstore(r.slope, b.slope + x)
+            x += 4
+        }
+    }
+
     /// Depth row y's footprints: half-open colour column and row ranges
     /// (clipped to the picture and to rows r0..<r1; empty for invalid
     /// samples) and z at the corners of the range, each corner's z
@@ -685,67 +760,45 @@ extension RegistrationJob {
     /// side when they agree (a plane through the three samples), so the
     /// colour pixels between samples get values between theirs.
     @inline(__always)
-    func footprintRow(_ y: Int, r0: Int, r1: Int, _ f: Footprints) {
+    func footprintRow(_ y: Int, r0: Int, r1: Int, across: Boundaries, above: Boundaries, below: Boundaries, _ f: Footprints) {
         let o = (y + 1) * ps + 1
         let U = su! + o, V = sv! + o, Z = sz! + o
-        let up = o - ps, down = o + ps
-        let Vu = sv! + up, Zu = sz! + up, Vd = sv! + down, Zd = sz! + down
-        typealias F = SIMD4<Float>
-        typealias I = SIMD4<Int32>
-        @inline(__always) func bits(_ f: F) -> I { unsafeBitCast(f, to: I.self) }
-        @inline(__always) func flt(_ i: I) -> F { unsafeBitCast(i, to: F.self) }
-        @inline(__always) func load(_ p: UnsafeMutablePointer<Float>) -> F { UnsafeRawPointer(p).loadUnaligned(as: F.self) }
-        @inline(__always) func store(_ v: I, _ p: UnsafeMutablePointer<Int32>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: I.self) }
-        let k = F(repeating: jump), hx = F(repeating: self.hx), hy = F(repeating: self.hy)
-        let hMaxX = F(repeating: self.hMaxX), hMaxY = F(repeating: self.hMaxY)
-        let epsX = F(repeating: footEpsX), epsY = F(repeating: footEpsY)
-        let zero = F(repeating: 0), half = F(repeating: 0.5), one = F(repeating: 1), minDist = F(repeating: 1.0 / 64)
-        let magic = F(repeating: 12582912), zMax = F(repeating: 65535)
-        let cwV = I(repeating: Int32(self.cw)), r0V = I(repeating: Int32(r0)), r1V = I(repeating: Int32(r1))
+        let epsX = R4(repeating: footEpsX), epsY = R4(repeating: footEpsY), hMaxY = R4(repeating: self.hMaxY)
+        let zero = R4(repeating: 0), magic = R4(repeating: 12582912), zMax = R4(repeating: 65535)
+        let cwV = RI4(repeating: Int32(self.cw)), r0V = RI4(repeating: Int32(r0)), r1V = RI4(repeating: Int32(r1))
         /// ceil(x) for |x| < 2^22 (round to nearest with the 1.5·2^23 trick,
         /// then one up where that fell below x)
-        @inline(__always) func ceil(_ x: F) -> I {
+        @inline(__always) func ceil(_ x: R4) -> RI4 {
             let m = x + magic
-            return (bits(m) &- 0x4B40_0000) &- (bits((m - magic) - x) &>> 31)
+            return (rbits(m) &- 0x4B40_0000) &- (rbits((m - magic) - x) &>> 31)
         }
-        @inline(__always) func imax(_ a: I, _ b: I) -> I { let d = b &- a; return a &+ (d & ~(d &>> 31)) }
-        @inline(__always) func imin(_ a: I, _ b: I) -> I { let d = b &- a; return a &+ (d & (d &>> 31)) }
-        @inline(__always) func pick(_ m: I, _ a: F, _ b: F) -> F { flt((bits(a) & m) | (bits(b) & ~m)) }
-        @inline(__always) func fmin(_ a: F, _ b: F) -> F { pick(bits(a - b) &>> 31, a, b) }
-        @inline(__always) func fmax(_ a: F, _ b: F) -> F { pick(bits(b - a) &>> 31, a, b) }
-        /// Towards a neighbour `dist` away (along u or v) with depth zn: the
-        /// footprint's half extent (half the distance when the two agree
-        /// within the jump, else the step default; within [0, most]) and the
-        /// slope of z (0 when they do not agree).
-        @inline(__always) func side(_ z: F, _ zn: F, _ dist: F, _ h: F, _ most: F) -> (extent: F, slope: F) {
-            // (dist > 1/64 also keeps the division finite where it counts)
-            let agree = ~((bits(zn * k - z) | bits(z * k - zn) | bits(dist - minDist)) &>> 31)
-            let e = fmin(fmax(pick(agree, half * dist, h), zero), most)
-            let slope = (zn - z) / pick(agree, dist, one)
-            return (e, flt(bits(slope) & agree))
+        @inline(__always) func imax(_ a: RI4, _ b: RI4) -> RI4 { let d = b &- a; return a &+ (d & ~(d &>> 31)) }
+        @inline(__always) func imin(_ a: RI4, _ b: RI4) -> RI4 { let d = b &- a; return a &+ (d & (d &>> 31)) }
+        @inline(__always) func fmin(_ a: R4, _ b: R4) -> R4 { rpick(rbits(a - b) &>> 31, a, b) }
+        @inline(__always) func fmax(_ a: R4, _ b: R4) -> R4 { rpick(rbits(b - a) &>> 31, a, b) }
+        /// offset · the slope on the offset's side
+        @inline(__always) func lean(_ offset: R4, _ before: R4, _ after: R4) -> R4 {
+            offset * rpick(rbits(offset) &>> 31, before, after)
         }
-        /// z + offset · slope on the offset's side
-        @inline(__always) func lean(_ offset: F, _ before: F, _ after: F) -> F {
-            offset * pick(bits(offset) &>> 31, zero - before, after)
-        }
+        @inline(__always) func round(_ a: R4) -> RI4 { rbits(fmin(a, zMax) + magic) &- 0x4B40_0000 }
         var x = 0
         while x < dw {
-            // (the padded planes hold 16 more values, so the last steps may load past dw)
-            let u = load(U + x), v = load(V + x), z = load(Z + x)
-            let l = side(z, load(Z + x - 1), u - load(U + x - 1), hx, hMaxX)
-            let r = side(z, load(Z + x + 1), load(U + x + 1) - u, hx, hMaxX)
-            let t = side(z, load(Zu + x), v - load(Vu + x), hy, hMaxY)
-            let b = side(z, load(Zd + x), load(Vd + x) - v, hy, hMaxY)
-            let valid = bits(zero - z) &>> 31                   // all ones where z > 0
-            let c0 = imax(ceil(u - l.extent - epsX), .zero), c1 = imin(ceil(u + r.extent + epsX), cwV)
-            let w0 = imax(ceil(v - t.extent - epsY), r0V), w1 = imin(ceil(v + b.extent + epsY), r1V) & valid
-            store(c0, f.cl + x); store(c1, f.cr + x); store(w0, f.rt + x); store(w1, f.rb + x)   // (rows empty where invalid)
+            let u = rload(U + x), v = rload(V + x), z = rload(Z + x)
+            let valid = rbits(zero - z) &>> 31                   // all ones where z > 0
+            // (rows clamped to the culling margin: bands must agree on which depth rows reach them)
+            let top = fmax(rload(above.start + x), v - hMaxY), bottom = fmin(rload(below.end + x), v + hMaxY)
+            let c0 = imax(ceil(rload(across.start + x) - epsX), .zero)
+            let c1 = imin(ceil(rload(across.end + x + 1) + epsX), cwV)
+            let w0 = imax(ceil(top - epsY), r0V), w1 = imin(ceil(bottom + epsY), r1V) & valid   // (empty where invalid)
+            rstore(c0, f.cl + x); rstore(c1, f.cr + x); rstore(w0, f.rt + x); rstore(w1, f.rb + x)
             // z at the first and last column and row of the footprint
-            let h0 = lean(F(c0) - u, l.slope, r.slope), h1 = lean(F(c1 &- 1) - u, l.slope, r.slope)
-            let v0 = lean(F(w0) - v, t.slope, b.slope), v1 = lean(F(w1 &- 1) - v, t.slope, b.slope)
-            @inline(__always) func round(_ a: F) -> I { bits(fmin(fmax(a, one), zMax) + magic) &- 0x4B40_0000 }
-            store(round(z + h0 + v0) | (round(z + h1 + v0) &<< 16), f.zTop + x)
-            store(round(z + h0 + v1) | (round(z + h1 + v1) &<< 16), f.zBottom + x)
+            let sL = rload(across.slope + x), sR = rload(across.slope + x + 1)
+            let sT = rload(above.slope + x), sB = rload(below.slope + x)
+            let h0 = lean(R4(c0) - u, sL, sR), h1 = lean(R4(c1 &- 1) - u, sL, sR)
+            let v0 = lean(R4(w0) - v, sT, sB), v1 = lean(R4(w1 &- 1) - v, sT, sB)
+            let zt = z + v0, zb = z + v1
+            rstore(round(zt + h0) | (round(zt + h1) &<< 16), f.zTop + x)
+            rstore(round(zb + h0) | (round(zb + h1) &<< 16), f.zBottom + x)
             x += 4
         }
     }
