@@ -646,7 +646,11 @@ extension RegistrationJob {
         let out = self.out!, stride = outStride, cw = self.cw
         for r in r0..<r1 { (out + r * stride).initializeMemory(as: UInt16.self, repeating: 0, count: cw) }
         let rowMin = self.rowMin!, rowMax = self.rowMax!
-        let margin = hMaxY + footEpsY + 1
+        // A footprint reaches at most halfway to the next row's sample, or
+        // the step default beyond its own: rows whose neighbourhood misses
+        // the band are skipped (the same rows in every band, so the bands'
+        // results do not depend on the split).
+        let margin = hy + footEpsY + 1
         let lo = Float(r0) - margin, hi = Float(r1) + margin
         let n = dw + 8
         let foot = footScratch! + band * footRows * n
@@ -657,7 +661,8 @@ extension RegistrationJob {
                     Boundaries(end: b + 6 * n, start: b + 7 * n, slope: b + 8 * n)]
         var last = -2   // the latest boundary below a row computed into down[(y + 1) & 1]
         for y in 0..<dh {
-            if rowMax[y] < lo || rowMin[y] > hi { continue }
+            let y0 = max(y - 1, 0), y1 = min(y + 1, dh - 1)
+            if max(rowMax[y0], max(rowMax[y], rowMax[y1])) < lo || min(rowMin[y0], min(rowMin[y], rowMin[y1])) > hi { continue }
             if last != y - 1 { verticalBoundaries(below: y - 1, into: down[y & 1]) }
             verticalBoundaries(below: y, into: down[(y + 1) & 1])
             last = y
@@ -678,19 +683,18 @@ extension RegistrationJob {
         }
         for x in 0..<dw {
             let r0 = Int(f.rt[x]), c0 = Int(f.cl[x])
-            let nr = Int(f.rb[x]) - r0, nc = Int(f.cr[x]) - c0
-            if nr <= 0 || nc <= 0 { continue }
+            let nr = Int(f.rb[x]) &- r0, nc = Int(f.cr[x]) &- c0
             let top = UInt32(bitPattern: f.zTop[x]), bottom = UInt32(bitPattern: f.zBottom[x])
             let z00 = UInt16(truncatingIfNeeded: top), z10 = UInt16(truncatingIfNeeded: top >> 16)
             let z01 = UInt16(truncatingIfNeeded: bottom), z11 = UInt16(truncatingIfNeeded: bottom >> 16)
-            let p = out + r0 * stride + 2 * c0
-            if nr <= 2 && nc <= 2 {
+            let p = out + (r0 &* stride &+ 2 &* c0)
+            if UInt(bitPattern: nr &- 1) < 2 && UInt(bitPattern: nc &- 1) < 2 {
                 // up to 2x2 pixels (upsampling by less than 2): the same four
                 // writes always; a footprint one wide or high writes its
                 // pixels twice with the same value (min is idempotent)
-                let q = p + (nr - 1) * stride, dc = 2 * (nc - 1)
+                let q = nr == 2 ? p + stride : p, dc = nc == 2 ? 2 : 0
                 put(p, z00); put(p + dc, z10); put(q, z01); put(q + dc, z11)
-            } else {
+            } else if nr > 0 && nc > 0 {
                 // larger (upsampling by 2 or more, or a stretched surface):
                 // bilinear between the four corners' values
                 let a = Float(z00), b = Float(z10), c = Float(z01), d = Float(z11)
@@ -763,7 +767,7 @@ extension RegistrationJob {
     func footprintRow(_ y: Int, r0: Int, r1: Int, across: Boundaries, above: Boundaries, below: Boundaries, _ f: Footprints) {
         let o = (y + 1) * ps + 1
         let U = su! + o, V = sv! + o, Z = sz! + o
-        let epsX = R4(repeating: footEpsX), epsY = R4(repeating: footEpsY), hMaxY = R4(repeating: self.hMaxY)
+        let epsX = R4(repeating: footEpsX), epsY = R4(repeating: footEpsY)
         let zero = R4(repeating: 0), magic = R4(repeating: 12582912), zMax = R4(repeating: 65535)
         let cwV = RI4(repeating: Int32(self.cw)), r0V = RI4(repeating: Int32(r0)), r1V = RI4(repeating: Int32(r1))
         /// ceil(x) for |x| < 2^22 (round to nearest with the 1.5·2^23 trick,
@@ -785,8 +789,7 @@ extension RegistrationJob {
         while x < dw {
             let u = rload(U + x), v = rload(V + x), z = rload(Z + x)
             let valid = rbits(zero - z) &>> 31                   // all ones where z > 0
-            // (rows clamped to the culling margin: bands must agree on which depth rows reach them)
-            let top = fmax(rload(above.start + x), v - hMaxY), bottom = fmin(rload(below.end + x), v + hMaxY)
+            let top = rload(above.start + x), bottom = rload(below.end + x)
             let c0 = imax(ceil(rload(across.start + x) - epsX), .zero)
             let c1 = imin(ceil(rload(across.end + x + 1) + epsX), cwV)
             let w0 = imax(ceil(top - epsY), r0V), w1 = imin(ceil(bottom + epsY), r1V) & valid   // (empty where invalid)
