@@ -1,4 +1,3 @@
-import Glibc
 /// Depth registration for `depthalign`: depth seen from the depth camera →
 /// depth seen from the colour camera (its size, its viewpoint, its z).
 ///
@@ -84,9 +83,6 @@ public final class DepthRegistration {
         job.outStride = stride
         job.jump = 1 + max(0, maxRelativeJump.isNaN ? 0 : maxRelativeJump)
         job.bands = n
-        // TEMP experiment knobs
-        if let e = getenv("DA_EPSX") { job.footEpsX = Float(String(cString: e)) ?? 0 }
-        if let e = getenv("DA_EPSY") { job.footEpsY = Float(String(cString: e)) ?? 0 }
         if n > 1 && pool == nil { pool = WorkerPool() }
         let lineNeed = n * (calibration.depth.width + 8)
         if lineNeed > scratchCapacity {
@@ -189,9 +185,12 @@ public final class DepthRegistration {
         job.model = c.model
         // nothing nearer than 1 cm to the colour camera
         job.zNear = Float(0.01 / calibration.depthScale)
-        // A footprint's default half size: half the largest step between
+        // A footprint's half size towards a neighbour it does not agree with
+        // (a step, the picture's edge): half the largest step between
         // neighbouring samples' projections (at 2 m, on a grid over the depth
-        // picture); stretched surfaces may reach 3 times that.
+        // picture), at most half a colour pixel. Where the edge lies within
+        // the depth pixel is unknown; a colour pixel across it is left 0
+        // (unknown, for depthmatte to decide by colour) rather than invented.
         var sx = 0.0, sy = 0.0
         let z2 = 2.0
         for y in Swift.stride(from: 0, to: max(1, dh - 1), by: max(1, dh / 24)) {
@@ -203,11 +202,8 @@ public final class DepthRegistration {
                 sy = max(sy, abs(r.v - p.v), abs(q.v - p.v))
             }
         }
-        job.hx = Float(min(64, max(0.5, 0.5 * sx)))
-        job.hy = Float(min(64, max(0.5, 0.5 * sy)))
-        if let e = getenv("DA_HS") { job.hx = job.hx * (Float(String(cString: e)) ?? 1); job.hy = job.hy * (Float(String(cString: e)) ?? 1) }
-        job.hMaxX = 3 * job.hx
-        job.hMaxY = 3 * job.hy
+        job.hx = Float(min(0.5, 0.5 * sx))
+        job.hy = Float(min(0.5, 0.5 * sy))
     }
 
     private var job = RegistrationJob()
@@ -252,8 +248,11 @@ struct RegistrationJob {
     var su: UnsafeMutablePointer<Float>?, sv: UnsafeMutablePointer<Float>?, sz: UnsafeMutablePointer<Float>?
     var footScratch: UnsafeMutablePointer<Int32>?
     var boundScratch: UnsafeMutablePointer<Float>?
-    var hx: Float = 0.75, hy: Float = 0.75, hMaxX: Float = 2.25, hMaxY: Float = 2.25
-    var footEpsX: Float = 0.125, footEpsY: Float = 0.125
+    var hx: Float = 0.5, hy: Float = 0.5
+    // how far footprints grow beyond the boundaries: none along a row (the
+    // halfway boundaries tile it exactly); a little between rows, whose
+    // boundaries bend with the distortion and differ from column to column
+    var footEpsX: Float = 0, footEpsY: Float = 0.05
 
     // MARK: projection
 
@@ -689,11 +688,14 @@ extension RegistrationJob {
             let z01 = UInt16(truncatingIfNeeded: bottom), z11 = UInt16(truncatingIfNeeded: bottom >> 16)
             let p = out + (r0 &* stride &+ 2 &* c0)
             if UInt(bitPattern: nr &- 1) < 2 && UInt(bitPattern: nc &- 1) < 2 {
-                // up to 2x2 pixels (upsampling by less than 2): the same four
-                // writes always; a footprint one wide or high writes its
-                // pixels twice with the same value (min is idempotent)
-                let q = nr == 2 ? p + stride : p, dc = nc == 2 ? 2 : 0
-                put(p, z00); put(p + dc, z10); put(q, z01); put(q + dc, z11)
+                // up to 2x2 pixels (upsampling by less than 2); branches, not
+                // repeated writes: those would chain through memory
+                put(p, z00)
+                if nc == 2 { put(p + 2, z10) }
+                if nr == 2 {
+                    put(p + stride, z01)
+                    if nc == 2 { put(p + stride + 2, z11) }
+                }
             } else if nr > 0 && nc > 0 {
                 // larger (upsampling by 2 or more, or a stretched surface):
                 // bilinear between the four corners' values
@@ -767,38 +769,38 @@ extension RegistrationJob {
     func footprintRow(_ y: Int, r0: Int, r1: Int, across: Boundaries, above: Boundaries, below: Boundaries, _ f: Footprints) {
         let o = (y + 1) * ps + 1
         let U = su! + o, V = sv! + o, Z = sz! + o
-        let epsX = R4(repeating: footEpsX), epsY = R4(repeating: footEpsY)
-        let zero = R4(repeating: 0), magic = R4(repeating: 12582912), zMax = R4(repeating: 65535)
-        let cwV = RI4(repeating: Int32(self.cw)), r0V = RI4(repeating: Int32(r0)), r1V = RI4(repeating: Int32(r1))
-        /// ceil(x) for |x| < 2^22 (round to nearest with the 1.5·2^23 trick,
-        /// then one up where that fell below x)
-        @inline(__always) func ceil(_ x: R4) -> RI4 {
-            let m = x + magic
-            return (rbits(m) &- 0x4B40_0000) &- (rbits((m - magic) - x) &>> 31)
-        }
-        @inline(__always) func imax(_ a: RI4, _ b: RI4) -> RI4 { let d = b &- a; return a &+ (d & ~(d &>> 31)) }
-        @inline(__always) func imin(_ a: RI4, _ b: RI4) -> RI4 { let d = b &- a; return a &+ (d & (d &>> 31)) }
+        // ceil(x) as round-to-nearest(x + 0.49975) with the 1.5·2^23 trick
+        // (a pixel centre within 2.5e-4 of an edge may go to either side;
+        // both sides of a shared edge still agree), the eps folded in
+        let magic = R4(repeating: 12582912), zMax = R4(repeating: 65535), zero = R4(repeating: 0)
+        let kL = R4(repeating: 0.49975 - footEpsX), kR = R4(repeating: 0.49975 + footEpsX)
+        let kT = R4(repeating: 0.49975 - footEpsY), kB = R4(repeating: 0.49975 + footEpsY)
+        let cwF = R4(repeating: Float(self.cw)), r0F = R4(repeating: Float(r0)), r1F = R4(repeating: Float(r1))
+        let oneF = R4(repeating: 1)
         @inline(__always) func fmin(_ a: R4, _ b: R4) -> R4 { rpick(rbits(a - b) &>> 31, a, b) }
         @inline(__always) func fmax(_ a: R4, _ b: R4) -> R4 { rpick(rbits(b - a) &>> 31, a, b) }
+        @inline(__always) func int(_ m: R4) -> RI4 { rbits(m) &- 0x4B40_0000 }
         /// offset · the slope on the offset's side
         @inline(__always) func lean(_ offset: R4, _ before: R4, _ after: R4) -> R4 {
             offset * rpick(rbits(offset) &>> 31, before, after)
         }
-        @inline(__always) func round(_ a: R4) -> RI4 { rbits(fmin(a, zMax) + magic) &- 0x4B40_0000 }
+        @inline(__always) func round(_ a: R4) -> RI4 { int(fmin(a, zMax) + magic) }
         var x = 0
         while x < dw {
             let u = rload(U + x), v = rload(V + x), z = rload(Z + x)
             let valid = rbits(zero - z) &>> 31                   // all ones where z > 0
-            let top = rload(above.start + x), bottom = rload(below.end + x)
-            let c0 = imax(ceil(rload(across.start + x) - epsX), .zero)
-            let c1 = imin(ceil(rload(across.end + x + 1) + epsX), cwV)
-            let w0 = imax(ceil(top - epsY), r0V), w1 = imin(ceil(bottom + epsY), r1V) & valid   // (empty where invalid)
-            rstore(c0, f.cl + x); rstore(c1, f.cr + x); rstore(w0, f.rt + x); rstore(w1, f.rb + x)
+            // first and one-past-last column and row, clipped (as floats + magic)
+            let mc0 = fmax(rload(across.start + x) + kL, zero) + magic
+            let mc1 = fmin(rload(across.end + x + 1) + kR, cwF) + magic
+            let mr0 = fmax(rload(above.start + x) + kT, r0F) + magic
+            let mr1 = fmin(rload(below.end + x) + kB, r1F) + magic
+            rstore(int(mc0), f.cl + x); rstore(int(mc1), f.cr + x)
+            rstore(int(mr0), f.rt + x); rstore(int(mr1) & valid, f.rb + x)   // (rows empty where invalid)
             // z at the first and last column and row of the footprint
             let sL = rload(across.slope + x), sR = rload(across.slope + x + 1)
             let sT = rload(above.slope + x), sB = rload(below.slope + x)
-            let h0 = lean(R4(c0) - u, sL, sR), h1 = lean(R4(c1 &- 1) - u, sL, sR)
-            let v0 = lean(R4(w0) - v, sT, sB), v1 = lean(R4(w1 &- 1) - v, sT, sB)
+            let h0 = lean((mc0 - magic) - u, sL, sR), h1 = lean((mc1 - magic) - oneF - u, sL, sR)
+            let v0 = lean((mr0 - magic) - v, sT, sB), v1 = lean((mr1 - magic) - oneF - v, sT, sB)
             let zt = z + v0, zb = z + v1
             rstore(round(zt + h0) | (round(zt + h1) &<< 16), f.zTop + x)
             rstore(round(zb + h0) | (round(zb + h1) &<< 16), f.zBottom + x)
