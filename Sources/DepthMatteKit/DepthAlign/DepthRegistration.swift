@@ -188,7 +188,8 @@ public final class DepthRegistration {
         // A footprint's half size towards a neighbour it does not agree with
         // (a step, the picture's edge): half the largest step between
         // neighbouring samples' projections (at 2 m, on a grid over the depth
-        // picture), at most half a colour pixel. Where the edge lies within
+        // picture), at most 0.47 colour pixel (a little under the nearest
+        // pixel's half, so a step never gains a pixel). Where the edge lies within
         // the depth pixel is unknown; a colour pixel across it is left 0
         // (unknown, for depthmatte to decide by colour) rather than invented.
         var sx = 0.0, sy = 0.0
@@ -202,8 +203,8 @@ public final class DepthRegistration {
                 sy = max(sy, abs(r.v - p.v), abs(q.v - p.v))
             }
         }
-        job.hx = Float(min(0.5, 0.5 * sx))
-        job.hy = Float(min(0.5, 0.5 * sy))
+        job.hx = Float(min(0.47, 0.5 * sx))
+        job.hy = Float(min(0.47, 0.5 * sy))
     }
 
     private var job = RegistrationJob()
@@ -248,7 +249,7 @@ struct RegistrationJob {
     var su: UnsafeMutablePointer<Float>?, sv: UnsafeMutablePointer<Float>?, sz: UnsafeMutablePointer<Float>?
     var footScratch: UnsafeMutablePointer<Int32>?
     var boundScratch: UnsafeMutablePointer<Float>?
-    var hx: Float = 0.5, hy: Float = 0.5
+    var hx: Float = 0.47, hy: Float = 0.47
     // how far footprints grow beyond the boundaries: none along a row (the
     // halfway boundaries tile it exactly); a little between rows, whose
     // boundaries bend with the distortion and differ from column to column
