@@ -3,15 +3,12 @@
 ///
 /// Each depth sample is back-projected with the depth intrinsics, moved by
 /// the depth→colour extrinsics and projected with the colour intrinsics
-/// (`DepthCalibration`). The samples form a mesh: the cell between four
-/// neighbouring samples is drawn as two triangles into the colour picture
-/// with a z-buffer (nearest wins), z interpolated inside. A cell whose
-/// corner depths differ by more than `maxRelativeJump` is a depth
-/// discontinuity and is not drawn (if three of its corners agree, their
-/// triangle is), so the mesh fills the gaps that upsampling leaves but never
-/// bridges foreground and background; colour pixels the depth camera cannot
-/// see (occlusion shadows) stay 0. Triangles facing away from the colour
-/// camera (surfaces folded over by the parallax) are culled.
+/// (`DepthCalibration`), then drawn into the colour picture with a z-buffer
+/// (nearest wins) by one of two methods (`Method`). Both fill the gaps that
+/// upsampling leaves between samples whose depths agree within
+/// `maxRelativeJump` and never bridge a step between foreground and
+/// background; colour pixels the depth camera cannot see (occlusion
+/// shadows) stay 0.
 ///
 /// Output values are distances along the colour camera's optical axis in the
 /// same units as the input (`depthScale` metres), rounded; 0 = no reading.
@@ -23,23 +20,30 @@
 public final class DepthRegistration {
     /// How samples become pixels.
     public enum Method: Equatable {
-        /// Each sample goes to its nearest colour pixel (z-buffer), then one
-        /// horizontal and one vertical pass fill a pixel that is empty, or
-        /// farther than both its neighbours (background seen through the
-        /// foreground's sampling gaps), by interpolating between the nearest
-        /// valid neighbours on both sides (at most 2 pixels away) when they
-        /// agree within `maxRelativeJump`. Fast (the default).
+        /// Each sample fills its footprint, the colour pixels it covers: on
+        /// each side halfway to the neighbouring sample (in the row, or the
+        /// row above or below) when the two agree within `maxRelativeJump`,
+        /// so a surface's footprints tile the picture however the parallax
+        /// stretches it; else (a step, the picture's edge) under half a
+        /// colour pixel, so a step is never bridged and an occlusion shadow
+        /// stays empty. Inside the footprint z leans towards the agreeing
+        /// neighbour on each pixel's side (a plane through the three
+        /// samples), which also averages the sensor's noise. No fill passes;
+        /// the output is the z-buffer. Fast (the default).
         case splat
         /// Each cell of four neighbouring samples is drawn as two triangles
-        /// with z interpolated (exact coverage; several times slower).
+        /// with z interpolated (a cell with a step is not drawn, a triangle
+        /// of three agreeing corners is; triangles facing away from the
+        /// colour camera are culled). Exact coverage; several times slower.
         case mesh
     }
 
     /// The method; `.splat` unless told otherwise.
     public var method = Method.splat
 
-    /// Largest relative difference between the depths of a cell's corners
-    /// for the cell to be drawn: (max − min) / min. 0.05 keeps the noise of
+    /// Largest relative difference between the depths of neighbouring
+    /// samples (of a cell's corners, for `.mesh`) for them to be one surface:
+    /// (max − min) / min. 0.05 keeps the noise of
     /// structured light at 3 m (σ ≈ 0.5 %) and surfaces up to about 85° from
     /// the view direction, and refuses real steps (a hand before a body).
     public var maxRelativeJump: Float = 0.05
@@ -519,17 +523,10 @@ struct Corner {
     let ai = unsafeBitCast(a, to: SIMD4<UInt32>.self), bi = unsafeBitCast(b, to: SIMD4<UInt32>.self)
     return unsafeBitCast((ai & mi) | (bi & ~mi), to: SIMD4<Float>.self)
 }
-@inline(__always) func select(_ m: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-    let mi = unsafeBitCast(m, to: SIMD8<UInt32>.self)
-    let ai = unsafeBitCast(a, to: SIMD8<UInt32>.self), bi = unsafeBitCast(b, to: SIMD8<UInt32>.self)
-    return unsafeBitCast((ai & mi) | (bi & ~mi), to: SIMD8<Float>.self)
-}
 @inline(__always) func lanesMin(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { select(a .< b, a, b) }
 @inline(__always) func lanesMin(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> SIMD2<Float> {
     SIMD2(a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y)
 }
-@inline(__always) func lanesMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .< b, a, b) }
-@inline(__always) func lanesMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .> b, a, b) }
 
 // MARK: - splat: each sample's footprint
 
@@ -633,10 +630,10 @@ extension RegistrationJob {
     /// A sample's footprint reaches, on each side, halfway to the neighbour
     /// on that side when the two agree within the jump (so the footprints of
     /// a surface tile the picture without gaps however the parallax stretches
-    /// it), else the default half size `hx`/`hy` (the depth pixel's own
-    /// extent: a step is never bridged, an occlusion shadow stays empty).
-    /// Each footprint grows by `footEps` so the seams between rows, which
-    /// bend with the distortion, leave no pixel centre out.
+    /// it), else `hx`/`hy` (under half a colour pixel: a step is never
+    /// bridged, an occlusion shadow stays empty).
+    /// Footprints grow by `footEpsY` between rows so the seams, which bend
+    /// with the distortion, leave no pixel centre out.
     ///
     /// The output is the z-buffer: 0 (empty) compares as the largest value
     /// by comparing z − 1 wrapped, so no conversion pass is needed.
