@@ -3,15 +3,12 @@
 ///
 /// Each depth sample is back-projected with the depth intrinsics, moved by
 /// the depth→colour extrinsics and projected with the colour intrinsics
-/// (`DepthCalibration`). The samples form a mesh: the cell between four
-/// neighbouring samples is drawn as two triangles into the colour picture
-/// with a z-buffer (nearest wins), z interpolated inside. A cell whose
-/// corner depths differ by more than `maxRelativeJump` is a depth
-/// discontinuity and is not drawn (if three of its corners agree, their
-/// triangle is), so the mesh fills the gaps that upsampling leaves but never
-/// bridges foreground and background; colour pixels the depth camera cannot
-/// see (occlusion shadows) stay 0. Triangles facing away from the colour
-/// camera (surfaces folded over by the parallax) are culled.
+/// (`DepthCalibration`), then drawn into the colour picture with a z-buffer
+/// (nearest wins) by one of two methods (`Method`). Both fill the gaps that
+/// upsampling leaves between samples whose depths agree within
+/// `maxRelativeJump` and never bridge a step between foreground and
+/// background; colour pixels the depth camera cannot see (occlusion
+/// shadows) stay 0.
 ///
 /// Output values are distances along the colour camera's optical axis in the
 /// same units as the input (`depthScale` metres), rounded; 0 = no reading.
@@ -23,23 +20,30 @@
 public final class DepthRegistration {
     /// How samples become pixels.
     public enum Method: Equatable {
-        /// Each sample goes to its nearest colour pixel (z-buffer), then one
-        /// horizontal and one vertical pass fill a pixel that is empty, or
-        /// farther than both its neighbours (background seen through the
-        /// foreground's sampling gaps), by interpolating between the nearest
-        /// valid neighbours on both sides (at most 2 pixels away) when they
-        /// agree within `maxRelativeJump`. Fast (the default).
+        /// Each sample fills its footprint, the colour pixels it covers: on
+        /// each side halfway to the neighbouring sample (in the row, or the
+        /// row above or below) when the two agree within `maxRelativeJump`,
+        /// so a surface's footprints tile the picture however the parallax
+        /// stretches it; else (a step, the picture's edge) under half a
+        /// colour pixel, so a step is never bridged and an occlusion shadow
+        /// stays empty. Inside the footprint z leans towards the agreeing
+        /// neighbour on each pixel's side (a plane through the three
+        /// samples), which also averages the sensor's noise. No fill passes;
+        /// the output is the z-buffer. Fast (the default).
         case splat
         /// Each cell of four neighbouring samples is drawn as two triangles
-        /// with z interpolated (exact coverage; several times slower).
+        /// with z interpolated (a cell with a step is not drawn, a triangle
+        /// of three agreeing corners is; triangles facing away from the
+        /// colour camera are culled). Exact coverage; several times slower.
         case mesh
     }
 
     /// The method; `.splat` unless told otherwise.
     public var method = Method.splat
 
-    /// Largest relative difference between the depths of a cell's corners
-    /// for the cell to be drawn: (max − min) / min. 0.05 keeps the noise of
+    /// Largest relative difference between the depths of neighbouring
+    /// samples (of a cell's corners, for `.mesh`) for them to be one surface:
+    /// (max − min) / min. 0.05 keeps the noise of
     /// structured light at 3 m (σ ≈ 0.5 %) and surfaces up to about 85° from
     /// the view direction, and refuses real steps (a hand before a body).
     public var maxRelativeJump: Float = 0.05
@@ -82,13 +86,14 @@ public final class DepthRegistration {
         job.out = output
         job.outStride = stride
         job.jump = 1 + max(0, maxRelativeJump.isNaN ? 0 : maxRelativeJump)
-        job.jumpMilli = UInt32(min(1000, max(0, (maxRelativeJump.isNaN ? 0 : maxRelativeJump) * 1000)).rounded())
         job.bands = n
         if n > 1 && pool == nil { pool = WorkerPool() }
-        if n * 5 * width > scratchCapacity {
-            job.scratch?.deallocate()
-            scratchCapacity = n * 5 * width
-            job.scratch = .allocate(capacity: scratchCapacity)
+        let lineNeed = n * (calibration.depth.width + 8)
+        if lineNeed > scratchCapacity {
+            job.footScratch?.deallocate(); job.boundScratch?.deallocate()
+            scratchCapacity = lineNeed
+            job.footScratch = .allocate(capacity: footRows * lineNeed)
+            job.boundScratch = .allocate(capacity: boundRows * lineNeed)
         }
         let p = n > 1 ? pool : nil
         withUnsafeMutablePointer(to: &job) { ctx in
@@ -96,13 +101,10 @@ public final class DepthRegistration {
             switch method {
             case .splat:
                 WorkerPool.run(p, bands: n, context: raw) { raw, b in
-                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.projectSplat(band: b)
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.projectFootprints(band: b)
                 }
                 WorkerPool.run(p, bands: n, context: raw) { raw, b in
-                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.splat(band: b)
-                }
-                WorkerPool.run(p, bands: n, context: raw) { raw, b in
-                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.fill(band: b)
+                    raw.assumingMemoryBound(to: RegistrationJob.self).pointee.rasterFootprints(band: b)
                 }
             case .mesh:
                 WorkerPool.run(p, bands: n, context: raw) { raw, b in
@@ -129,27 +131,33 @@ public final class DepthRegistration {
         let dw = calibration.depth.width, dh = calibration.depth.height
         let cw = calibration.color.width, ch = calibration.color.height
         let dn = dw * dh, cn = cw * ch
-        if dn > depthCapacity {
+        // the splat's planes: a row of padding (z = 0) around the picture,
+        // and 16 more so the last row's SIMD steps may load past its end
+        let ps = dw + 2, pn = (dh + 2) * ps + 16
+        if dn > depthCapacity || pn > paddedCapacity {
             job.ax?.deallocate(); job.ay?.deallocate(); job.az?.deallocate()
             job.pu?.deallocate(); job.pv?.deallocate(); job.pz?.deallocate()
-            job.ax = .allocate(capacity: dn); job.ay = .allocate(capacity: dn); job.az = .allocate(capacity: dn)
+            job.su?.deallocate(); job.sv?.deallocate(); job.sz?.deallocate()
+            // (rays padded by 8 for the same reason)
+            job.ax = .allocate(capacity: dn + 8); job.ay = .allocate(capacity: dn + 8); job.az = .allocate(capacity: dn + 8)
             job.pu = .allocate(capacity: dn); job.pv = .allocate(capacity: dn); job.pz = .allocate(capacity: dn)
-            job.packed?.deallocate()
-            job.packed = .allocate(capacity: dn)
+            job.su = .allocate(capacity: pn); job.sv = .allocate(capacity: pn); job.sz = .allocate(capacity: pn)
             depthCapacity = dn
+            paddedCapacity = pn
         }
+        job.ps = ps
+        job.su!.initialize(repeating: 0, count: pn); job.sv!.initialize(repeating: 0, count: pn)
+        job.sz!.initialize(repeating: 0, count: pn)
+        (job.ax! + dn).initialize(repeating: 0, count: 8); (job.ay! + dn).initialize(repeating: 0, count: 8)
+        (job.az! + dn).initialize(repeating: 0, count: 8)
         if dh > rowCapacity {
             job.rowMin?.deallocate(); job.rowMax?.deallocate()
             job.rowMin = .allocate(capacity: dh); job.rowMax = .allocate(capacity: dh)
-            job.rowFirst?.deallocate(); job.rowLast?.deallocate()
-            job.rowFirst = .allocate(capacity: dh); job.rowLast = .allocate(capacity: dh)
             rowCapacity = dh
         }
         if cn > colorCapacity {
             job.zbuf?.deallocate()
             job.zbuf = .allocate(capacity: cn)
-            job.zb16?.deallocate()
-            job.zb16 = .allocate(capacity: cn)
             colorCapacity = cn
         }
         let d = calibration.depth, e = calibration.depthToColor
@@ -181,18 +189,38 @@ public final class DepthRegistration {
         job.model = c.model
         // nothing nearer than 1 cm to the colour camera
         job.zNear = Float(0.01 / calibration.depthScale)
+        // A footprint's half size towards a neighbour it does not agree with
+        // (a step, the picture's edge): half the largest step between
+        // neighbouring samples' projections (at 2 m, on a grid over the depth
+        // picture), at most 0.47 colour pixel (a little under the nearest
+        // pixel's half, so a step never gains a pixel). Where the edge lies within
+        // the depth pixel is unknown; a colour pixel across it is left 0
+        // (unknown, for depthmatte to decide by colour) rather than invented.
+        var sx = 0.0, sy = 0.0
+        let z2 = 2.0
+        for y in Swift.stride(from: 0, to: max(1, dh - 1), by: max(1, dh / 24)) {
+            for x in Swift.stride(from: 0, to: max(1, dw - 1), by: max(1, dw / 32)) {
+                guard let p = calibration.depthToColorPixel(u: Double(x), v: Double(y), z: z2),
+                      let q = calibration.depthToColorPixel(u: Double(x + 1), v: Double(y), z: z2),
+                      let r = calibration.depthToColorPixel(u: Double(x), v: Double(y + 1), z: z2) else { continue }
+                sx = max(sx, abs(q.u - p.u), abs(r.u - p.u))
+                sy = max(sy, abs(r.v - p.v), abs(q.v - p.v))
+            }
+        }
+        job.hx = Float(min(0.47, 0.5 * sx))
+        job.hy = Float(min(0.47, 0.5 * sy))
     }
 
     private var job = RegistrationJob()
     private var pool: WorkerPool?
-    private var depthCapacity = 0, rowCapacity = 0, colorCapacity = 0, scratchCapacity = 0
+    private var depthCapacity = 0, paddedCapacity = 0, rowCapacity = 0, colorCapacity = 0, scratchCapacity = 0
 
     private func freeBuffers() {
         job.ax?.deallocate(); job.ay?.deallocate(); job.az?.deallocate()
         job.pu?.deallocate(); job.pv?.deallocate(); job.pz?.deallocate()
         job.rowMin?.deallocate(); job.rowMax?.deallocate(); job.zbuf?.deallocate()
-        job.packed?.deallocate(); job.rowFirst?.deallocate(); job.rowLast?.deallocate()
-        job.zb16?.deallocate(); job.scratch?.deallocate()
+        job.su?.deallocate(); job.sv?.deallocate(); job.sz?.deallocate()
+        job.footScratch?.deallocate(); job.boundScratch?.deallocate()
     }
 }
 
@@ -218,14 +246,18 @@ struct RegistrationJob {
     var pu: UnsafeMutablePointer<Float>?, pv: UnsafeMutablePointer<Float>?, pz: UnsafeMutablePointer<Float>?
     var rowMin: UnsafeMutablePointer<Float>?, rowMax: UnsafeMutablePointer<Float>?
     var zbuf: UnsafeMutablePointer<Float>?
-    // splat scratch: per depth pixel the colour pixel index (low 32 bits,
-    // -1: none) and its z (high 32 bits); per depth row the smallest and largest index; the colour z-buffer
-    // (0xFFFF = empty); five rows per band for the fill
-    var packed: UnsafeMutablePointer<UInt64>?
-    var rowFirst: UnsafeMutablePointer<Int32>?, rowLast: UnsafeMutablePointer<Int32>?
-    var zb16: UnsafeMutablePointer<UInt16>?
-    var scratch: UnsafeMutablePointer<UInt16>?
-    var jumpMilli: UInt32 = 50
+    // splat: per sample its colour pixel and z (0 = invalid), in planes with
+    // a row of padding all round (row y at (y + 1) · ps + 1); per band five
+    // rows of footprints (columns, rows, z); the footprints' half sizes
+    var ps = 0
+    var su: UnsafeMutablePointer<Float>?, sv: UnsafeMutablePointer<Float>?, sz: UnsafeMutablePointer<Float>?
+    var footScratch: UnsafeMutablePointer<Int32>?
+    var boundScratch: UnsafeMutablePointer<Float>?
+    var hx: Float = 0.47, hy: Float = 0.47
+    // how far footprints grow beyond the boundaries: none along a row (the
+    // halfway boundaries tile it exactly); a little between rows, whose
+    // boundaries bend with the distortion and differ from column to column
+    var footEpsX: Float = 0, footEpsY: Float = 0.05
 
     // MARK: projection
 
@@ -440,6 +472,34 @@ struct RegistrationJob {
     }
 }
 
+/// One depth row's footprints in the band's scratch: colour columns
+/// cl..<cr, rows rt..<rb, z at (cl, rt) | (cr − 1, rt) << 16 and at
+/// (cl, rb − 1) | (cr − 1, rb − 1) << 16.
+struct Footprints {
+    var cl, cr, rt, rb, zTop, zBottom: UnsafeMutablePointer<Int32>
+}
+
+/// Rows of `Footprints` per band.
+let footRows = 6
+
+/// One line of boundaries between neighbouring samples (`boundaries`).
+struct Boundaries {
+    var end, start, slope: UnsafeMutablePointer<Float>
+}
+
+/// Rows of `Boundaries` per band: along the row, and two between rows.
+let boundRows = 9
+
+typealias R4 = SIMD4<Float>
+typealias RI4 = SIMD4<Int32>
+@inline(__always) func rbits(_ f: R4) -> RI4 { unsafeBitCast(f, to: RI4.self) }
+@inline(__always) func rfloat(_ i: RI4) -> R4 { unsafeBitCast(i, to: R4.self) }
+/// m ? a : b lane by lane, m all ones or all zeros per lane (bit operations)
+@inline(__always) func rpick(_ m: RI4, _ a: R4, _ b: R4) -> R4 { rfloat((rbits(a) & m) | (rbits(b) & ~m)) }
+@inline(__always) func rload(_ p: UnsafeMutablePointer<Float>) -> R4 { UnsafeRawPointer(p).loadUnaligned(as: R4.self) }
+@inline(__always) func rstore(_ v: R4, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: R4.self) }
+@inline(__always) func rstore(_ v: RI4, _ p: UnsafeMutablePointer<Int32>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: RI4.self) }
+
 /// A projected depth sample: colour pixel (u, v) and colour-axis depth z (0 = none).
 struct Corner {
     var u: Float, v: Float, z: Float
@@ -463,259 +523,286 @@ struct Corner {
     let ai = unsafeBitCast(a, to: SIMD4<UInt32>.self), bi = unsafeBitCast(b, to: SIMD4<UInt32>.self)
     return unsafeBitCast((ai & mi) | (bi & ~mi), to: SIMD4<Float>.self)
 }
-@inline(__always) func select(_ m: SIMDMask<SIMD8<Int32>>, _ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-    let mi = unsafeBitCast(m, to: SIMD8<UInt32>.self)
-    let ai = unsafeBitCast(a, to: SIMD8<UInt32>.self), bi = unsafeBitCast(b, to: SIMD8<UInt32>.self)
-    return unsafeBitCast((ai & mi) | (bi & ~mi), to: SIMD8<Float>.self)
-}
 @inline(__always) func lanesMin(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { select(a .< b, a, b) }
 @inline(__always) func lanesMin(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> SIMD2<Float> {
     SIMD2(a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y)
 }
-@inline(__always) func lanesMin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .< b, a, b) }
-@inline(__always) func lanesMax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { select(a .> b, a, b) }
 
-// MARK: - splat and fill
+// MARK: - splat: each sample's footprint
 
 extension RegistrationJob {
-    /// Project depth rows of this band: per sample the nearest colour pixel's
-    /// index (-1 when invalid or outside) and the colour-axis z, rounded.
-    func projectSplat(band: Int) {
+    /// Project this band's depth rows into the padded SoA planes `su`, `sv`,
+    /// `sz` (colour pixel and colour-axis z; z = 0 where invalid) and note
+    /// each row's smallest and largest v.
+    func projectFootprints(band: Int) {
         let y0 = dh * band / bands, y1 = dh * (band + 1) / bands
         for y in y0..<y1 {
             switch model {
-            case .none: projectSplatRow(y, distortion: 0)
-            case .brownConrady: projectSplatRow(y, distortion: 1)
-            case .inverseBrownConrady: projectSplatRow(y, distortion: 2)
+            case .none: projectFootprintRow(y, distortion: 0)
+            case .brownConrady: projectFootprintRow(y, distortion: 1)
+            case .inverseBrownConrady: projectFootprintRow(y, distortion: 2)
             }
         }
     }
 
     @inline(__always)
-    func projectSplatRow(_ y: Int, distortion: Int) {
-        let ax = self.ax!, ay = self.ay!, az = self.az!, packed = self.packed!
-        let src = (depth.base + y * depth.stride).assumingMemoryBound(to: UInt16.self)
-        let tx = self.tx, ty = self.ty, tz = self.tz, fx = self.fx, fy = self.fy, ppx = self.ppx, ppy = self.ppy
-        let k1 = self.k1, k2 = self.k2, p1 = self.p1, p2 = self.p2, k3 = self.k3
-        let r2max = self.r2max, zNear = self.zNear
-        let uLimit = Float(cw) - 0.5, vLimit = Float(ch) - 0.5
-        let cw32 = Int32(cw)
+    func projectFootprintRow(_ y: Int, distortion: Int) {
+        // SIMD4 (one SSE register) with validity as sign bits: Swift lowers
+        // SIMD masks and SIMD8 on baseline x86-64 to lane shuffles, and its
+        // plain loops here to scalar code.
+        typealias F = SIMD4<Float>
+        typealias I = SIMD4<Int32>
+        @inline(__always) func rbits(_ f: F) -> I { unsafeBitCast(f, to: I.self) }
+        @inline(__always) func rfloat(_ i: I) -> F { unsafeBitCast(i, to: F.self) }
         let base = y * dw
-        var first = Int32.max, last: Int32 = -1
-        // eight samples at a time; validity as sign bits (no SIMD masks:
-        // Swift lowers mask conversions lane by lane)
+        let ax = self.ax! + base, ay = self.ay! + base, az = self.az! + base
+        let o = (y + 1) * ps + 1
+        let U = su! + o, V = sv! + o, Z = sz! + o
+        let src = UnsafeRawPointer(depth.base + y * depth.stride)
+        let tx = F(repeating: self.tx), ty = F(repeating: self.ty), tz = F(repeating: self.tz)
+        let fx = F(repeating: self.fx), fy = F(repeating: self.fy), ppx = F(repeating: self.ppx), ppy = F(repeating: self.ppy)
+        let k1 = F(repeating: self.k1), k2 = F(repeating: self.k2), k3 = F(repeating: self.k3)
+        let p1 = F(repeating: self.p1), p2 = F(repeating: self.p2)
+        let r2max = F(repeating: self.r2max), zNear = F(repeating: self.zNear)
+        let one = F(repeating: 1), two = F(repeating: 2), half = F(repeating: 0.5)
+        let limit = I(repeating: Int32(bitPattern: Float(1e6).bitPattern)), absMask = I(repeating: 0x7FFF_FFFF)
+        let inf = rbits(F(repeating: .infinity)), ninf = rbits(F(repeating: -.infinity))
+        var vmin = F(repeating: .infinity), vmax = F(repeating: -.infinity)
         var x = 0
-        if distortion != 2 {
-            typealias F = SIMD8<Float>
-            typealias I = SIMD8<Int32>
-            let bc: Float = distortion == 1 ? 1 : 0
-            let magic = F(repeating: 12582912)
-            var firstV = I(repeating: .max), lastV = I(repeating: -1)
-            let rawSrc = UnsafeRawPointer(src)
-            while x + 8 <= dw {
-                let i = base + x
-                let d16 = rawSrc.loadUnaligned(fromByteOffset: 2 * x, as: SIMD8<UInt16>.self)
-                let d = F(I(truncatingIfNeeded: d16))
-                let qx = d * UnsafeRawPointer(ax + i).loadUnaligned(as: F.self) + tx
-                let qy = d * UnsafeRawPointer(ay + i).loadUnaligned(as: F.self) + ty
-                let qz = d * UnsafeRawPointer(az + i).loadUnaligned(as: F.self) + tz
-                // qz > zNear keeps the division finite for the lanes that count
-                let qzSafe = unsafeBitCast(unsafeBitCast(qz, to: I.self) | (unsafeBitCast(qz - zNear, to: I.self) &>> 31 & unsafeBitCast(F(repeating: 1), to: I.self)), to: F.self)
-                let inv = 1 / qzSafe
-                let xn0 = qx * inv, yn0 = qy * inv
-                let r2 = xn0 * xn0 + yn0 * yn0
-                let f = 1 + bc * r2 * (k1 + r2 * (k2 + r2 * k3))
-                let xn = xn0 * f + bc * (2 * p1 * xn0 * yn0 + p2 * (r2 + 2 * xn0 * xn0))
-                let yn = yn0 * f + bc * (2 * p2 * xn0 * yn0 + p1 * (r2 + 2 * yn0 * yn0))
-                let u = xn * fx + ppx, v = yn * fy + ppy
-                // each term is negative exactly when its condition holds
-                var ok = unsafeBitCast(0.5 - d, to: I.self)
-                ok &= unsafeBitCast(zNear - qz, to: I.self)
-                ok &= unsafeBitCast(r2 - r2max, to: I.self)
-                ok &= unsafeBitCast(-0.5 - u, to: I.self)
-                ok &= unsafeBitCast(u - uLimit, to: I.self)
-                ok &= unsafeBitCast(-0.5 - v, to: I.self)
-                ok &= unsafeBitCast(v - vLimit, to: I.self)
-                let valid = ok &>> 31   // all ones where valid
-                let ci = unsafeBitCast(u + magic, to: I.self) &- 0x4B40_0000
-                let ri = unsafeBitCast(v + magic, to: I.self) &- 0x4B40_0000
-                let kk = ri &* Int32(cw) &+ ci
-                let k = (kk & valid) | ~valid     // -1 where invalid
-                let over = unsafeBitCast(65534 - qz, to: I.self) &>> 31   // ones where z > 65534
-                let zi0 = unsafeBitCast(qz + magic, to: I.self) &- 0x4B40_0000
-                let zi = ((zi0 & ~over) | (65534 & over)) & valid
-                let out = UnsafeMutableRawPointer(packed + i)
-                for j in 0..<8 {
-                    out.storeBytes(of: UInt64(UInt32(bitPattern: k[j])) | UInt64(UInt32(bitPattern: zi[j])) << 32,
-                                   toByteOffset: 8 * j, as: UInt64.self)
-                }
-                let kmin = (k & valid) | (I(repeating: .max) & ~valid)
-                firstV = firstV &+ ((kmin &- firstV) & ((kmin &- firstV) &>> 31))   // min
-                lastV = lastV &- ((lastV &- k) & ((lastV &- k) &>> 31))          // max
-                x += 8
+        while x < dw {
+            let s: SIMD4<UInt16>
+            if x + 4 <= dw {
+                s = src.loadUnaligned(fromByteOffset: 2 * x, as: SIMD4<UInt16>.self)   // x86-64: little-endian
+            } else {
+                var t = SIMD4<UInt16>(repeating: 0)
+                for j in 0..<(dw - x) { t[j] = src.loadUnaligned(fromByteOffset: 2 * (x + j), as: UInt16.self) }
+                s = t
             }
-            for j in 0..<8 { first = min(first, firstV[j]); last = max(last, lastV[j]) }
-        }
-        for x in x..<dw {
-            let i = base + x
-            let d = Float(UInt16(littleEndian: src[x]))
-            let qx = d * ax[i] + tx, qy = d * ay[i] + ty, qz = d * az[i] + tz
-            let valid0 = d > 0 && qz > zNear
-            let inv = 1 / (valid0 ? qz : 1)
+            let d = F(I(truncatingIfNeeded: s))
+            // (the ray planes are padded so the last row's tail may load past dw)
+            let qx = d * UnsafeRawPointer(ax + x).loadUnaligned(as: F.self) + tx
+            let qy = d * UnsafeRawPointer(ay + x).loadUnaligned(as: F.self) + ty
+            let qz = d * UnsafeRawPointer(az + x).loadUnaligned(as: F.self) + tz
+            // each term is negative exactly when its condition holds
+            var ok = rbits(half - d) & rbits(zNear - qz)
+            let m0 = ok &>> 31
+            // (qz > zNear keeps the division finite for the lanes that count)
+            let inv = one / rfloat((rbits(qz) & m0) | (rbits(one) & ~m0))
             var xn = qx * inv, yn = qy * inv
             let r2 = xn * xn + yn * yn
-            if distortion == 1 {
-                let f = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
-                let dx = xn * f + 2 * p1 * xn * yn + p2 * (r2 + 2 * xn * xn)
-                let dy = yn * f + 2 * p2 * xn * yn + p1 * (r2 + 2 * yn * yn)
-                xn = dx; yn = dy
-            } else if distortion == 2 {
-                let f = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
-                let xf = xn * f, yf = yn * f
-                xn = xf + 2 * p1 * xf * yf + p2 * (r2 + 2 * xf * xf)
-                yn = yf + 2 * p2 * xf * yf + p1 * (r2 + 2 * yf * yf)
+            ok &= rbits(r2 - r2max)
+            if distortion != 0 {
+                let f = one + r2 * (k1 + r2 * (k2 + r2 * k3))
+                let xb = distortion == 2 ? xn * f : xn, yb = distortion == 2 ? yn * f : yn
+                let xy2 = two * xb * yb
+                let dx = p1 * xy2 + p2 * (r2 + two * xb * xb)
+                let dy = p2 * xy2 + p1 * (r2 + two * yb * yb)
+                xn = (distortion == 2 ? xb : xn * f) + dx
+                yn = (distortion == 2 ? yb : yn * f) + dy
             }
             let u = xn * fx + ppx, v = yn * fy + ppy
-            let valid = valid0 && r2 < r2max && u >= -0.5 && u < uLimit && v >= -0.5 && v < vLimit
-            // round to nearest with the 1.5·2^23 trick (no libm, no trapping conversion)
-            let ci = Int32(bitPattern: ((valid ? u : 0) + 12582912).bitPattern) &- 0x4B40_0000
-            let ri = Int32(bitPattern: ((valid ? v : 0) + 12582912).bitPattern) &- 0x4B40_0000
-            let k = valid ? ri &* cw32 &+ ci : -1
-            let zc = valid ? (qz < 65534 ? qz : 65534) : 0
-            let zi = Int32(bitPattern: (zc + 12582912).bitPattern) &- 0x4B40_0000
-            // one store per sample (fewer pointers for the vectoriser's alias checks)
-            packed[i] = UInt64(UInt32(bitPattern: k)) | UInt64(UInt32(bitPattern: zi)) << 32
-            first = min(first, valid ? k : .max)
-            last = max(last, k)
-        }
-        rowFirst![y] = first
-        rowLast![y] = last
-    }
-
-    /// Samples landing in this band's colour rows, nearest kept.
-    func splat(band: Int) {
-        let r0 = ch * band / bands, r1 = ch * (band + 1) / bands
-        if r0 >= r1 { return }
-        let zb = zb16!, packed = self.packed!, rowFirst = self.rowFirst!, rowLast = self.rowLast!
-        (zb + r0 * cw).initialize(repeating: 0xFFFF, count: (r1 - r0) * cw)
-        let lo = Int32(r0 * cw), span = UInt32((r1 - r0) * cw)
-        let hi = lo + Int32(span)
-        for y in 0..<dh {
-            if rowLast[y] < lo || rowFirst[y] >= hi { continue }
-            let row = packed + y * dw
-            for x in 0..<dw {
-                let s = row[x]
-                let k = Int32(truncatingIfNeeded: s)
-                if UInt32(bitPattern: k &- lo) < span {
-                    let v = UInt16(truncatingIfNeeded: s >> 32)
-                    if v < zb[Int(k)] { zb[Int(k)] = v }
-                }
-            }
-        }
-    }
-
-    /// `p`, or the value interpolated between its neighbours on both sides
-    /// when those agree within the jump and `p` is empty (0xFFFF) or farther
-    /// than both by more than the jump (background seen through the
-    /// foreground's sampling gaps). A side's neighbour is the adjacent pixel
-    /// (`a1`, `b1`), or the one after it (`a2`, `b2`) when the adjacent one is
-    /// empty: gaps up to two pixels wide are filled.
-    @inline(__always)
-    func mend(_ p: UInt16, _ a1: UInt16, _ b1: UInt16, _ a2: UInt16, _ b2: UInt16) -> UInt16 {
-        let P = UInt32(p)
-        let aNear = a1 != 0xFFFF, bNear = b1 != 0xFFFF
-        let A = UInt32(aNear ? a1 : a2), B = UInt32(bNear ? b1 : b2)
-        let wa: UInt32 = aNear ? 1 : 2, wb: UInt32 = bNear ? 1 : 2
-        let lo = min(A, B), hi = max(A, B)
-        let k = 1000 + jumpMilli
-        let agree = hi != 0xFFFF && hi &* 1000 <= lo &* k
-        let replace = agree && (P == 0xFFFF || P &* 1000 > hi &* k)
-        if !replace { return p }
-        if aNear && bNear { return UInt16(truncatingIfNeeded: (A &+ B &+ 1) >> 1) }
-        // a two-pixel gap (rare): interpolate at 1/3 or 2/3
-        let w = wa &+ wb
-        return UInt16(truncatingIfNeeded: (A &* wb &+ B &* wa &+ (w >> 1)) / w)
-    }
-
-    /// `mend` on eight pixels at once, with sign-bit arithmetic instead of
-    /// SIMD masks (which Swift lowers lane by lane); output 0xFFFF-free when
-    /// `toOutput` (empty → 0).
-    @inline(__always)
-    func mend8(_ p: UnsafeRawPointer, _ a1: UnsafeRawPointer, _ b1: UnsafeRawPointer,
-               _ a2: UnsafeRawPointer, _ b2: UnsafeRawPointer, into dst: UnsafeMutableRawPointer, toOutput: Bool) {
-        typealias I = SIMD8<Int32>
-        @inline(__always) func load(_ q: UnsafeRawPointer) -> I { I(truncatingIfNeeded: q.loadUnaligned(as: SIMD8<UInt16>.self)) }
-        let E = I(repeating: 0xFFFF)
-        let P = load(p), A1 = load(a1), B1 = load(b1), A2 = load(a2), B2 = load(b2)
-        let aNear = (A1 &- E) &>> 31, bNear = (B1 &- E) &>> 31      // all ones when the adjacent one is valid
-        let A = (A1 & aNear) | (A2 & ~aNear), B = (B1 & bNear) | (B2 & ~bNear)
-        let d = B &- A, dn = d & (d &>> 31)
-        let lo = A &+ dn, hi = B &- dn
-        let k = I(repeating: Int32(1000 + jumpMilli))
-        let hiValid = (hi &- E) &>> 31
-        let agree = ~((lo &* k &- hi &* 1000) &>> 31)
-        let pEmpty = ~((P &- E) &>> 31)
-        let pFarther = (hi &* k &- P &* 1000) &>> 31
-        let replace = hiValid & agree & (pEmpty | pFarther)
-        let wa = 2 &+ aNear, wb = 2 &+ bNear                         // 1 near, 2 one further
-        let num = SIMD8<Float>(A &* wb &+ B &* wa), den = SIMD8<Float>(wa &+ wb)
-        let v = unsafeBitCast(num / den + 12582912, to: I.self) &- 0x4B40_0000
-        var r = (v & replace) | (P & ~replace)
-        if toOutput { r = r & ((r &- E) &>> 31) }
-        dst.storeBytes(of: SIMD8<UInt16>(truncatingIfNeeded: r), as: SIMD8<UInt16>.self)
-    }
-
-    /// The horizontal pass over colour row r.
-    @inline(__always)
-    func mendRow(_ r: Int, into dst: UnsafeMutablePointer<UInt16>) {
-        let src = zb16! + r * cw
-        let empty: UInt16 = 0xFFFF
-        for c in 0..<min(cw, 2) { dst[c] = src[c] }
-        for c in max(2, cw - 2)..<cw { dst[c] = src[c] }
-        if cw < 5 { return }
-        dst[1] = mend(src[1], src[0], src[2], empty, src[3])
-        dst[cw - 2] = mend(src[cw - 2], src[cw - 3], src[cw - 1], src[cw - 4], empty)
-        var c = 2
-        while c + 8 <= cw - 2 {
-            let q = UnsafeRawPointer(src + c)
-            mend8(q, q - 2, q + 2, q - 4, q + 4, into: UnsafeMutableRawPointer(dst + c), toOutput: false)
-            c += 8
-        }
-        while c < cw - 2 { dst[c] = mend(src[c], src[c - 1], src[c + 1], src[c - 2], src[c + 2]); c += 1 }
-    }
-
-    /// Horizontal then vertical mending of this band's rows, into the output.
-    func fill(band: Int) {
-        let r0 = ch * band / bands, r1 = ch * (band + 1) / bands
-        if r0 >= r1 { return }
-        let ring = scratch! + band * 5 * cw
-        @inline(__always) func slot(_ r: Int) -> UnsafeMutablePointer<UInt16> { ring + ((r + 5) % 5) * cw }
-        for r in max(0, r0 - 2)..<min(ch, r0 + 2) { mendRow(r, into: slot(r)) }
-        let out = self.out!
-        for r in r0..<r1 {
-            if r + 2 < ch { mendRow(r + 2, into: slot(r + 2)) }
-            let o = (out + r * outStride).assumingMemoryBound(to: UInt16.self)
-            let mid = slot(r)
-            if r == 0 || r == ch - 1 {
-                for c in 0..<cw { let v = mid[c]; o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v) }
-            } else if r == 1 || r == ch - 2 {
-                let up = slot(r - 1), down = slot(r + 1)
-                for c in 0..<cw {
-                    let v = mend(mid[c], up[c], down[c], 0xFFFF, 0xFFFF)
-                    o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v)
-                }
+            // |u|, |v| < 1e6 compared as integers (also refuses NaN)
+            ok &= (rbits(u) & absMask) &- limit
+            ok &= (rbits(v) & absMask) &- limit
+            let valid = ok &>> 31
+            let uo = rfloat(rbits(u) & valid), vo = rfloat(rbits(v) & valid), zo = rfloat(rbits(qz) & valid)
+            if x + 4 <= dw {
+                UnsafeMutableRawPointer(U + x).storeBytes(of: uo, as: F.self)
+                UnsafeMutableRawPointer(V + x).storeBytes(of: vo, as: F.self)
+                UnsafeMutableRawPointer(Z + x).storeBytes(of: zo, as: F.self)
             } else {
-                let up = slot(r - 1), down = slot(r + 1), up2 = slot(r - 2), down2 = slot(r + 2)
-                var c = 0
-                while c + 8 <= cw {
-                    mend8(mid + c, up + c, down + c, up2 + c, down2 + c, into: UnsafeMutableRawPointer(o + c), toOutput: true)
-                    c += 8
+                for j in 0..<(dw - x) { U[x + j] = uo[j]; V[x + j] = vo[j]; Z[x + j] = zo[j] }
+            }
+            let vlo = rfloat(rbits(vo) | (inf & ~valid)), vhi = rfloat(rbits(vo) | (ninf & ~valid))
+            let a = rbits(vlo - vmin) &>> 31
+            vmin = rfloat((rbits(vlo) & a) | (rbits(vmin) & ~a))
+            let b = rbits(vmax - vhi) &>> 31
+            vmax = rfloat((rbits(vhi) & b) | (rbits(vmax) & ~b))
+            x += 4
+        }
+        rowMin![y] = min(min(vmin[0], vmin[1]), min(vmin[2], vmin[3]))
+        rowMax![y] = max(max(vmax[0], vmax[1]), max(vmax[2], vmax[3]))
+    }
+
+    /// Draw the footprints of the samples that reach this band's colour rows
+    /// into the output with a z-buffer (nearest wins).
+    ///
+    /// A sample's footprint reaches, on each side, halfway to the neighbour
+    /// on that side when the two agree within the jump (so the footprints of
+    /// a surface tile the picture without gaps however the parallax stretches
+    /// it), else `hx`/`hy` (under half a colour pixel: a step is never
+    /// bridged, an occlusion shadow stays empty).
+    /// Footprints grow by `footEpsY` between rows so the seams, which bend
+    /// with the distortion, leave no pixel centre out.
+    ///
+    /// The output is the z-buffer: 0 (empty) compares as the largest value
+    /// by comparing z − 1 wrapped, so no conversion pass is needed.
+    func rasterFootprints(band: Int) {
+        let r0 = ch * band / bands, r1 = ch * (band + 1) / bands
+        if r0 >= r1 { return }
+        let out = self.out!, stride = outStride, cw = self.cw
+        for r in r0..<r1 { (out + r * stride).initializeMemory(as: UInt16.self, repeating: 0, count: cw) }
+        let rowMin = self.rowMin!, rowMax = self.rowMax!
+        // A footprint reaches at most halfway to the next row's sample, or
+        // the step default beyond its own: rows whose neighbourhood misses
+        // the band are skipped (the same rows in every band, so the bands'
+        // results do not depend on the split).
+        let margin = hy + footEpsY + 1
+        let lo = Float(r0) - margin, hi = Float(r1) + margin
+        let n = dw + 8
+        let foot = footScratch! + band * footRows * n
+        let f = Footprints(cl: foot, cr: foot + n, rt: foot + 2 * n, rb: foot + 3 * n, zTop: foot + 4 * n, zBottom: foot + 5 * n)
+        let b = boundScratch! + band * boundRows * n
+        let across = Boundaries(end: b, start: b + n, slope: b + 2 * n)
+        let down = [Boundaries(end: b + 3 * n, start: b + 4 * n, slope: b + 5 * n),
+                    Boundaries(end: b + 6 * n, start: b + 7 * n, slope: b + 8 * n)]
+        var last = -2   // the latest boundary below a row computed into down[(y + 1) & 1]
+        for y in 0..<dh {
+            let y0 = max(y - 1, 0), y1 = min(y + 1, dh - 1)
+            if max(rowMax[y0], max(rowMax[y], rowMax[y1])) < lo || min(rowMin[y0], min(rowMin[y], rowMin[y1])) > hi { continue }
+            if last != y - 1 { verticalBoundaries(below: y - 1, into: down[y & 1]) }
+            verticalBoundaries(below: y, into: down[(y + 1) & 1])
+            last = y
+            horizontalBoundaries(y, into: across)
+            footprintRow(y, r0: r0, r1: r1, across: across, above: down[y & 1], below: down[(y + 1) & 1], f)
+            drawFootprints(f)
+        }
+    }
+
+    /// Draw one depth row's footprints (from `footprintRow`) into the output.
+    @inline(__always)
+    func drawFootprints(_ f: Footprints) {
+        let out = self.out!, stride = outStride
+        // z-buffer: 0 (empty) is the largest as z − 1 wrapped; branch-free
+        @inline(__always) func put(_ p: UnsafeMutableRawPointer, _ z: UInt16) {
+            let o = p.load(as: UInt16.self)
+            p.storeBytes(of: o &- 1 > z &- 1 ? UInt16(littleEndian: z) : o, as: UInt16.self)
+        }
+        for x in 0..<dw {
+            let r0 = Int(f.rt[x]), c0 = Int(f.cl[x])
+            let nr = Int(f.rb[x]) &- r0, nc = Int(f.cr[x]) &- c0
+            let top = UInt32(bitPattern: f.zTop[x]), bottom = UInt32(bitPattern: f.zBottom[x])
+            let z00 = UInt16(truncatingIfNeeded: top), z10 = UInt16(truncatingIfNeeded: top >> 16)
+            let z01 = UInt16(truncatingIfNeeded: bottom), z11 = UInt16(truncatingIfNeeded: bottom >> 16)
+            let p = out + (r0 &* stride &+ 2 &* c0)
+            if UInt(bitPattern: nr &- 1) < 2 && UInt(bitPattern: nc &- 1) < 2 {
+                // up to 2x2 pixels (upsampling by less than 2); branches, not
+                // repeated writes: those would chain through memory
+                put(p, z00)
+                if nc == 2 { put(p + 2, z10) }
+                if nr == 2 {
+                    put(p + stride, z01)
+                    if nc == 2 { put(p + stride + 2, z11) }
                 }
-                for c in c..<cw {
-                    let v = mend(mid[c], up[c], down[c], up2[c], down2[c])
-                    o[c] = UInt16(littleEndian: v == 0xFFFF ? 0 : v)
+            } else if nr > 0 && nc > 0 {
+                // larger (upsampling by 2 or more, or a stretched surface):
+                // bilinear between the four corners' values
+                let a = Float(z00), b = Float(z10), c = Float(z01), d = Float(z11)
+                let sc = nc > 1 ? 1 / Float(nc - 1) : 0, sr = nr > 1 ? 1 / Float(nr - 1) : 0
+                for r in 0..<nr {
+                    let t = Float(r) * sr
+                    let left = a + (c - a) * t, right = b + (d - b) * t
+                    for col in 0..<nc {
+                        let z = left + (right - left) * (Float(col) * sc)
+                        put(p + r * stride + 2 * col, UInt16(z + 0.5))
+                    }
                 }
             }
+        }
+    }
+
+    /// Between each sample and the next along u (in row y) or v (between
+    /// rows y and y + 1): where the first one's footprint ends and the
+    /// second one's starts (both halfway when the two agree within the jump,
+    /// else each the step default away from its own sample), and the slope
+    /// of z (0 when they do not agree). Padding samples (z = 0) agree with none.
+    @inline(__always)
+    func boundaries(_ za: R4, _ zb: R4, _ pa: R4, _ pb: R4, _ h: R4) -> (end: R4, start: R4, slope: R4) {
+        let k = R4(repeating: jump), minDist = R4(repeating: 1.0 / 64)
+        let dist = pb - pa
+        // (dist > 1/64 also keeps the division finite where it counts)
+        let d1: R4 = zb * k - za, d2: R4 = za * k - zb, d3: R4 = dist - minDist
+        let agree: RI4 = ~((rbits(d1) | rbits(d2) | rbits(d3)) &>> 31)
+        let mid: R4 = 0.5 * (pa + pb)
+        let slope = (zb - za) / rpick(agree, dist, R4(repeating: 1))
+        return (rpick(agree, mid, pa + h), rpick(agree, mid, pb - h), rfloat(rbits(slope) & agree))
+    }
+
+    /// Boundaries along row y: entry x is between samples x − 1 and x (x = 0…dw).
+    @inline(__always)
+    func horizontalBoundaries(_ y: Int, into b: Boundaries) {
+        let o = (y + 1) * ps   // the padding sample left of the row
+        let U = su! + o, Z = sz! + o
+        let h = R4(repeating: hx)
+        var x = 0
+        while x <= dw {
+            // (the padded planes hold 16 more values, so the last steps may load past the row)
+            let r = boundaries(rload(Z + x), rload(Z + x + 1), rload(U + x), rload(U + x + 1), h)
+            rstore(r.end, b.end + x); rstore(r.start, b.start + x); rstore(r.slope, b.slope + x)
+            x += 4
+        }
+    }
+
+    /// Boundaries between rows y and y + 1 (y = −1…dh − 1; padding beyond).
+    @inline(__always)
+    func verticalBoundaries(below y: Int, into b: Boundaries) {
+        let o = (y + 1) * ps + 1
+        let V = sv! + o, Z = sz! + o
+        let h = R4(repeating: hy)
+        var x = 0
+        while x < dw {
+            let r = boundaries(rload(Z + x), rload(Z + x + ps), rload(V + x), rload(V + x + ps), h)
+            rstore(r.end, b.end + x); rstore(r.start, b.start + x); rstore(r.slope, b.slope + x)
+            x += 4
+        }
+    }
+
+    /// Depth row y's footprints: half-open colour column and row ranges
+    /// (clipped to the picture and to rows r0..<r1; empty for invalid
+    /// samples) and z at the corners of the range, each corner's z
+    /// interpolated towards the horizontal and the vertical neighbour on its
+    /// side when they agree (a plane through the three samples), so the
+    /// colour pixels between samples get values between theirs.
+    @inline(__always)
+    func footprintRow(_ y: Int, r0: Int, r1: Int, across: Boundaries, above: Boundaries, below: Boundaries, _ f: Footprints) {
+        let o = (y + 1) * ps + 1
+        let U = su! + o, V = sv! + o, Z = sz! + o
+        // ceil(x) as round-to-nearest(x + 0.49975) with the 1.5·2^23 trick
+        // (a pixel centre within 2.5e-4 of an edge may go to either side;
+        // both sides of a shared edge still agree), the eps folded in
+        let magic = R4(repeating: 12582912), zMax = R4(repeating: 65535), zero = R4(repeating: 0)
+        let kL = R4(repeating: 0.49975 - footEpsX), kR = R4(repeating: 0.49975 + footEpsX)
+        let kT = R4(repeating: 0.49975 - footEpsY), kB = R4(repeating: 0.49975 + footEpsY)
+        let cwF = R4(repeating: Float(self.cw)), r0F = R4(repeating: Float(r0)), r1F = R4(repeating: Float(r1))
+        let oneF = R4(repeating: 1)
+        @inline(__always) func fmin(_ a: R4, _ b: R4) -> R4 { rpick(rbits(a - b) &>> 31, a, b) }
+        @inline(__always) func fmax(_ a: R4, _ b: R4) -> R4 { rpick(rbits(b - a) &>> 31, a, b) }
+        @inline(__always) func int(_ m: R4) -> RI4 { rbits(m) &- 0x4B40_0000 }
+        /// offset · the slope on the offset's side
+        @inline(__always) func lean(_ offset: R4, _ before: R4, _ after: R4) -> R4 {
+            offset * rpick(rbits(offset) &>> 31, before, after)
+        }
+        @inline(__always) func round(_ a: R4) -> RI4 { int(fmin(a, zMax) + magic) }
+        var x = 0
+        while x < dw {
+            let u = rload(U + x), v = rload(V + x), z = rload(Z + x)
+            let valid = rbits(zero - z) &>> 31                   // all ones where z > 0
+            // first and one-past-last column and row, clipped (as floats + magic)
+            let mc0 = fmax(rload(across.start + x) + kL, zero) + magic
+            let mc1 = fmin(rload(across.end + x + 1) + kR, cwF) + magic
+            let mr0 = fmax(rload(above.start + x) + kT, r0F) + magic
+            let mr1 = fmin(rload(below.end + x) + kB, r1F) + magic
+            rstore(int(mc0), f.cl + x); rstore(int(mc1), f.cr + x)
+            rstore(int(mr0), f.rt + x); rstore(int(mr1) & valid, f.rb + x)   // (rows empty where invalid)
+            // z at the first and last column and row of the footprint
+            let sL = rload(across.slope + x), sR = rload(across.slope + x + 1)
+            let sT = rload(above.slope + x), sB = rload(below.slope + x)
+            let h0 = lean((mc0 - magic) - u, sL, sR), h1 = lean((mc1 - magic) - oneF - u, sL, sR)
+            let v0 = lean((mr0 - magic) - v, sT, sB), v1 = lean((mr1 - magic) - oneF - v, sT, sB)
+            let zt = z + v0, zb = z + v1
+            rstore(round(zt + h0) | (round(zt + h1) &<< 16), f.zTop + x)
+            rstore(round(zb + h0) | (round(zb + h1) &<< 16), f.zBottom + x)
+            x += 4
         }
     }
 }
