@@ -41,6 +41,15 @@ public struct SceneSettings: Equatable {
     public var faceCover = false
     /// false: no face is reported at all (no face detector upstream).
     public var faceMeta = true
+    /// Which scene (SceneExtras.swift): the portrait, or one with a chair
+    /// back, a sloping floor, a door frame or a subject walking in.
+    public var scene: SceneKind = .portrait
+    /// Depth in disparity steps: z is rounded to steps of
+    /// `SceneLayout.quantization` · z² (2.8 mm at 1 m, 2.2 cm at 2.8 m).
+    public var quantization = false
+    /// Depth noise correlated over patches of about 4 depth pixels (as a
+    /// structured-light sensor's), plus a smaller independent part.
+    public var correlatedNoise = false
     public init() {}
 }
 
@@ -76,6 +85,8 @@ public enum SceneLayout {
 
     /// Depth noise sigma = noiseCoefficient * d² (1.5 mm at 1 m, 6 mm at 2 m).
     public static let noiseCoefficient = 0.0015
+    /// Disparity step: depth steps of quantization * d² (a Kinect-like sensor).
+    public static let quantization = 0.0028
     /// Projector-camera baseline of the simulated structured-light sensor; the
     /// projector is to the right, so occlusion shadows fall left of near objects.
     public static let baseline = 0.075
@@ -141,7 +152,8 @@ public struct ScenePose: Equatable {
 
 /// What the scene shows through one image position (clean, no artefacts).
 public struct SceneSample: Equatable {
-    public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm }
+    /// `surface`: a scene's chair back, floor or door frame (SceneExtras.swift).
+    public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm, surface }
     public var object: Object
     /// Metres along the optical axis.
     public var depth: Double
@@ -149,7 +161,7 @@ public struct SceneSample: Equatable {
     public var isSubject: Bool {
         switch object {
         case .head, .neck, .torso, .hand, .arm: return true
-        case .wall, .distractor: return false
+        case .wall, .distractor, .surface: return false
         }
     }
 }
@@ -169,8 +181,14 @@ public struct RGBDScene {
         self.settings = settings
         let time = time.isFinite ? time : 0
         self.time = time
-        pose = ScenePose.at(settings.motion ? time : 0)
-        geo = SceneGeometry(pose: pose)
+        var pose = ScenePose.at(settings.motion ? time : 0)
+        if settings.scene == .enterLeft {
+            pose.subjectDepth = 1.2
+            pose.headX = SceneExtras.enterX(settings.motion ? time : 0)
+            pose.handRaised = false
+        }
+        self.pose = pose
+        geo = SceneGeometry(pose: pose, kind: settings.scene)
     }
 
     /// The head's bounding box in pixels of a `width` x `height` picture,
