@@ -169,8 +169,9 @@ func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: 
     let nFrames = c.video.count
     for i in 0..<nFrames {
         var video = c.video[i]
+        var res = MatteResult()
         let t = clock.measure {
-            _ = c.depth[i].withUnsafeBytes { dp in
+            res = c.depth[i].withUnsafeBytes { dp in
                 video.withUnsafeMutableBufferPointer { vp in
                     out.withUnsafeMutableBufferPointer { op in
                         m.process(settings: s,
@@ -226,7 +227,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: 
         sc.sad += sad / 1000; sc.mse += mse / Double(VW * VH) * 1e3; sc.grad += ge / 1000
         let iou = uni > 0 ? Double(inter) / Double(uni) : 1
         sc.iou += iou; sc.iouMin = min(sc.iouMin, iou)
-        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2))") }
+        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2)) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount)") }
         if i > 0 { sc.dt += (dd / Double(VW * VH)).squareRoot() * 100 }
     }
     let n = Double(nFrames)

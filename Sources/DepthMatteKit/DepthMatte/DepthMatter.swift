@@ -146,10 +146,11 @@ public final class DepthMatter {
     /// The depth with every near pixel that is not the locked subject's
     /// pushed behind the cutoff (SubjectSegmentation.swift); `depth` itself
     /// when `subjectOnly` is off, in mode=fixed, or when the lock has no seed.
-    private func keepSubject(_ depth: Depth16View, _ settings: MatteSettings, cutoff: Double) -> Depth16View {
+    private func keepSubject(_ depth: Depth16View, _ settings: MatteSettings, cutoff: Double,
+                             video: RGBImageView?) -> Depth16View {
         guard settings.subjectOnly, settings.mode != .fixed else { return depth }
         let lock = subjectLock
-        return segmentation.apply(depth: depth, scale: settings.depthScale, cutoff: cutoff) { seeds, w, h in
+        return segmentation.apply(depth: depth, scale: settings.depthScale, cutoff: cutoff, video: video) { seeds, w, h in
             lock.writeSeeds(into: &seeds, width: w, height: h)
         }
     }
@@ -213,13 +214,13 @@ public final class DepthMatter {
                     blurAndGamma(settings, threads: threads)
                 case .none:
                     refiner.reset()
-                    let subject = keepSubject(depth, settings, cutoff: cutoff)
+                    let subject = keepSubject(depth, settings, cutoff: cutoff, video: video)
                     DepthThreshold.mask(depth: subject, scale: settings.depthScale, cutoff: cutoff, into: &mask)
                 case .guided:
                     // The guided filter's cost grows with the depth resolution while
                     // its result hardly improves past ~360 px: larger depth maps are
                     // reduced first (measured with quality-bench; see docs/quality.md).
-                    let guide = keepSubject(reduced ?? reduceDepth(depth), settings, cutoff: cutoff)
+                    let guide = keepSubject(reduced ?? reduceDepth(depth), settings, cutoff: cutoff, video: video)
                     refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!,
                                    pool: pool, threads: threads, into: &mask)
                 }

@@ -21,19 +21,29 @@
 ///     the bottom row.
 ///  3. **Surfaces**: the near pixels that are not floor are split into
 ///     surfaces: 4-neighbours join when their depths differ by less than
-///     `stepBase + stepGain · d` (3 cm + 3 % at the defaults: the noise
-///     and the disparity steps of a real sensor grow with distance; a body
-///     is smooth at depth resolution, a chair back or a door frame behind
-///     or beside it is a step away).
+///     `stepBase + stepGain · d` (1.5 cm + 1.5 %: a body is smooth at
+///     depth resolution). Depth-edge pixels (a near neighbour a step away:
+///     flying pixels between a shoulder and the chair behind it, the
+///     outline of a self-occlusion) join nothing, so a chain of flying
+///     pixels cannot bridge two surfaces.
 ///  4. **Seeds**: the pixels the subject lock says are the subject (the
 ///     accepted face box's central half; else the lock's tracked or nearest
 ///     surface where it is at the subject's depth; see
-///     `SubjectLock.writeSeeds`). Every surface containing a seed is the subject.
-///  5. **Kept with it**: a surface touching the subject that is small
-///     (`fragmentArea`: flying-pixel and speckle fragments on its outline)
-///     or that lies in front of the subject where they touch and does not
-///     reach the picture's left, right or bottom edge (a held object; a
-///     desk edge or an armrest reaches an edge).
+///     `SubjectLock.writeSeeds`). Every surface containing a seed is the
+///     subject. Then, round after round, a surface (not a fragment) joins
+///     the subject when at least half of its contact with it (directly or
+///     across up to two depth-edge pixels) steps by less than
+///     `bodyStepBase + bodyStepGain · d` (4 cm + 4 %, the subject lock's
+///     surface jump: chin and neck, arm and chest), unless the colours
+///     either side of that contact differ on average by more than
+///     `joinColourStep` (a red chair back 8 cm behind a blue shirt).
+///  5. **Kept with it** (without passing anything on): a surface touching
+///     the subject (or the holes next to it) that is a fragment
+///     (`fragmentArea`: flying pixels, speckle, edge pixels) or that lies in
+///     front of it where they touch (or level with it across a hole) and
+///     does not reach the picture's left, right or bottom edge (a held
+///     object, a raised arm behind its own occlusion shadow; a desk edge or
+///     an armrest reaches an edge).
 ///  6. Every other near pixel is written as "far" (65535) into a copy of the
 ///     depth; holes (0) stay holes, so the refiner still decides those next to
 ///     the subject from their neighbours and colour, as before.
@@ -46,8 +56,8 @@
 /// once the sizes are stable.
 public struct SubjectSegmentation {
     /// Metres: neighbours on one surface differ by less than stepBase + stepGain · d.
-    public var stepBase: Float = 0.03
-    public var stepGain: Float = 0.03
+    public var stepBase: Float = 0.015
+    public var stepGain: Float = 0.015
     /// tan of the angle between a surface and the image plane (top away)
     /// above which it is floor-like: 0.7 ≈ 35°.
     public var floorSlope: Float = 0.7
@@ -67,6 +77,10 @@ public struct SubjectSegmentation {
     public var bodyStepGain: Float = 0.04
     /// Rounds of that joining (head → neck → torso → arm → hand).
     public var maxJoinRounds = 6
+    /// ... unless the colours either side of that contact differ by more
+    /// than this on average (sum of |ΔR| + |ΔG| + |ΔB|, 0-765): the
+    /// surfaces are different things (a red chair back behind a blue shirt).
+    public var joinColourStep: Float = 90
 
     /// The segmented copy of the depth (valid until the next call).
     private var out: [UInt16] = []
@@ -92,9 +106,10 @@ public struct SubjectSegmentation {
     /// Keep the subject's surfaces of `depth` (units of `scale` metres,
     /// cutoff in metres). `writeSeeds(&seeds, width, height)` marks seed
     /// pixels (non-zero) in a zeroed mask of the depth's size and returns
-    /// whether it marked any. Returns a view of the segmented copy, or
+    /// whether it marked any. `video` (registered to the depth, any size)
+    /// lets colour veto a join across a small depth step. Returns a view of the segmented copy, or
     /// `depth` itself when there are no seeds.
-    public mutating func apply(depth: Depth16View, scale: Double, cutoff: Double,
+    public mutating func apply(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView? = nil,
                                writeSeeds: (inout [UInt8], Int, Int) -> Bool) -> Depth16View {
         let w = depth.width, h = depth.height, n = w * h
         segmented = false
@@ -118,6 +133,7 @@ public struct SubjectSegmentation {
         let fscale = Float(scale)
         // step in depth units: a + b · v
         let stepA = stepBase / fscale, stepB = stepGain
+        let bodyA = bodyStepBase / fscale, bodyB = bodyStepGain
         let s = max(1, w / 160)     // rows either side for the floor slope
         let slopeK = floorSlope * 2 * Float(s) / (focalX * Float(w))   // diff >= slopeK · d
         var count: Int32 = 0
@@ -159,7 +175,7 @@ public struct SubjectSegmentation {
                         var j = i - s * w
                         while j < i + s * w {
                             let a = o[j], b = o[j + w]
-                            if a == 0 || b == 0 || abs(Float(a) - Float(b)) >= stepA + stepB * Float(min(a, b)) { smooth = false; break }
+                            if a == 0 || b == 0 || abs(Float(a) - Float(b)) >= bodyA + bodyB * Float(min(a, b)) { smooth = false; break }
                             j += w
                         }
                         if smooth { fl[i] = 1 }
@@ -208,16 +224,34 @@ public struct SubjectSegmentation {
                 p[i] = Int32(i)
                 if fl[i] == 2 { lab[i] = -1 }      // the floor is no surface of the subject's
             }
+            // depth-edge pixels (a near 4-neighbour a step away: flying pixels
+            // between two near surfaces, the outline of a self-occlusion)
+            // join nothing here: a chain of flying pixels would otherwise
+            // bridge a shoulder to the chair behind it
             for y in 0..<h {
                 for x in 0..<w {
                     let i = y * w + x
                     if lab[i] < 0 { continue }
                     let v = o[i]
-                    if x > 0 && lab[i - 1] >= 0 && joins(v, o[i - 1]) {
+                    @inline(__always) func steps(_ j: Int) -> Bool {
+                        lab[j] >= 0 && !joins(v, o[j])
+                    }
+                    if (x > 0 && steps(i - 1)) || (x < w - 1 && steps(i + 1)) || (y > 0 && steps(i - w)) || (y < h - 1 && steps(i + w)) {
+                        fl[i] |= 16
+                    }
+                }
+            }
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    if lab[i] < 0 { continue }
+                    let v = o[i]
+                    if fl[i] & 16 != 0 { continue }
+                    if x > 0 && lab[i - 1] >= 0 && fl[i - 1] & 16 == 0 && joins(v, o[i - 1]) {
                         let r = find(Int32(i - 1)), ri = find(Int32(i))
                         if r != ri { if r < ri { p[Int(ri)] = r } else { p[Int(r)] = ri } }
                     }
-                    if y > 0 && lab[i - w] >= 0 && joins(v, o[i - w]) {
+                    if y > 0 && lab[i - w] >= 0 && fl[i - w] & 16 == 0 && joins(v, o[i - w]) {
                         let r = find(Int32(i - w)), ri = find(Int32(i))
                         if r != ri { if r < ri { p[Int(ri)] = r } else { p[Int(r)] = ri } }
                     }
@@ -236,8 +270,12 @@ public struct SubjectSegmentation {
             let m = max(c, 256) * 2
             area = [Int32](repeating: 0, count: m); adjacent = area
             touchSide = [UInt8](repeating: 0, count: m); keep = touchSide
-            frontSum = [Float](repeating: 0, count: m)
+            frontSum = [Float](repeating: 0, count: 3 * m)
         }
+        let cap = area.count
+        // colour of a depth pixel: the video pixel at its centre
+        let vw = video?.width ?? 0, vh = video?.height ?? 0
+        let sxv = Double(vw) / Double(w), syv = Double(vh) / Double(h)
         var any = false
         var kept = 0
         if holeDepthStore.count < n { holeDepthStore = [UInt16](repeating: 0, count: n); holeStepStore = holeDepthStore }
@@ -252,6 +290,8 @@ public struct SubjectSegmentation {
         touchSide.withUnsafeMutableBufferPointer { tp in
         keep.withUnsafeMutableBufferPointer { kp in
         frontSum.withUnsafeMutableBufferPointer { fsp in
+        floorMark.withUnsafeBufferPointer { flp in
+            let fl = flp.baseAddress!
             let lab = lp.baseAddress!, seed = sp.baseAddress!, o = op.baseAddress!
             let ar = ap.baseAddress!, adj = adp.baseAddress!, side = tp.baseAddress!, kk = kp.baseAddress!, front = fsp.baseAddress!
             for k in 0..<c { ar[k] = 0; adj[k] = 0; side[k] = 0; kk[k] = 0; front[k] = 0 }
@@ -268,35 +308,75 @@ public struct SubjectSegmentation {
             }
             for k in 0..<c where kk[k] == 1 { any = true }
             if !any { return }
+            // the subject pixel met going from (x, y) by (dx, dy), through at
+            // most two depth-edge pixels; -1 if none
+            @inline(__always) func reach(_ x: Int, _ y: Int, _ dx: Int, _ dy: Int) -> Int {
+                var cx = x, cy = y
+                for _ in 0..<3 {
+                    cx += dx; cy += dy
+                    if cx < 0 || cx >= w || cy < 0 || cy >= h { return -1 }
+                    let j = cy * w + cx
+                    let m = Int(lab[j])
+                    if m < 0 { return -1 }
+                    if kk[m] == 1 { return j }
+                    if fl[j] & 16 == 0 { return -1 }
+                }
+                return -1
+            }
             // surfaces whose contact with the subject is mostly a small step
             // (< bodyStep: a head on its neck, a torso behind the chin) join it,
             // round after round; a single bridge of flying pixels does not
             // (a chair back 10 cm behind the shoulders touches them with a step all along)
-            let bodyA = bodyStepBase / fscale, bodyB = bodyStepGain
+            let fragment = Int32(max(4, Int(fragmentArea * Float(n))))
+            let colourDiff = front + cap, colourN = front + 2 * cap
+            // the colour `off` depth pixels from (x, y), clamped to the picture
+            @inline(__always) func colour(_ x: Int, _ y: Int) -> SIMD4<Float> {
+                let cx = min(max(x, 0), w - 1), cy = min(max(y, 0), h - 1)
+                let vx = min(Int((Double(cx) + 0.5) * sxv), vw - 1), vy = min(Int((Double(cy) + 0.5) * syv), vh - 1)
+                let p = video!.row(vy) + vx * video!.pixelStride
+                return SIMD4(Float(p[video!.r]), Float(p[video!.g]), Float(p[video!.b]), 0)
+            }
+            let off = max(2, w / 160)
             for _ in 0..<maxJoinRounds {
-                for k in 0..<c { adj[k] = 0; front[k] = 0 }
+                for k in 0..<c { adj[k] = 0; front[k] = 0; colourDiff[k] = 0; colourN[k] = 0 }
                 for y in 0..<h {
                     for x in 0..<w {
                         let i = y * w + x
                         let l = Int(lab[i])
                         if l < 0 || kk[l] == 1 { continue }
+                        if ar[l] <= fragment { continue }
                         let v = o[i]
-                        @inline(__always) func look(_ j: Int) {
-                            let m = Int(lab[j])
-                            if m >= 0 && kk[m] == 1 {
-                                adj[l] += 1
-                                let u = o[j]
-                                if abs(Float(v) - Float(u)) < bodyA + bodyB * Float(min(u, v)) { front[l] += 1 }
+                        @inline(__always) func look(_ dx: Int, _ dy: Int) {
+                            let j = reach(x, y, dx, dy)
+                            if j < 0 { return }
+                            adj[l] += 1
+                            let u = o[j]
+                            if abs(Float(v) - Float(u)) < bodyA + bodyB * Float(min(u, v)) {
+                                front[l] += 1
+                                if vw > 0 {
+                                    // colours either side of the contact, `off` pixels
+                                    // away from it (past a 1-2 px misregistration)
+                                    let a = colour(x - off * dx, y - off * dy)
+                                    let b = colour(j % w + off * dx, j / w + off * dy)
+                                    let d = a - b
+                                    colourDiff[l] += abs(d[0]) + abs(d[1]) + abs(d[2])
+                                    colourN[l] += 1
+                                }
                             }
                         }
-                        if x > 0 { look(i - 1) }
-                        if x < w - 1 { look(i + 1) }
-                        if y > 0 { look(i - w) }
-                        if y < h - 1 { look(i + w) }
+                        // (dx, dy): from this pixel towards the subject
+                        look(-1, 0); look(1, 0); look(0, -1); look(0, 1)
                     }
                 }
                 var joined = false
-                for k in 0..<c where kk[k] == 0 && adj[k] > 0 && front[k] >= 3 && 2 * front[k] >= Float(adj[k]) {
+                // fragments (flying pixels on an outline) never join here: they
+                // would bridge the subject to whatever lies behind them; they are
+                // kept at the end without passing anything on
+                for k in 0..<c where kk[k] == 0 && ar[k] > fragment && adj[k] > 0 && front[k] >= 3 && 2 * front[k] >= Float(adj[k]) {
+                    // a step of a few centimetres is a body's own (chin and
+                    // neck, arm and chest) unless the colour changes across it
+                    // too: a chair back or a sofa touching the shoulders
+                    if colourN[k] > 0 && colourDiff[k] / colourN[k] > joinColourStep { continue }
                     kk[k] = 1; joined = true
                 }
                 if !joined { break }
@@ -306,7 +386,7 @@ public struct SubjectSegmentation {
             // holes next to the subject, up to `holeReach` pixels from it, carry
             // the depth of the subject pixel they were reached from (an
             // occlusion shadow between an arm and the body is no separation)
-            let reach = UInt16(max(2, w / 64))
+            let holeReach = UInt16(max(2, w / 64))
             let hd = holeDepth
             for i in 0..<n { hd[i] = 0; hs[i] = 0 }
             stack.removeAll(keepingCapacity: true)
@@ -327,7 +407,7 @@ public struct SubjectSegmentation {
             var head = 0
             while head < stack.count {
                 let i = Int(stack[head]); head += 1
-                if hs[i] >= reach { continue }
+                if hs[i] >= holeReach { continue }
                 let x = i % w
                 @inline(__always) func grow(_ j: Int) {
                     if o[j] == 0 && hs[j] == 0 { hs[j] = hs[i] + 1; hd[j] = hd[i]; stack.append(Int32(j)) }
@@ -344,18 +424,17 @@ public struct SubjectSegmentation {
                     let i = y * w + x
                     let l = Int(lab[i])
                     if l < 0 || kk[l] == 1 { continue }
-                    @inline(__always) func look(_ j: Int) {
-                        let m = Int(lab[j])
-                        if m >= 0 && kk[m] == 1 { adj[l] += 1; front[l] += Float(o[i]) - Float(o[j]) }
-                        else if hs[j] != 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(hd[j]) }
+                    @inline(__always) func look(_ dx: Int, _ dy: Int) {
+                        let j = reach(x, y, dx, dy)
+                        if j >= 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(o[j]); return }
+                        let nx = x + dx, ny = y + dy
+                        if nx < 0 || nx >= w || ny < 0 || ny >= h { return }
+                        let q = ny * w + nx
+                        if hs[q] != 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(hd[q]) }
                     }
-                    if x > 0 { look(i - 1) }
-                    if x < w - 1 { look(i + 1) }
-                    if y > 0 { look(i - w) }
-                    if y < h - 1 { look(i + w) }
+                    look(-1, 0); look(1, 0); look(0, -1); look(0, 1)
                 }
             }
-            let fragment = Int32(max(4, Int(fragmentArea * Float(n))))
             for k in 0..<c where kk[k] == 0 && adj[k] > 0 {
                 // in front of the subject where they touch, or level with it across a hole
                 let meanDiff = front[k] / Float(adj[k])
@@ -368,7 +447,7 @@ public struct SubjectSegmentation {
                 let l = Int(lab[i])
                 if l >= 0 && kk[l] != 0 { kept += 1 } else { o[i] = 65535 }
             }
-        }}}}}}}}}}
+        }}}}}}}}}}}
         guard any else { return depth }
         segmented = true
         keptCount = kept
