@@ -143,4 +143,50 @@ final class SubjectSegmentationTests: XCTestCase {
         let off = Self.key(d, subjectOnly: false, refine: .guided, frames: 4)
         XCTAssertGreaterThan(Self.at(off.matte, 40, 60), 200)
     }
+
+    func testColourSeparatesAChairBackOnlyAFewCentimetresBehind() {
+        // the chair 7 cm behind the torso: within a body's own step in depth
+        // (a person whose head and torso join smoothly: 2 cm)
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1090)
+        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1020)
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
+        var s = MatteSettings()
+        s.mode = .face; s.refine = .none; s.output = .matte; s.threads = 1
+        func key(_ video: TestRGB) -> [UInt8] {
+            let out = TestRGB(width: Self.VW, height: Self.VH)
+            let m = DepthMatter()
+            for _ in 0..<3 {
+                _ = m.process(settings: s, video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
+            }
+            var r = [UInt8](repeating: 0, count: Self.VW * Self.VH)
+            for y in 0..<Self.VH { for x in 0..<Self.VW { r[y * Self.VW + x] = out[x, y].r } }
+            return r
+        }
+        // red chair, blue shirt, skin head, grey wall
+        let video = TestRGB(width: Self.VW, height: Self.VH, fill: RGBA(200, 200, 200))
+        for y in 50..<180 { for x in 70..<250 { video[x, y] = RGBA(150, 30, 40) } }
+        for y in 64..<180 { for x in 110..<210 { video[x, y] = RGBA(40, 80, 170) } }
+        for y in 20..<64 { for x in 140..<180 { video[x, y] = RGBA(225, 180, 150) } }
+        let coloured = key(video)
+        XCTAssertEqual(Self.at(coloured, 40, 60), 0, "red chair beside the blue torso")
+        XCTAssertEqual(Self.at(coloured, 80, 60), 255, "torso")
+        XCTAssertEqual(Self.at(coloured, 80, 20), 255, "head")
+        // the same depth with no colour difference: one thing
+        let grey = key(TestRGB(width: Self.VW, height: Self.VH, fill: RGBA(120, 120, 120)))
+        XCTAssertEqual(Self.at(grey, 40, 60), 255)
+    }
+
+    func testFlyingPixelsDoNotBridgeTheSubjectToTheChairBehind() {
+        // the chair 12 cm behind the torso, with a ramp of flying pixels
+        // (4 cm steps) between them on the torso's right side
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)
+        Self.person(into: d, face: 1000)
+        for y in 32..<90 { d[105, y] = 1100; d[106, y] = 1140 }
+        let on = Self.key(d)
+        XCTAssertEqual(Self.at(on.matte, 115, 60), 0, "chair right of the ramp")
+        XCTAssertEqual(Self.at(on.matte, 40, 60), 0, "chair on the left")
+        XCTAssertEqual(Self.at(on.matte, 100, 60), 255, "torso")
+    }
 }
