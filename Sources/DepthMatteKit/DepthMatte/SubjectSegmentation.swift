@@ -95,6 +95,10 @@ public struct SubjectSegmentation {
     private var frontSum: [Float] = [], keep: [UInt8] = []
     /// Holes next to the subject: the subject depth they were reached from, and their distance (0 = not reached).
     private var holeDepthStore: [UInt16] = [], holeStepStore: [UInt16] = []
+    /// Pixels on a surface's outline (see `apply`).
+    private var boundary: [Int32] = []
+    /// One row: a step between each pixel and the one below it.
+    private var stepDown: [UInt8] = []
 
     /// Pixels of the last frame: near, kept as the subject, floor.
     public private(set) var nearCount = 0, keptCount = 0, floorCount = 0
@@ -116,7 +120,7 @@ public struct SubjectSegmentation {
         nearCount = 0; keptCount = 0; floorCount = 0
         guard n > 0 else { return depth }
         if seeds.count < n { seeds = [UInt8](repeating: 0, count: n) }
-        seeds.withUnsafeMutableBufferPointer { s in for i in 0..<n { s[i] = 0 } }
+        seeds.withUnsafeMutableBufferPointer { s in s.baseAddress!.update(repeating: 0, count: n) }
         guard writeSeeds(&seeds, w, h) else { return depth }
         if out.count < n {
             out = [UInt16](repeating: 0, count: n)
@@ -125,7 +129,10 @@ public struct SubjectSegmentation {
             floorMark = [UInt8](repeating: 0, count: n)
             stack = []
             stack.reserveCapacity(n)
+            boundary = []
+            boundary.reserveCapacity(n)
         }
+        if stepDown.count < w { stepDown = [UInt8](repeating: 0, count: w) }
         // integer cutoff as DepthThreshold
         let q = cutoff / scale
         let limitD = (q + abs(q) * 1e-9).rounded(.down)
@@ -143,55 +150,61 @@ public struct SubjectSegmentation {
         parent.withUnsafeMutableBufferPointer { pp in
         floorMark.withUnsafeMutableBufferPointer { fp in
         seeds.withUnsafeBufferPointer { sp in
+        stepDown.withUnsafeMutableBufferPointer { sdp in
+            let stepDownRow = sdp.baseAddress!
             let o = op.baseAddress!, lab = lp.baseAddress!, p = pp.baseAddress!, fl = fp.baseAddress!
             let seed = sp.baseAddress!
-            // 1. copy, near pixels (out = d; lab = 0 near, -1 not)
+            // 1. copy, near pixels (out = d; lab = 0 near, -1 not), union-find roots
             var near = 0
             for y in 0..<h {
                 let row = depth.base + y * depth.stride
                 for x in 0..<w {
                     let v = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self))
-                    o[y * w + x] = v
+                    let i = y * w + x
+                    o[i] = v
+                    p[i] = Int32(i)
                     let isNear = v != 0 && UInt32(v) <= limit
-                    lab[y * w + x] = isNear ? 0 : -1
+                    lab[i] = isNear ? 0 : -1
                     if isNear { near += 1 }
                 }
             }
             nearCount = near
-            // 2. floor-like pixels (fl = 1), then the floor regions from the bottom row (fl = 2)
-            for i in 0..<n { fl[i] = 0 }
-            if h > 2 * s {
-                for y in s..<(h - s) {
-                    for x in 0..<w {
-                        let i = y * w + x
-                        if lab[i] < 0 { continue }
-                        let v = Float(o[i])
-                        let up = o[i - s * w], dn = o[i + s * w]
-                        if up == 0 || dn == 0 { continue }
-                        let diff = Float(up) - Float(dn)
-                        if diff < slopeK * v { continue }
-                        // smooth: no depth edge between the two samples
-                        var smooth = true
-                        var j = i - s * w
-                        while j < i + s * w {
-                            let a = o[j], b = o[j + w]
-                            if a == 0 || b == 0 || abs(Float(a) - Float(b)) >= bodyA + bodyB * Float(min(a, b)) { smooth = false; break }
-                            j += w
+            // 2. the floor: floor-like pixels (tested on demand) reached from
+            // the bottom row. fl bits: 1 tested, 2 floor-like, 4 flooded,
+            // 8 floor, 16 depth edge
+            fl.update(repeating: 0, count: n)
+            @inline(__always) func floorLike(_ i: Int) -> Bool {
+                let f = fl[i]
+                if f & 1 != 0 { return f & 2 != 0 }
+                var r = false
+                if lab[i] >= 0 && h > 2 * s {
+                    // the bottom rows the slope test cannot see take the test of the row above
+                    let c = min(i / w, h - s - 1) * w + i % w
+                    if c >= s * w && lab[c] >= 0 {
+                        let v = Float(o[c]), up = o[c - s * w], dn = o[c + s * w]
+                        if up != 0 && dn != 0 && Float(up) - Float(dn) >= slopeK * v {
+                            // smooth: no depth edge between the two samples
+                            r = true
+                            var j = c - s * w
+                            while j < c + s * w {
+                                let a = o[j], b = o[j + w]
+                                if a == 0 || b == 0 || abs(Float(a) - Float(b)) >= bodyA + bodyB * Float(min(a, b)) { r = false; break }
+                                j += w
+                            }
                         }
-                        if smooth { fl[i] = 1 }
                     }
                 }
-                // the bottom rows the slope test cannot see take the row above's flag
-                for y in (h - s)..<h { for x in 0..<w where lab[y * w + x] >= 0 && fl[(h - s - 1) * w + x] == 1 { fl[y * w + x] = 1 } }
+                fl[i] = f | (r ? 3 : 1)
+                return r
             }
             var floorPixels = 0
             stack.removeAll(keepingCapacity: true)
             for x0 in 0..<w {
                 let start = (h - 1) * w + x0
-                if fl[start] != 1 { continue }
-                // flood one region (4-neighbours) of floor-like pixels; mark 3 while open
+                if fl[start] & 4 != 0 || !floorLike(start) { continue }
+                // flood one region (4-neighbours) of floor-like pixels
                 let first = stack.count
-                stack.append(Int32(start)); fl[start] = 3
+                stack.append(Int32(start)); fl[start] |= 4
                 var head = first
                 var minX = x0, maxX = x0
                 while head < stack.count {
@@ -199,14 +212,19 @@ public struct SubjectSegmentation {
                     let x = i % w
                     if x < minX { minX = x }
                     if x > maxX { maxX = x }
-                    if x > 0 && fl[i - 1] == 1 { fl[i - 1] = 3; stack.append(Int32(i - 1)) }
-                    if x < w - 1 && fl[i + 1] == 1 { fl[i + 1] = 3; stack.append(Int32(i + 1)) }
-                    if i >= w && fl[i - w] == 1 { fl[i - w] = 3; stack.append(Int32(i - w)) }
-                    if i + w < n && fl[i + w] == 1 { fl[i + w] = 3; stack.append(Int32(i + w)) }
+                    @inline(__always) func visit(_ j: Int) {
+                        if fl[j] & 4 == 0 && floorLike(j) { fl[j] |= 4; stack.append(Int32(j)) }
+                    }
+                    if x > 0 { visit(i - 1) }
+                    if x < w - 1 { visit(i + 1) }
+                    if i >= w { visit(i - w) }
+                    if i + w < n { visit(i + w) }
                 }
-                let isFloor = minX == 0 || maxX == w - 1 || Float(maxX - minX + 1) >= floorSpan * Float(w)
-                for k in first..<stack.count { fl[Int(stack[k])] = isFloor ? 2 : 4 }
-                if isFloor { floorPixels += stack.count - first }
+                if minX == 0 || maxX == w - 1 || Float(maxX - minX + 1) >= floorSpan * Float(w) {
+                    // the floor is no surface of the subject's
+                    for k in first..<stack.count { let j = Int(stack[k]); fl[j] |= 8; lab[j] = -1 }
+                    floorPixels += stack.count - first
+                }
             }
             floorCount = floorPixels
             // 3. surfaces: union-find over near, non-floor pixels
@@ -220,38 +238,29 @@ public struct SubjectSegmentation {
             @inline(__always) func joins(_ a: UInt16, _ b: UInt16) -> Bool {
                 abs(Float(a) - Float(b)) < stepA + stepB * Float(min(a, b))
             }
-            for i in 0..<n {
-                p[i] = Int32(i)
-                if fl[i] == 2 { lab[i] = -1 }      // the floor is no surface of the subject's
-            }
-            // depth-edge pixels (a near 4-neighbour a step away: flying pixels
+            // Depth-edge pixels (a near 4-neighbour a step away: flying pixels
             // between two near surfaces, the outline of a self-occlusion)
-            // join nothing here: a chain of flying pixels would otherwise
-            // bridge a shoulder to the chair behind it
+            // join nothing: a chain of flying pixels would otherwise bridge a
+            // shoulder to the chair behind it. Every other near pixel joins its
+            // near left and upper neighbours that are no edge (no step between
+            // them, or it would be an edge). Each step test is made once:
+            // `stepLeft` and `sd[x]` carry it to the right and the next row.
+            let sd = stepDownRow
+            for x in 0..<w { sd[x] = 0 }
             for y in 0..<h {
+                var stepLeft = false
                 for x in 0..<w {
                     let i = y * w + x
-                    if lab[i] < 0 { continue }
+                    if lab[i] < 0 { stepLeft = false; sd[x] = 0; continue }
                     let v = o[i]
-                    @inline(__always) func steps(_ j: Int) -> Bool {
-                        lab[j] >= 0 && !joins(v, o[j])
-                    }
-                    if (x > 0 && steps(i - 1)) || (x < w - 1 && steps(i + 1)) || (y > 0 && steps(i - w)) || (y < h - 1 && steps(i + w)) {
-                        fl[i] |= 16
-                    }
-                }
-            }
-            for y in 0..<h {
-                for x in 0..<w {
-                    let i = y * w + x
-                    if lab[i] < 0 { continue }
-                    let v = o[i]
-                    if fl[i] & 16 != 0 { continue }
-                    if x > 0 && lab[i - 1] >= 0 && fl[i - 1] & 16 == 0 && joins(v, o[i - 1]) {
-                        let r = find(Int32(i - 1)), ri = find(Int32(i))
-                        if r != ri { if r < ri { p[Int(ri)] = r } else { p[Int(r)] = ri } }
-                    }
-                    if y > 0 && lab[i - w] >= 0 && fl[i - w] & 16 == 0 && joins(v, o[i - w]) {
+                    let sr = x < w - 1 && lab[i + 1] >= 0 && !joins(v, o[i + 1])
+                    let sdn = y < h - 1 && lab[i + w] >= 0 && !joins(v, o[i + w])
+                    let edge = stepLeft || sr || sd[x] != 0 || sdn
+                    stepLeft = sr
+                    sd[x] = sdn ? 1 : 0
+                    if edge { fl[i] |= 16; continue }
+                    if x > 0 && lab[i - 1] >= 0 && fl[i - 1] & 16 == 0 { p[i] = find(Int32(i - 1)) }
+                    if y > 0 && lab[i - w] >= 0 && fl[i - w] & 16 == 0 {
                         let r = find(Int32(i - w)), ri = find(Int32(i))
                         if r != ri { if r < ri { p[Int(ri)] = r } else { p[Int(r)] = ri } }
                     }
@@ -262,7 +271,7 @@ public struct SubjectSegmentation {
                 if r == Int32(i) { lab[i] = count; count += 1 } else { lab[i] = lab[Int(r)] }
             }
             _ = seed
-        }}}}}
+        }}}}}}
 
         // 4-5. which surfaces are kept
         let c = Int(count)
@@ -296,14 +305,28 @@ public struct SubjectSegmentation {
             let ar = ap.baseAddress!, adj = adp.baseAddress!, side = tp.baseAddress!, kk = kp.baseAddress!, front = fsp.baseAddress!
             for k in 0..<c { ar[k] = 0; adj[k] = 0; side[k] = 0; kk[k] = 0; front[k] = 0 }
             var subjectArea: Int32 = 0
+            // per surface: area, picture edges, seeds; and the pixels on an
+            // outline (a 4-neighbour that is a hole, a depth edge or another
+            // surface, or a depth edge itself): every later step that looks at
+            // contacts between surfaces or with holes needs only these
+            boundary.removeAll(keepingCapacity: true)
             for y in 0..<h {
                 for x in 0..<w {
                     let i = y * w + x
-                    let l = Int(lab[i])
+                    let l = lab[i]
                     if l < 0 { continue }
-                    ar[l] += 1
-                    if x == 0 || x == w - 1 || y == h - 1 { side[l] = 1 }
-                    if seed[i] != 0 { kk[l] = 1 }
+                    let li = Int(l)
+                    ar[li] += 1
+                    if x == 0 || x == w - 1 || y == h - 1 { side[li] = 1 }
+                    if seed[i] != 0 { kk[li] = 1 }
+                    @inline(__always) func other(_ j: Int) -> Bool {
+                        let m = lab[j]
+                        return m >= 0 ? (m != l || fl[j] & 16 != 0) : o[j] == 0
+                    }
+                    if fl[i] & 16 != 0 || (x > 0 && other(i - 1)) || (x < w - 1 && other(i + 1))
+                        || (y > 0 && other(i - w)) || (y < h - 1 && other(i + w)) {
+                        boundary.append(Int32(i))
+                    }
                 }
             }
             for k in 0..<c where kk[k] == 1 { any = true }
@@ -339,12 +362,11 @@ public struct SubjectSegmentation {
             let off = max(2, w / 160)
             for _ in 0..<maxJoinRounds {
                 for k in 0..<c { adj[k] = 0; front[k] = 0; colourDiff[k] = 0; colourN[k] = 0 }
-                for y in 0..<h {
-                    for x in 0..<w {
-                        let i = y * w + x
+                for b in boundary {
+                    let i = Int(b), x = i % w, y = i / w
+                    do {
                         let l = Int(lab[i])
-                        if l < 0 || kk[l] == 1 { continue }
-                        if ar[l] <= fragment { continue }
+                        if kk[l] == 1 || ar[l] <= fragment { continue }
                         let v = o[i]
                         @inline(__always) func look(_ dx: Int, _ dy: Int) {
                             let j = reach(x, y, dx, dy)
@@ -388,21 +410,18 @@ public struct SubjectSegmentation {
             // occlusion shadow between an arm and the body is no separation)
             let holeReach = UInt16(max(2, w / 64))
             let hd = holeDepth
-            for i in 0..<n { hd[i] = 0; hs[i] = 0 }
+            hs.update(repeating: 0, count: n)
             stack.removeAll(keepingCapacity: true)
-            for y in 0..<h {
-                for x in 0..<w {
-                    let i = y * w + x
-                    let l = Int(lab[i])
-                    if l < 0 || kk[l] != 1 { continue }
-                    @inline(__always) func seedHole(_ j: Int) {
-                        if o[j] == 0 && hs[j] == 0 { hs[j] = 1; hd[j] = o[i]; stack.append(Int32(j)) }
-                    }
-                    if x > 0 { seedHole(i - 1) }
-                    if x < w - 1 { seedHole(i + 1) }
-                    if y > 0 { seedHole(i - w) }
-                    if y < h - 1 { seedHole(i + w) }
+            for b in boundary {
+                let i = Int(b), x = i % w, y = i / w
+                if kk[Int(lab[i])] != 1 { continue }
+                @inline(__always) func seedHole(_ j: Int) {
+                    if o[j] == 0 && hs[j] == 0 { hs[j] = 1; hd[j] = o[i]; stack.append(Int32(j)) }
                 }
+                if x > 0 { seedHole(i - 1) }
+                if x < w - 1 { seedHole(i + 1) }
+                if y > 0 { seedHole(i - w) }
+                if y < h - 1 { seedHole(i + w) }
             }
             var head = 0
             while head < stack.count {
@@ -419,21 +438,19 @@ public struct SubjectSegmentation {
             }
             // surfaces touching the subject (or its holes): how often, and how
             // much nearer (negative = in front)
-            for y in 0..<h {
-                for x in 0..<w {
-                    let i = y * w + x
-                    let l = Int(lab[i])
-                    if l < 0 || kk[l] == 1 { continue }
-                    @inline(__always) func look(_ dx: Int, _ dy: Int) {
-                        let j = reach(x, y, dx, dy)
-                        if j >= 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(o[j]); return }
-                        let nx = x + dx, ny = y + dy
-                        if nx < 0 || nx >= w || ny < 0 || ny >= h { return }
-                        let q = ny * w + nx
-                        if hs[q] != 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(hd[q]) }
-                    }
-                    look(-1, 0); look(1, 0); look(0, -1); look(0, 1)
+            for b in boundary {
+                let i = Int(b), x = i % w, y = i / w
+                let l = Int(lab[i])
+                if kk[l] == 1 { continue }
+                @inline(__always) func look(_ dx: Int, _ dy: Int) {
+                    let j = reach(x, y, dx, dy)
+                    if j >= 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(o[j]); return }
+                    let nx = x + dx, ny = y + dy
+                    if nx < 0 || nx >= w || ny < 0 || ny >= h { return }
+                    let q = ny * w + nx
+                    if hs[q] != 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(hd[q]) }
                 }
+                look(-1, 0); look(1, 0); look(0, -1); look(0, 1)
             }
             for k in 0..<c where kk[k] == 0 && adj[k] > 0 {
                 // in front of the subject where they touch, or level with it across a hole
