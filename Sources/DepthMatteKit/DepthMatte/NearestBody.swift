@@ -29,6 +29,10 @@ public struct DepthComponents {
     public private(set) var maxRow: [Int32] = []
     /// Per surface: bit 0 touches the left column, bit 1 the right column.
     public private(set) var sideTouch: [UInt8] = []
+    /// Per surface: leftmost and rightmost column.
+    public private(set) var minCol: [Int32] = [], maxCol: [Int32] = []
+    /// Per surface: cells in the top row.
+    public private(set) var topRowCells: [Int32] = []
     var depthSum: [Float] = []
     var topSum: [Float] = [], topCount: [Int32] = []
     var bottomSum: [Float] = [], bottomCount: [Int32] = []
@@ -200,11 +204,13 @@ public struct DepthComponents {
             let m = max(c, 64) * 2
             area = [Int32](repeating: 0, count: m); minRow = area; maxRow = area
             sideTouch = [UInt8](repeating: 0, count: m)
+            minCol = [Int32](repeating: 0, count: m); maxCol = minCol; topRowCells = minCol
             topCount = area; bottomCount = area; midCount = area; scratch = area; topEnd = area; bottomStart = area
             depthSum = [Float](repeating: 0, count: m); topSum = depthSum; bottomSum = depthSum; midSum = depthSum
         }
         for k in 0..<c {
             area[k] = 0; minRow[k] = Int32.max; maxRow[k] = -1; depthSum[k] = 0; sideTouch[k] = 0
+            minCol[k] = Int32.max; maxCol[k] = -1; topRowCells[k] = 0
             topSum[k] = 0; topCount[k] = 0; bottomSum[k] = 0; bottomCount[k] = 0; midSum[k] = 0; midCount[k] = 0
         }
         let w = width, h = height
@@ -213,6 +219,22 @@ public struct DepthComponents {
                 let a = labels[y * w], b = labels[y * w + w - 1]
                 if a >= 0 { sideTouch[Int(a)] |= 1 }
                 if b >= 0 { sideTouch[Int(b)] |= 2 }
+            }
+            for x in 0..<w { let l = labels[x]; if l >= 0 { topRowCells[Int(l)] += 1 } }
+            labels.withUnsafeBufferPointer { lp in
+                minCol.withUnsafeMutableBufferPointer { c0 in
+                    maxCol.withUnsafeMutableBufferPointer { c1 in
+                        for y in 0..<h {
+                            for x in 0..<w {
+                                let l = Int(lp[y * w + x])
+                                if l < 0 { continue }
+                                let xx = Int32(x)
+                                if xx < c0[l] { c0[l] = xx }
+                                if xx > c1[l] { c1[l] = xx }
+                            }
+                        }
+                    }
+                }
             }
         }
         labels.withUnsafeBufferPointer { lp in
@@ -295,11 +317,22 @@ public struct DepthComponents {
     public func physicalSize(_ k: Int) -> Double { let d = meanDepth(k); return areaFraction(k) * d * d }
     /// Whether the surface reaches the bottom row.
     public func touchesBottom(_ k: Int) -> Bool { Int(maxRow[k]) == height - 1 }
-    /// A slab at the picture's edge (a door frame, a wall's end, a
-    /// bookcase): it reaches the top row and the left or right column, so
-    /// nothing of it shows a head (issue 20). A person entering at the edge
-    /// shows the top of the head below the top row.
-    public func isEdgeSlab(_ k: Int) -> Bool { minRow[k] == 0 && sideTouch[k] != 0 }
+    /// A narrow slab along the picture's edge (a door frame, a wall's end, a
+    /// bookcase): it reaches the top and the bottom row and the left or right
+    /// column and spans at most `edgeSlabWidth` of the width, so nothing of
+    /// it shows a head (issue 20). A person entering at the edge shows the
+    /// top of the head below the top row; a person close up whose hair
+    /// reaches the top and whose shoulders reach the sides is wide.
+    public func isEdgeSlab(_ k: Int) -> Bool {
+        minRow[k] == 0 && Int(maxRow[k]) == height - 1 && sideTouch[k] != 0
+            && Double(maxCol[k] - minCol[k] + 1) <= Self.edgeSlabWidth * Double(width)
+    }
+    public static let edgeSlabWidth = 0.2
+    /// A backdrop: a surface covering more than `backdropTop` of the top row
+    /// (a wall, a wall's lower part seen as a person walks out of the
+    /// picture); a person's head covers much less of it, even close up.
+    public func isBackdrop(_ k: Int) -> Bool { Double(topRowCells[k]) > Self.backdropTop * Double(width) }
+    public static let backdropTop = 0.75
     /// A floor or table top seen from above: it reaches the bottom of the
     /// picture and recedes upwards all the way: its top band is `rise` metres
     /// or more farther than its bottom band, with the middle band in between
@@ -410,7 +443,7 @@ public struct NearestBodyFinder: Equatable {
     /// Whether surface `k` can be the subject.
     public func accepts(_ c: DepthComponents, _ k: Int) -> Bool {
         c.physicalSize(k) >= minSize && depthRange.contains(c.headDepth(k)) && !c.isFloorLike(k, rise: floorRise)
-            && !c.isEdgeSlab(k)
+            && !c.isEdgeSlab(k) && !c.isBackdrop(k)
     }
 
     /// The subject surface and its head depth (metres), nil when no surface qualifies.
