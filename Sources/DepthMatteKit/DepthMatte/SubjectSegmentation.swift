@@ -41,9 +41,10 @@
 ///     the subject (or the holes next to it) that is a fragment
 ///     (`fragmentArea`: flying pixels, speckle, edge pixels) or that lies in
 ///     front of it where they touch (or level with it across a hole) and
-///     does not reach the picture's left, right or bottom edge (a held
-///     object, a raised arm behind its own occlusion shadow; a desk edge or
-///     an armrest reaches an edge).
+///     does not reach the picture's left or right edge (a held object, a
+///     raised arm behind its own occlusion shadow, also when it reaches the
+///     bottom; a desk edge spans the picture). The bottom edge does not
+///     count: a close subject's forearm in front of the chest reaches it.
 ///  6. Every other near pixel is written as "far" (65535) into a copy of the
 ///     depth; holes (0) stay holes, so the refiner still decides those next to
 ///     the subject from their neighbours and colour, as before.
@@ -317,7 +318,7 @@ public struct SubjectSegmentation {
                     if l < 0 { continue }
                     let li = Int(l)
                     ar[li] += 1
-                    if x == 0 || x == w - 1 || y == h - 1 { side[li] = 1 }
+                    if x == 0 || x == w - 1 { side[li] = 1 }
                     if seed[i] != 0 { kk[li] = 1 }
                     @inline(__always) func other(_ j: Int) -> Bool {
                         let m = lab[j]

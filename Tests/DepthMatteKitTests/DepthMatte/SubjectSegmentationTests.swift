@@ -189,4 +189,21 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertEqual(Self.at(on.matte, 40, 60), 0, "chair on the left")
         XCTAssertEqual(Self.at(on.matte, 100, 60), 255, "torso")
     }
+
+    func testArmInFrontOfTheBodyReachingTheBottomEdgeStays() {
+        // a forearm 11 cm in front of the chest down to the bottom of the
+        // picture (a close subject raising a hand): kept; a desk edge in
+        // front reaching the left and right edges is not
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        Self.person(into: d, face: 1000)
+        d.fill(x0: 92, y0: 45, x1: 102, y1: 90, 950)
+        let on = Self.key(d)
+        XCTAssertEqual(Self.at(on.matte, 97, 80), 255, "forearm")
+        let desk = TestDepth(width: 160, height: 90, fill: 3000)
+        Self.person(into: desk, face: 1000)
+        desk.fill(x0: 0, y0: 80, x1: 160, y1: 90, 900)
+        let off = Self.key(desk)
+        XCTAssertEqual(Self.at(off.matte, 20, 85), 0, "desk edge")
+        XCTAssertEqual(Self.at(off.matte, 80, 60), 255, "torso")
+    }
 }
