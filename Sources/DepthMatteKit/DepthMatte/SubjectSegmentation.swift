@@ -458,6 +458,20 @@ public struct SubjectSegmentation {
                 let meanDiff = front[k] / Float(adj[k])
                 if ar[k] <= fragment || (meanDiff < stepA && side[k] == 0 && ar[k] < subjectArea) { kk[k] = 2 }
             }
+            // fragments between two kept surfaces (flying pixels between a
+            // forearm and the upper arm held in front) stay with them: two
+            // passes reach across a 2-pixel band
+            for _ in 0..<2 {
+                for b in boundary {
+                    let i = Int(b), x = i % w, y = i / w
+                    let l = Int(lab[i])
+                    if kk[l] != 0 || ar[l] > fragment { continue }
+                    @inline(__always) func keptAt(_ j: Int) -> Bool { let m = lab[j]; return m >= 0 && kk[Int(m)] != 0 }
+                    if (x > 0 && keptAt(i - 1)) || (x < w - 1 && keptAt(i + 1)) || (y > 0 && keptAt(i - w)) || (y < h - 1 && keptAt(i + w)) {
+                        kk[l] = 2
+                    }
+                }
+            }
             // 6. everything near that is not kept: far
             for i in 0..<n {
                 let v = o[i]

@@ -206,4 +206,18 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertEqual(Self.at(off.matte, 20, 85), 0, "desk edge")
         XCTAssertEqual(Self.at(off.matte, 80, 60), 255, "torso")
     }
+
+    func testFlyingPixelsBetweenTwoPartsHeldInFrontStay() {
+        // a forearm (950 mm) and the hand/upper arm beside it (880 mm), both in
+        // front of the chest, with a column of flying pixels (915 mm) between them
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        Self.person(into: d, face: 1000)
+        d.fill(x0: 90, y0: 45, x1: 97, y1: 90, 950)
+        d.fill(x0: 97, y0: 45, x1: 98, y1: 90, 915)
+        d.fill(x0: 98, y0: 45, x1: 104, y1: 90, 880)
+        let on = Self.key(d)
+        XCTAssertEqual(Self.at(on.matte, 93, 70), 255)
+        XCTAssertEqual(Self.at(on.matte, 97, 70), 255, "the flying-pixel column")
+        XCTAssertEqual(Self.at(on.matte, 100, 70), 255)
+    }
 }
