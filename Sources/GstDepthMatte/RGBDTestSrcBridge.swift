@@ -20,6 +20,7 @@ extension SceneSettings {
         scene = SceneKind(rawValue: c.scene) ?? .portrait
         quantization = c.quantization != 0
         correlatedNoise = c.correlated_noise != 0
+        pan = c.pan != 0
     }
 }
 

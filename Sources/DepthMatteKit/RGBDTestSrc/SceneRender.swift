@@ -79,7 +79,7 @@ extension RGBDScene {
             let cols = table.baseAddress!, wall = cols + w, rows = cols + 2 * w
             let wallColumn = wallColumns.baseAddress!
             for px in 0..<w {
-                cols[px] = Self.rayX(px, w)
+                cols[px] = Self.rayX(px, w) + panOffset
                 wall[px] = SceneGeometry.wallDepth(cols[px])
                 (wallColumn + px).initialize(to: SceneGeometry.wallColumn(cols[px] * wall[px]))
             }
@@ -192,7 +192,7 @@ extension RGBDScene {
         let g = geo
         let invPix = 1 / pixelSize(w, h), margin = 2 / invPix
         withUnsafeTemporaryAllocation(of: Double.self, capacity: w) { cols in
-            for px in 0..<w { cols[px] = Self.rayX(px, w) }
+            for px in 0..<w { cols[px] = Self.rayX(px, w) + panOffset }
             for py in 0..<h {
                 let y = Self.rayY(py, h)
                 let row = out.row(py)
@@ -317,7 +317,7 @@ extension RGBDScene {
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * w) { table in
             let cols = table.baseAddress!, wall = cols + w
             for px in 0..<w {
-                cols[px] = Self.rayX(px - shift, w)
+                cols[px] = Self.rayX(px - shift, w) + panOffset
                 wall[px] = SceneGeometry.wallDepth(cols[px])
             }
             for py in 0..<h {

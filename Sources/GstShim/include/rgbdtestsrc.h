@@ -63,7 +63,10 @@ typedef enum { DM_SCENE_PORTRAIT = 0, DM_SCENE_CHAIR = 1, DM_SCENE_SLOPING_FLOOR
       "1 m, 2.2 cm at 2.8 m)") \
   P (BOOLEAN, correlated_noise, "correlated-noise", "Correlated noise", 0, 1, 0, NULL, PLAYING, \
       "Depth noise correlated over patches of about 4 depth pixels " \
-      "(sigma about 1.6 x 1.5 mm x d squared)")
+      "(sigma about 1.6 x 1.5 mm x d squared)") \
+  P (BOOLEAN, pan, "pan", "Pan", 0, 1, 0, NULL, PLAYING, \
+      "The camera pans slowly to the right (0.025 ray units per second: " \
+      "about 0.6 pixel of 640 per frame at 30 fps)")
 
 /* A copy of the element's properties, taken under the object lock per frame. */
 typedef struct {
