@@ -108,4 +108,20 @@ final class SceneKindTests: XCTestCase {
         XCTAssertFalse(SceneSettings().correlatedNoise)
         XCTAssertFalse(SceneSettings().quantization)
     }
+
+    func testPanMovesEveryPictureTogether() {
+        XCTAssertFalse(SceneSettings().pan)
+        let a = scene(.portrait, 0) { $0.motion = false; $0.pan = true }
+        let b = scene(.portrait, 2) { $0.motion = false; $0.pan = true }
+        // the view turns right by 0.05 ray units: the face moves left by 0.05 x focalX of the width
+        let fa = a.faceBox(width: 1280, height: 720)!, fb = b.faceBox(width: 1280, height: 720)!
+        XCTAssertEqual(Double(fa.x - fb.x), 0.05 * SceneLayout.focalX * 1280, accuracy: 2)
+        // truth and depth moved the same way: the face centre is subject in both
+        let u = (Double(fb.x) + 0.5 * Double(fb.width)) / 1280, v = (Double(fb.y) + 0.5 * Double(fb.height)) / 720
+        XCTAssertTrue(b.sample(u: u, v: v).isSubject)
+        let t = truth(b, 160, 90), d = depth(b, 160, 90)
+        let px = Int(u * 160), py = Int(v * 90)
+        XCTAssertEqual(t[py * 160 + px], 255)
+        XCTAssertEqual(Double(d[py * 160 + px]) / 1000, b.pose.subjectDepth, accuracy: 0.06)
+    }
 }
