@@ -123,6 +123,54 @@ func ratio(_ a: Double, _ b: Double) -> String {
     return "\(r)x"
 }
 
+if args.contains("--subject-cost") {
+    // issue 20: the default (refine=guided, subject-only) against the same
+    // with subject-only=false, 1080p composite, cached and streaming (ring of
+    // 8), 1 and 2 threads; blocks of 40 frames alternate between the two
+    // settings so load on the machine hits both alike; then the segmentation
+    // alone at the guided depth size (320x180). SEG_ONLY=1: only that.
+    let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
+    for (label, frames) in getenv("SEG_ONLY") != nil ? [] : [("cached", [inp]), ("streaming", ring(inp, 8))] {
+        for threads in [1, 2] {
+            let matter = DepthMatter()
+            var s = MatteSettings()
+            s.threads = threads
+            let faces = [frames[0].face]
+            var on: [Double] = [], off: [Double] = []
+            var k = 0
+            for block in 0..<(quick ? 6 : 16) {
+                s.subjectOnly = block % 2 == 0
+                let t = median(runs: 40) {
+                    let f = frames[k % frames.count]; k += 1
+                    _ = matter.process(settings: s, video: f.video.view, depth: f.depth.view, background: nil,
+                                       output: f.output.view, faces: faces)
+                }
+                if s.subjectOnly { on.append(t) } else { off.append(t) }
+            }
+            let a = median(on), b = median(off)
+            print("1080p guided composite, \(label), \(threads) thread\(threads == 1 ? "" : "s"): subject-only \(fmt(a)), "
+                  + "slab \(fmt(b)), +\(((a / b - 1) * 1000).rounded() / 10) %")
+        }
+    }
+    var seg = SubjectSegmentation()
+    var d320 = [UInt16](repeating: 0, count: 320 * 180)
+    d320.withUnsafeMutableBytes { RGBDScene(settings: SceneSettings(), time: 6).renderDepth(base: $0.baseAddress!, width: 320, height: 180, stride: 640) }
+    let f = inp.face
+    let t = d320.withUnsafeBytes { raw in
+        median(runs: getenv("SEG_ONLY") != nil ? 20000 : 400) {
+            _ = seg.apply(depth: Depth16View(base: raw.baseAddress!, width: 320, height: 180, stride: 640), scale: 0.001,
+                          cutoff: 1.35, video: inp.video.view) { seeds, w, h in
+                SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: (Double(f.x) + 0.25 * Double(f.width)) / 1920,
+                                            v0: (Double(f.y) + 0.25 * Double(f.height)) / 1080,
+                                            u1: (Double(f.x) + 0.75 * Double(f.width)) / 1920,
+                                            v1: (Double(f.y) + 0.75 * Double(f.height)) / 1080)
+            }
+        }
+    }
+    print("subject segmentation alone, 320x180: \(fmt(t)) (kept \(seg.keptCount) of \(seg.nearCount) near pixels)")
+    exit(0)
+}
+
 if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
     // --ring: go round 8 frames in distinct buffers (the streaming case)
     let frames = ring(makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360), args.contains("--ring") ? 8 : 1)

@@ -13,6 +13,7 @@ extension DepthMatteSettings {
         cutoff = c.cutoff
         cutoffOffset = c.cutoff_offset
         refine = MatteRefine(rawValue: c.refine) ?? .guided
+        subjectOnly = c.subject_only != 0
         blurRadius = c.blur_radius
         gamma = c.gamma
         encoding = DepthEncoding(kind: c.depth_kind, scale: c.depth_scale, near: c.depth_near, far: c.depth_far,

@@ -17,6 +17,10 @@ extension SceneSettings {
         falseFace = c.false_face != 0
         faceCover = c.face_cover != 0
         faceMeta = c.face_meta != 0
+        scene = SceneKind(rawValue: c.scene) ?? .portrait
+        quantization = c.quantization != 0
+        correlatedNoise = c.correlated_noise != 0
+        pan = c.pan != 0
     }
 }
 

@@ -73,6 +73,26 @@ DM_DEFINE_ENUM (static, dm_rgbdtestsrc_stream_get_type, "GstRgbdTestSrcStream",
           "depth-scale, 0 = no reading)", "depth"},
     {DM_STREAM_TRUTH, "Ground-truth matte (GRAY8, 255 = subject)", "truth"});
 
+static GType
+dm_rgbdtestsrc_scene_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {DM_SCENE_PORTRAIT, "The head-and-shoulders portrait", "portrait"},
+    {DM_SCENE_CHAIR, "A chair back rising behind the shoulders, 0.16 m "
+          "behind the face", "chair"},
+    {DM_SCENE_SLOPING_FLOOR, "A floor seen from a camera pitched down, "
+          "meeting the torso in depth and receding to the wall", "sloping-floor"},
+    {DM_SCENE_DOOR_FRAME, "A door jamb along the left edge at 1.0 m",
+        "door-frame"},
+    {DM_SCENE_ENTER_LEFT, "The subject walks in from the left (0-4 s of "
+          "10 s), stands, walks out on the right (6-10 s), over the floor",
+        "enter-left"},
+    {0, NULL, NULL},
+  };
+  return dm_enum_type (&type, "GstRgbdTestSrcScene", values);
+}
+
 /* ---- caps ------------------------------------------------------------------- */
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",

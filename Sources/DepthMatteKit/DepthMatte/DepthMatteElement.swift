@@ -36,6 +36,8 @@ public struct DepthMatteSettings: Equatable {
     /// Metres added to the face / head depth.
     public var cutoffOffset: Double = 0.25
     public var refine: MatteRefine = .guided
+    /// Key only the locked subject's depth surfaces (`MatteSettings.subjectOnly`).
+    public var subjectOnly: Bool = true
     /// refine=original: Gaussian sigma in depth pixels.
     public var blurRadius: Double = 5.0
     /// refine=original: matte exponent.
@@ -103,6 +105,7 @@ public struct DepthMatteSettings: Equatable {
         m.lockSmoothing = lockSmoothing
         m.threads = threads
         m.refine = refine
+        m.subjectOnly = subjectOnly
         if frameDuration > 0 { m.frameDuration = frameDuration }
         return m
     }

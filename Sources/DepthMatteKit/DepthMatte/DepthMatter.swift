@@ -51,6 +51,10 @@ public struct MatteSettings: Equatable {
     public var focus: FocusSettings? = nil
     /// How the matte is refined: guided (default), original, none.
     public var refine: MatteRefine = .guided
+    /// refine=guided|none in mode=face|nearest: key only the depth surfaces
+    /// of the locked subject (SubjectSegmentation.swift); false = every
+    /// pixel nearer than the cutoff, as the original sample.
+    public var subjectOnly = true
     public init() {}
 }
 
@@ -78,6 +82,8 @@ public final class DepthMatter {
     public let subjectLock = SubjectLock()
 
     private var mask = FloatPlane()
+    /// The subject's surfaces among the near pixels (issue 20).
+    public var segmentation = SubjectSegmentation()
     /// refine=guided: its parameters are public for experiments (quality-bench).
     public var refiner = MatteRefiner()
     /// Depth maps wider than this are halved (repeatedly) before refine=guided.
@@ -135,6 +141,18 @@ public final class DepthMatter {
                                   offset: settings.cutoffOffset, depthScale: settings.depthScale,
                                   frameDuration: settings.frameDuration, depth: depth, faces: faces,
                                   videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
+    }
+
+    /// The depth with every near pixel that is not the locked subject's
+    /// pushed behind the cutoff (SubjectSegmentation.swift); `depth` itself
+    /// when `subjectOnly` is off, in mode=fixed, or when the lock has no seed.
+    private func keepSubject(_ depth: Depth16View, _ settings: MatteSettings, cutoff: Double,
+                             video: RGBImageView?) -> Depth16View {
+        guard settings.subjectOnly, settings.mode != .fixed else { return depth }
+        let lock = subjectLock
+        return segmentation.apply(depth: depth, scale: settings.depthScale, cutoff: cutoff, video: video) { seeds, w, h in
+            lock.writeSeeds(into: &seeds, width: w, height: h)
+        }
     }
 
     /// The original chain's steps 2b and 2c on `mask` (also the focus modes'):
@@ -196,12 +214,13 @@ public final class DepthMatter {
                     blurAndGamma(settings, threads: threads)
                 case .none:
                     refiner.reset()
-                    DepthThreshold.mask(depth: depth, scale: settings.depthScale, cutoff: cutoff, into: &mask)
+                    let subject = keepSubject(depth, settings, cutoff: cutoff, video: video)
+                    DepthThreshold.mask(depth: subject, scale: settings.depthScale, cutoff: cutoff, into: &mask)
                 case .guided:
                     // The guided filter's cost grows with the depth resolution while
                     // its result hardly improves past ~360 px: larger depth maps are
                     // reduced first (measured with quality-bench; see docs/quality.md).
-                    let guide = reduced ?? reduceDepth(depth)
+                    let guide = keepSubject(reduced ?? reduceDepth(depth), settings, cutoff: cutoff, video: video)
                     refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!,
                                    pool: pool, threads: threads, into: &mask)
                 }

@@ -27,6 +27,12 @@ public struct DepthComponents {
     public private(set) var area: [Int32] = []
     public private(set) var minRow: [Int32] = []
     public private(set) var maxRow: [Int32] = []
+    /// Per surface: bit 0 touches the left column, bit 1 the right column.
+    public private(set) var sideTouch: [UInt8] = []
+    /// Per surface: leftmost and rightmost column.
+    public private(set) var minCol: [Int32] = [], maxCol: [Int32] = []
+    /// Per surface: cells in the top row.
+    public private(set) var topRowCells: [Int32] = []
     var depthSum: [Float] = []
     var topSum: [Float] = [], topCount: [Int32] = []
     var bottomSum: [Float] = [], bottomCount: [Int32] = []
@@ -36,6 +42,11 @@ public struct DepthComponents {
     private var parent: [Int32] = []
     /// `label`'s scratch: one row of "joined its left neighbour" flags.
     private var leftLinks: [Bool] = []
+    /// Per cell: 1 = floor-like (see `markFloorLike`).
+    private var floorLike: [UInt8] = []
+    /// tan of the angle between a surface and the image plane (top away)
+    /// from which a cell is floor-like, for a 70° camera.
+    public static let floorSlope: Float = 0.7
 
     /// Depth jump (metres) that separates two surfaces between neighbouring
     /// cells at depth `d`: 4 cm plus 4 % of the depth (sensor noise and
@@ -83,9 +94,40 @@ public struct DepthComponents {
         stats()
     }
 
-    /// Union-find over the grid (4-neighbours closer than `jump` in depth),
-    /// then labels compacted to 0, 1, 2, ... in scan order.
+    /// Cells on a surface that recedes upwards steeply and smoothly (a floor,
+    /// a table top, the top of a head): d(y - 1) - d(y + 1) of at least
+    /// `floorSlope` x 2 cells / focal length x d, both steps smaller than
+    /// `jump`. The bottom row takes the flag of the row above. A floor-like
+    /// cell never joins a cell that is not (issue 20): a floor meeting the
+    /// feet, or a torso's sides at the bottom of a portrait, in depth stays a
+    /// surface of its own (and is then floor-like as a whole).
+    private mutating func markFloorLike() {
+        let w = width, h = height, n = w * h
+        if floorLike.count < n { floorLike = [UInt8](repeating: 0, count: n) }
+        let k = Self.floorSlope * 2 / (0.714 * Float(w))
+        depth.withUnsafeBufferPointer { dp in
+            floorLike.withUnsafeMutableBufferPointer { fp in
+                let d = dp.baseAddress!, f = fp.baseAddress!
+                for i in 0..<n { f[i] = 0 }
+                if h < 3 { return }
+                for y in 1..<(h - 1) {
+                    for x in 0..<w {
+                        let i = y * w + x
+                        let v = d[i], up = d[i - w], dn = d[i + w]
+                        if v <= 0 || up <= 0 || dn <= 0 { continue }
+                        if up - dn >= k * v && up - v < Self.jump(v) && v - dn < Self.jump(dn) && v > dn { f[i] = 1 }
+                    }
+                }
+                for x in 0..<w where d[(h - 1) * w + x] > 0 { f[(h - 1) * w + x] = f[(h - 2) * w + x] }
+            }
+        }
+    }
+
+    /// Union-find over the grid (4-neighbours closer than `jump` in depth,
+    /// and both floor-like or both not), then labels compacted to 0, 1, 2,
+    /// ... in scan order.
     private mutating func label() {
+        markFloorLike()
         let w = width, h = height, n = w * h
         if leftLinks.count < w { leftLinks = [Bool](repeating: false, count: w) }
         var c: Int32 = 0
@@ -93,7 +135,9 @@ public struct DepthComponents {
             parent.withUnsafeMutableBufferPointer { pp in
                 labels.withUnsafeMutableBufferPointer { lp in
                 leftLinks.withUnsafeMutableBufferPointer { lk in
+                floorLike.withUnsafeBufferPointer { fp in
                     let d = dp.baseAddress!, p = pp.baseAddress!, lab = lp.baseAddress!, left = lk.baseAddress!
+                    let fl = fp.baseAddress!
                     @inline(__always) func find(_ i: Int32) -> Int32 {
                         var r = i
                         while p[Int(r)] != r { r = p[Int(r)] }
@@ -127,11 +171,11 @@ public struct DepthComponents {
                             if v > 0 {
                                 if x > 0 {
                                     let q = d[i - 1]
-                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) { p[i] = find(Int32(i - 1)); l = true }
+                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - 1] { p[i] = find(Int32(i - 1)); l = true }
                                 }
                                 if y > 0 {
                                     let q = d[i - w]
-                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) {
+                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - w] {
                                         u = true
                                         if !(l && prevUp && aboveLeft) { union(Int32(i), Int32(i - w)) }
                                     }
@@ -148,6 +192,7 @@ public struct DepthComponents {
                     }
                 }
                 }
+                }
             }
         }
         count = Int(c)
@@ -158,14 +203,40 @@ public struct DepthComponents {
         if area.count < c {
             let m = max(c, 64) * 2
             area = [Int32](repeating: 0, count: m); minRow = area; maxRow = area
+            sideTouch = [UInt8](repeating: 0, count: m)
+            minCol = [Int32](repeating: 0, count: m); maxCol = minCol; topRowCells = minCol
             topCount = area; bottomCount = area; midCount = area; scratch = area; topEnd = area; bottomStart = area
             depthSum = [Float](repeating: 0, count: m); topSum = depthSum; bottomSum = depthSum; midSum = depthSum
         }
         for k in 0..<c {
-            area[k] = 0; minRow[k] = Int32.max; maxRow[k] = -1; depthSum[k] = 0
+            area[k] = 0; minRow[k] = Int32.max; maxRow[k] = -1; depthSum[k] = 0; sideTouch[k] = 0
+            minCol[k] = Int32.max; maxCol[k] = -1; topRowCells[k] = 0
             topSum[k] = 0; topCount[k] = 0; bottomSum[k] = 0; bottomCount[k] = 0; midSum[k] = 0; midCount[k] = 0
         }
         let w = width, h = height
+        if w > 0 {
+            for y in 0..<h {
+                let a = labels[y * w], b = labels[y * w + w - 1]
+                if a >= 0 { sideTouch[Int(a)] |= 1 }
+                if b >= 0 { sideTouch[Int(b)] |= 2 }
+            }
+            for x in 0..<w { let l = labels[x]; if l >= 0 { topRowCells[Int(l)] += 1 } }
+            labels.withUnsafeBufferPointer { lp in
+                minCol.withUnsafeMutableBufferPointer { c0 in
+                    maxCol.withUnsafeMutableBufferPointer { c1 in
+                        for y in 0..<h {
+                            for x in 0..<w {
+                                let l = Int(lp[y * w + x])
+                                if l < 0 { continue }
+                                let xx = Int32(x)
+                                if xx < c0[l] { c0[l] = xx }
+                                if xx > c1[l] { c1[l] = xx }
+                            }
+                        }
+                    }
+                }
+            }
+        }
         labels.withUnsafeBufferPointer { lp in
           depth.withUnsafeBufferPointer { dp in
             area.withUnsafeMutableBufferPointer { ar in
@@ -246,6 +317,22 @@ public struct DepthComponents {
     public func physicalSize(_ k: Int) -> Double { let d = meanDepth(k); return areaFraction(k) * d * d }
     /// Whether the surface reaches the bottom row.
     public func touchesBottom(_ k: Int) -> Bool { Int(maxRow[k]) == height - 1 }
+    /// A narrow slab along the picture's edge (a door frame, a wall's end, a
+    /// bookcase): it reaches the top and the bottom row and the left or right
+    /// column and spans at most `edgeSlabWidth` of the width, so nothing of
+    /// it shows a head (issue 20). A person entering at the edge shows the
+    /// top of the head below the top row; a person close up whose hair
+    /// reaches the top and whose shoulders reach the sides is wide.
+    public func isEdgeSlab(_ k: Int) -> Bool {
+        minRow[k] == 0 && Int(maxRow[k]) == height - 1 && sideTouch[k] != 0
+            && Double(maxCol[k] - minCol[k] + 1) <= Self.edgeSlabWidth * Double(width)
+    }
+    public static let edgeSlabWidth = 0.2
+    /// A backdrop: a surface covering more than `backdropTop` of the top row
+    /// (a wall, a wall's lower part seen as a person walks out of the
+    /// picture); a person's head covers much less of it, even close up.
+    public func isBackdrop(_ k: Int) -> Bool { Double(topRowCells[k]) > Self.backdropTop * Double(width) }
+    public static let backdropTop = 0.75
     /// A floor or table top seen from above: it reaches the bottom of the
     /// picture and recedes upwards all the way: its top band is `rise` metres
     /// or more farther than its bottom band, with the middle band in between
@@ -356,6 +443,7 @@ public struct NearestBodyFinder: Equatable {
     /// Whether surface `k` can be the subject.
     public func accepts(_ c: DepthComponents, _ k: Int) -> Bool {
         c.physicalSize(k) >= minSize && depthRange.contains(c.headDepth(k)) && !c.isFloorLike(k, rise: floorRise)
+            && !c.isEdgeSlab(k) && !c.isBackdrop(k)
     }
 
     /// The subject surface and its head depth (metres), nil when no surface qualifies.

@@ -102,7 +102,17 @@ public final class SubjectLock {
     private var candidate: (k: Double, d: Double, u: Double, v: Double, frames: Int)?
     private var subjectMask: [UInt8] = []
     private var hasMask = false
-    private var components = DepthComponents()
+    /// Whether last frame's subject cells are known (for `writeSeeds`).
+    var hasSeedMask: Bool { hasMask }
+    func seedMaskCell(_ g: Int) -> Bool { hasMask && g < subjectMask.count && subjectMask[g] != 0 }
+    private(set) var components = DepthComponents()
+    /// This frame's seeds for `SubjectSegmentation` (see `writeSeeds`): the
+    /// surface the lock took the subject from, the accepted face box (video
+    /// pixels) and the picture sizes they refer to. nil/empty in mode=fixed.
+    private(set) var seedComponent: Int?
+    private(set) var seedFace: Box?
+    private(set) var seedVideoSize = (0, 0)
+    private(set) var seedDepthSize = (0, 0)
     private var sampler = FaceDepthSampler()
     private var faceMeasures: [(d: Double, k: Double, u: Double, v: Double, box: Box)] = []
 
@@ -122,6 +132,7 @@ public final class SubjectLock {
                        videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
         let dt = frameDuration > 0 && frameDuration < 10 ? frameDuration : 1.0 / 30
         clock += dt
+        seedComponent = nil; seedFace = nil
         if mode == .fixed {
             result.lockSource = .fixed
             return cutoffSetting
@@ -136,6 +147,7 @@ public final class SubjectLock {
             return cutoff ?? cutoffSetting
         }
         components.analyse(depth: depth, scale: depthScale)
+        seedDepthSize = (depth.width, depth.height); seedVideoSize = (videoWidth, videoHeight)
 
         // 1. where the tracker expects the subject
         var tracked: (component: Int, depth: Double)? = nil
@@ -177,6 +189,7 @@ public final class SubjectLock {
             result.faceFound = true
             result.faceDepth = f.d
             result.faceBox = f.box
+            seedFace = f.box
         } else if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let last = subjectDepth {
             newSource = .tracked
             if let tr = tracked {
@@ -213,6 +226,7 @@ public final class SubjectLock {
         }
         subjectDepth = target
         source = newSource
+        seedComponent = maskComponent
         if let k = maskComponent {
             hasMask = components.writeMask(k, nearerThan: cutoff!, into: &subjectMask) > 0
         } else if newSource == .fixed || newSource == .nearest {

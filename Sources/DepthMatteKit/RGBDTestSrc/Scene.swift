@@ -41,6 +41,20 @@ public struct SceneSettings: Equatable {
     public var faceCover = false
     /// false: no face is reported at all (no face detector upstream).
     public var faceMeta = true
+    /// Which scene (SceneExtras.swift): the portrait, or one with a chair
+    /// back, a sloping floor, a door frame or a subject walking in.
+    public var scene: SceneKind = .portrait
+    /// Depth in disparity steps: z is rounded to steps of
+    /// `SceneLayout.quantization` · z² (2.8 mm at 1 m, 2.2 cm at 2.8 m).
+    public var quantization = false
+    /// Depth noise correlated over patches of about 4 depth pixels (as a
+    /// structured-light sensor's), plus a smaller independent part.
+    public var correlatedNoise = false
+    /// The camera pans slowly to the right: the view turns by
+    /// `SceneLayout.panSpeed` ray units (x/z) per second of stream time,
+    /// about 0.6 px per frame of 640 px at 30 fps (a sub-pixel pan at
+    /// depth resolution).
+    public var pan = false
     public init() {}
 }
 
@@ -76,6 +90,10 @@ public enum SceneLayout {
 
     /// Depth noise sigma = noiseCoefficient * d² (1.5 mm at 1 m, 6 mm at 2 m).
     public static let noiseCoefficient = 0.0015
+    /// Disparity step: depth steps of quantization * d² (a Kinect-like sensor).
+    public static let quantization = 0.0028
+    /// `SceneSettings.pan`: ray units (x/z) per second.
+    public static let panSpeed = 0.025
     /// Projector-camera baseline of the simulated structured-light sensor; the
     /// projector is to the right, so occlusion shadows fall left of near objects.
     public static let baseline = 0.075
@@ -141,7 +159,8 @@ public struct ScenePose: Equatable {
 
 /// What the scene shows through one image position (clean, no artefacts).
 public struct SceneSample: Equatable {
-    public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm }
+    /// `surface`: a scene's chair back, floor or door frame (SceneExtras.swift).
+    public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm, surface }
     public var object: Object
     /// Metres along the optical axis.
     public var depth: Double
@@ -149,7 +168,7 @@ public struct SceneSample: Equatable {
     public var isSubject: Bool {
         switch object {
         case .head, .neck, .torso, .hand, .arm: return true
-        case .wall, .distractor: return false
+        case .wall, .distractor, .surface: return false
         }
     }
 }
@@ -162,6 +181,8 @@ public struct RGBDScene {
     /// The subject's pose (at t = 0 when `settings.motion` is false).
     public let pose: ScenePose
     let geo: SceneGeometry
+    /// Ray units (x/z) the view has turned right (`SceneSettings.pan`).
+    let panOffset: Double
 
     /// A non-finite `time` is taken as 0 (the element passes PTS seconds,
     /// always finite; the depth artefacts key on Int64(time * 1000)).
@@ -169,8 +190,15 @@ public struct RGBDScene {
         self.settings = settings
         let time = time.isFinite ? time : 0
         self.time = time
-        pose = ScenePose.at(settings.motion ? time : 0)
-        geo = SceneGeometry(pose: pose)
+        var pose = ScenePose.at(settings.motion ? time : 0)
+        if settings.scene == .enterLeft {
+            pose.subjectDepth = 1.2
+            pose.headX = SceneExtras.enterX(settings.motion ? time : 0)
+            pose.handRaised = false
+        }
+        self.pose = pose
+        geo = SceneGeometry(pose: pose, kind: settings.scene)
+        panOffset = settings.pan ? SceneLayout.panSpeed * (time > 0 ? time : 0) : 0
     }
 
     /// The head's bounding box in pixels of a `width` x `height` picture,
@@ -179,8 +207,8 @@ public struct RGBDScene {
         guard pose.faceVisible, width > 0, height > 0 else { return nil }
         let z = pose.subjectDepth
         let a = SceneLayout.headHalfWidth, b = SceneLayout.headHalfHeight
-        let p0 = SceneLayout.project(x: pose.headX - a, y: pose.headY - b, z: z)
-        let p1 = SceneLayout.project(x: pose.headX + a, y: pose.headY + b, z: z)
+        let p0 = project(x: pose.headX - a, y: pose.headY - b, z: z)
+        let p1 = project(x: pose.headX + a, y: pose.headY + b, z: z)
         let x0 = max(0, Int((p0.u * Double(width)).rounded(.down)))
         let y0 = max(0, Int((p0.v * Double(height)).rounded(.down)))
         let x1 = min(width, Int((p1.u * Double(width)).rounded(.up)))
@@ -209,7 +237,7 @@ public struct RGBDScene {
         guard settings.faceMeta, width > 0, height > 0 else { return [] }
         var out: [Box] = []
         func box(_ x0: Double, _ y0: Double, _ z0: Double, _ x1: Double, _ y1: Double, _ z1: Double) -> Box? {
-            let p0 = SceneLayout.project(x: x0, y: y0, z: z0), p1 = SceneLayout.project(x: x1, y: y1, z: z1)
+            let p0 = project(x: x0, y: y0, z: z0), p1 = project(x: x1, y: y1, z: z1)
             let bx0 = max(0, Int((p0.u * Double(width)).rounded(.down)))
             let by0 = max(0, Int((p0.v * Double(height)).rounded(.down)))
             let bx1 = min(width, Int((p1.u * Double(width)).rounded(.up)))
@@ -230,10 +258,15 @@ public struct RGBDScene {
         return out
     }
 
+    /// Normalized image position of a point, with the pan.
+    @inline(__always) func project(x: Double, y: Double, z: Double) -> (u: Double, v: Double) {
+        SceneLayout.project(x: x - panOffset * z, y: y, z: z)
+    }
+
     /// The clean scene at a normalized image position.
     public func sample(u: Double, v: Double) -> SceneSample {
         let r = SceneLayout.ray(u: u, v: v)
-        return geo.sample(r.x, r.y)
+        return geo.sample(r.x + panOffset, r.y)
     }
 }
 

@@ -124,6 +124,10 @@ struct SceneGeometry {
     let bodyX0: Double, bodyX1: Double, bodyY0: Double
     let handX0: Double, handX1: Double, handY0: Double, handY1: Double
     let plantX0: Double, plantX1: Double, plantY0: Double
+    /// The scene's chair, floor or door (none in the portrait).
+    let extras: SceneExtras
+    let plantOn: Bool
+    var hasExtras: Bool { extras.kind != .portrait }
 
     // fixed shapes (metres)
     static let headA = SceneLayout.headHalfWidth, headB = SceneLayout.headHalfHeight
@@ -147,7 +151,9 @@ struct SceneGeometry {
         (-0.93, 0.12, 0.32, 0.040, -0.06, 0.20),
     ].map { SceneLeaf(baseX: plantX, baseY: $0.2, tipX: $0.0, tipY: $0.1, w: $0.3, dz: $0.4, tint: $0.5) }
 
-    init(pose: ScenePose) {
+    init(pose: ScenePose, kind: SceneKind = .portrait) {
+        extras = SceneExtras(kind: kind, subjectDepth: pose.subjectDepth)
+        plantOn = kind.hasPlant
         zs = pose.subjectDepth; hx = pose.headX; hy = pose.headY
         zHand = zs - SceneLayout.handForward
         handRaised = pose.handRaised; faceVisible = pose.faceVisible
@@ -166,7 +172,7 @@ struct SceneGeometry {
         handRaised && x > handX0 - m && x < handX1 + m && y > handY0 - m && y < handY1 + m
     }
     @inline(__always) func inPlant(_ x: Double, _ y: Double, _ m: Double) -> Bool {
-        x > plantX0 - m && x < plantX1 + m && y > plantY0 - m
+        plantOn && x > plantX0 - m && x < plantX1 + m && y > plantY0 - m
     }
 
     // MARK: shapes
@@ -283,6 +289,9 @@ struct SceneGeometry {
                 let o: SceneSample.Object = b.part == .head ? .head : (b.part == .neck ? .neck : .torso)
                 return SceneSample(object: o, depth: bodyDepth(b))
             }
+        }
+        if hasExtras, let e = extras.hit(x, y, behind: Self.wallDepth(x)) {
+            return SceneSample(object: .surface, depth: e.depth)
         }
         if inPlant(x, y, 0) {
             let p = plant(x, y, cull: 0.01)

@@ -79,7 +79,7 @@ extension RGBDScene {
             let cols = table.baseAddress!, wall = cols + w, rows = cols + 2 * w
             let wallColumn = wallColumns.baseAddress!
             for px in 0..<w {
-                cols[px] = Self.rayX(px, w)
+                cols[px] = Self.rayX(px, w) + panOffset
                 wall[px] = SceneGeometry.wallDepth(cols[px])
                 (wallColumn + px).initialize(to: SceneGeometry.wallColumn(cols[px] * wall[px]))
             }
@@ -94,8 +94,10 @@ extension RGBDScene {
                     // reach: 1.5 x the tile's half diagonal (slack for the
                     // approximate distances) plus the anti-aliasing margin
                     let reach = 1.5 * (hx * hx + hy * hy).squareRoot() + margin
-                    let plantMode = g.inPlant(xc, yc, reach)
+                    var plantMode = g.inPlant(xc, yc, reach)
                         ? Self.tileMode(g.plant(xc, yc, cull: 1.01 * reach * zd).sd / zd, reach) : .miss
+                    // a scene's chair, floor or door lies in front of the plant: per pixel
+                    if g.hasExtras && plantMode == .full { plantMode = .edge }
                     let bodyMode = g.inBody(xc, yc, reach) ? Self.tileMode(g.body(xc, yc).sd / zs, reach) : .miss
                     let handMode = g.inHand(xc, yc, reach) ? Self.tileMode(g.hand(xc, yc).sd / zh, reach) : .miss
 
@@ -120,6 +122,16 @@ extension RGBDScene {
                                             let p = g.plant(x, y, cull: margin * zd)
                                             let a = sceneCoverage(p.sd / zd, invPix)
                                             if a > 0 { c = g.plantColor(p).over(c, a) }
+                                        }
+                                        if g.hasExtras, let e = g.extras.hit(x, y, behind: wall[px]) {
+                                            let a = sceneCoverage(e.sd, invPix)
+                                            if a > 0 { c = g.extras.color(x, y, part: e.part, depth: e.depth).over(c, a) }
+                                        } else if g.hasExtras && g.extras.kind.hasChair {
+                                            // anti-aliased outside the chair's outline too
+                                            let cz = g.extras.chairZ
+                                            let sd = sceneRoundBoxSD(x * cz, y * cz - (SceneExtras.chairTop + 1.0), SceneExtras.chairHalfWidth, 1.0, 0.06) / cz
+                                            let a = sceneCoverage(sd, invPix)
+                                            if a > 0 { c = g.extras.color(x, y, part: 1, depth: cz).over(c, a) }
                                         }
                                     }
                                     if bodyMode == .edge && g.inBody(x, y, margin) {
@@ -180,7 +192,7 @@ extension RGBDScene {
         let g = geo
         let invPix = 1 / pixelSize(w, h), margin = 2 / invPix
         withUnsafeTemporaryAllocation(of: Double.self, capacity: w) { cols in
-            for px in 0..<w { cols[px] = Self.rayX(px, w) }
+            for px in 0..<w { cols[px] = Self.rayX(px, w) + panOffset }
             for py in 0..<h {
                 let y = Self.rayY(py, h)
                 let row = out.row(py)
@@ -233,6 +245,10 @@ extension RGBDScene {
                 return DepthHit(depth: g.bodyDepth(b), layer: 0, hairTop: hairTop, clear: clear)
             }
         }
+        if g.hasExtras, let e = g.extras.hit(x, y, behind: wallZ) {
+            if e.part != 3 && abs(e.sd) <= r { clear = false }
+            return DepthHit(depth: e.depth, layer: 2, hairTop: false, clear: clear)
+        }
         if g.inPlant(x, y, r) {
             let zd = SceneLayout.distractorDepth
             let p = g.plant(x, y, cull: 0.01 + 1.01 * r * zd)
@@ -264,6 +280,21 @@ extension RGBDScene {
         return false
     }
 
+    /// Noise correlated over patches: a normal value per 4 x 4 lattice cell,
+    /// interpolated bilinearly, times 1.5, plus half a pixel's own (in units
+    /// of sigma).
+    @inline(__always) static func patchNoise(_ key: UInt64, _ x: Double, _ y: Double, pixel: UInt64) -> Double {
+        let k2 = SceneHash.mix(key ^ 0xc0ffee)
+        let fx = x * 0.25, fy = y * 0.25
+        let ix = sceneFloor(fx), iy = sceneFloor(fy)
+        let tx = fx - ix, ty = fy - iy
+        let i = Int(ix), j = Int(iy)
+        let a = SceneHash.gaussian(SceneHash.hash(k2, i, j)), b = SceneHash.gaussian(SceneHash.hash(k2, i + 1, j))
+        let c = SceneHash.gaussian(SceneHash.hash(k2, i, j + 1)), e = SceneHash.gaussian(SceneHash.hash(k2, i + 1, j + 1))
+        let top = a + (b - a) * tx, bottom = c + (e - c) * tx
+        return 1.5 * (top + (bottom - top) * ty) + 0.5 * SceneHash.gaussian(SceneHash.mix(pixel ^ 0x9e37))
+    }
+
     /// Render GRAY16_LE depth (units of `settings.depthScale`, 0 = no reading)
     /// into `height` rows of `stride` bytes at `base` (any alignment).
     public func renderDepth(base: UnsafeMutableRawPointer, width w: Int, height h: Int, stride: Int) {
@@ -279,14 +310,14 @@ extension RGBDScene {
         let fdx = 0.6 / (SceneLayout.focalX * Double(w)), fdy = 0.6 / (SceneLayout.focalY * Double(h))
         let shift = s.misregistration
         let k = SceneLayout.noiseCoefficient
-        let random = s.noise || s.holes || s.flyingPixels
+        let random = s.noise || s.holes || s.flyingPixels || s.correlatedNoise
 
         // flying pixels: only rays with an outline within 1.5 sample offsets are resampled
         let edgeReach = s.flyingPixels ? 1.5 * (fdx * fdx + fdy * fdy).squareRoot() : 0
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * w) { table in
             let cols = table.baseAddress!, wall = cols + w
             for px in 0..<w {
-                cols[px] = Self.rayX(px - shift, w)
+                cols[px] = Self.rayX(px - shift, w) + panOffset
                 wall[px] = SceneGeometry.wallDepth(cols[px])
             }
             for py in 0..<h {
@@ -340,6 +371,11 @@ extension RGBDScene {
                     var v: UInt16 = 0
                     if !hole {
                         if s.noise { d += k * d * d * SceneHash.gaussian(rnd) }
+                        if s.correlatedNoise { d += k * d * d * Self.patchNoise(key, Double(sx), Double(py), pixel: rnd) }
+                        if s.quantization && d > 0.05 {
+                            let q = SceneLayout.quantization
+                            d = 1 / (q * (1 / (q * d) + 0.5).rounded(.down))
+                        }
                         let q = d * invScale + 0.5              // d > 0: truncation rounds
                         v = q < 1 ? 1 : (q >= 65535 ? 65535 : UInt16(q))
                     }

@@ -35,6 +35,12 @@ typedef enum { DM_EFFECT_NONE = 0, DM_EFFECT_DESATURATE = 1, DM_EFFECT_COMIC = 2
       "uses the colour frame; blur-radius and gamma do not apply), " \
       "original (the sample's threshold, blur, gamma, upscale) or none " \
       "(hard mask)") \
+  P (X, BOOLEAN, subject_only, "subject-only", "Subject only", 0, 1, 1, NULL, PLAYING, \
+      "refine=guided|none in mode=face|nearest: key only the depth " \
+      "surfaces connected to the locked subject (its body and what it " \
+      "holds); chair backs, floors, desk edges and door frames that are " \
+      "merely nearer than the cutoff stay out. false: every pixel nearer " \
+      "than the cutoff, as the original sample (mode=fixed always is)") \
   P (X, DOUBLE, blur_radius, "blur-radius", "Blur radius", 0.0, 100.0, 5.0, NULL, PLAYING, \
       "refine=original: Gaussian blur sigma of the mask, in depth pixels " \
       "(0 = no blur)") \

@@ -10,6 +10,8 @@ extern "C" {
 #endif
 
 typedef enum { DM_STREAM_VIDEO = 0, DM_STREAM_DEPTH = 1, DM_STREAM_TRUTH = 2 } DMStream;
+typedef enum { DM_SCENE_PORTRAIT = 0, DM_SCENE_CHAIR = 1, DM_SCENE_SLOPING_FLOOR = 2,
+  DM_SCENE_DOOR_FRAME = 3, DM_SCENE_ENTER_LEFT = 4 } DMScene;
 
 /* Every property of rgbdtestsrc, once (see dmcommon.h for the columns). */
 #define DM_RGBDTESTSRC_PROPERTIES(P, X) \
@@ -56,7 +58,20 @@ typedef enum { DM_STREAM_VIDEO = 0, DM_STREAM_DEPTH = 1, DM_STREAM_TRUTH = 2 } D
       "A camera pair as depthalign reads it (JSON): stream=depth renders " \
       "what that depth camera sees (its pose, intrinsics and size: depth " \
       "that needs depthalign with the same file), the other streams are the " \
-      "colour camera's (its size). Unset: depth registered to the colour")
+      "colour camera's (its size). Unset: depth registered to the colour") \
+  P (X, ENUM, scene, "scene", "Scene", 0, 0, DM_SCENE_PORTRAIT, dm_rgbdtestsrc_scene_get_type, PLAYING, \
+      "Which scene: the portrait, or one with surfaces nearer than the " \
+      "cutoff that are not the subject (a chair back, a sloping floor, a " \
+      "door frame), or the subject walking in at the left edge") \
+  P (X, BOOLEAN, quantization, "quantization", "Quantization", 0, 1, 0, NULL, PLAYING, \
+      "Depth in disparity steps growing with distance squared (2.8 mm at " \
+      "1 m, 2.2 cm at 2.8 m)") \
+  P (X, BOOLEAN, correlated_noise, "correlated-noise", "Correlated noise", 0, 1, 0, NULL, PLAYING, \
+      "Depth noise correlated over patches of about 4 depth pixels " \
+      "(sigma about 1.6 x 1.5 mm x d squared)") \
+  P (X, BOOLEAN, pan, "pan", "Pan", 0, 1, 0, NULL, PLAYING, \
+      "The camera pans slowly to the right (0.025 ray units per second: " \
+      "about 0.6 pixel of 640 per frame at 30 fps)")
 
 /* A copy of the element's properties, taken under the object lock per frame. */
 typedef struct {

@@ -1,0 +1,553 @@
+/// The subject, not a slab of space (issue 20): after the cutoff, keep only
+/// the depth surfaces that belong to the locked subject.
+///
+/// Nearer than the cutoff is necessary, not sufficient: a chair back behind
+/// the shoulders, an armrest, a desk edge, a floor sloping towards the camera
+/// or a door frame at the picture's edge can all be nearer than the cutoff.
+/// At depth resolution (the map the matte is made from):
+///
+///  1. **Near pixels**: 0 < d <= cutoff (as the threshold).
+///  2. **Floor**: a near pixel is floor-like when its surface recedes upwards
+///     steeply and smoothly: d(y − s) − d(y + s) over 2s rows, times the focal
+///     length over the depth, is at least `floorSlope` (the surface turned
+///     more than ~35° away from facing the camera, top away) and no step on
+///     the way is a depth edge. Floor-like pixels connected (through
+///     floor-like pixels) to the bottom row of the picture, in a region that
+///     reaches a side of the picture or spans `floorSpan` of its width, are
+///     the floor (or a desk top): a floor within the cutoff joins the feet
+///     smoothly in depth, so it is cut by its geometry, not by a step.
+///     A person's front, legs and face are near-vertical and never
+///     floor-like; the top of the head or shoulders is, but does not reach
+///     the bottom row.
+///  3. **Surfaces**: the near pixels that are not floor are split into
+///     surfaces: 4-neighbours join when their depths differ by less than
+///     `stepBase + stepGain · d` (1.5 cm + 1.5 %: a body is smooth at
+///     depth resolution). Depth-edge pixels (a near neighbour a step away:
+///     flying pixels between a shoulder and the chair behind it, the
+///     outline of a self-occlusion) join nothing, so a chain of flying
+///     pixels cannot bridge two surfaces.
+///  4. **Seeds**: the pixels the subject lock says are the subject (the
+///     accepted face box's central half; else the lock's tracked or nearest
+///     surface where it is at the subject's depth; see
+///     `SubjectLock.writeSeeds`). Every surface containing a seed is the
+///     subject. Then, round after round, a surface (not a fragment) joins
+///     the subject when at least half of its contact with it (directly or
+///     across up to two depth-edge pixels) steps by less than
+///     `bodyStepBase + bodyStepGain · d` (4 cm + 4 %, the subject lock's
+///     surface jump: chin and neck, arm and chest), unless the colours
+///     either side of that contact differ on average by more than
+///     `joinColourStep` (a red chair back 8 cm behind a blue shirt).
+///  5. **Kept with it** (without passing anything on): a surface touching
+///     the subject (or the holes next to it) that is a fragment
+///     (`fragmentArea`: flying pixels, speckle, edge pixels) or that lies in
+///     front of it where they touch (or level with it across a hole) and
+///     does not reach the picture's left or right edge (a held object, a
+///     raised arm behind its own occlusion shadow, also when it reaches the
+///     bottom; a desk edge spans the picture). The bottom edge does not
+///     count: a close subject's forearm in front of the chest reaches it.
+///  6. Every other near pixel is written as "far" (65535) into a copy of the
+///     depth; holes (0) stay holes, so the refiner still decides those next to
+///     the subject from their neighbours and colour, as before.
+///
+/// Without seeds (mode=fixed, or no subject found) nothing changes: the
+/// cutoff alone decides, as the original sample does.
+///
+/// Cost: a few passes over the depth-resolution map (about 320 x 180 for
+/// refine=guided), arrays kept between frames: no allocation per frame
+/// once the sizes are stable.
+public struct SubjectSegmentation {
+    /// Metres: neighbours on one surface differ by less than stepBase + stepGain · d.
+    public var stepBase: Float = 0.015
+    public var stepGain: Float = 0.015
+    /// tan of the angle between a surface and the image plane (top away)
+    /// above which it is floor-like: 0.7 ≈ 35°.
+    public var floorSlope: Float = 0.7
+    /// Focal length in picture widths (70° horizontal view; a 60–90° camera
+    /// changes the slope test by at most ±40 %).
+    public var focalX: Float = 0.714
+    /// A floor region touching the bottom row must reach a side of the
+    /// picture or span this fraction of its width (a lap or a forearm does not).
+    public var floorSpan: Float = 0.25
+    /// Surfaces of at most this fraction of the map (and 4 pixels) touching
+    /// the subject are kept with it (fragments on its outline).
+    public var fragmentArea: Float = 0.0005
+    /// Metres: a surface touching the subject joins it when at least half of
+    /// the contact steps by less than bodyStepBase + bodyStepGain · d
+    /// (the subject lock's surface jump: 8 cm at 1 m).
+    public var bodyStepBase: Float = 0.04
+    public var bodyStepGain: Float = 0.04
+    /// Rounds of that joining (head → neck → torso → arm → hand).
+    public var maxJoinRounds = 6
+    /// ... unless the colours either side of that contact differ by more
+    /// than this on average (sum of |ΔR| + |ΔG| + |ΔB|, 0-765): the
+    /// surfaces are different things (a red chair back behind a blue shirt).
+    public var joinColourStep: Float = 90
+
+    /// The segmented copy of the depth (valid until the next call).
+    private var out: [UInt16] = []
+    /// Per pixel: seed flags (written by the caller's seed function).
+    public var seeds: [UInt8] = []
+    private var labels: [Int32] = []
+    private var parent: [Int32] = []
+    private var floorMark: [UInt8] = []
+    private var stack: [Int32] = []
+    // per surface
+    private var area: [Int32] = [], touchSide: [UInt8] = [], adjacent: [Int32] = []
+    private var frontSum: [Float] = [], keep: [UInt8] = []
+    /// Holes next to the subject: the subject depth they were reached from, and their distance (0 = not reached).
+    private var holeDepthStore: [UInt16] = [], holeStepStore: [UInt16] = []
+    /// Pixels on a surface's outline (see `apply`).
+    private var boundary: [Int32] = []
+    /// One row: a step between each pixel and the one below it.
+    private var stepDown: [UInt8] = []
+
+    /// Pixels of the last frame: near, kept as the subject, floor.
+    public private(set) var nearCount = 0, keptCount = 0, floorCount = 0
+    /// Whether the last call had seeds (and so changed anything).
+    public private(set) var segmented = false
+
+    public init() {}
+
+    /// Keep the subject's surfaces of `depth` (units of `scale` metres,
+    /// cutoff in metres). `writeSeeds(&seeds, width, height)` marks seed
+    /// pixels (non-zero) in a zeroed mask of the depth's size and returns
+    /// whether it marked any. `video` (registered to the depth, any size)
+    /// lets colour veto a join across a small depth step. Returns a view of the segmented copy, or
+    /// `depth` itself when there are no seeds.
+    public mutating func apply(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView? = nil,
+                               writeSeeds: (inout [UInt8], Int, Int) -> Bool) -> Depth16View {
+        let w = depth.width, h = depth.height, n = w * h
+        segmented = false
+        nearCount = 0; keptCount = 0; floorCount = 0
+        guard n > 0 else { return depth }
+        if seeds.count < n { seeds = [UInt8](repeating: 0, count: n) }
+        seeds.withUnsafeMutableBufferPointer { s in s.baseAddress!.update(repeating: 0, count: n) }
+        guard writeSeeds(&seeds, w, h) else { return depth }
+        if out.count < n {
+            out = [UInt16](repeating: 0, count: n)
+            labels = [Int32](repeating: -1, count: n)
+            parent = [Int32](repeating: 0, count: n)
+            floorMark = [UInt8](repeating: 0, count: n)
+            stack = []
+            stack.reserveCapacity(n)
+            boundary = []
+            boundary.reserveCapacity(n)
+        }
+        if stepDown.count < w { stepDown = [UInt8](repeating: 0, count: w) }
+        // integer cutoff as DepthThreshold
+        let q = cutoff / scale
+        let limitD = (q + abs(q) * 1e-9).rounded(.down)
+        let limit: UInt32 = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
+        let fscale = Float(scale)
+        // step in depth units: a + b · v
+        let stepA = stepBase / fscale, stepB = stepGain
+        let bodyA = bodyStepBase / fscale, bodyB = bodyStepGain
+        let s = max(1, w / 160)     // rows either side for the floor slope
+        let slopeK = floorSlope * 2 * Float(s) / (focalX * Float(w))   // diff >= slopeK · d
+        var count: Int32 = 0
+
+        out.withUnsafeMutableBufferPointer { op in
+        labels.withUnsafeMutableBufferPointer { lp in
+        parent.withUnsafeMutableBufferPointer { pp in
+        floorMark.withUnsafeMutableBufferPointer { fp in
+        seeds.withUnsafeBufferPointer { sp in
+        stepDown.withUnsafeMutableBufferPointer { sdp in
+            let stepDownRow = sdp.baseAddress!
+            let o = op.baseAddress!, lab = lp.baseAddress!, p = pp.baseAddress!, fl = fp.baseAddress!
+            let seed = sp.baseAddress!
+            // 1. copy, near pixels (out = d; lab = 0 near, -1 not), union-find roots
+            var near = 0
+            for y in 0..<h {
+                let row = depth.base + y * depth.stride
+                for x in 0..<w {
+                    let v = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self))
+                    let i = y * w + x
+                    o[i] = v
+                    p[i] = Int32(i)
+                    let isNear = v != 0 && UInt32(v) <= limit
+                    lab[i] = isNear ? 0 : -1
+                    if isNear { near += 1 }
+                }
+            }
+            nearCount = near
+            // 2. the floor: floor-like pixels (tested on demand) reached from
+            // the bottom row. fl bits: 1 tested, 2 floor-like, 4 flooded,
+            // 8 floor, 16 depth edge
+            fl.update(repeating: 0, count: n)
+            @inline(__always) func floorLike(_ i: Int) -> Bool {
+                let f = fl[i]
+                if f & 1 != 0 { return f & 2 != 0 }
+                var r = false
+                if lab[i] >= 0 && h > 2 * s {
+                    // the bottom rows the slope test cannot see take the test of the row above
+                    let c = min(i / w, h - s - 1) * w + i % w
+                    if c >= s * w && lab[c] >= 0 {
+                        let v = Float(o[c]), up = o[c - s * w], dn = o[c + s * w]
+                        if up != 0 && dn != 0 && Float(up) - Float(dn) >= slopeK * v {
+                            // smooth: no depth edge between the two samples
+                            r = true
+                            var j = c - s * w
+                            while j < c + s * w {
+                                let a = o[j], b = o[j + w]
+                                if a == 0 || b == 0 || abs(Float(a) - Float(b)) >= bodyA + bodyB * Float(min(a, b)) { r = false; break }
+                                j += w
+                            }
+                        }
+                    }
+                }
+                fl[i] = f | (r ? 3 : 1)
+                return r
+            }
+            var floorPixels = 0
+            stack.removeAll(keepingCapacity: true)
+            for x0 in 0..<w {
+                let start = (h - 1) * w + x0
+                if fl[start] & 4 != 0 || !floorLike(start) { continue }
+                // flood one region (4-neighbours) of floor-like pixels
+                let first = stack.count
+                stack.append(Int32(start)); fl[start] |= 4
+                var head = first
+                var minX = x0, maxX = x0
+                while head < stack.count {
+                    let i = Int(stack[head]); head += 1
+                    let x = i % w
+                    if x < minX { minX = x }
+                    if x > maxX { maxX = x }
+                    @inline(__always) func visit(_ j: Int) {
+                        if fl[j] & 4 == 0 && floorLike(j) { fl[j] |= 4; stack.append(Int32(j)) }
+                    }
+                    if x > 0 { visit(i - 1) }
+                    if x < w - 1 { visit(i + 1) }
+                    if i >= w { visit(i - w) }
+                    if i + w < n { visit(i + w) }
+                }
+                if minX == 0 || maxX == w - 1 || Float(maxX - minX + 1) >= floorSpan * Float(w) {
+                    // the floor is no surface of the subject's
+                    for k in first..<stack.count { let j = Int(stack[k]); fl[j] |= 8; lab[j] = -1 }
+                    floorPixels += stack.count - first
+                }
+            }
+            floorCount = floorPixels
+            // 3. surfaces: union-find over near, non-floor pixels
+            @inline(__always) func find(_ i: Int32) -> Int32 {
+                var r = i
+                while p[Int(r)] != r { r = p[Int(r)] }
+                var j = i
+                while p[Int(j)] != r { let nx = p[Int(j)]; p[Int(j)] = r; j = nx }
+                return r
+            }
+            @inline(__always) func joins(_ a: UInt16, _ b: UInt16) -> Bool {
+                abs(Float(a) - Float(b)) < stepA + stepB * Float(min(a, b))
+            }
+            // Depth-edge pixels (a near 4-neighbour a step away: flying pixels
+            // between two near surfaces, the outline of a self-occlusion)
+            // join nothing: a chain of flying pixels would otherwise bridge a
+            // shoulder to the chair behind it. Every other near pixel joins its
+            // near left and upper neighbours that are no edge (no step between
+            // them, or it would be an edge). Each step test is made once:
+            // `stepLeft` and `sd[x]` carry it to the right and the next row.
+            let sd = stepDownRow
+            for x in 0..<w { sd[x] = 0 }
+            for y in 0..<h {
+                var stepLeft = false
+                for x in 0..<w {
+                    let i = y * w + x
+                    if lab[i] < 0 { stepLeft = false; sd[x] = 0; continue }
+                    let v = o[i]
+                    let sr = x < w - 1 && lab[i + 1] >= 0 && !joins(v, o[i + 1])
+                    let sdn = y < h - 1 && lab[i + w] >= 0 && !joins(v, o[i + w])
+                    let edge = stepLeft || sr || sd[x] != 0 || sdn
+                    stepLeft = sr
+                    sd[x] = sdn ? 1 : 0
+                    if edge { fl[i] |= 16; continue }
+                    if x > 0 && lab[i - 1] >= 0 && fl[i - 1] & 16 == 0 { p[i] = find(Int32(i - 1)) }
+                    if y > 0 && lab[i - w] >= 0 && fl[i - w] & 16 == 0 {
+                        let r = find(Int32(i - w)), ri = find(Int32(i))
+                        if r != ri { if r < ri { p[Int(ri)] = r } else { p[Int(r)] = ri } }
+                    }
+                }
+            }
+            for i in 0..<n where lab[i] >= 0 {
+                let r = find(Int32(i))
+                if r == Int32(i) { lab[i] = count; count += 1 } else { lab[i] = lab[Int(r)] }
+            }
+            _ = seed
+        }}}}}}
+
+        // 4-5. which surfaces are kept
+        let c = Int(count)
+        if area.count < c {
+            let m = max(c, 256) * 2
+            area = [Int32](repeating: 0, count: m); adjacent = area
+            touchSide = [UInt8](repeating: 0, count: m); keep = touchSide
+            frontSum = [Float](repeating: 0, count: 3 * m)
+        }
+        let cap = area.count
+        // colour of a depth pixel: the video pixel at its centre
+        let vw = video?.width ?? 0, vh = video?.height ?? 0
+        let sxv = Double(vw) / Double(w), syv = Double(vh) / Double(h)
+        var any = false
+        var kept = 0
+        if holeDepthStore.count < n { holeDepthStore = [UInt16](repeating: 0, count: n); holeStepStore = holeDepthStore }
+        holeDepthStore.withUnsafeMutableBufferPointer { hdp in
+        holeStepStore.withUnsafeMutableBufferPointer { hsp in
+        let holeDepth = hdp.baseAddress!, hs = hsp.baseAddress!
+        labels.withUnsafeBufferPointer { lp in
+        seeds.withUnsafeBufferPointer { sp in
+        out.withUnsafeMutableBufferPointer { op in
+        area.withUnsafeMutableBufferPointer { ap in
+        adjacent.withUnsafeMutableBufferPointer { adp in
+        touchSide.withUnsafeMutableBufferPointer { tp in
+        keep.withUnsafeMutableBufferPointer { kp in
+        frontSum.withUnsafeMutableBufferPointer { fsp in
+        floorMark.withUnsafeBufferPointer { flp in
+            let fl = flp.baseAddress!
+            let lab = lp.baseAddress!, seed = sp.baseAddress!, o = op.baseAddress!
+            let ar = ap.baseAddress!, adj = adp.baseAddress!, side = tp.baseAddress!, kk = kp.baseAddress!, front = fsp.baseAddress!
+            for k in 0..<c { ar[k] = 0; adj[k] = 0; side[k] = 0; kk[k] = 0; front[k] = 0 }
+            var subjectArea: Int32 = 0
+            // per surface: area, picture edges, seeds; and the pixels on an
+            // outline (a 4-neighbour that is a hole, a depth edge or another
+            // surface, or a depth edge itself): every later step that looks at
+            // contacts between surfaces or with holes needs only these
+            boundary.removeAll(keepingCapacity: true)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    let l = lab[i]
+                    if l < 0 { continue }
+                    let li = Int(l)
+                    ar[li] += 1
+                    if x == 0 || x == w - 1 { side[li] = 1 }
+                    if seed[i] != 0 { kk[li] = 1 }
+                    @inline(__always) func other(_ j: Int) -> Bool {
+                        let m = lab[j]
+                        return m >= 0 ? (m != l || fl[j] & 16 != 0) : o[j] == 0
+                    }
+                    if fl[i] & 16 != 0 || (x > 0 && other(i - 1)) || (x < w - 1 && other(i + 1))
+                        || (y > 0 && other(i - w)) || (y < h - 1 && other(i + w)) {
+                        boundary.append(Int32(i))
+                    }
+                }
+            }
+            for k in 0..<c where kk[k] == 1 { any = true }
+            if !any { return }
+            // the subject pixel met going from (x, y) by (dx, dy), through at
+            // most two depth-edge pixels; -1 if none
+            @inline(__always) func reach(_ x: Int, _ y: Int, _ dx: Int, _ dy: Int) -> Int {
+                var cx = x, cy = y
+                for _ in 0..<3 {
+                    cx += dx; cy += dy
+                    if cx < 0 || cx >= w || cy < 0 || cy >= h { return -1 }
+                    let j = cy * w + cx
+                    let m = Int(lab[j])
+                    if m < 0 { return -1 }
+                    if kk[m] == 1 { return j }
+                    if fl[j] & 16 == 0 { return -1 }
+                }
+                return -1
+            }
+            // surfaces whose contact with the subject is mostly a small step
+            // (< bodyStep: a head on its neck, a torso behind the chin) join it,
+            // round after round; a single bridge of flying pixels does not
+            // (a chair back 10 cm behind the shoulders touches them with a step all along)
+            let fragment = Int32(max(4, Int(fragmentArea * Float(n))))
+            let colourDiff = front + cap, colourN = front + 2 * cap
+            // the colour `off` depth pixels from (x, y), clamped to the picture
+            @inline(__always) func colour(_ x: Int, _ y: Int) -> SIMD4<Float> {
+                let cx = min(max(x, 0), w - 1), cy = min(max(y, 0), h - 1)
+                let vx = min(Int((Double(cx) + 0.5) * sxv), vw - 1), vy = min(Int((Double(cy) + 0.5) * syv), vh - 1)
+                let p = video!.row(vy) + vx * video!.pixelStride
+                return SIMD4(Float(p[video!.r]), Float(p[video!.g]), Float(p[video!.b]), 0)
+            }
+            let off = max(2, w / 160)
+            for _ in 0..<maxJoinRounds {
+                for k in 0..<c { adj[k] = 0; front[k] = 0; colourDiff[k] = 0; colourN[k] = 0 }
+                for b in boundary {
+                    let i = Int(b), x = i % w, y = i / w
+                    do {
+                        let l = Int(lab[i])
+                        if kk[l] == 1 || ar[l] <= fragment { continue }
+                        let v = o[i]
+                        @inline(__always) func look(_ dx: Int, _ dy: Int) {
+                            let j = reach(x, y, dx, dy)
+                            if j < 0 { return }
+                            adj[l] += 1
+                            let u = o[j]
+                            if abs(Float(v) - Float(u)) < bodyA + bodyB * Float(min(u, v)) {
+                                front[l] += 1
+                                if vw > 0 {
+                                    // colours either side of the contact, `off` pixels
+                                    // away from it (past a 1-2 px misregistration)
+                                    let a = colour(x - off * dx, y - off * dy)
+                                    let b = colour(j % w + off * dx, j / w + off * dy)
+                                    let d = a - b
+                                    colourDiff[l] += abs(d[0]) + abs(d[1]) + abs(d[2])
+                                    colourN[l] += 1
+                                }
+                            }
+                        }
+                        // (dx, dy): from this pixel towards the subject
+                        look(-1, 0); look(1, 0); look(0, -1); look(0, 1)
+                    }
+                }
+                var joined = false
+                // fragments (flying pixels on an outline) never join here: they
+                // would bridge the subject to whatever lies behind them; they are
+                // kept at the end without passing anything on
+                for k in 0..<c where kk[k] == 0 && ar[k] > fragment && adj[k] > 0 && front[k] >= 3 && 2 * front[k] >= Float(adj[k]) {
+                    // a step of a few centimetres is a body's own (chin and
+                    // neck, arm and chest) unless the colour changes across it
+                    // too: a chair back or a sofa touching the shoulders
+                    if colourN[k] > 0 && colourDiff[k] / colourN[k] > joinColourStep { continue }
+                    kk[k] = 1; joined = true
+                }
+                if !joined { break }
+            }
+            for k in 0..<c { adj[k] = 0; front[k] = 0 }
+            for k in 0..<c where kk[k] == 1 { subjectArea += ar[k] }
+            // holes next to the subject, up to `holeReach` pixels from it, carry
+            // the depth of the subject pixel they were reached from (an
+            // occlusion shadow between an arm and the body is no separation)
+            let holeReach = UInt16(max(2, w / 64))
+            let hd = holeDepth
+            hs.update(repeating: 0, count: n)
+            stack.removeAll(keepingCapacity: true)
+            for b in boundary {
+                let i = Int(b), x = i % w, y = i / w
+                if kk[Int(lab[i])] != 1 { continue }
+                @inline(__always) func seedHole(_ j: Int) {
+                    if o[j] == 0 && hs[j] == 0 { hs[j] = 1; hd[j] = o[i]; stack.append(Int32(j)) }
+                }
+                if x > 0 { seedHole(i - 1) }
+                if x < w - 1 { seedHole(i + 1) }
+                if y > 0 { seedHole(i - w) }
+                if y < h - 1 { seedHole(i + w) }
+            }
+            var head = 0
+            while head < stack.count {
+                let i = Int(stack[head]); head += 1
+                if hs[i] >= holeReach { continue }
+                let x = i % w
+                @inline(__always) func grow(_ j: Int) {
+                    if o[j] == 0 && hs[j] == 0 { hs[j] = hs[i] + 1; hd[j] = hd[i]; stack.append(Int32(j)) }
+                }
+                if x > 0 { grow(i - 1) }
+                if x < w - 1 { grow(i + 1) }
+                if i >= w { grow(i - w) }
+                if i + w < n { grow(i + w) }
+            }
+            // surfaces touching the subject (or its holes): how often, and how
+            // much nearer (negative = in front)
+            for b in boundary {
+                let i = Int(b), x = i % w, y = i / w
+                let l = Int(lab[i])
+                if kk[l] == 1 { continue }
+                @inline(__always) func look(_ dx: Int, _ dy: Int) {
+                    let j = reach(x, y, dx, dy)
+                    if j >= 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(o[j]); return }
+                    let nx = x + dx, ny = y + dy
+                    if nx < 0 || nx >= w || ny < 0 || ny >= h { return }
+                    let q = ny * w + nx
+                    if hs[q] != 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(hd[q]) }
+                }
+                look(-1, 0); look(1, 0); look(0, -1); look(0, 1)
+            }
+            for k in 0..<c where kk[k] == 0 && adj[k] > 0 {
+                // in front of the subject where they touch, or level with it across a hole
+                let meanDiff = front[k] / Float(adj[k])
+                if ar[k] <= fragment || (meanDiff < stepA && side[k] == 0 && ar[k] < subjectArea) { kk[k] = 2 }
+            }
+            // fragments between two kept surfaces (flying pixels between a
+            // forearm and the upper arm held in front) stay with them: two
+            // passes reach across a 2-pixel band
+            for _ in 0..<2 {
+                for b in boundary {
+                    let i = Int(b), x = i % w, y = i / w
+                    let l = Int(lab[i])
+                    if kk[l] != 0 || ar[l] > fragment { continue }
+                    @inline(__always) func keptAt(_ j: Int) -> Bool { let m = lab[j]; return m >= 0 && kk[Int(m)] != 0 }
+                    if (x > 0 && keptAt(i - 1)) || (x < w - 1 && keptAt(i + 1)) || (y > 0 && keptAt(i - w)) || (y < h - 1 && keptAt(i + w)) {
+                        kk[l] = 2
+                    }
+                }
+            }
+            // 6. everything near that is not kept: far
+            for i in 0..<n {
+                let v = o[i]
+                if v == 0 || UInt32(v) > limit { continue }
+                let l = Int(lab[i])
+                if l >= 0 && kk[l] != 0 { kept += 1 } else { o[i] = 65535 }
+            }
+        }}}}}}}}}}}
+        guard any else { return depth }
+        segmented = true
+        keptCount = kept
+        return out.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+    }
+
+    /// Mark the pixels of the normalized box [u0, u1) x [v0, v1) as seeds.
+    /// Returns whether any pixel was marked.
+    @discardableResult
+    public static func markBox(_ seeds: inout [UInt8], width w: Int, height h: Int,
+                               u0: Double, v0: Double, u1: Double, v1: Double) -> Bool {
+        let x0 = max(0, Int(u0 * Double(w))), x1 = min(w, Int((u1 * Double(w)).rounded(.up)))
+        let y0 = max(0, Int(v0 * Double(h))), y1 = min(h, Int((v1 * Double(h)).rounded(.up)))
+        guard x1 > x0, y1 > y0 else { return false }
+        for y in y0..<y1 { for x in x0..<x1 { seeds[y * w + x] = 1 } }
+        return true
+    }
+}
+
+extension SubjectLock {
+    /// Mark this frame's subject seeds in a `width` x `height` mask over the
+    /// same view as the depth the lock measured (any resolution): the
+    /// central half of the accepted face box when a face set the lock;
+    /// otherwise the cells of the surface the lock tracks (or took as the
+    /// nearest body) that lie in its upper half and within `seedDepthTolerance(d)`
+    /// of the subject's depth (the head and shoulders, not a chair back merged
+    /// with them at the lock's coarser grid); otherwise, while a lost subject
+    /// is held, last frame's subject cells. Returns false when there is no
+    /// seed (mode=fixed, nothing found).
+    public func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) -> Bool {
+        guard w > 0, h > 0 else { return false }
+        if let f = seedFace, seedVideoSize.0 > 0, seedVideoSize.1 > 0 {
+            let vw = Double(seedVideoSize.0), vh = Double(seedVideoSize.1)
+            let u0 = (Double(f.x) + 0.25 * Double(f.width)) / vw, u1 = (Double(f.x) + 0.75 * Double(f.width)) / vw
+            let v0 = (Double(f.y) + 0.25 * Double(f.height)) / vh, v1 = (Double(f.y) + 0.75 * Double(f.height)) / vh
+            return SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: u0, v0: v0, u1: u1, v1: v1)
+        }
+        let c = components
+        let gw = c.width, gh = c.height
+        guard gw > 0, gh > 0, seedDepthSize.0 > 0, seedDepthSize.1 > 0, let d = subjectDepth else { return false }
+        let k = seedComponent
+        if k == nil && !(source == .tracked && hasSeedMask) { return false }
+        let tol = Float(SubjectLock.seedDepthTolerance(d))
+        let dd = Float(d)
+        let sx = Double(seedDepthSize.0) / Double(c.step) / Double(w)
+        let sy = Double(seedDepthSize.1) / Double(c.step) / Double(h)
+        var rowEnd = gh
+        if let k { rowEnd = Int(c.minRow[k]) + (Int(c.maxRow[k]) - Int(c.minRow[k])) / 2 + 1 }
+        var any = false
+        for y in 0..<h {
+            let gy = min(Int((Double(y) + 0.5) * sy), gh - 1)
+            if gy >= rowEnd { break }
+            for x in 0..<w {
+                let gx = min(Int((Double(x) + 0.5) * sx), gw - 1)
+                let g = gy * gw + gx
+                let on: Bool
+                if let k {
+                    on = c.labels[g] == Int32(k) && abs(c.depth[g] - dd) <= tol
+                } else {
+                    on = seedMaskCell(g)
+                }
+                if on { seeds[y * w + x] = 1; any = true }
+            }
+        }
+        return any
+    }
+
+    /// Metres either side of the subject's depth that seed cells may lie:
+    /// a head and the chest below it, not a chair back 15 cm behind.
+    public static func seedDepthTolerance(_ d: Double) -> Double { 0.08 + 0.04 * d }
+}

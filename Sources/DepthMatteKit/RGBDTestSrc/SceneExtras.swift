@@ -1,0 +1,109 @@
+/// The scenes beyond the portrait (issue 20): surfaces that are nearer than
+/// the cutoff without being the subject, and a subject walking in at the
+/// picture's edge. Each is a layer behind the subject (and its hand) and in
+/// front of the plant and the wall; none of it is in the ground-truth matte.
+
+/// Which scene `rgbdtestsrc` draws (`scene` property).
+public enum SceneKind: Int32, CaseIterable, Sendable {
+    /// The head-and-shoulders portrait (the default; unchanged).
+    case portrait = 0
+    /// A chair back rising behind the shoulders, 0.16 m behind the face
+    /// (nearer than the default cutoff of face + 0.25 m).
+    case chair = 1
+    /// A floor seen by a camera pitched 30° down, meeting the torso's sides in
+    /// depth at the bottom of the picture and receding to the wall (no plant).
+    case slopingFloor = 2
+    /// A door jamb along the picture's left edge at 1.0 m (nearer than the
+    /// cutoff at every subject depth).
+    case doorFrame = 3
+    /// The subject walks in from the left edge (0–4 s of a 10 s cycle),
+    /// stands (4–6 s) and walks out on the right (6–10 s), at 1.2 m, over
+    /// the sloping floor; no raised hand.
+    case enterLeft = 4
+}
+
+extension SceneKind {
+    var hasChair: Bool { self == .chair }
+    var hasFloor: Bool { self == .slopingFloor || self == .enterLeft }
+    var hasDoor: Bool { self == .doorFrame }
+    /// The plant stands where the floor would cut through it: left out with a floor.
+    var hasPlant: Bool { !hasFloor }
+}
+
+/// Scene-specific layers at one instant (all in ray units x/z, y/z).
+struct SceneExtras {
+    let kind: SceneKind
+    /// Chair plane depth, half width and top (metres in its plane).
+    let chairZ: Double
+    static let chairHalfWidth = 0.30, chairTop = -0.02
+    /// Floor plane y·cos θ + z·sin θ = floorH (camera frame), θ = 30°.
+    let floorH: Double
+    static let floorCos = 0.8660254, floorSin = 0.5
+    /// Door jamb: depth and right edge (ray x).
+    static let doorZ = 1.0, doorWidth = 0.10
+    static let doorX1 = -0.5 / SceneLayout.focalX + doorWidth / doorZ
+
+    init(kind: SceneKind, subjectDepth zs: Double) {
+        self.kind = kind
+        chairZ = zs + 0.16
+        // the floor meets the torso's sides (zs + 0.09) at the bottom row, 1 cm behind them
+        let bottomY = 0.5 / SceneLayout.focalY
+        floorH = (zs + 0.10) * (bottomY * Self.floorCos + Self.floorSin)
+    }
+
+    /// Floor depth through ray y, or nil above the horizon.
+    @inline(__always) func floorDepth(_ y: Double) -> Double? {
+        let k = y * Self.floorCos + Self.floorSin
+        return k > 1e-6 ? floorH / k : nil
+    }
+
+    /// The nearest extra layer through ray (x, y) that is nearer than
+    /// `behind` (the depth of what lies behind it): its depth and the signed
+    /// distance (ray units, negative inside) of its outline, nil if none.
+    @inline(__always) func hit(_ x: Double, _ y: Double, behind: Double) -> (depth: Double, sd: Double, part: UInt8)? {
+        if kind.hasChair {
+            let cx = x * chairZ, cy = y * chairZ
+            // a rounded slab from its top to below the picture
+            let sd = sceneRoundBoxSD(cx, cy - (Self.chairTop + 1.0), Self.chairHalfWidth, 1.0, 0.06) / chairZ
+            if sd < 0 {
+                let n = cx / Self.chairHalfWidth
+                return (chairZ + 0.03 * n * n, sd, 1)
+            }
+        }
+        if kind.hasDoor && x < Self.doorX1 {
+            let n = (Self.doorX1 - x) * Self.doorZ / Self.doorWidth   // 0 at its inner edge, 1 at the picture edge
+            return (Self.doorZ + 0.01 * (n < 0.2 ? 1 - 5 * n : 0), x - Self.doorX1, 2)
+        }
+        if kind.hasFloor, let z = floorDepth(y), z < behind {
+            return (z, -1, 3)
+        }
+        return nil
+    }
+
+    /// The chair's, the door's and the floor's colours.
+    @inline(__always) func color(_ x: Double, _ y: Double, part: UInt8, depth z: Double) -> SceneColor {
+        switch part {
+        case 1:
+            // dark red upholstery with vertical seams
+            let cx = x * chairZ
+            let seam = abs(sceneFract(cx * (1 / 0.15)) - 0.5) < 0.04
+            return SceneColor(128, 34, 40).scaled(seam ? 0.7 : 1)
+        case 2:
+            // painted wood, a shadow line at the inner edge
+            return x > Self.doorX1 - 0.012 ? SceneColor(150, 148, 140) : SceneColor(232, 229, 220)
+        default:
+            // carpet: grey-brown, a faint check in floor metres
+            let fx = x * z, fz = z
+            let check = (sceneFract(fx * (1 / 0.25)) < 0.5) != (sceneFract(fz * (1 / 0.25)) < 0.5)
+            return SceneColor(118, 104, 92).scaled(check ? 0.92 : 1)
+        }
+    }
+
+    /// The enter-left walk: head x (metres) at time t.
+    static func enterX(_ t: Double) -> Double {
+        let p = (t > 0 ? t : 0).truncatingRemainder(dividingBy: 10)
+        if p < 4 { return -1.05 + 0.30 * p }
+        if p < 6 { return 0.15 }
+        return 0.15 + 0.30 * (p - 6)
+    }
+}

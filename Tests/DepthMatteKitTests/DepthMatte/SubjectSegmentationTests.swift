@@ -1,0 +1,223 @@
+import XCTest
+import DepthMatteKit
+
+/// The subject, not a slab of space (issue 20; SubjectSegmentation.swift):
+/// synthetic 160x90 depth behind a 320x180 video, keyed with refine=none
+/// (the hard mask, upscaled) so interior pixels are exactly 0 or 255.
+final class SubjectSegmentationTests: XCTestCase {
+    static let VW = 320, VH = 180
+
+    /// Wall at 3 m; head [70, 90) x [10, 32) at `face` mm, torso
+    /// [55, 105) x [32, 90) at face + 60 mm (reaching the bottom), shifted by dx.
+    static func person(into d: TestDepth, face: Int, dx: Int = 0) {
+        d.fill(x0: max(0, 55 + dx), y0: 32, x1: min(160, 105 + dx), y1: 90, UInt16(face + 60))
+        d.fill(x0: max(0, 70 + dx), y0: 10, x1: min(160, 90 + dx), y1: 32, UInt16(face))
+    }
+    static let faceBox = Box(x: 140, y: 20, width: 40, height: 44)
+
+    /// Key `frames` frames and return the last matte (one byte per video pixel).
+    static func key(_ depth: TestDepth, mode: CutoffMode = .face, faces: [Box] = [faceBox], subjectOnly: Bool = true,
+                    refine: MatteRefine = .none, frames: Int = 3, matter: DepthMatter = DepthMatter()) -> (matte: [UInt8], result: MatteResult) {
+        var s = MatteSettings()
+        s.mode = mode
+        s.refine = refine
+        s.output = .matte
+        s.subjectOnly = subjectOnly
+        s.cutoff = 1.25
+        s.threads = 1
+        let video = TestRGB(width: VW, height: VH, fill: RGBA(120, 120, 120))
+        let out = TestRGB(width: VW, height: VH)
+        var r = MatteResult()
+        for _ in 0..<frames {
+            r = matter.process(settings: s, video: video.view, depth: depth.view, background: nil, output: out.view, faces: faces)
+        }
+        var m = [UInt8](repeating: 0, count: VW * VH)
+        for y in 0..<VH { for x in 0..<VW { m[y * VW + x] = out[x, y].r } }
+        return (m, r)
+    }
+    /// The matte at depth pixel (x, y) (its video pixel 2x, 2y).
+    static func at(_ m: [UInt8], _ x: Int, _ y: Int) -> UInt8 { m[(2 * y + 1) * VW + 2 * x + 1] }
+
+    func testChairBackBehindTheShouldersIsKeyedOut() {
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)      // 12 cm behind the torso, nearer than the cutoff
+        Self.person(into: d, face: 1000)
+        let on = Self.key(d)
+        XCTAssertEqual(on.result.cutoff, 1.25, accuracy: 0.01)
+        XCTAssertEqual(Self.at(on.matte, 40, 60), 0, "chair beside the torso")
+        XCTAssertEqual(Self.at(on.matte, 60, 28), 0, "chair above the shoulder")
+        XCTAssertEqual(Self.at(on.matte, 80, 60), 255, "torso")
+        XCTAssertEqual(Self.at(on.matte, 80, 20), 255, "head")
+        // the slab of space keys it in
+        let off = Self.key(d, subjectOnly: false)
+        XCTAssertEqual(Self.at(off.matte, 40, 60), 255)
+        // mode=fixed: the cutoff alone decides, as before (documented)
+        let fixed = Self.key(d, mode: .fixed)
+        XCTAssertEqual(Self.at(fixed.matte, 40, 60), 255)
+    }
+
+    func testFloorSlopingTowardsTheCameraIsKeyedOutButNotTheTorsoItJoins() {
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        // floor: 1070 mm at the bottom row (1 cm behind the torso), 25 mm farther per row up
+        for y in 40..<90 { for x in 0..<160 { d[x, y] = UInt16(min(3000, 1070 + 25 * (89 - y))) } }
+        Self.person(into: d, face: 1000)
+        let on = Self.key(d)
+        for x in [5, 30, 50, 110, 150] {
+            XCTAssertEqual(Self.at(on.matte, x, 87), 0, "floor at (\(x), 87), \(d[x, 87]) mm")
+            XCTAssertEqual(Self.at(on.matte, x, 84), 0, "floor at (\(x), 84)")
+        }
+        XCTAssertEqual(Self.at(on.matte, 80, 87), 255, "torso at the bottom")
+        XCTAssertEqual(Self.at(on.matte, 58, 87), 255, "torso beside the floor")
+        let off = Self.key(d, subjectOnly: false)
+        XCTAssertEqual(Self.at(off.matte, 30, 87), 255)
+    }
+
+    func testDoorFrameAtThePicturesEdgeIsKeyedOut() {
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 0, y0: 0, x1: 8, y1: 90, 1100)
+        d.fill(x0: 152, y0: 0, x1: 160, y1: 90, 900)       // even nearer than the face
+        Self.person(into: d, face: 1000)
+        let on = Self.key(d)
+        XCTAssertEqual(Self.at(on.matte, 3, 45), 0)
+        XCTAssertEqual(Self.at(on.matte, 156, 45), 0)
+        XCTAssertEqual(Self.at(on.matte, 80, 60), 255)
+        let off = Self.key(d, subjectOnly: false)
+        XCTAssertEqual(Self.at(off.matte, 3, 45), 255)
+    }
+
+    func testObjectHeldInFrontOfTheBodyStays() {
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        Self.person(into: d, face: 1000)
+        d.fill(x0: 68, y0: 50, x1: 92, y1: 72, 850)        // a binder held 21 cm in front of the chest
+        let on = Self.key(d)
+        XCTAssertEqual(Self.at(on.matte, 80, 60), 255, "held object")
+        XCTAssertEqual(Self.at(on.matte, 60, 60), 255, "torso")
+    }
+
+    func testSubjectEnteringAtTheEdgeIsFollowedNotTheWallSlab() {
+        // mode=nearest, no face: a person walks in from the left while a
+        // lower wall slab at the right edge is within the cutoff
+        let m = DepthMatter()
+        var last: (matte: [UInt8], result: MatteResult)? = nil
+        for dx in stride(from: -66, through: -40, by: 2) {
+            let d = TestDepth(width: 160, height: 90, fill: 3000)
+            d.fill(x0: 130, y0: 50, x1: 160, y1: 90, 1350)
+            Self.person(into: d, face: 1200, dx: dx)
+            last = Self.key(d, mode: .nearest, faces: [], frames: 1, matter: m)
+            XCTAssertEqual(last!.result.lockSource, .nearest, "dx \(dx)")
+            XCTAssertEqual(Self.at(last!.matte, 145, 70), 0, "wall slab, dx \(dx)")
+            XCTAssertEqual(Self.at(last!.matte, max(0, 55 + dx) + 3, 60), 255, "the entering torso, dx \(dx)")
+        }
+        XCTAssertEqual(Self.at(last!.matte, 35, 20), 255, "head")
+    }
+
+    func testSegmentationKeepsHolesAsHolesAndPushesOtherSurfacesFar() {
+        let d = TestDepth(width: 40, height: 20, fill: 3000)
+        d.fill(x0: 10, y0: 2, x1: 20, y1: 20, 1000)         // subject
+        d.fill(x0: 20, y0: 2, x1: 22, y1: 20, 0)            // its shadow: no reading
+        d.fill(x0: 30, y0: 2, x1: 40, y1: 20, 1150)         // a separate surface, nearer than the cutoff
+        d[15, 10] = 0                                       // a hole inside the subject
+        var seg = SubjectSegmentation()
+        let out = seg.apply(depth: d.view, scale: 0.001, cutoff: 1.25) { seeds, w, h in
+            SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: 0.3, v0: 0.3, u1: 0.4, v1: 0.6)
+        }
+        XCTAssertTrue(seg.segmented)
+        XCTAssertEqual(out.at(12, 10), 1000)
+        XCTAssertEqual(out.at(15, 10), 0)
+        XCTAssertEqual(out.at(21, 10), 0)
+        XCTAssertEqual(out.at(35, 10), 65535)
+        XCTAssertEqual(out.at(5, 10), 3000)
+        // no seed: the depth itself
+        let same = seg.apply(depth: d.view, scale: 0.001, cutoff: 1.25) { _, _, _ in false }
+        XCTAssertFalse(seg.segmented)
+        XCTAssertEqual(same.at(35, 10), 1150)
+    }
+
+    func testGuidedDefaultAlsoDropsTheChair() {
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)
+        Self.person(into: d, face: 1000)
+        let on = Self.key(d, refine: .guided, frames: 4)
+        XCTAssertLessThan(Self.at(on.matte, 40, 60), 10)
+        XCTAssertGreaterThan(Self.at(on.matte, 80, 60), 245)
+        let off = Self.key(d, subjectOnly: false, refine: .guided, frames: 4)
+        XCTAssertGreaterThan(Self.at(off.matte, 40, 60), 200)
+    }
+
+    func testColourSeparatesAChairBackOnlyAFewCentimetresBehind() {
+        // the chair 7 cm behind the torso: within a body's own step in depth
+        // (a person whose head and torso join smoothly: 2 cm)
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1090)
+        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1020)
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
+        var s = MatteSettings()
+        s.mode = .face; s.refine = .none; s.output = .matte; s.threads = 1
+        func key(_ video: TestRGB) -> [UInt8] {
+            let out = TestRGB(width: Self.VW, height: Self.VH)
+            let m = DepthMatter()
+            for _ in 0..<3 {
+                _ = m.process(settings: s, video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
+            }
+            var r = [UInt8](repeating: 0, count: Self.VW * Self.VH)
+            for y in 0..<Self.VH { for x in 0..<Self.VW { r[y * Self.VW + x] = out[x, y].r } }
+            return r
+        }
+        // red chair, blue shirt, skin head, grey wall
+        let video = TestRGB(width: Self.VW, height: Self.VH, fill: RGBA(200, 200, 200))
+        for y in 50..<180 { for x in 70..<250 { video[x, y] = RGBA(150, 30, 40) } }
+        for y in 64..<180 { for x in 110..<210 { video[x, y] = RGBA(40, 80, 170) } }
+        for y in 20..<64 { for x in 140..<180 { video[x, y] = RGBA(225, 180, 150) } }
+        let coloured = key(video)
+        XCTAssertEqual(Self.at(coloured, 40, 60), 0, "red chair beside the blue torso")
+        XCTAssertEqual(Self.at(coloured, 80, 60), 255, "torso")
+        XCTAssertEqual(Self.at(coloured, 80, 20), 255, "head")
+        // the same depth with no colour difference: one thing
+        let grey = key(TestRGB(width: Self.VW, height: Self.VH, fill: RGBA(120, 120, 120)))
+        XCTAssertEqual(Self.at(grey, 40, 60), 255)
+    }
+
+    func testFlyingPixelsDoNotBridgeTheSubjectToTheChairBehind() {
+        // the chair 12 cm behind the torso, with a ramp of flying pixels
+        // (4 cm steps) between them on the torso's right side
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)
+        Self.person(into: d, face: 1000)
+        for y in 32..<90 { d[105, y] = 1100; d[106, y] = 1140 }
+        let on = Self.key(d)
+        XCTAssertEqual(Self.at(on.matte, 115, 60), 0, "chair right of the ramp")
+        XCTAssertEqual(Self.at(on.matte, 40, 60), 0, "chair on the left")
+        XCTAssertEqual(Self.at(on.matte, 100, 60), 255, "torso")
+    }
+
+    func testArmInFrontOfTheBodyReachingTheBottomEdgeStays() {
+        // a forearm 11 cm in front of the chest down to the bottom of the
+        // picture (a close subject raising a hand): kept; a desk edge in
+        // front reaching the left and right edges is not
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        Self.person(into: d, face: 1000)
+        d.fill(x0: 92, y0: 45, x1: 102, y1: 90, 950)
+        let on = Self.key(d)
+        XCTAssertEqual(Self.at(on.matte, 97, 80), 255, "forearm")
+        let desk = TestDepth(width: 160, height: 90, fill: 3000)
+        Self.person(into: desk, face: 1000)
+        desk.fill(x0: 0, y0: 80, x1: 160, y1: 90, 900)
+        let off = Self.key(desk)
+        XCTAssertEqual(Self.at(off.matte, 20, 85), 0, "desk edge")
+        XCTAssertEqual(Self.at(off.matte, 80, 60), 255, "torso")
+    }
+
+    func testFlyingPixelsBetweenTwoPartsHeldInFrontStay() {
+        // a forearm (950 mm) and the hand/upper arm beside it (880 mm), both in
+        // front of the chest, with a column of flying pixels (915 mm) between them
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        Self.person(into: d, face: 1000)
+        d.fill(x0: 90, y0: 45, x1: 97, y1: 90, 950)
+        d.fill(x0: 97, y0: 45, x1: 98, y1: 90, 915)
+        d.fill(x0: 98, y0: 45, x1: 104, y1: 90, 880)
+        let on = Self.key(d)
+        XCTAssertEqual(Self.at(on.matte, 93, 70), 255)
+        XCTAssertEqual(Self.at(on.matte, 97, 70), 255, "the flying-pixel column")
+        XCTAssertEqual(Self.at(on.matte, 100, 70), 255)
+    }
+}

@@ -1,0 +1,127 @@
+import XCTest
+@testable import DepthMatteKit
+
+/// rgbdtestsrc's scenes beyond the portrait and its extra artefacts (issue 20):
+/// each scene puts a surface nearer than the default cutoff (face + 0.25 m)
+/// that is not in the truth; the walk-in moves the subject across the edge.
+final class SceneKindTests: XCTestCase {
+    private func scene(_ kind: SceneKind, _ t: Double = 0, _ configure: (inout SceneSettings) -> Void = { _ in }) -> RGBDScene {
+        var s = SceneSettings()
+        s.scene = kind
+        configure(&s)
+        return RGBDScene(settings: s, time: t)
+    }
+    private func depth(_ scene: RGBDScene, _ w: Int, _ h: Int) -> [UInt16] {
+        var d = [UInt16](repeating: 0, count: w * h)
+        d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+        return d
+    }
+    private func truth(_ scene: RGBDScene, _ w: Int, _ h: Int) -> [UInt8] {
+        var t = [UInt8](repeating: 0, count: w * h)
+        t.withUnsafeMutableBufferPointer { scene.renderTruth(Gray8View(base: $0.baseAddress!, width: w, height: h, stride: w)) }
+        return t
+    }
+    /// Pixels that are nearer than face + 0.25 m but not the subject.
+    private func nearNonSubject(_ s: RGBDScene, _ w: Int = 160, _ h: Int = 90) -> Int {
+        let d = depth(s, w, h), t = truth(s, w, h)
+        let limit = UInt16((s.pose.subjectDepth + 0.25) * 1000)
+        var n = 0
+        for i in 0..<(w * h) where d[i] > 0 && d[i] <= limit && t[i] == 0 { n += 1 }
+        return n
+    }
+
+    func testPortraitIsTheDefaultAndHasNoNearSurfaceButTheSubject() {
+        XCTAssertEqual(SceneSettings().scene, .portrait)
+        XCTAssertEqual(nearNonSubject(scene(.portrait, 4)), 0)
+    }
+
+    func testEachSceneHasASurfaceNearerThanTheCutoffOutsideTheTruth() {
+        for kind in [SceneKind.chair, .slopingFloor, .doorFrame, .enterLeft] {
+            let t = kind == .enterLeft ? 5.0 : 4.0
+            XCTAssertGreaterThan(nearNonSubject(scene(kind, t)), 300, "\(kind)")
+        }
+    }
+
+    func testChairIsBehindTheShouldersAndDoorAtTheLeftEdge() {
+        let chair = scene(.chair, 0)
+        let zs = chair.pose.subjectDepth
+        // beside the torso, at the chair's depth; the torso in front of it
+        let side = chair.sample(u: 0.5 + SceneLayout.focalX * 0.25 / (zs + 0.16), v: 0.8)
+        XCTAssertEqual(side.object, .surface)
+        XCTAssertEqual(side.depth, zs + 0.16, accuracy: 0.04)
+        XCTAssertTrue(chair.sample(u: 0.5, v: 0.8).isSubject)
+        let door = scene(.doorFrame, 0)
+        XCTAssertEqual(door.sample(u: 0.02, v: 0.5).object, .surface)
+        XCTAssertEqual(door.sample(u: 0.02, v: 0.5).depth, 1.0, accuracy: 0.02)
+        XCTAssertNotEqual(door.sample(u: 0.2, v: 0.5).object, .surface)
+    }
+
+    func testFloorMeetsTheTorsoAtTheBottomAndRecedesUpwards() {
+        let s = scene(.slopingFloor, 0)
+        let zs = s.pose.subjectDepth
+        let bottom = s.sample(u: 0.1, v: 0.999), higher = s.sample(u: 0.1, v: 0.8)
+        XCTAssertEqual(bottom.object, .surface)
+        XCTAssertEqual(bottom.depth, zs + 0.10, accuracy: 0.02)
+        XCTAssertGreaterThan(higher.depth, bottom.depth + 0.2)
+        XCTAssertEqual(s.sample(u: 0.1, v: 0.05).object, .wall)
+    }
+
+    func testEnterLeftWalksInStandsAndWalksOut() {
+        XCTAssertLessThan(scene(.enterLeft, 0).pose.headX, -0.9)
+        XCTAssertEqual(scene(.enterLeft, 5).pose.headX, 0.15, accuracy: 1e-9)
+        XCTAssertGreaterThan(scene(.enterLeft, 9.9).pose.headX, 1.2)
+        // the truth follows: at 1 s only the left part of the picture has subject
+        let t = truth(scene(.enterLeft, 1), 160, 90)
+        var minX = 160, maxX = -1
+        for y in 0..<90 { for x in 0..<160 where t[y * 160 + x] > 127 { minX = min(minX, x); maxX = max(maxX, x) } }
+        XCTAssertEqual(minX, 0)
+        XCTAssertLessThan(maxX, 60)
+    }
+
+    func testQuantizationPutsDepthOnDisparitySteps() {
+        let s = scene(.portrait, 0) { $0.quantization = true }
+        let d = depth(s, 160, 90)
+        let q = SceneLayout.quantization
+        for i in stride(from: 0, to: d.count, by: 37) where d[i] > 0 {
+            let z = Double(d[i]) / 1000
+            let k = 1 / (q * z)                        // disparity steps: whole numbers (to the mm rounding)
+            XCTAssertLessThan(abs(k - k.rounded()), 0.5 * 0.001 / (q * z * z) + 0.02, "z \(z)")
+        }
+        // the wall at about 2.8 m: steps of about 2.2 cm, so few distinct values
+        var values = Set<UInt16>()
+        for x in 100..<160 { values.insert(d[5 * 160 + x]) }
+        XCTAssertLessThan(values.count, 12)
+    }
+
+    func testCorrelatedNoiseIsCorrelatedBetweenNeighbours() {
+        let clean = depth(scene(.portrait, 0), 160, 90)
+        let noisy = depth(scene(.portrait, 0) { $0.correlatedNoise = true }, 160, 90)
+        var same = 0.0, cross = 0.0, var0 = 0.0
+        for y in 0..<20 { for x in 100..<159 {
+            let e = Double(noisy[y * 160 + x]) - Double(clean[y * 160 + x])
+            let e1 = Double(noisy[y * 160 + x + 1]) - Double(clean[y * 160 + x + 1])
+            same += e * e1; var0 += e * e; cross += 1
+        } }
+        XCTAssertGreaterThan(var0 / cross, 4, "noise present (mm²)")
+        XCTAssertGreaterThan(same / var0, 0.5, "neighbours correlated")
+        // off by default
+        XCTAssertFalse(SceneSettings().correlatedNoise)
+        XCTAssertFalse(SceneSettings().quantization)
+    }
+
+    func testPanMovesEveryPictureTogether() {
+        XCTAssertFalse(SceneSettings().pan)
+        let a = scene(.portrait, 0) { $0.motion = false; $0.pan = true }
+        let b = scene(.portrait, 2) { $0.motion = false; $0.pan = true }
+        // the view turns right by 0.05 ray units: the face moves left by 0.05 x focalX of the width
+        let fa = a.faceBox(width: 1280, height: 720)!, fb = b.faceBox(width: 1280, height: 720)!
+        XCTAssertEqual(Double(fa.x - fb.x), 0.05 * SceneLayout.focalX * 1280, accuracy: 2)
+        // truth and depth moved the same way: the face centre is subject in both
+        let u = (Double(fb.x) + 0.5 * Double(fb.width)) / 1280, v = (Double(fb.y) + 0.5 * Double(fb.height)) / 720
+        XCTAssertTrue(b.sample(u: u, v: v).isSubject)
+        let t = truth(b, 160, 90), d = depth(b, 160, 90)
+        let px = Int(u * 160), py = Int(v * 90)
+        XCTAssertEqual(t[py * 160 + px], 255)
+        XCTAssertEqual(Double(d[py * 160 + px]) / 1000, b.pose.subjectDepth, accuracy: 0.06)
+    }
+}
