@@ -140,3 +140,76 @@ def test_framestack_max_shift_follows_a_ramp():
     late = [biggest(m) for m in msgs if m.get_value("timestamp") >= 0.7 * SECOND]
     assert max(early) < 0.5
     assert min(late) > 1.5
+
+
+# Every element in a pipeline where it sees buffers (the element is named "e").
+EVERY = {
+    "depthmatte": "depthmatte name=e ! fakesink rgbdtestsrc num-buffers=6 ! video/x-raw,width=32,height=18 ! e.video "
+                  "rgbdtestsrc stream=depth num-buffers=6 ! video/x-raw,width=16,height=9 ! e.depth",
+    "rgbdtestsrc": "rgbdtestsrc name=e num-buffers=6 stream=depth ! video/x-raw,width=16,height=9 ! fakesink",
+    "sparkle": "videotestsrc num-buffers=6 ! video/x-raw,format=BGRx,width=32,height=18 ! sparkle name=e ! fakesink",
+    "framestack": "videotestsrc num-buffers=6 ! video/x-raw,format=BGRx,width=32,height=18 ! framestack name=e "
+                  "mode=sliding frames=2 ! fakesink",
+    "depthview": "rgbdtestsrc num-buffers=6 stream=depth ! video/x-raw,width=16,height=9 ! depthview name=e ! fakesink",
+    "depthalign": "rgbdtestsrc num-buffers=6 stream=depth calibration={cal} ! depthalign name=e calibration={cal} ! "
+                  "fakesink",
+}
+
+
+def controlled_value(spec):
+    """A value inside the property's range, away from its default."""
+    lo, hi = spec.minimum, spec.maximum
+    if spec.value_type.name in ("gdouble", "gfloat"):
+        hi = min(hi, lo + 100.0)
+        v = lo + 0.37 * (hi - lo)
+        return v if abs(v - spec.default_value) > 1e-9 else lo + 0.61 * (hi - lo)
+    hi = min(hi, lo + 1000)
+    v = lo + (hi - lo) // 3
+    return v if v != spec.default_value else lo + (hi - lo) // 2
+
+
+@pytest.mark.parametrize("element", list(EVERY))
+def test_every_controllable_property_follows_its_control_source(element, tmp_path):
+    """Each controllable numeric property of each element, bound to a control
+    source holding one value: after the element saw buffers, the property reads
+    that value (the element synced its bindings). Enum and boolean properties
+    are controllable too; they are bound the same way."""
+    from gi.repository import GObject
+    from test_depthalign import write_calibration
+    cal = write_calibration(tmp_path / "pair.json")
+    p = Gst.parse_launch(EVERY[element].format(cal=cal))
+    e = p.get_by_name("e")
+    want, keep = {}, []
+    for spec in e.list_properties():
+        if spec.owner_type != e.__gtype__ or not spec.flags & Gst.PARAM_CONTROLLABLE:
+            continue
+        t = spec.value_type
+        control = None
+        if t.is_a(GObject.TYPE_ENUM):
+            # GstDirectControlBinding maps a control value 0..1 onto the
+            # enum's values in order, in absolute mode too
+            values = sorted(int(x) for x in spec.enum_class.__enum_values__)
+            v = next(x for x in values if x != int(spec.default_value))
+            control = values.index(v) / (len(values) - 1)
+        elif t == GObject.TYPE_BOOLEAN:
+            v = int(not spec.default_value)
+        elif t in (GObject.TYPE_DOUBLE, GObject.TYPE_FLOAT, GObject.TYPE_INT, GObject.TYPE_UINT,
+                   GObject.TYPE_INT64, GObject.TYPE_UINT64):
+            v = controlled_value(spec)
+        else:
+            continue
+        cs = GstController.InterpolationControlSource()
+        cs.set_property("mode", GstController.InterpolationMode.NONE)
+        assert cs.set(0, float(v if control is None else control))
+        assert e.add_control_binding(GstController.DirectControlBinding.new_absolute(e, spec.name, cs))
+        want[spec.name] = v
+        keep.append(cs)
+    assert want, "no controllable property"
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(20 * SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    assert msg is not None and msg.type == Gst.MessageType.EOS, msg and msg.parse_error()
+    for name, v in want.items():
+        got = e.get_property(name)
+        got = int(got) if not isinstance(got, float) else got
+        assert got == pytest.approx(v, rel=1e-6, abs=1e-9), (element, name, got, v)
