@@ -96,44 +96,44 @@ private struct JSONParser {
         }
     }
 
+    /// The elements of an object or array after its opening bracket, up to
+    /// and past `close`: `element` parses one (at its first byte, spaces
+    /// skipped), the separating commas are checked here.
+    mutating func elements(close: Unicode.Scalar, of what: String, _ element: (inout JSONParser) throws -> Void) throws {
+        i += 1
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: close) { i += 1; return }
+        while true {
+            skipSpace()
+            try element(&self)
+            skipSpace()
+            guard i < bytes.count else { throw error("unexpected end of text in \(what)") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: close) { i += 1; return }
+            throw error("expected ',' or '\(close)' in \(what)")
+        }
+    }
+
     mutating func value(depth: Int) throws -> JSONValue {
         guard depth < JSONParser.maxDepth else { throw error("nested more than \(JSONParser.maxDepth) levels") }
         guard i < bytes.count else { throw error("unexpected end of text") }
         switch bytes[i] {
         case UInt8(ascii: "{"):
-            i += 1
             var members: [(String, JSONValue)] = []
-            skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
-            while true {
-                skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
-                let key = try string()
-                skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
-                i += 1
-                skipSpace()
-                members.append((key, try value(depth: depth + 1)))
-                skipSpace()
-                guard i < bytes.count else { throw error("unexpected end of text in an object") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
-                throw error("expected ',' or '}' in an object")
+            try elements(close: "}", of: "an object") { p in
+                guard p.i < p.bytes.count, p.bytes[p.i] == UInt8(ascii: "\"") else { throw p.error("expected a quoted key") }
+                let key = try p.string()
+                p.skipSpace()
+                guard p.i < p.bytes.count, p.bytes[p.i] == UInt8(ascii: ":") else { throw p.error("expected ':' after a key") }
+                p.i += 1
+                p.skipSpace()
+                members.append((key, try p.value(depth: depth + 1)))
             }
+            return .object(members)
         case UInt8(ascii: "["):
-            i += 1
             var items: [JSONValue] = []
-            skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-            while true {
-                skipSpace()
-                items.append(try value(depth: depth + 1))
-                skipSpace()
-                guard i < bytes.count else { throw error("unexpected end of text in an array") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-                throw error("expected ',' or ']' in an array")
-            }
+            try elements(close: "]", of: "an array") { p in items.append(try p.value(depth: depth + 1)) }
+            return .array(items)
         case UInt8(ascii: "\""):
             return .string(try string())
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)

@@ -59,17 +59,6 @@ public enum FocusMask {
     /// The mask for a GRAY16 depth plane (metres = value · scale; 0 = hole),
     /// resized to the depth picture.
     public static func mask(depth: Depth16View, scale: Double, settings s: FocusSettings, into mask: inout FloatPlane) {
-        mask.resize(width: depth.width, height: depth.height)
-        let w = depth.width
-        mask.pixels.withUnsafeMutableBufferPointer { out in
-            for y in 0..<depth.height {
-                let row = depth.base + y * depth.stride
-                let dst = out.baseAddress! + y * w
-                for x in 0..<w {
-                    let d = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self))
-                    dst[x] = d == 0 ? 0 : alpha(metres: Double(d) * scale, s)
-                }
-            }
-        }
+        mask.set(fromDepth: depth) { d in d == 0 ? 0 : alpha(metres: Double(d) * scale, s) }
     }
 }

@@ -138,18 +138,7 @@ public struct DepthComponents {
                 floorLike.withUnsafeBufferPointer { fp in
                     let d = dp.baseAddress!, p = pp.baseAddress!, lab = lp.baseAddress!, left = lk.baseAddress!
                     let fl = fp.baseAddress!
-                    @inline(__always) func find(_ i: Int32) -> Int32 {
-                        var r = i
-                        while p[Int(r)] != r { r = p[Int(r)] }
-                        var j = i
-                        while p[Int(j)] != r { let nx = p[Int(j)]; p[Int(j)] = r; j = nx }
-                        return r
-                    }
-                    @inline(__always) func union(_ a: Int32, _ b: Int32) {
-                        let ra = find(a), rb = find(b)
-                        if ra == rb { return }
-                        if ra < rb { p[Int(rb)] = ra } else { p[Int(ra)] = rb }
-                    }
+                    let sets = UnionFind(parent: p)
                     for i in 0..<n { p[i] = Int32(i) }
                     // left[x]: pixel x of the row above joined its left
                     // neighbour (overwritten as this row goes). Two shortcuts, which leave
@@ -171,13 +160,13 @@ public struct DepthComponents {
                             if v > 0 {
                                 if x > 0 {
                                     let q = d[i - 1]
-                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - 1] { p[i] = find(Int32(i - 1)); l = true }
+                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - 1] { p[i] = sets.find(Int32(i - 1)); l = true }
                                 }
                                 if y > 0 {
                                     let q = d[i - w]
                                     if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - w] {
                                         u = true
-                                        if !(l && prevUp && aboveLeft) { union(Int32(i), Int32(i - w)) }
+                                        if !(l && prevUp && aboveLeft) { sets.union(Int32(i), Int32(i - w)) }
                                     }
                                 }
                             }
@@ -187,7 +176,7 @@ public struct DepthComponents {
                     }
                     for i in 0..<n {
                         if d[i] <= 0 { lab[i] = -1; continue }
-                        let r = find(Int32(i))
+                        let r = sets.find(Int32(i))
                         if r == Int32(i) { lab[i] = c; c += 1 } else { lab[i] = lab[Int(r)] }
                     }
                 }

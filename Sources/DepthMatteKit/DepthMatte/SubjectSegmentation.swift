@@ -229,13 +229,7 @@ public struct SubjectSegmentation {
             }
             floorCount = floorPixels
             // 3. surfaces: union-find over near, non-floor pixels
-            @inline(__always) func find(_ i: Int32) -> Int32 {
-                var r = i
-                while p[Int(r)] != r { r = p[Int(r)] }
-                var j = i
-                while p[Int(j)] != r { let nx = p[Int(j)]; p[Int(j)] = r; j = nx }
-                return r
-            }
+            let sets = UnionFind(parent: p)
             @inline(__always) func joins(_ a: UInt16, _ b: UInt16) -> Bool {
                 abs(Float(a) - Float(b)) < stepA + stepB * Float(min(a, b))
             }
@@ -260,15 +254,14 @@ public struct SubjectSegmentation {
                     stepLeft = sr
                     sd[x] = sdn ? 1 : 0
                     if edge { fl[i] |= 16; continue }
-                    if x > 0 && lab[i - 1] >= 0 && fl[i - 1] & 16 == 0 { p[i] = find(Int32(i - 1)) }
+                    if x > 0 && lab[i - 1] >= 0 && fl[i - 1] & 16 == 0 { p[i] = sets.find(Int32(i - 1)) }
                     if y > 0 && lab[i - w] >= 0 && fl[i - w] & 16 == 0 {
-                        let r = find(Int32(i - w)), ri = find(Int32(i))
-                        if r != ri { if r < ri { p[Int(ri)] = r } else { p[Int(r)] = ri } }
+                        sets.union(Int32(i - w), Int32(i))
                     }
                 }
             }
             for i in 0..<n where lab[i] >= 0 {
-                let r = find(Int32(i))
+                let r = sets.find(Int32(i))
                 if r == Int32(i) { lab[i] = count; count += 1 } else { lab[i] = lab[Int(r)] }
             }
             _ = seed

@@ -3,7 +3,6 @@ public enum DepthThreshold {
     /// `mask = 1` where `0 < depth * scale <= cutoff` (metres), else `0`.
     /// `mask` is resized to the depth picture.
     public static func mask(depth: Depth16View, scale: Double, cutoff: Double, into mask: inout FloatPlane) {
-        mask.resize(width: depth.width, height: depth.height)
         // depth*scale <= cutoff  <=>  depth <= cutoff/scale; compare in integers.
         // In binary floating point cutoff/scale often lands a hair below the
         // whole number it stands for (0.7 / 0.001 = 699.9999999999999), which
@@ -11,14 +10,22 @@ public enum DepthThreshold {
         let q = cutoff / scale
         let limitD = (q + abs(q) * 1e-9).rounded(.down)
         let limit: UInt32 = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
+        mask.set(fromDepth: depth) { d in (d != 0 && UInt32(d) <= limit) ? 1 : 0 }
+    }
+}
+
+extension FloatPlane {
+    /// Resize to the depth picture and set every pixel to `value` of its raw
+    /// depth (0 = hole): the per-pixel masks of step 2a and the focus modes.
+    @inline(__always) mutating func set(fromDepth depth: Depth16View, _ value: (UInt16) -> Float) {
+        resize(width: depth.width, height: depth.height)
         let w = depth.width
-        mask.pixels.withUnsafeMutableBufferPointer { m in
+        pixels.withUnsafeMutableBufferPointer { m in
             for y in 0..<depth.height {
                 let row = depth.base + y * depth.stride
                 let out = m.baseAddress! + y * w
                 for x in 0..<w {
-                    let d = UInt32(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)))
-                    out[x] = (d != 0 && d <= limit) ? 1 : 0
+                    out[x] = value(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)))
                 }
             }
         }

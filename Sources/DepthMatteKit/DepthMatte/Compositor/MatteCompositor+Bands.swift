@@ -2,7 +2,7 @@
 extension MatteCompositor {
     /// `bandStart` for `bands` bands of a `W` × `H` output from a source
     /// `sw` wide (`overColor`: composite over the background colour, no picture).
-    mutating func scheduleBands(_ bands: Int, width W: Int, height H: Int, sourceWidth sw: Int,
+    func scheduleBands(_ bands: Int, width W: Int, height H: Int, sourceWidth sw: Int,
                                 mode: MatteOutput, overColor: Bool) {
         // Bands of equal estimated cost, not of equal height: an output row
         // costs its width (the uniform runs, at memory speed) plus about six
@@ -12,7 +12,8 @@ extension MatteCompositor {
         // is also read from the video: the row's span of subject counts once
         // more (with 2 threads the compositor's two bands took 0.58 / 0.76 ms
         // without it, 0.63 / 0.72 ms with it).
-        bandStart.withUnsafeMutableBufferPointer { start in
+        let start = scratch.bandStart.base, rowSpan = scratch.rowSpan.base, rowMixed = scratch.rowMixed.base
+        do {
             start[0] = 0; start[bands] = H
             guard bands > 1 else { return }
             let scale = Double(W) / Double(max(sw, 1))

@@ -1,7 +1,10 @@
 /// One band's rows: README steps 3 and 4 for each output row, cut into
 /// runs (`Run`) of uniform and edge columns.
 extension MatteCompositor.BandJob {
-    func rows(_ range: Range<Int>, source src: UnsafePointer<Float>, scratch s: inout MatteCompositor.BandScratch) -> Int {
+    /// Band `band`'s output rows; returns how many of its pixels have matte > 0.5.
+    func rows(band: Int, source src: UnsafePointer<Float>) -> Int {
+        let sc = scratch
+        let range = sc.bandStart.base[band] ..< sc.bandStart.base[band + 1]
         let o = output
         let W = o.width
         // 32-bit word path: 4-byte pixels with the same colour byte positions
@@ -14,192 +17,187 @@ extension MatteCompositor.BandJob {
         colorWord |= UInt32(color.r) << UInt32(8 * o.r) | UInt32(color.g) << UInt32(8 * o.g) | UInt32(color.b) << UInt32(8 * o.b)
         let directBackground = background.map { $0.width == W && $0.height == o.height } ?? false
         var covered = 0
-        let nseg = segmentStart.count - 1
-
-        segmentStart.withUnsafeBufferPointer { segStart in
-        segmentTaps.withUnsafeBufferPointer { taps in
-        groupStart.withUnsafeBufferPointer { gStart in
-        groupWeights.withUnsafeBufferPointer { gwp in
-        segmentGroup.withUnsafeBufferPointer { segGroup in
-        columns.index.withUnsafeBufferPointer { cix in
-        columns.weight.withUnsafeBufferPointer { cwt in
-        s.vertical.withUnsafeMutableBufferPointer { vert in
-        s.state.withUnsafeMutableBufferPointer { state in
-        s.matte.withUnsafeMutableBufferPointer { mrow in
-        s.background.withUnsafeMutableBufferPointer { brow in
-            let vp = vert.baseAddress!, st = state.baseAddress!, mp = mrow.baseAddress!, gw = gwp.baseAddress!
-            // Consecutive output rows mostly read the same four source rows
-            // (only the weights differ): the uniformity states and the runs
-            // depend on the rows alone and are reused until they change.
-            var haveRows = false
-            var q0 = 0, q1 = 0, q2 = 0, q3 = 0
-            for y in range {
-                let j = 4 * y
-                let i0 = Int(rows.index[j]), i1 = Int(rows.index[j + 1])
-                let i2 = Int(rows.index[j + 2]), i3 = Int(rows.index[j + 3])
-                let a = src + i0 * sw, b = src + i1 * sw, c = src + i2 * sw, d = src + i3 * sw
-                if !haveRows || i0 != q0 || i1 != q1 || i2 != q2 || i3 != q3 {
-                    haveRows = true
-                    q0 = i0; q1 = i1; q2 = i2; q3 = i3
-                    // only the columns between the first and last non-zero
-                    // value of the four rows (and the 3 beyond, which the
-                    // segments at the border read) can be anything but 0
-                    var lo = Int(min(rowSpan[2 * i0], rowSpan[2 * i1], rowSpan[2 * i2], rowSpan[2 * i3]))
-                    var hi = Int(max(rowSpan[2 * i0 + 1], rowSpan[2 * i1 + 1], rowSpan[2 * i2 + 1], rowSpan[2 * i3 + 1]))
-                    var kFirst = nseg, kLast = -1
-                    if lo < sw && hi >= lo {
-                        kFirst = Int(segmentFrom[lo]); kLast = Int(segmentTo[hi])
-                        lo = max(0, lo - 3); hi = min(sw - 1, hi + 3)
-                        for x in lo...hi {
-                            let va = a[x], vb = b[x], vc = c[x], vd = d[x]
-                            let same = va == vb && vb == vc && vc == vd
-                            st[x] = same && va == 0 ? .zero : (same && va == 1 ? .one : .edge)
-                        }
-                    }
-                    @inline(__always) func segmentKind(_ k: Int) -> MatteCompositor.RunKind {
-                        let t = 4 * k
-                        let s0 = st[Int(taps[t])], s1 = st[Int(taps[t + 1])]
-                        let s2 = st[Int(taps[t + 2])], s3 = st[Int(taps[t + 3])]
-                        return s0 == s1 && s0 == s2 && s0 == s3 ? s0 : .edge
-                    }
-                    s.runCount = 0
-                    /// Segments k ..< e as one run of `kind`.
-                    @inline(__always) func addRun(_ k: Int, _ e: Int, _ kind: MatteCompositor.RunKind) {
-                        s.runs[s.runCount] = MatteCompositor.Run(start: segStart[k], end: segStart[e], kind: kind,
-                                                                 firstColumn: taps[4 * k], lastColumn: taps[4 * (e - 1) + 3],
-                                                                 firstSegment: Int32(k))
-                        s.runCount += 1
-                    }
-                    if kFirst > kLast {
-                        addRun(0, nseg, .zero)
-                    } else {
-                        if kFirst > 0 { addRun(0, kFirst, .zero) }
-                        var k = kFirst
-                        while k <= kLast {
-                            let kind = segmentKind(k)
-                            var e = k + 1
-                            while e <= kLast && segmentKind(e) == kind { e += 1 }
-                            addRun(k, e, kind)
-                            k = e
-                        }
-                        if kLast < nseg - 1 { addRun(kLast + 1, nseg, .zero) }
+        let nseg = sc.segmentCount
+        // the column tables (read only) and this band's own scratch rows
+        let segStart = sc.segmentStart.base, taps = sc.segmentTaps.base
+        let segmentFrom = sc.segmentFrom.base, segmentTo = sc.segmentTo.base, rowSpan = sc.rowSpan.base
+        let gStart = sc.groupStart.base, gw = sc.groupWeights.base, segGroup = sc.segmentGroup.base
+        let cix = sc.columnIndex.base, cwt = sc.columnWeight.base
+        let vp = sc.vertical.base + band * sc.sourceStride, st = sc.state.base + band * sc.sourceStride
+        let mp = sc.matte.base + band * sc.matteStride, runs = sc.runs.base + band * sc.runStride
+        let brow = sc.background.base + band * sc.backgroundStride
+        var runCount = 0
+        // Consecutive output rows mostly read the same four source rows
+        // (only the weights differ): the uniformity states and the runs
+        // depend on the rows alone and are reused until they change.
+        var haveRows = false
+        var q0 = 0, q1 = 0, q2 = 0, q3 = 0
+        for y in range {
+            let j = 4 * y
+            let i0 = Int(rows.index[j]), i1 = Int(rows.index[j + 1])
+            let i2 = Int(rows.index[j + 2]), i3 = Int(rows.index[j + 3])
+            let a = src + i0 * sw, b = src + i1 * sw, c = src + i2 * sw, d = src + i3 * sw
+            if !haveRows || i0 != q0 || i1 != q1 || i2 != q2 || i3 != q3 {
+                haveRows = true
+                q0 = i0; q1 = i1; q2 = i2; q3 = i3
+                // only the columns between the first and last non-zero
+                // value of the four rows (and the 3 beyond, which the
+                // segments at the border read) can be anything but 0
+                var lo = Int(min(rowSpan[2 * i0], rowSpan[2 * i1], rowSpan[2 * i2], rowSpan[2 * i3]))
+                var hi = Int(max(rowSpan[2 * i0 + 1], rowSpan[2 * i1 + 1], rowSpan[2 * i2 + 1], rowSpan[2 * i3 + 1]))
+                var kFirst = nseg, kLast = -1
+                if lo < sw && hi >= lo {
+                    kFirst = Int(segmentFrom[lo]); kLast = Int(segmentTo[hi])
+                    lo = max(0, lo - 3); hi = min(sw - 1, hi + 3)
+                    for x in lo...hi {
+                        let va = a[x], vb = b[x], vc = c[x], vd = d[x]
+                        let same = va == vb && vb == vc && vc == vd
+                        st[x] = same && va == 0 ? .zero : (same && va == 1 ? .one : .edge)
                     }
                 }
-                let w0 = rows.weight[j], w1 = rows.weight[j + 1], w2 = rows.weight[j + 2], w3 = rows.weight[j + 3]
-                let outRow = o.row(y)
-                let videoRow: UnsafeMutablePointer<UInt8>? = video.map { $0.row(y) }
-                var bgPlaced = false
-                func backgroundRow() -> UnsafePointer<UInt8>? {
-                    guard let bg = background else { return nil }
-                    if directBackground { return UnsafePointer(bg.row(y)) }
-                    if !bgPlaced {
-                        placeBackgroundRow(bg, y: y, width: W, pixelStride: o.pixelStride, into: brow.baseAddress!)
-                        bgPlaced = true
-                    }
-                    return UnsafePointer(brow.baseAddress!)
+                @inline(__always) func segmentKind(_ k: Int) -> MatteCompositor.RunKind {
+                    let t = 4 * k
+                    let s0 = st[Int(taps[t])], s1 = st[Int(taps[t + 1])]
+                    let s2 = st[Int(taps[t + 2])], s3 = st[Int(taps[t + 3])]
+                    return s0 == s1 && s0 == s2 && s0 == s3 ? s0 : .edge
                 }
-
-                for r in 0..<s.runCount {
-                    let run = s.runs[r]
-                    let x0 = Int(run.start), x1 = Int(run.end), kind = run.kind
-                    let n = x1 - x0
-                    if kind == .edge {
-                        // vertical taps only for the source columns this run reads
-                        // (8 columns at a time, each lane in the scalar order)
-                        var x = Int(run.firstColumn)
-                        let xEnd = Int(run.lastColumn) + 1
-                        while x + 8 <= xEnd {
-                            @inline(__always) func at(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
-                                UnsafeRawPointer(p + x).loadUnaligned(as: SIMD8<Float>.self)
-                            }
-                            let v = w0 * at(a) + w1 * at(b) + w2 * at(c) + w3 * at(d)
-                            UnsafeMutableRawPointer(vp + x).storeBytes(of: v, as: SIMD8<Float>.self)
-                            x += 8
-                        }
-                        while x < xEnd {
-                            vp[x] = w0 * a[x] + w1 * b[x] + w2 * c[x] + w3 * d[x]
-                            x += 1
-                        }
+                runCount = 0
+                /// Segments k ..< e as one run of `kind`.
+                @inline(__always) func addRun(_ k: Int, _ e: Int, _ kind: MatteCompositor.RunKind) {
+                    runs[runCount] = MatteCompositor.Run(start: segStart[k], end: segStart[e], kind: kind,
+                                                             firstColumn: taps[4 * k], lastColumn: taps[4 * (e - 1) + 3],
+                                                             firstSegment: Int32(k))
+                    runCount += 1
+                }
+                if kFirst > kLast {
+                    addRun(0, nseg, .zero)
+                } else {
+                    if kFirst > 0 { addRun(0, kFirst, .zero) }
+                    var k = kFirst
+                    while k <= kLast {
+                        let kind = segmentKind(k)
+                        var e = k + 1
+                        while e <= kLast && segmentKind(e) == kind { e += 1 }
+                        addRun(k, e, kind)
+                        k = e
                     }
-                    if kind == .one { covered += n }
-                    if words && kind != .edge {
-                        let out32 = UnsafeMutableRawPointer(outRow + 4 * x0).assumingMemoryBound(to: UInt32.self)
-                        let vid32 = videoRow.map { UnsafeRawPointer($0 + 4 * x0).assumingMemoryBound(to: UInt32.self) }
-                        switch (mode, kind) {
-                        case (.composite, .one), (.alpha, .one):
-                            let v = vid32!
-                            for i in 0..<n { out32[i] = v[i] | alphaMask }
-                        case (.composite, _):
-                            if let bgp = backgroundRow() {
-                                let g = UnsafeRawPointer(bgp + 4 * x0).assumingMemoryBound(to: UInt32.self)
-                                for i in 0..<n { out32[i] = g[i] | alphaMask }
-                            } else {
-                                for i in 0..<n { out32[i] = colorWord }
-                            }
-                        case (.alpha, _):
-                            let v = vid32!
-                            for i in 0..<n { out32[i] = v[i] & ~alphaMask }
-                        case (.matte, .one):
-                            for i in 0..<n { out32[i] = 0xffff_ffff }
-                        case (.matte, _):
-                            for i in 0..<n { out32[i] = alphaMask }
-                        }
-                        continue
-                    }
-                    if words && kind == .edge {
-                        // edge run: the cubic segment by segment (the four source
-                        // values loaded once per segment), then clamp, rounding and
-                        // blend four pixels at a time (SIMD; see EdgeBlend)
-                        // Four output columns per step (a group of one segment):
-                        // each lane sums w0 v0 + w1 v1 + w2 v2 + w3 v3 in the
-                        // scalar path's order. A group shorter than four
-                        // stores past its end; the next group (or nothing the
-                        // run reads) is there.
-                        var k = Int(run.firstSegment)
-                        var x = x0
-                        while x < x1 {
-                            let t = 4 * k
-                            let v0 = SIMD4<Float>(repeating: vp[Int(taps[t])]), v1 = SIMD4<Float>(repeating: vp[Int(taps[t + 1])])
-                            let v2 = SIMD4<Float>(repeating: vp[Int(taps[t + 2])]), v3 = SIMD4<Float>(repeating: vp[Int(taps[t + 3])])
-                            for g in Int(segGroup[k])..<Int(segGroup[k + 1]) {
-                                let c = gw + 4 * g
-                                let m = c[0] * v0 + c[1] * v1 + c[2] * v2 + c[3] * v3
-                                UnsafeMutableRawPointer(mp + Int(gStart[g])).storeBytes(of: m, as: SIMD4<Float>.self)
-                            }
-                            x = Int(segStart[k + 1])
-                            k += 1
-                        }
-                        let bgp: UnsafePointer<UInt32>? = mode == .composite ? backgroundRow().map {
-                            UnsafeRawPointer($0).assumingMemoryBound(to: UInt32.self) } : nil
-                        covered += EdgeBlend.run(matte: mp, range: x0..<x1,
-                            video: UnsafeRawPointer(videoRow!).assumingMemoryBound(to: UInt32.self),
-                            background: bgp, color: colorWord, alphaMask: alphaMask, alphaShift: UInt32(8 * o.a),
-                            output: UnsafeMutableRawPointer(outRow).assumingMemoryBound(to: UInt32.self), mode: mode)
-                        continue
-                    }
-                    // interpolate the run's matte, then the generic blend
-                    if kind == .edge {
-                        for x in x0..<x1 {
-                            let q = 4 * x
-                            let v = cwt[q] * vp[Int(cix[q])] + cwt[q + 1] * vp[Int(cix[q + 1])]
-                                + cwt[q + 2] * vp[Int(cix[q + 2])] + cwt[q + 3] * vp[Int(cix[q + 3])]
-                            mp[x] = min(max(v, 0), 1)
-                        }
-                    } else {
-                        let v: Float = kind == .one ? 1 : 0
-                        for x in x0..<x1 { mp[x] = v }
-                    }
-                    let bgRow = mode == .composite && kind != .one ? backgroundRow() : nil
-                    let blended = RowBlender.blend(
-                        width: n, matte: mp + x0,
-                        video: videoRow.map { UnsafePointer($0 + x0 * video!.pixelStride) },
-                        videoLayout: video ?? o,
-                        background: bgRow.map { $0 + x0 * o.pixelStride }, color: color,
-                        output: outRow + x0 * o.pixelStride, outputLayout: o, mode: mode)
-                    if kind == .edge { covered += blended }
+                    if kLast < nseg - 1 { addRun(kLast + 1, nseg, .zero) }
                 }
             }
-        }}}}}}}}}}}
+            let w0 = rows.weight[j], w1 = rows.weight[j + 1], w2 = rows.weight[j + 2], w3 = rows.weight[j + 3]
+            let outRow = o.row(y)
+            let videoRow: UnsafeMutablePointer<UInt8>? = video.map { $0.row(y) }
+            var bgPlaced = false
+            func backgroundRow() -> UnsafePointer<UInt8>? {
+                guard let bg = background else { return nil }
+                if directBackground { return UnsafePointer(bg.row(y)) }
+                if !bgPlaced {
+                    placeBackgroundRow(bg, y: y, width: W, pixelStride: o.pixelStride, into: brow)
+                    bgPlaced = true
+                }
+                return UnsafePointer(brow)
+            }
+
+            for r in 0..<runCount {
+                let run = runs[r]
+                let x0 = Int(run.start), x1 = Int(run.end), kind = run.kind
+                let n = x1 - x0
+                if kind == .edge {
+                    // vertical taps only for the source columns this run reads
+                    // (8 columns at a time, each lane in the scalar order)
+                    var x = Int(run.firstColumn)
+                    let xEnd = Int(run.lastColumn) + 1
+                    while x + 8 <= xEnd {
+                        @inline(__always) func at(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+                            UnsafeRawPointer(p + x).loadUnaligned(as: SIMD8<Float>.self)
+                        }
+                        let v = w0 * at(a) + w1 * at(b) + w2 * at(c) + w3 * at(d)
+                        UnsafeMutableRawPointer(vp + x).storeBytes(of: v, as: SIMD8<Float>.self)
+                        x += 8
+                    }
+                    while x < xEnd {
+                        vp[x] = w0 * a[x] + w1 * b[x] + w2 * c[x] + w3 * d[x]
+                        x += 1
+                    }
+                }
+                if kind == .one { covered += n }
+                if words && kind != .edge {
+                    let out32 = UnsafeMutableRawPointer(outRow + 4 * x0).assumingMemoryBound(to: UInt32.self)
+                    let vid32 = videoRow.map { UnsafeRawPointer($0 + 4 * x0).assumingMemoryBound(to: UInt32.self) }
+                    switch (mode, kind) {
+                    case (.composite, .one), (.alpha, .one):
+                        let v = vid32!
+                        for i in 0..<n { out32[i] = v[i] | alphaMask }
+                    case (.composite, _):
+                        if let bgp = backgroundRow() {
+                            let g = UnsafeRawPointer(bgp + 4 * x0).assumingMemoryBound(to: UInt32.self)
+                            for i in 0..<n { out32[i] = g[i] | alphaMask }
+                        } else {
+                            for i in 0..<n { out32[i] = colorWord }
+                        }
+                    case (.alpha, _):
+                        let v = vid32!
+                        for i in 0..<n { out32[i] = v[i] & ~alphaMask }
+                    case (.matte, .one):
+                        for i in 0..<n { out32[i] = 0xffff_ffff }
+                    case (.matte, _):
+                        for i in 0..<n { out32[i] = alphaMask }
+                    }
+                    continue
+                }
+                if words && kind == .edge {
+                    // edge run: the cubic segment by segment (the four source
+                    // values loaded once per segment), then clamp, rounding and
+                    // blend four pixels at a time (SIMD; see EdgeBlend)
+                    // Four output columns per step (a group of one segment):
+                    // each lane sums w0 v0 + w1 v1 + w2 v2 + w3 v3 in the
+                    // scalar path's order. A group shorter than four
+                    // stores past its end; the next group (or nothing the
+                    // run reads) is there.
+                    var k = Int(run.firstSegment)
+                    var x = x0
+                    while x < x1 {
+                        let t = 4 * k
+                        let v0 = SIMD4<Float>(repeating: vp[Int(taps[t])]), v1 = SIMD4<Float>(repeating: vp[Int(taps[t + 1])])
+                        let v2 = SIMD4<Float>(repeating: vp[Int(taps[t + 2])]), v3 = SIMD4<Float>(repeating: vp[Int(taps[t + 3])])
+                        for g in Int(segGroup[k])..<Int(segGroup[k + 1]) {
+                            let c = gw + 4 * g
+                            let m = c[0] * v0 + c[1] * v1 + c[2] * v2 + c[3] * v3
+                            UnsafeMutableRawPointer(mp + Int(gStart[g])).storeBytes(of: m, as: SIMD4<Float>.self)
+                        }
+                        x = Int(segStart[k + 1])
+                        k += 1
+                    }
+                    let bgp: UnsafePointer<UInt32>? = mode == .composite ? backgroundRow().map {
+                        UnsafeRawPointer($0).assumingMemoryBound(to: UInt32.self) } : nil
+                    covered += EdgeBlend.run(matte: mp, range: x0..<x1,
+                        video: UnsafeRawPointer(videoRow!).assumingMemoryBound(to: UInt32.self),
+                        background: bgp, color: colorWord, alphaMask: alphaMask, alphaShift: UInt32(8 * o.a),
+                        output: UnsafeMutableRawPointer(outRow).assumingMemoryBound(to: UInt32.self), mode: mode)
+                    continue
+                }
+                // interpolate the run's matte, then the generic blend
+                if kind == .edge {
+                    for x in x0..<x1 {
+                        let q = 4 * x
+                        let v = cwt[q] * vp[Int(cix[q])] + cwt[q + 1] * vp[Int(cix[q + 1])]
+                            + cwt[q + 2] * vp[Int(cix[q + 2])] + cwt[q + 3] * vp[Int(cix[q + 3])]
+                        mp[x] = min(max(v, 0), 1)
+                    }
+                } else {
+                    let v: Float = kind == .one ? 1 : 0
+                    for x in x0..<x1 { mp[x] = v }
+                }
+                let bgRow = mode == .composite && kind != .one ? backgroundRow() : nil
+                let blended = RowBlender.blend(
+                    width: n, matte: mp + x0,
+                    video: videoRow.map { UnsafePointer($0 + x0 * video!.pixelStride) },
+                    videoLayout: video ?? o,
+                    background: bgRow.map { $0 + x0 * o.pixelStride }, color: color,
+                    output: outRow + x0 * o.pixelStride, outputLayout: o, mode: mode)
+                if kind == .edge { covered += blended }
+            }
+        }
         return covered
     }
 }
