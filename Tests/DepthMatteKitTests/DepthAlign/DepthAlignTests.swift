@@ -52,11 +52,18 @@ final class DepthAlignTests: XCTestCase {
         for y in 1..<29 { for x in 1..<39 { XCTAssertEqual(mesh[y * 40 + x], depth[y * 40 + x], "mesh (\(x), \(y))") } }
     }
 
+    /// Two identical 60x20 pinhole cameras (fx 100) 4 cm apart along x, no
+    /// rotation: a wall at 2 m moves 2 pixels, a block at 0.5 m 8.
+    private func parallaxPair() -> DepthCalibration {
+        let cam = pinhole(60, 20, f: 100)
+        return DepthCalibration(depth: cam, color: cam,
+                                depthToColor: Extrinsics(rotationRowMajor: [1, 0, 0, 0, 1, 0, 0, 0, 1],
+                                                         translation: [0.04, 0, 0]))
+    }
+
     func testPureTranslationShiftsByTheParallax() {
         // fx 100, 4 cm baseline, a wall at 2 m: fx·b/z = 2 pixels to the right
-        let cam = pinhole(60, 20, f: 100)
-        let cal = DepthCalibration(depth: cam, color: cam,
-                                   depthToColor: Extrinsics(rotationRowMajor: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0.04, 0, 0]))
+        let cal = parallaxPair()
         var depth = [UInt16](repeating: 0, count: 60 * 20)
         for y in 0..<20 { for x in 0..<60 { depth[y * 60 + x] = 2000 } }
         for method in methods {
@@ -74,9 +81,7 @@ final class DepthAlignTests: XCTestCase {
     /// (z-buffer) and the 6 columns only the depth camera's blind side
     /// would show stay 0 (occlusion shadow).
     func testZBufferKeepsTheNearestAndTheShadowStaysEmpty() {
-        let cam = pinhole(60, 20, f: 100)
-        let cal = DepthCalibration(depth: cam, color: cam,
-                                   depthToColor: Extrinsics(rotationRowMajor: [1, 0, 0, 0, 1, 0, 0, 0, 1], translation: [0.04, 0, 0]))
+        let cal = parallaxPair()
         var depth = [UInt16](repeating: 2000, count: 60 * 20)
         for y in 0..<20 { for x in 20..<30 { depth[y * 60 + x] = 500 } }
         for method in methods {

@@ -9,6 +9,13 @@ final class SubjectSegmentationTests: XCTestCase {
 
     /// Wall at 3 m; head [70, 90) x [10, 32) at `face` mm, torso
     /// [55, 105) x [32, 90) at face + 60 mm (reaching the bottom), shifted by dx.
+    /// A 160x90 wall at 3 m with the person (face at 1 m) in front.
+    static func personScene() -> TestDepth {
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        person(into: d, face: 1000)
+        return d
+    }
+
     static func person(into d: TestDepth, face: Int, dx: Int = 0) {
         d.fill(x0: max(0, 55 + dx), y0: 32, x1: min(160, 105 + dx), y1: 90, UInt16(face + 60))
         d.fill(x0: max(0, 70 + dx), y0: 10, x1: min(160, 90 + dx), y1: 32, UInt16(face))
@@ -86,8 +93,7 @@ final class SubjectSegmentationTests: XCTestCase {
     }
 
     func testObjectHeldInFrontOfTheBodyStays() {
-        let d = TestDepth(width: 160, height: 90, fill: 3000)
-        Self.person(into: d, face: 1000)
+        let d = Self.personScene()
         d.fill(x0: 68, y0: 50, x1: 92, y1: 72, 850)        // a binder held 21 cm in front of the chest
         let on = Self.key(d)
         XCTAssertEqual(Self.at(on.matte, 80, 60), 255, "held object")
@@ -194,13 +200,11 @@ final class SubjectSegmentationTests: XCTestCase {
         // a forearm 11 cm in front of the chest down to the bottom of the
         // picture (a close subject raising a hand): kept; a desk edge in
         // front reaching the left and right edges is not
-        let d = TestDepth(width: 160, height: 90, fill: 3000)
-        Self.person(into: d, face: 1000)
+        let d = Self.personScene()
         d.fill(x0: 92, y0: 45, x1: 102, y1: 90, 950)
         let on = Self.key(d)
         XCTAssertEqual(Self.at(on.matte, 97, 80), 255, "forearm")
-        let desk = TestDepth(width: 160, height: 90, fill: 3000)
-        Self.person(into: desk, face: 1000)
+        let desk = Self.personScene()
         desk.fill(x0: 0, y0: 80, x1: 160, y1: 90, 900)
         let off = Self.key(desk)
         XCTAssertEqual(Self.at(off.matte, 20, 85), 0, "desk edge")
@@ -210,8 +214,7 @@ final class SubjectSegmentationTests: XCTestCase {
     func testFlyingPixelsBetweenTwoPartsHeldInFrontStay() {
         // a forearm (950 mm) and the hand/upper arm beside it (880 mm), both in
         // front of the chest, with a column of flying pixels (915 mm) between them
-        let d = TestDepth(width: 160, height: 90, fill: 3000)
-        Self.person(into: d, face: 1000)
+        let d = Self.personScene()
         d.fill(x0: 90, y0: 45, x1: 97, y1: 90, 950)
         d.fill(x0: 97, y0: 45, x1: 98, y1: 90, 915)
         d.fill(x0: 98, y0: 45, x1: 104, y1: 90, 880)
