@@ -35,6 +35,7 @@ let tuning: (inout MatteRefiner) -> Void = {
     let eps = float("QB_EPS"), tBase = float("QB_TBASE"), tGain = float("QB_TGAIN"), up = int("QB_UP")
     let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil, noMatch = env("QB_NOMATCH") != nil
     let fitFloor = float("QB_FITFLOOR"), noFit = env("QB_NOFIT") != nil
+    let cNoise = float("QB_CNOISE"), hold = float("QB_HOLD"), leak = float("QB_LEAK")
     return { r in
         if let v = margin { r.interiorMargin = v }
         if let v = contrast { r.contrast = v }
@@ -49,6 +50,9 @@ let tuning: (inout MatteRefiner) -> Void = {
         if noMatch { r.matchWidening = false }
         if let v = fitFloor { r.fitFloor = v }
         if noFit { r.fitWeighting = false }
+        if let v = cNoise { r.colourNoise = v }
+        if let v = hold { r.temporalHold = v }
+        if let v = leak { r.temporalLeak = v }
     }
 }()
 /// QB_PERFRAME: per-frame IoU and every lost hand pixel; QB_FRAME: the frame
