@@ -35,6 +35,7 @@ let tuning: (inout MatteRefiner) -> Void = {
     let eps = float("QB_EPS"), tBase = float("QB_TBASE"), tGain = float("QB_TGAIN"), up = int("QB_UP")
     let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil, noMatch = env("QB_NOMATCH") != nil
     let fitFloor = float("QB_FITFLOOR"), noFit = env("QB_NOFIT") != nil
+    let cNoise = float("QB_CNOISE"), hold = float("QB_HOLD"), leak = float("QB_LEAK")
     return { r in
         if let v = margin { r.interiorMargin = v }
         if let v = contrast { r.contrast = v }
@@ -49,6 +50,9 @@ let tuning: (inout MatteRefiner) -> Void = {
         if noMatch { r.matchWidening = false }
         if let v = fitFloor { r.fitFloor = v }
         if noFit { r.fitWeighting = false }
+        if let v = cNoise { r.colourNoise = v }
+        if let v = hold { r.temporalHold = v }
+        if let v = leak { r.temporalLeak = v }
     }
 }()
 /// QB_PERFRAME: per-frame IoU and every lost hand pixel; QB_FRAME: the frame
@@ -64,10 +68,11 @@ struct Clip {
     var video: [[UInt8]] = [], depth: [[UInt16]] = [], truth: [[UInt8]] = [], faces: [[Box]] = []
     var objects: [[UInt8]] = []  // per output pixel: 1 distractor, 2 hand/arm, 0 other
     var dw = 0, dh = 0, mis = 0
+    var fps = 10.0
 }
 
-func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = nFrames) -> Clip {
-    var c = Clip(); c.dw = dw; c.dh = dh; c.mis = s.misregistration
+func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = nFrames, fps: Double = fps) -> Clip {
+    var c = Clip(); c.dw = dw; c.dh = dh; c.mis = s.misregistration; c.fps = fps
     for i in 0..<frames {
         let t = start + Double(i) / fps
         let scene = RGBDScene(settings: s, time: t)
@@ -147,20 +152,27 @@ func expApprox(_ x: Double) -> Double {
     return s
 }
 
-struct Score { var sad = 0.0, mse = 0.0, grad = 0.0, iou = 0.0, iouMin = 1.0, dt = 0.0, distractor = 0, handOut = 0, handOutDeep = 0, ms = 0.0 }
+struct Score {
+    var sad = 0.0, mse = 0.0, grad = 0.0, iou = 0.0, iouMin = 1.0, dt = 0.0, distractor = 0, handOut = 0, handOutDeep = 0, ms = 0.0
+    /// Per frame pair, mean: pixels whose matte change differs from the
+    /// truth's by more than 0.2 (on a still clip: pixels that flip), the
+    /// worst frame pair, and pixels the truth itself changes by more than 0.2.
+    var off = 0.0, offMax = 0, truthMoves = 0.0
+}
 
 let gradient = Gradient()
 var truthGrad: [[Float]] = []
 
-func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: Bool = true) -> Score {
+func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: Bool = true, cutoff: Double? = nil) -> Score {
     let m = DepthMatter()
     tuning(&m.refiner)
     var s = MatteSettings()
     s.refine = refine
     s.mode = mode
     s.subjectOnly = subjectOnly
+    if let cutoff { s.cutoff = cutoff }
     s.output = .matte
-    s.frameDuration = 1 / fps
+    s.frameDuration = 1 / c.fps
     var out = [UInt8](repeating: 0, count: VW * VH * 4)
     var a = [Float](repeating: 0, count: VW * VH), prev = a, prevT = a
     var tmp = a, gx = a, mag = a
@@ -199,7 +211,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: 
         }
         let tc = t.components
         sc.ms += (Double(tc.seconds) + Double(tc.attoseconds) * 1e-18) * 1000
-        var sad = 0.0, mse = 0.0, inter = 0, uni = 0, dd = 0.0
+        var sad = 0.0, mse = 0.0, inter = 0, uni = 0, dd = 0.0, off = 0, moves = 0
         let tr = c.truth[i], ob = c.objects[i]
         for p in 0..<(VW * VH) {
             let v = Float(out[4 * p]) / 255, vt = Float(tr[p]) / 255
@@ -211,7 +223,11 @@ func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: 
             if ob[p] == 1 && v > 0.5 { sc.distractor += 1 }
             if ob[p] == 3 && v < 0.5 { sc.handOutDeep += 1 }
             if ob[p] >= 2 && v < 0.5 { sc.handOut += 1; if perFrame { print("    hand out: \(refine) frame \(i) x \(p % VW) y \(p / VW) a \(v) truth \(vt)\(ob[p] == 3 ? " deep" : "")") } }
-            if i > 0 { let q = Double((v - prev[p]) - (vt - prevT[p])); dd += q * q }
+            if i > 0 {
+                let q = Double((v - prev[p]) - (vt - prevT[p])); dd += q * q
+                if abs(q) > 0.2 { off += 1 }
+                if abs(vt - prevT[p]) > 0.2 { moves += 1 }
+            }
             prev[p] = v; prevT[p] = vt
         }
         if truthGrad.count <= i {
@@ -228,10 +244,14 @@ func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: 
         let iou = uni > 0 ? Double(inter) / Double(uni) : 1
         sc.iou += iou; sc.iouMin = min(sc.iouMin, iou)
         if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2)) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount)") }
-        if i > 0 { sc.dt += (dd / Double(VW * VH)).squareRoot() * 100 }
+        if i > 0 {
+            sc.dt += (dd / Double(VW * VH)).squareRoot() * 100
+            sc.off += Double(off); sc.offMax = max(sc.offMax, off); sc.truthMoves += Double(moves)
+        }
     }
     let n = Double(nFrames)
     sc.sad /= n; sc.mse /= n; sc.grad /= n; sc.iou /= n; sc.dt /= Double(nFrames - 1); sc.ms /= n
+    sc.off /= Double(nFrames - 1); sc.truthMoves /= Double(nFrames - 1)
     return sc
 }
 
@@ -246,7 +266,8 @@ var allMet = true
 let depthSizes: [(Int, Int)] = env("QB_DEPTH").map { $0.split(separator: ",").compactMap { d -> (Int, Int)? in
     let p = d.split(separator: "x"); guard p.count == 2, let w = Int(p[0]), let h = Int(p[1]) else { return nil }; return (w, h)
 } } ?? [(640, 360), (320, 180)]
-for (dw, dh) in env("QB_NOMAIN") != nil ? [] : depthSizes {
+let sensorOnly = env("QB_SENSOR") == "only"
+for (dw, dh) in env("QB_NOMAIN") != nil || sensorOnly ? [] : depthSizes {
     for mis in [1, 2] {
         var ss = SceneSettings()
         ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = mis
@@ -272,7 +293,7 @@ for (dw, dh) in env("QB_NOMAIN") != nil ? [] : depthSizes {
 // pixels of the plant, chair, floor or door keyed in (sampled every 2nd
 // pixel and row, summed over frames). "guided, slab" is the default with
 // subject-only=false: everything nearer than the cutoff.
-if env("QB_NOSCENES") == nil {
+if env("QB_NOSCENES") == nil && !sensorOnly {
     print("\nscenes (issue 20): depth 640x360, misregistration 1, noise + holes + flying pixels\(env("QB_REAL") != nil ? " + quantisation + correlated noise" : "")")
     print("| scene | start s | mode | refine | SAD | Grad | IoU | IoU min | dtSSD | SAD/orig | IoU/orig | dtSSD/orig | distractor in | hand out | ms/frame |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -302,6 +323,40 @@ if env("QB_NOSCENES") == nil {
             let r = refine == .original ? orig : run(clip, refine: refine, mode: mode, subjectOnly: subjectOnly)
             print("| \(name) | \(f(start, 1)) | \(mode) | \(rname) | \(f(r.sad, 2)) | \(f(r.grad, 2)) | \(f(r.iou, 4)) | \(f(r.iouMin, 4)) | \(f(r.dt, 3)) | "
                   + "\(f(r.sad / orig.sad, 2)) | \(f(r.iou / orig.iou, 3)) | \(f(r.dt / orig.dt, 2)) | \(r.distractor) | \(r.handOut) | \(f(r.ms, 1)) |")
+        }
+    }
+}
+
+// Issue 20, steady edges: real structured-light depth as the evaluation
+// measured it (quarter-resolution depth, disparity quantisation and
+// spatially correlated noise, noise, holes, flying pixels, misregistration
+// 1-2, the world 2.5x farther: the subject at 2.5 m, where a disparity step
+// is 1.75 cm and the noise 9 mm; fixed cutoff 3.1 m), 10 frames at 30 fps:
+// a still clip (only the sensor noise changes) and a slow sub-pixel pan
+// (0.76 video px, 0.19 depth px per frame). "off > 0.2" = colour pixels per
+// frame pair whose matte change differs from the truth's by more than 0.2
+// (on the still clip: pixels that flip); "truth moves" = pixels the truth
+// itself changes by more than 0.2. QB_SENSOR=only runs this table alone;
+// QB_NOSENSOR skips it.
+if env("QB_NOSENSOR") == nil {
+    let scale = 2.5
+    print("\nsensor (issue 20, steady edges): colour 1280x720, depth 320x180, world x\(f(scale, 1)) (subject at 2.5 m), quantisation + correlated noise + noise + holes + edges jittering by a sample each frame, fixed cutoff \(f(scale * 1.25, 3)) m, 10 frames at 30 fps")
+    print("| clip | misreg | refine | SAD | IoU | dtSSD | dtSSD/orig | off > 0.2 per frame (max) | truth moves | ms/frame |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for (name, pan, motion) in [("still", false, false), ("pan", true, false), ("sway", false, true)] {
+        for mis in [1, 2] {
+            var ss = SceneSettings()
+            ss.motion = motion; ss.pan = pan
+            ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = mis; ss.seed = UInt32(10 + mis)
+            ss.quantization = true; ss.correlatedNoise = true; ss.distanceScale = scale; ss.edgeJitter = true
+            let clip = render(ss, dw: 320, dh: 180, start: 1, frames: 10, fps: 30)
+            truthGrad = []
+            let orig = run(clip, refine: .original, mode: .fixed, cutoff: scale * 1.25)
+            for (rname, refine) in [("original", MatteRefine.original), ("guided (default)", .guided)] {
+                let r = refine == .original ? orig : run(clip, refine: refine, mode: .fixed, cutoff: scale * 1.25)
+                print("| \(name) | \(mis) | \(rname) | \(f(r.sad, 2)) | \(f(r.iou, 4)) | \(f(r.dt, 3)) | \(f(r.dt / orig.dt, 2)) | "
+                      + "\(f(r.off, 0)) (\(r.offMax)) | \(f(r.truthMoves, 0)) | \(f(r.ms, 1)) |")
+            }
         }
     }
 }

@@ -55,6 +55,19 @@ public struct SceneSettings: Equatable {
     /// about 0.6 px per frame of 640 px at 30 fps (a sub-pixel pan at
     /// depth resolution).
     public var pan = false
+    /// The whole world scaled by this factor in depth (kit only, for
+    /// quality-bench): the pictures, the truth and the face boxes are the
+    /// same (a scaled world projects identically), the depth readings are
+    /// this many times farther, and the noise and quantisation are those of
+    /// the farther depth (2.5: the subject at 2.5 m, where the disparity
+    /// steps are 1.75 cm). The occlusion shadows keep their width.
+    public var distanceScale = 1.0
+    /// With `flyingPixels` (kit only, for quality-bench): a reading within a
+    /// sample offset of an outline is not a mix but either side's depth, a
+    /// new draw every frame, biased towards the near side (a structured-light
+    /// or stereo correlation window straddling the edge: the edge jitters by
+    /// a depth pixel from frame to frame and is fattened).
+    public var edgeJitter = false
     public init() {}
 }
 

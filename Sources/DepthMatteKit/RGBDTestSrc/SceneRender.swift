@@ -363,13 +363,20 @@ extension RGBDScene {
                             if samples.1 > mid { far += 0.25 }
                             if samples.2 > mid { far += 0.25 }
                             if samples.3 > mid { far += 0.25 }
-                            var f = far + 0.4 * (SceneHash.unit(rnd2, 16) - 0.5)
-                            f = f < 0.15 ? 0.15 : (f > 0.85 ? 0.85 : f)
-                            d = lo + (hi - lo) * f
+                            if s.edgeJitter {
+                                // either side: near when the far share, less a
+                                // fattening bias, plus a fresh draw is under half
+                                d = far - 0.15 + 0.35 * SceneHash.gaussian(rnd2) < 0.5 ? lo : hi
+                            } else {
+                                var f = far + 0.4 * (SceneHash.unit(rnd2, 16) - 0.5)
+                                f = f < 0.15 ? 0.15 : (f > 0.85 ? 0.85 : f)
+                                d = lo + (hi - lo) * f
+                            }
                         }
                     }
                     var v: UInt16 = 0
                     if !hole {
+                        if s.distanceScale != 1 && s.distanceScale > 0 { d *= s.distanceScale }
                         if s.noise { d += k * d * d * SceneHash.gaussian(rnd) }
                         if s.correlatedNoise { d += k * d * d * Self.patchNoise(key, Double(sx), Double(py), pixel: rnd) }
                         if s.quantization && d > 0.05 {

@@ -57,11 +57,33 @@ extension RefinePass {
                     m = min(max(m, 0), 1)
                     if !(m == m) { m = 0 }
                 }
-                if blend {
+                if blend && colourNoise <= 0 {
                     // 2.6
                     let prev = previous[o]
                     let w = min(1, base + gain * abs(m - prev))
                     m = prev + w * (m - prev)
+                } else if colourNoise > 0 {
+                    // 2.6 with colour evidence (`colourNoise`): how far the colour
+                    // moved at this pixel since its matte was last set (a slow
+                    // drift adds up until it counts)
+                    let gr = grid[.r][o], gg = grid[.g][o], gb = grid[.b][o]
+                    let pg = previousGuide + o, gs = gw * gh
+                    var held = false
+                    if blend {
+                        let prev = previous[o]
+                        let dm = abs(m - prev)
+                        let dc = max(abs(gr - pg[0]), abs(gg - pg[gs]), abs(gb - pg[2 * gs]))
+                        let moved = min(1, max(0, dc - colourNoise) / colourNoise)
+                        if dm <= hold * (1 - moved) {
+                            // the colour did not change: only the depth's noise did
+                            m = prev + leak * (m - prev)
+                            held = true
+                        } else {
+                            let w = min(1, base + gain * dm + moved)
+                            m = prev + w * (m - prev)
+                        }
+                    }
+                    if !held { pg[0] = gr; pg[gs] = gg; pg[2 * gs] = gb }
                 }
                 // 2.7
                 m = m < lo ? 0 : (m > hi ? 1 : m)

@@ -155,12 +155,16 @@ struct RefinePass {
     /// The video columns and rows bounding each grid cell (`gridRanges`).
     let columns: UnsafePointer<Int32>, rows: UnsafePointer<Int32>
     let previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
+    /// The guide where 2.6 last evaluated each grid pixel (R, G, B planes `gw·gh` apart).
+    let previousGuide: UnsafeMutablePointer<Float>
     /// Per output-grid column: nearest, first and second bilinear depth column; the second's weight.
     let outputColumns: UnsafePointer<Int32>, outputWeights: UnsafePointer<Float>
     // parameters (MatteRefiner's)
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
     var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
     var blend = false, rangeClamp = false, matchWidening = false
+    /// 2.6: colour noise on the grid and the hysteresis margin (`colourNoise`, `temporalHold`).
+    var colourNoise: Float = 0, hold: Float = 0, leak: Float = 0
     /// Squared colour distance within which a pixel matches a side (`matchWidening`).
     var matchNoise: Float = 0
     /// > 0: the coefficient means are weighted by each window's fit (`fitWeighting`).
@@ -168,7 +172,7 @@ struct RefinePass {
 
     init(scratch s: RefineScratch, n: Int, gn: Int, bands: Int,
          dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
-         previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>) {
+         previous: UnsafeMutablePointer<Float>, previousGuide: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>) {
         let F = s.planes.base
         self.n = n; self.gn = gn; self.bands = bands
         fill = F + RefineLayout.fill * n
@@ -189,7 +193,7 @@ struct RefinePass {
         sums = s.columnSums.base; videoSums = s.videoSums.base; label = UnsafePointer(s.label.base)
         self.dw = dw; self.dh = dh; self.k = k; self.gw = gw; self.gh = gh
         self.video = video; columns = UnsafePointer(s.columnRange.base); rows = UnsafePointer(s.rowRange.base)
-        self.previous = previous; self.out = out
+        self.previous = previous; self.out = out; self.previousGuide = previousGuide
         outputColumns = UnsafePointer(s.outputColumns.base); outputWeights = UnsafePointer(s.outputWeights.base)
     }
 
