@@ -6,6 +6,22 @@ import GstShim
 final class DepthAlignState {
     let registration = DepthRegistration()
     var calibration: DepthCalibration?
+    /// GRAY16_BE input in little-endian order (reused).
+    var swapped: [UInt16] = []
+
+    /// The depth picture as little-endian samples.
+    func littleEndian(_ d: DMGrayImage, bigEndian: Bool) -> Depth16View {
+        guard bigEndian, let data = d.data else { return Depth16View(d) }
+        let w = Int(d.width), h = Int(d.height)
+        if swapped.count < w * h { swapped = [UInt16](repeating: 0, count: w * h) }
+        swapped.withUnsafeMutableBufferPointer { out in
+            for y in 0..<h {
+                let row = UnsafeRawPointer(data + y * Int(d.stride))
+                for x in 0..<w { out[y * w + x] = UInt16(littleEndian: UInt16(row.load(fromByteOffset: 2 * x, as: UInt16.self).byteSwapped)) }
+            }
+        }
+        return swapped.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+    }
 }
 
 /// Copy `text` into a fixed-size C char array (NUL-terminated, truncated).
@@ -67,7 +83,8 @@ public func dm_depthalign_process(_ state: UnsafeMutableRawPointer?, _ settings:
           let depth, let out, depth.pointee.data != nil, let outData = out.pointee.data else { return 0 }
     s.registration.maxRelativeJump = Float(settings.pointee.max_jump)
     let o = out.pointee
-    let status = s.registration.register(depth: Depth16View(depth.pointee), calibration: c, into: outData,
+    let input = s.littleEndian(depth.pointee, bigEndian: settings.pointee.big_endian != 0)
+    let status = s.registration.register(depth: input, calibration: c, into: outData,
                                          width: Int(o.width), height: Int(o.height), stride: Int(o.stride),
                                          threads: Int(settings.pointee.n_threads))
     return status == .ok ? 1 : 0

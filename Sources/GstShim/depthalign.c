@@ -1,6 +1,6 @@
 /* depthalign.c: GObject glue for the depthalign element.
  *
- * A GstVideoFilter from depth seen by the depth camera (GRAY16_LE, units of
+ * A GstVideoFilter from depth seen by the depth camera (GRAY16_LE or _BE, units of
  * the calibration's depth_scale, 0 = no reading) to depth seen by the colour
  * camera: the colour intrinsics' size, same units, each value the distance
  * along the colour camera's axis, 0 where the depth camera cannot see. The
@@ -45,7 +45,7 @@ G_DEFINE_TYPE (GstDepthAlign, gst_depthalign, GST_TYPE_VIDEO_FILTER);
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE")));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY16_BE }")));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
@@ -105,7 +105,21 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
   }
   for (i = 0; i < gst_caps_get_size (caps); i++) {
     GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-    gst_structure_set (s, "format", G_TYPE_STRING, "GRAY16_LE", NULL);
+    if (direction == GST_PAD_SINK) {
+      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY16_LE", NULL);
+    } else {
+      /* the output is little-endian; the input may be either (16-bit PNG
+       * depth images are big-endian) */
+      GValue list = G_VALUE_INIT, v = G_VALUE_INIT;
+      gst_value_list_init (&list, 2);
+      g_value_init (&v, G_TYPE_STRING);
+      g_value_set_static_string (&v, "GRAY16_LE");
+      gst_value_list_append_value (&list, &v);
+      g_value_set_static_string (&v, "GRAY16_BE");
+      gst_value_list_append_value (&list, &v);
+      gst_structure_take_value (s, "format", &list);
+      g_value_unset (&v);
+    }
     gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
     if (self->have_cal) {
       GstStructure *sized = gst_structure_copy (s);
@@ -202,6 +216,7 @@ gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
   DMGrayImage image = dm_gray_image_from_frame (out);
 
   DM_COPY_SETTINGS (self, settings);
+  settings.big_endian = GST_VIDEO_FRAME_FORMAT (in) == GST_VIDEO_FORMAT_GRAY16_BE;
   if (!dm_depthalign_process (self->state, &settings, &depth, &image)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("depthalign could not register a depth frame."),

@@ -214,3 +214,22 @@ def test_colour_into_depthalign_is_refused_with_the_shared_clear_error(calibrati
     assert err.matches(Gst.CoreError.quark(), Gst.CoreError.NEGOTIATION)
     assert "sink pad of a cannot take RGBA" in err.message and "videoconvert" in err.message
     assert "GRAY16_LE" in debug
+
+
+def test_big_endian_depth_gives_the_same_registration(calibration):
+    """GRAY16_BE (what pngdec gives for 16-bit PNG depth) registers exactly
+    like the same depth in GRAY16_LE."""
+    def registered(convert):
+        p = Gst.parse_launch(f"rgbdtestsrc num-buffers=2 stream=depth motion=false calibration={calibration} ! "
+                             f"{convert}depthalign calibration={calibration} ! appsink name=sink sync=false")
+        p.set_state(Gst.State.PLAYING)
+        s = p.get_by_name("sink").emit("try-pull-sample", 10 * SECOND)
+        ok, mi = s.get_buffer().map(Gst.MapFlags.READ)
+        v = np.frombuffer(mi.data, "<u2").copy()
+        s.get_buffer().unmap(mi)
+        p.set_state(Gst.State.NULL)
+        return v
+    le = registered("")
+    be = registered("videoconvert ! video/x-raw,format=GRAY16_BE ! ")
+    assert (le > 0).mean() > 0.5
+    assert np.array_equal(le, be)

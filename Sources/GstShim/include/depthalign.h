@@ -24,14 +24,18 @@ extern "C" {
   P (X, UINT, n_threads, "n-threads", "Threads", 0, 64, 0, NULL, PLAYING, \
       "Threads sharing the rows of each frame (0 = one per CPU core)")
 
+/* A copy of the element's properties, taken under the object lock per frame,
+ * plus what the shim adds per frame. */
 typedef struct {
   DM_DEPTHALIGN_PROPERTIES (DM_SETTINGS_FIELD, _)
+  int32_t big_endian;    /* 1: the depth input is GRAY16_BE (16-bit PNG depth) */
 } DMDepthAlignSettings;
 
 static inline void
 dm_depthalign_settings_init (DMDepthAlignSettings *s)
 {
   DM_DEPTHALIGN_PROPERTIES (DM_SETTINGS_DEFAULT, _)
+  s->big_endian = 0;
 }
 
 /* What a calibration gives the shim: the sizes to negotiate, or why it was
@@ -52,7 +56,8 @@ void *dm_depthalign_new(void);
 /* Parse `json` (the calibration file's text) and keep it for the frames to
  * come; returns 1, or 0 with info->field and info->message set. */
 int32_t dm_depthalign_load(void *state, const char *json, DMDepthAlignCalibration *info);
-/* Register one GRAY16_LE depth frame (depth camera's view) into `out`
+/* Register one GRAY16_LE (or, settings->big_endian, GRAY16_BE) depth frame
+ * (depth camera's view) into `out`
  * (GRAY16_LE, colour camera's size and view, same units, 0 = no reading).
  * Returns 1, or 0 when the sizes do not match the loaded calibration. */
 int32_t dm_depthalign_process(void *state, const DMDepthAlignSettings *settings,
