@@ -36,7 +36,10 @@ let tuning: (inout MatteRefiner) -> Void = {
     let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil, noMatch = env("QB_NOMATCH") != nil
     let fitFloor = float("QB_FITFLOOR"), noFit = env("QB_NOFIT") != nil
     let cNoise = float("QB_CNOISE"), hold = float("QB_HOLD"), leak = float("QB_LEAK")
+    let noDetail = env("QB_NODETAIL") != nil, gmax = float("QB_GMAX")
     return { r in
+        if noDetail { r.colourDetail = false }
+        if let v = gmax { r.detailGainLimit = v }
         if let v = margin { r.interiorMargin = v }
         if let v = contrast { r.contrast = v }
         if let v = radius { r.radius = v }

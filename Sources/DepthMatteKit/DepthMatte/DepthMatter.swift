@@ -232,7 +232,10 @@ public final class DepthMatter {
         let prepared = keyed ? mask : onePlane
 
         let color = ARGBColor(argb: settings.backgroundARGB)
-        let covered = compositor.run(matte: prepared, video: video, background: background, color: color,
+        // step 3's colour detail: only where this frame's matte is the guided filter's
+        let detailed = keyed && depth != nil && settings.focus == nil && settings.refine == .guided && refiner.colourDetail
+        let covered = compositor.run(matte: prepared, detail: detailed ? refiner.detail : nil,
+                                     video: video, background: background, color: color,
                                      output: output, mode: settings.output, pool: pool, threads: threads)
         result.coverage = W * H > 0 ? Double(covered) / Double(W * H) : 0
         return result

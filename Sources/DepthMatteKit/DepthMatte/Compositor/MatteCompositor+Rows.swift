@@ -23,6 +23,7 @@ extension MatteCompositor.BandJob {
         let segmentFrom = sc.segmentFrom.base, segmentTo = sc.segmentTo.base, rowSpan = sc.rowSpan.base
         let gStart = sc.groupStart.base, gw = sc.groupWeights.base, segGroup = sc.segmentGroup.base
         let cix = sc.columnIndex.base, cwt = sc.columnWeight.base
+        let dcol = sc.detailColumn.base, dwt = sc.detailWeight.base
         let vp = sc.vertical.base + band * sc.sourceStride, st = sc.state.base + band * sc.sourceStride
         let mp = sc.matte.base + band * sc.matteStride, runs = sc.runs.base + band * sc.runStride
         let brow = sc.background.base + band * sc.backgroundStride
@@ -168,6 +169,8 @@ extension MatteCompositor.BandJob {
                         x = Int(segStart[k + 1])
                         k += 1
                     }
+                    if let detail { detail.add(to: mp, range: x0..<x1, y: y, outputHeight: o.height, video: videoRow!,
+                                               layout: video!, columns: dcol, weights: dwt) }
                     let bgp: UnsafePointer<UInt32>? = mode == .composite ? backgroundRow().map {
                         UnsafeRawPointer($0).assumingMemoryBound(to: UInt32.self) } : nil
                     covered += EdgeBlend.run(matte: mp, range: x0..<x1,
@@ -184,6 +187,8 @@ extension MatteCompositor.BandJob {
                             + cwt[q + 2] * vp[Int(cix[q + 2])] + cwt[q + 3] * vp[Int(cix[q + 3])]
                         mp[x] = min(max(v, 0), 1)
                     }
+                    if let detail, let videoRow { detail.add(to: mp, range: x0..<x1, y: y, outputHeight: o.height,
+                                                             video: videoRow, layout: video!, columns: dcol, weights: dwt) }
                 } else {
                     let v: Float = kind == .one ? 1 : 0
                     for x in x0..<x1 { mp[x] = v }

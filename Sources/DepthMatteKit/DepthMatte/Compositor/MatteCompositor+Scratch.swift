@@ -23,6 +23,9 @@ final class CompositorScratch {
     var columnIndex = GrowingBuffer<Int32>(filling: 0), columnWeight = GrowingBuffer<Float>(filling: 0)
     /// (source width, output width) of the column tables.
     private var columnKey = (0, 0)
+    /// The colour detail's bilinear columns (`detailColumns`) and their key.
+    var detailColumn = GrowingBuffer<Int32>(filling: 0), detailWeight = GrowingBuffer<Float>(filling: 0)
+    var detailKey = (0, 0)
 
     /// Per source row: the first and last column whose matte is not 0
     /// (first > last: the row is all 0), measured once per frame.
@@ -53,6 +56,7 @@ final class CompositorScratch {
         groupStart.free(); segmentGroup.free(); groupWeights.free(); columnIndex.free(); columnWeight.free()
         rowSpan.free(); rowMixed.free(); bandStart.free(); covered.free()
         vertical.free(); state.free(); matte.free(); runs.free(); background.free()
+        detailColumn.free(); detailWeight.free()
     }
 
     /// Grow the per-row and per-band buffers for a source `sw` × `sh`, an

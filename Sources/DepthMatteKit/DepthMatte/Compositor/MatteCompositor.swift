@@ -22,7 +22,9 @@ struct MatteCompositor {
 
     /// Upscale `matte` (values in [0, 1], exact 0 and 1 far from edges) and
     /// blend into `output`. Returns the number of output pixels with matte > 0.5.
-    mutating func run(matte: FloatPlane, video: RGBImageView?, background: RGBImageView?,
+    /// `detail`: step 3's colour detail of refine=guided (`MatteRefiner.detail`,
+    /// 4 floats per matte pixel), added on the edge runs; nil: none.
+    mutating func run(matte: FloatPlane, detail: FloatPlane? = nil, video: RGBImageView?, background: RGBImageView?,
                       color: ARGBColor, output: RGBImageView, mode: MatteOutput, pool: WorkerPool, threads: Int) -> Int {
         let W = output.width, H = output.height
         let bands = max(1, min(threads, H / 16 + 1))
@@ -33,9 +35,13 @@ struct MatteCompositor {
         let sw = matte.width
         measureRows(matte, bands: bands)
         scheduleBands(bands, width: W, height: H, sourceWidth: sw, mode: mode, overColor: background == nil)
-        let job = BandJob(sw: sw, rows: rows, scratch: scratch, fillColumns: fillColumns, fillRows: fillRows,
-                          video: video, background: background, color: color, output: output, mode: mode)
-        return matte.pixels.withUnsafeBufferPointer { src in
+        let useDetail = video != nil && detail.map { $0.width == 4 * sw && $0.height == matte.height } ?? false
+        if useDetail { scratch.detailColumns(sourceWidth: sw, width: W) }
+        return (useDetail ? detail! : matte).pixels.withUnsafeBufferPointer { dp in
+        matte.pixels.withUnsafeBufferPointer { src in
+            let job = BandJob(sw: sw, rows: rows, scratch: scratch, fillColumns: fillColumns, fillRows: fillRows,
+                              video: video, background: background, color: color, output: output, mode: mode,
+                              detail: useDetail ? MatteDetail(base: dp.baseAddress!, width: sw, height: matte.height) : nil)
             var band = BandCall(job: job, source: src.baseAddress!)
             withUnsafeMutablePointer(to: &band) { ctx in
                 pool.run(bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
@@ -46,7 +52,7 @@ struct MatteCompositor {
             var sum = 0
             for b in 0..<bands { sum += scratch.covered.base[b] }
             return sum
-        }
+        }}
     }
 }
 
@@ -89,5 +95,7 @@ extension MatteCompositor {
         let color: ARGBColor
         let output: RGBImageView
         let mode: MatteOutput
+        /// Step 3's colour detail, or nil.
+        let detail: MatteDetail?
     }
 }

@@ -31,9 +31,12 @@ extension RefinePass {
                     // last frame, which the blend and the snap keep as it is
                     out[o] = inner
                     if !blend { previous[o] = inner }  // (blending, it holds this value already)
+                    if let detail { storeF4(F4(repeating: 0), detail + 4 * o) }
                     continue
                 }
                 var m: Float
+                // step 3's colour detail: the gain where the model decides
+                var g = F4(repeating: 0)
                 if inner == 1 {
                     m = 1
                 } else if inner == 0 {
@@ -47,13 +50,21 @@ extension RefinePass {
                         let a = A[c]
                         return a[i00] * w00 + a[i01] * w01 + a[i10] * w10 + a[i11] * w11
                     }
-                    m = up(.aR) * grid[.r][o] + up(.aG) * grid[.g][o] + up(.aB) * grid[.b][o] + up(.b)
+                    let ar = up(.aR), ag = up(.aG), ab = up(.aB)
+                    let ir = grid[.r][o], ig = grid[.g][o], ib = grid[.b][o]
+                    let fit = ar * ir + ag * ig + ab * ib + up(.b)
+                    m = fit
                     if rangeClamp {
                         let a00 = low[i00], a01 = low[i01], a10 = low[i10], a11 = low[i11]
                         m = min(max(m, min(a00, a01, a10, a11)), max(a00, a01, a10, a11))
                     }
                     // 2.5
                     m = (m - 0.5) * contrast + 0.5
+                    if m > 0 && m < 1 && m == (fit - 0.5) * contrast + 0.5 {
+                        let sum = abs(ar) + abs(ag) + abs(ab)
+                        let c = contrast * min(1, detailGainLimit / max(sum * contrast, 1e-9))
+                        g = F4(c * ar, c * ag, c * ab, c * (ar * ir + ag * ig + ab * ib))
+                    }
                     m = min(max(m, 0), 1)
                     if !(m == m) { m = 0 }
                 }
@@ -89,6 +100,7 @@ extension RefinePass {
                 m = m < lo ? 0 : (m > hi ? 1 : m)
                 out[o] = m
                 previous[o] = m
+                if let detail { storeF4(m == 0 || m == 1 ? F4(repeating: 0) : g, detail + 4 * o) }
             }
         }
     }

@@ -169,6 +169,9 @@ struct RefinePass {
     var matchNoise: Float = 0
     /// > 0: the coefficient means are weighted by each window's fit (`fitWeighting`).
     var fitFloor: Float = 0
+    /// Step 3's colour detail per grid pixel (gR, gG, gB, offset), or nil (`colourDetail`).
+    var detail: UnsafeMutablePointer<Float>? = nil
+    var detailGainLimit: Float = 1e9
 
     init(scratch s: RefineScratch, n: Int, gn: Int, bands: Int,
          dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,

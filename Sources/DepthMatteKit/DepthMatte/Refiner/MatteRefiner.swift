@@ -155,6 +155,20 @@ public struct MatteRefiner {
     public var fitWeighting = true
     /// The label variance below which a window counts as uniform (see `fitWeighting`).
     public var fitFloor: Float = 1e-3
+    /// Step 3's colour detail (issue 20): the output grid is coarser than the
+    /// video (2x the depth resolution at most), so its edge is a ramp of 3–4
+    /// video pixels that moves in whole grid cells. Where the colour model
+    /// decided a grid pixel (not clamped, not saturated), its gain
+    /// G = contrast·ā and offset G·Ī (Ī: the guide averaged over the cell)
+    /// go to `detail`; the compositor adds G·I − G·Ī at every video pixel of
+    /// the edge, so the edge lands where the full-resolution colour puts it
+    /// and moves with it by fractions of a pixel.
+    public var colourDetail = true
+    /// The largest gain |G| (per unit of colour, summed over R, G, B) the detail may carry.
+    public var detailGainLimit: Float = 1e9
+    /// Per output-grid pixel (gR, gG, gB, offset), 4 floats, or zeros where
+    /// the colour model has no say (valid after `refine` with `colourDetail`).
+    public private(set) var detail = FloatPlane()
 
     /// The working memory of a pass (shared by copies of this refiner until
     /// one of them refines: then it takes its own).
@@ -203,6 +217,8 @@ public struct MatteRefiner {
         // 2.3–2.7, phase by phase, each phase's bands on the pool
         previous.pixels.withUnsafeMutableBufferPointer { prev in
         previousGuide.pixels.withUnsafeMutableBufferPointer { prevGuide in
+        if colourDetail { detail.resize(width: 4 * gw, height: gh) }
+        detail.pixels.withUnsafeMutableBufferPointer { D in
         out.pixels.withUnsafeMutableBufferPointer { O in
             var pass = RefinePass(scratch: s, n: RefineLayout.planeStride(n), gn: RefineLayout.planeStride(gn),
                                   bands: bands, dw: dw, dh: dh, k: k, gw: gw, gh: gh, video: video,
@@ -214,6 +230,8 @@ public struct MatteRefiner {
             pass.fitFloor = fitWeighting ? fitFloor : 0
             pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
             pass.colourNoise = colourNoise; pass.hold = temporalHold; pass.leak = temporalLeak
+            pass.detail = colourDetail ? D.baseAddress : nil
+            pass.detailGainLimit = detailGainLimit
             for i in 0..<n { pass.fill[i] = Float(s.filled[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in RefinePhase.allCases {
@@ -223,6 +241,6 @@ public struct MatteRefiner {
                     }
                 }
             }
-        }}}
+        }}}}
     }
 }
