@@ -45,6 +45,7 @@ public func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String
 
 @_silgen_name("fopen") func c_fopen(_ path: UnsafePointer<CChar>, _ mode: UnsafePointer<CChar>) -> OpaquePointer?
 @_silgen_name("fwrite") func c_fwrite(_ p: UnsafeRawPointer, _ size: Int, _ n: Int, _ f: OpaquePointer) -> Int
+@_silgen_name("fread") func c_fread(_ p: UnsafeMutableRawPointer, _ size: Int, _ n: Int, _ f: OpaquePointer) -> Int
 @_silgen_name("fclose") func c_fclose(_ f: OpaquePointer) -> Int32
 @_silgen_name("getenv") func c_getenv(_ name: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>?
 
@@ -56,4 +57,18 @@ public func writeFile(_ path: String, _ bytes: [UInt8]) {
     guard let file = c_fopen(path, "wb") else { return }
     _ = bytes.withUnsafeBytes { c_fwrite($0.baseAddress!, 1, $0.count, file) }
     _ = c_fclose(file)
+}
+
+/// The bytes of the file at `path` (nil if it cannot be opened).
+public func readFile(_ path: String) -> [UInt8]? {
+    guard let file = c_fopen(path, "rb") else { return nil }
+    defer { _ = c_fclose(file) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { c_fread($0.baseAddress!, 1, $0.count, file) }
+        if n <= 0 { break }
+        out += chunk[0..<n]
+    }
+    return out
 }

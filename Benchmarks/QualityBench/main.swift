@@ -18,12 +18,17 @@
 // neighbourhood is fully covered (an edge 1-2 px off is not a lost hand).
 import DepthMatteKit
 import BenchSupport
+#if canImport(Glibc)
+import Glibc  // exit
+#endif
 
 let args = CommandLine.arguments
 let seconds = args.count > 1 ? Double(args[1]) ?? 4 : 4
 let fps = args.count > 2 ? Double(args[2]) ?? 10 : 10
 let nFrames = max(2, Int(seconds * fps))
-let VW = 1280, VH = 720
+/// The colour frame size: 1280x720 for rgbdtestsrc scenes; a real clip
+/// (QB_CLIP) sets its own.
+var VW = 1280, VH = 720
 /// quality-bench [seconds] [fps] [dump prefix]: also writes frame 2 of the last clip as PGM/PPM
 let dumpPrefix: String? = args.count > 3 ? args[3] : nil
 // Experiments (docs/quality.md): environment variables override the
@@ -166,7 +171,10 @@ struct Score {
 let gradient = Gradient()
 var truthGrad: [[Float]] = []
 
-func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: Bool = true, cutoff: Double? = nil) -> Score {
+/// `dumpTo`: write every frame's matte as raw GRAY8 to "\(dumpTo)-NN.gray"
+/// (QB_CLIP with QB_DUMPDIR; Benchmarks/real-diag.py reads them).
+func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: Bool = true, cutoff: Double? = nil,
+         dumpTo: String? = nil) -> Score {
     let m = DepthMatter()
     tuning(&m.refiner)
     var s = MatteSettings()
@@ -211,6 +219,11 @@ func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: 
             var d2 = Array("P5 \(c.dw) \(c.dh) 65535\n".utf8)
             for p in 0..<(c.dw * c.dh) { let v = c.depth[i][p]; d2 += [UInt8(v >> 8), UInt8(v & 255)] }
             writeFile("\(dumpPrefix!)-depth.pgm", d2)
+        }
+        if let dumpTo {
+            var g = [UInt8](repeating: 0, count: VW * VH)
+            for p in 0..<(VW * VH) { g[p] = out[4 * p] }
+            writeFile("\(dumpTo)-\(i < 10 ? "0" : "")\(i).gray", g)
         }
         let tc = t.components
         sc.ms += (Double(tc.seconds) + Double(tc.attoseconds) * 1e-18) * 1000
@@ -258,6 +271,71 @@ func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: 
     return sc
 }
 
+
+// Issue 20 on REAL depth: QB_CLIP=dir[,dir...] runs clips made by
+// Benchmarks/real-clip.py (real colour and real structured-light disparity
+// turned into sensor-like depth; docs/steady-edges.md, "Real structured-light
+// depth") instead of the rgbdtestsrc tables: the original chain and the
+// default (guided, mode=fixed at each cutoff the clip lists), the sensor
+// table's columns. QB_DUMPDIR=dir also writes every matte there
+// (<clip>-c<K>-<refine>-NN.gray) for Benchmarks/real-diag.py.
+if let clipDirs = env("QB_CLIP") {
+    func meta(_ dir: String) -> [String: [String]] {
+        var m: [String: [String]] = [:]
+        let text = String(decoding: readFile(dir + "/meta.txt") ?? [], as: UTF8.self)
+        for line in text.split(separator: "\n") {
+            let w = line.split(separator: " ").map(String.init)
+            if w.count >= 2 { m[w[0]] = Array(w[1...]) }
+        }
+        return m
+    }
+    let dumpDir = env("QB_DUMPDIR")
+    var header = false
+    for dir in clipDirs.split(separator: ",").map(String.init) {
+        let m = meta(dir)
+        guard let w = m["width"].flatMap({ Int($0[0]) }), let h = m["height"].flatMap({ Int($0[0]) }),
+              let dw = m["depth_width"].flatMap({ Int($0[0]) }), let dh = m["depth_height"].flatMap({ Int($0[0]) }),
+              let n = m["frames"].flatMap({ Int($0[0]) }), let cutoffs = m["cutoffs"]?.compactMap({ Double($0) }) else {
+            print("quality-bench: \(dir)/meta.txt missing or incomplete (make clips with Benchmarks/real-clip.py)"); exit(1)
+        }
+        let name = m["name"]?[0] ?? dir
+        VW = w; VH = h
+        var c = Clip(); c.dw = dw; c.dh = dh; c.fps = m["fps"].flatMap { Double($0[0]) } ?? 30
+        for i in 0..<n {
+            let nn = (i < 10 ? "0" : "") + "\(i)"
+            guard let rgb = readFile("\(dir)/colour-\(nn).rgb"), rgb.count == w * h * 3,
+                  let d = readFile("\(dir)/depth-\(nn).gray16"), d.count == dw * dh * 2 else {
+                print("quality-bench: \(dir): frame \(i) missing or the wrong size"); exit(1)
+            }
+            var v = [UInt8](repeating: 255, count: w * h * 4)
+            for p in 0..<(w * h) { v[4 * p] = rgb[3 * p]; v[4 * p + 1] = rgb[3 * p + 1]; v[4 * p + 2] = rgb[3 * p + 2] }
+            c.video.append(v)
+            c.depth.append((0..<(dw * dh)).map { UInt16(d[2 * $0]) | UInt16(d[2 * $0 + 1]) << 8 })
+            c.faces.append([]); c.objects.append([UInt8](repeating: 0, count: w * h))
+        }
+        if !header {
+            print("real structured-light depth (issue 20): colour \(w)x\(h) (real), depth \(dw)x\(dh) sampled from real GT disparity, quantisation + correlated noise + noise + holes + real shadows + edge fattening, misregistration 1.5 depth px, mode=fixed, \(n) frames at \(f(c.fps, 0)) fps")
+            print("| clip | cutoff m | refine | SAD | Grad | IoU | IoU min | dtSSD | SAD/orig | IoU/orig | dtSSD/orig | off > 0.2 per frame (max) | truth moves | ms/frame |")
+            print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+            header = true
+        }
+        for (k, cutoff) in cutoffs.enumerated() {
+            c.truth = (0..<n).map { i in readFile("\(dir)/truth-c\(k)-\(i < 10 ? "0" : "")\(i).gray") ?? [] }
+            guard c.truth.allSatisfy({ $0.count == w * h }) else { print("quality-bench: \(dir): truth c\(k) missing"); exit(1) }
+            truthGrad = []
+            var orig = Score()
+            for (rname, refine) in [("original", MatteRefine.original), ("guided (default)", .guided)] {
+                let r = run(c, refine: refine, mode: .fixed, cutoff: cutoff,
+                            dumpTo: dumpDir.map { "\($0)/\(name)-c\(k)-\(refine)" })
+                if refine == .original { orig = r }
+                print("| \(name) | \(f(cutoff, 3)) | \(rname) | \(f(r.sad, 2)) | \(f(r.grad, 2)) | \(f(r.iou, 4)) | \(f(r.iouMin, 4)) | \(f(r.dt, 3)) | "
+                      + "\(f(r.sad / orig.sad, 2)) | \(f(r.iou / orig.iou, 3)) | \(f(r.dt / orig.dt, 2)) | \(f(r.off, 0)) (\(r.offMax)) | \(f(r.truthMoves, 0)) | \(f(r.ms, 1)) |")
+            }
+        }
+    }
+    print("targets (issue 20, pan at the plant/background cutoff): SAD <= 0.30x, IoU >= 0.94, dtSSD <= 0.60x the original")
+    exit(0)
+}
 
 print("quality-bench: \(nFrames) frames per clip (\(seconds) s at \(fps) fps from t = 4 s: the hand is raised at 5-9 s), video \(VW)x\(VH)")
 print("artefacts: noise, holes, flying pixels, misregistration (depth px); lock: mode=face, robust")

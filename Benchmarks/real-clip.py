@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""real-clip.py: sensor-like RGB-D clips from a real colour image and its real
+structured-light ground-truth disparity (issue 20; docs/steady-edges.md).
+
+  Benchmarks/real-clip.py COLOUR.ppm GT.pgm OUTDIR [--motion pan|still] [--seed N]
+
+COLOUR.ppm (P6) and GT.pgm (P5, 8-bit disparity in colour pixels, 0 = unknown)
+are the same size (Middlebury 2006 "Aloe", 1282x1110: Benchmarks/real-bench
+decodes them with GStreamer's pngdec/jpegdec ! pnmenc). numpy only.
+
+Protocol (what the independent evaluation of issue 20 describes):
+- colour: a crop of the real image (1256x720 from x=13, y=280), shifted by a
+  sub-pixel pan with linear (bilinear) resampling, plus mild per-frame sensor
+  noise (sigma 1 level; --colour-noise);
+- truth: coverage of "disparity >= cutoff disparity" at colour resolution with
+  sub-pixel edges (the binary map at GT resolution resampled like the colour:
+  box coverage of the shifted pixels). Unknown GT pixels (0: occlusion and
+  projector shadows) are filled from the background side, i.e. with the
+  smaller of the nearest valid disparities to the left and right on the row;
+- depth: a quarter of the colour resolution (314x180), each depth pixel
+  SAMPLES the shifted GT at its centre (nearest GT pixel; no averaging, so
+  edges step as the grid quantises them), misregistered by 1.5 depth px
+  horizontally; unknown GT stays 0 (real shadows come through); foreground
+  edges fattened by up to 2 colour px horizontally and 1 vertically; fresh
+  per-frame spatially correlated disparity noise (Gaussian-blurred, sigma
+  0.2 colour px of disparity = 0.05 sensor px) + white noise (0.05), then
+  disparity quantised to 1/8 sensor px (0.5 colour px); a few random holes
+  (blobs and single dropouts) per frame; depth = C / disparity with C = 135
+  m*px, so the scene lies at 0.68-3 m; GRAY16_LE millimetres, 0 = no reading;
+- clips: "pan" (10 frames, +0.7 colour px per frame, starting at 0.3) and
+  "still" (10 frames at 0.3: only the noise changes), 30 fps;
+- cutoffs: 1.800 m (disparity 75: between the plant and the wall/floor) and
+  1.421 m (disparity 95: through the plant, the back leaves fall out).
+
+OUTDIR gets meta.txt ("key value" lines) and per frame i (two digits):
+colour-i.rgb (RGB24, width*height*3), depth-i.gray16 (GRAY16_LE mm,
+dw*dh*2), truth-cK-i.gray (GRAY8 coverage*255 for cutoff K), and
+shadow.gray (GRAY8 at colour resolution, frame 0 of the source: 255 where
+the GT is unknown; frame i's is shifted by the pan, see meta 'shift').
+"""
+import argparse
+import os
+
+import numpy as np
+
+C_MPX = 135.0  # depth (m) = C / disparity (colour px)
+CUTOFF_DISP = [75.0, 95.0]
+
+
+def read_pnm(path):
+    data = open(path, "rb").read()
+    tok, pos = [], 0
+    while len(tok) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        if data[pos:pos + 1] == b"#":
+            while data[pos:pos + 1] != b"\n":
+                pos += 1
+            continue
+        start = pos
+        while not data[pos:pos + 1].isspace():
+            pos += 1
+        tok.append(data[start:pos])
+    pos += 1
+    w, h, ch = int(tok[1]), int(tok[2]), 3 if tok[0] == b"P6" else 1
+    a = np.frombuffer(data, np.uint8, w * h * ch, pos)
+    return a.reshape(h, w, ch) if ch == 3 else a.reshape(h, w)
+
+
+def fill_background(gt):
+    """Unknown (0) GT pixels filled with the smaller of the nearest valid
+    disparities left and right along the row (the background side)."""
+    g = gt.astype(np.float64)
+    h, w = g.shape
+    valid = g > 0
+    idx = np.where(valid, np.arange(w)[None, :], -1)
+    left = np.maximum.accumulate(idx, axis=1)
+    idx2 = np.where(valid, np.arange(w)[None, :], w)
+    right = np.minimum.accumulate(idx2[:, ::-1], axis=1)[:, ::-1]
+    rows = np.arange(h)[:, None]
+    lv = np.where(left >= 0, g[rows, np.clip(left, 0, w - 1)], np.inf)
+    rv = np.where(right < w, g[rows, np.clip(right, 0, w - 1)], np.inf)
+    fill = np.minimum(lv, rv)
+    fill[~np.isfinite(fill)] = 0
+    return np.where(valid, g, fill)
+
+
+def shift_x(img, x0, y0, w, h, s):
+    """img sampled at (x0 + x + s, y0 + y), linear in x (s >= 0)."""
+    a = x0 + int(np.floor(s))
+    f = s - np.floor(s)
+    p = img[y0:y0 + h, a:a + w].astype(np.float64)
+    q = img[y0:y0 + h, a + 1:a + 1 + w].astype(np.float64)
+    return (1 - f) * p + f * q
+
+
+def blur(a, sigma):
+    r = int(3 * sigma + 0.5)
+    k = np.exp(-np.arange(-r, r + 1) ** 2 / (2 * sigma * sigma))
+    k /= k.sum()
+    pad = np.pad(a, r, mode="reflect")
+    t = sum(k[i] * pad[:, i:i + a.shape[1]] for i in range(2 * r + 1))
+    return sum(k[i] * t[i:i + a.shape[0], :] for i in range(2 * r + 1))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("colour"); ap.add_argument("gt"); ap.add_argument("out")
+    ap.add_argument("--motion", default="pan", choices=["pan", "still"])
+    ap.add_argument("--seed", type=int, default=20)
+    ap.add_argument("--frames", type=int, default=10)
+    ap.add_argument("--step", type=float, default=0.7, help="pan, colour px per frame")
+    ap.add_argument("--colour-noise", type=float, default=1.0)
+    ap.add_argument("--misreg", type=float, default=1.5, help="depth px, horizontal")
+    a = ap.parse_args()
+    rng = np.random.default_rng(a.seed)
+    colour = read_pnm(a.colour)
+    gt = read_pnm(a.gt).astype(np.float64)
+    assert colour.shape[:2] == gt.shape
+    H, W = gt.shape
+    X0, Y0, VW, VH = 13, 280, 1256, 720
+    DW, DH = VW // 4, VH // 4
+    filled = fill_background(gt)
+    fgs = [(filled >= c).astype(np.float64) for c in CUTOFF_DISP]
+    # edge fattening: the largest valid disparity within +-2 px in x, +-1 in y
+    # (only where the GT has a reading: shadows stay shadows)
+    fat = gt.copy()
+    for dy in (-1, 0, 1):
+        for dx in (-2, -1, 0, 1, 2):
+            fat = np.maximum(fat, np.roll(np.roll(gt, dy, 0), dx, 1))
+    fat = np.where(gt > 0, fat, 0)
+    os.makedirs(a.out, exist_ok=True)
+    shifts = [0.3 + (a.step * i if a.motion == "pan" else 0) for i in range(a.frames)]
+    assert X0 + max(shifts) + VW + 1 < W and X0 + 4 * a.misreg + max(shifts) + VW < W
+    shadow = (gt[Y0:Y0 + VH, X0:X0 + VW] == 0).astype(np.uint8) * 255
+    shadow.tofile(os.path.join(a.out, "shadow.gray"))
+    jj, ii = np.meshgrid(np.arange(DH), np.arange(DW), indexing="ij")
+    for i, s in enumerate(shifts):
+        col = np.stack([shift_x(colour[:, :, c], X0, Y0, VW, VH, s) for c in range(3)], axis=2)
+        col += rng.normal(0, a.colour_noise, col.shape)
+        np.clip(np.rint(col), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"colour-{i:02d}.rgb"))
+        for k, fg in enumerate(fgs):
+            tr = shift_x(fg, X0, Y0, VW, VH, s)
+            np.clip(np.rint(tr * 255), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"truth-c{k}-{i:02d}.gray"))
+        # depth: sample the GT at each depth pixel's centre
+        u = np.rint(X0 + s + 4 * ii + 1.5 + 4 * a.misreg).astype(int)
+        v = np.rint(Y0 + 4 * jj + 1.5).astype(int)
+        d = fat[v, u]
+        corr = blur(rng.normal(0, 1, (DH, DW)), 1.5)
+        corr *= 0.2 / corr.std()
+        dn = d + corr + rng.normal(0, 0.05, d.shape)
+        dq = np.rint(dn * 2) / 2  # 1/8 sensor px = 0.5 colour px
+        ok = (d > 0) & (dq > 0)
+        # holes: a few blobs of radius 1-2.5 depth px and 0.3 % dropouts
+        for _ in range(6):
+            cy, cx, r = rng.uniform(0, DH), rng.uniform(0, DW), rng.uniform(1, 2.5)
+            ok &= (jj - cy) ** 2 + (ii - cx) ** 2 > r * r
+        ok &= rng.uniform(size=d.shape) > 0.003
+        mm = np.where(ok, np.rint(1000 * C_MPX / np.where(ok, dq, 1)), 0)
+        np.clip(mm, 0, 65535).astype("<u2").tofile(os.path.join(a.out, f"depth-{i:02d}.gray16"))
+    with open(os.path.join(a.out, "meta.txt"), "w") as m:
+        m.write(f"name {a.motion}\nwidth {VW}\nheight {VH}\ndepth_width {DW}\ndepth_height {DH}\n")
+        m.write(f"frames {a.frames}\nfps 30\n")
+        m.write("cutoffs " + " ".join(f"{C_MPX / c:.4f}" for c in CUTOFF_DISP) + "\n")
+        m.write("shift " + " ".join(f"{s:.3f}" for s in shifts) + "\n")
+    print(f"real-clip: {a.out}: {a.motion}, {a.frames} frames, colour {VW}x{VH}, depth {DW}x{DH}, "
+          f"cutoffs " + ", ".join(f"{C_MPX / c:.3f} m" for c in CUTOFF_DISP))
+
+
+if __name__ == "__main__":
+    main()
