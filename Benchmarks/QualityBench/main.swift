@@ -41,9 +41,12 @@ let tuning: (inout MatteRefiner) -> Void = {
     let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil, noMatch = env("QB_NOMATCH") != nil
     let fitFloor = float("QB_FITFLOOR"), noFit = env("QB_NOFIT") != nil
     let cNoise = float("QB_CNOISE"), hold = float("QB_HOLD"), leak = float("QB_LEAK")
-    let noDetail = env("QB_NODETAIL") != nil, gmax = float("QB_GMAX")
+    let noDetail = env("QB_NODETAIL") != nil, gmax = float("QB_GMAX"), noShadow = env("QB_NOSHADOW") != nil
+    let shadowMargin = int("QB_SHMARGIN")
     return { r in
         if noDetail { r.colourDetail = false }
+        if noShadow { r.shadowFill = false }
+        if let v = shadowMargin { r.shadowMargin = v }
         if let v = gmax { r.detailGainLimit = v }
         if let v = margin { r.interiorMargin = v }
         if let v = contrast { r.contrast = v }

@@ -36,7 +36,7 @@ extension MatteRefiner {
     /// becomes background. The occlusion shadow and hair holes sit beside
     /// near objects.
     public static func fillUnknown(label: [UInt8], filled: inout [UInt8], spare: inout [UInt8],
-                                   width w: Int, height h: Int, passes: Int) {
+                                   width w: Int, height h: Int, passes: Int, shadows: Bool = false, shadowMargin: Int = 0) {
         let n = w * h
         if filled.count < n { filled = [UInt8](repeating: 0, count: n) }
         if spare.count < n { spare = [UInt8](repeating: 0, count: n) }
@@ -44,18 +44,42 @@ extension MatteRefiner {
         filled.withUnsafeMutableBufferPointer { f in
         spare.withUnsafeMutableBufferPointer { s in
             fillUnknown(labelPlane: l.baseAddress!, filledPlane: f.baseAddress!, sparePlane: s.baseAddress!,
-                        width: w, height: h, passes: passes)
+                        width: w, height: h, passes: passes, shadows: shadows, shadowMargin: shadowMargin)
         }}}
     }
 
     /// `fillUnknown` on raw planes of `width` × `height` bytes; `spare` is scratch.
+    /// `shadows`: first, every run of unknown pixels along a row with a
+    /// subject reading at one end and a background reading at the other is
+    /// an occlusion shadow (`MatteRefiner.shadowFill`) and becomes background.
     static func fillUnknown(labelPlane label: UnsafePointer<UInt8>, filledPlane filled: UnsafeMutablePointer<UInt8>,
-                            sparePlane spare: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int, passes: Int) {
+                            sparePlane spare: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int, passes: Int,
+                            shadows: Bool = false, shadowMargin: Int = 0) {
         let n = w * h
         let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
         let background = DepthLabel.background.rawValue
         var unknown = 0
         for i in 0..<n { filled[i] = label[i]; if label[i] == unknownLabel { unknown += 1 } }
+        if shadows {
+            for y in 0..<h {
+                let row = filled + y * w
+                var x = 0
+                while x < w {
+                    guard row[x] == unknownLabel else { x += 1; continue }
+                    var e = x
+                    while e < w && row[e] == unknownLabel { e += 1 }
+                    if x > 0 && e < w && row[x - 1] != row[e] {
+                        // (the `shadowMargin` pixels next to the subject are
+                        // left to the fill: depth and colour may be misregistered)
+                        let a = row[x - 1] == subject ? min(e, x + shadowMargin) : x
+                        let b = row[e] == subject ? max(a, e - shadowMargin) : e
+                        for j in a..<b { row[j] = background }
+                        unknown -= b - a
+                    }
+                    x = e
+                }
+            }
+        }
         var pass = 0
         while unknown > 0 && pass < passes {
             pass += 1

@@ -76,6 +76,16 @@ public struct MatteRefiner {
     /// Passes of the hole fill (depth pixels reached from a valid neighbour);
     /// unknown pixels farther away count as background.
     public var fillPasses = 16
+    /// 2.2, occlusion shadows (issue 20): a run of holes along a row between
+    /// a subject reading and a background reading is the wall beside a near
+    /// object that the projector (or the second camera) cannot see, so it is
+    /// filled as background, not split between the two sides; 2.3's colour
+    /// decision still takes its pixels near the subject that look like it.
+    public var shadowFill = true
+    /// The pixels of such a run next to the subject that the ordinary fill
+    /// still decides (subject winning ties): the depth edge may sit this far
+    /// from the colour edge (misregistration, fattening).
+    public var shadowMargin = 4
     /// 2.6, temporal smoothing: the weight of the new matte is
     /// min(1, temporalBase + temporalGain·|Δ|), Δ its change from the previous one.
     public var temporalBase: Float = 0.35
@@ -210,7 +220,8 @@ public struct MatteRefiner {
         // 2.1 and 2.2 (serial: each pass of the fill reads the whole previous pass)
         MatteRefiner.threeStateMask(depth, scale: scale, cutoff: cutoff, into: s.label.base)
         MatteRefiner.fillUnknown(labelPlane: s.label.base, filledPlane: s.filled.base, sparePlane: s.spare.base,
-                                 width: dw, height: dh, passes: fillPasses)
+                                 width: dw, height: dh, passes: fillPasses, shadows: shadowFill,
+                                 shadowMargin: shadowMargin)
         s.gridRanges(video, width: gw, height: gh)
         s.outputColumns(gridWidth: gw, depthWidth: dw, k: k)
 
