@@ -33,7 +33,7 @@ G_DECLARE_FINAL_TYPE (GstDepthAlign, gst_depthalign, GST, DEPTHALIGN,
 struct _GstDepthAlign
 {
   GstVideoFilter parent;
-  DMDepthAlignSettings settings;        /* DM_DEPTHALIGN_PROPERTIES, object lock */
+  DMDepthAlignSettings settings;        /* depthalign_properties.def, object lock */
   void *state;                  /* Swift DepthAlignState */
   /* the calibration read at start; negotiation and streaming only read it */
   DMDepthAlignCalibration cal;
@@ -231,7 +231,10 @@ gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
 
 /* ---- class ------------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMDepthAlignSettings, DM_DEPTHALIGN_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthAlignSettings, __VA_ARGS__)
+#include "depthalign_properties.def"
+};
 
 static const DMElementInfo element_info = {
   "Depth align", "Filter/Converter/Video",

@@ -32,7 +32,7 @@ G_DECLARE_FINAL_TYPE (GstDepthView, gst_depthview, GST, DEPTHVIEW, GstVideoFilte
 struct _GstDepthView
 {
   GstVideoFilter parent;
-  DMDepthViewSettings settings; /* DM_DEPTHVIEW_PROPERTIES, object lock */
+  DMDepthViewSettings settings; /* depthview_properties.def, object lock */
   void *state;                  /* Swift DepthViewRenderer, streaming thread */
 };
 
@@ -135,7 +135,10 @@ gst_depthview_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 
 /* ---- properties -------------------------------------------------------------- */
 
-DM_PROPERTY_TABLE (properties, DMDepthViewSettings, DM_DEPTHVIEW_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthViewSettings, __VA_ARGS__)
+#include "depthview_properties.def"
+};
 
 static const DMElementInfo element_info = {
   "Depth view", "Filter/Converter/Video",

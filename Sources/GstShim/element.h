@@ -1,11 +1,14 @@
 /* element.h: the class plumbing every element shares: GObject properties
- * from the element's property table (the DM_<ELEMENT>_PROPERTIES list in its
- * header; see dmcommon.h), one generic set/get, control-binding sync, and the
+ * from the element's property table (include/<element>_properties.def; see
+ * dmcommon.h), one generic set/get, control-binding sync, and the
  * finalize that frees the element's Swift state.
  *
  * An element writes
  *
- *   DM_PROPERTY_TABLE (properties, DMDepthMatteSettings, DM_DEPTHMATTE_PROPERTIES);
+ *   static const DMPropSpec properties[] = {
+ *   #define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthMatteSettings, __VA_ARGS__)
+ *   #include "depthmatte_properties.def"
+ *   };
  *   static const DMElementInfo info = { "Depth matte", "Filter/...", "Keys ...",
  *     DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthMatte) };
  *   ... class_init: dm_element_class_init (klass, &info);
@@ -45,10 +48,6 @@ typedef struct {
     (gdouble) (def), enum_type, DM_PROP_FLAGS_##flags, \
     G_STRUCT_OFFSET (Settings, field) },
 
-/* The element's GObject property specs, one per row of its table. */
-#define DM_PROPERTY_TABLE(name, Settings, LIST) \
-  static const DMPropSpec name[] = { LIST (DM_PROP_SPEC, Settings) }
-
 /* Called after a property changed (outside the object lock), with the old and
  * the new value as doubles; NULL when the element needs no hook. */
 typedef void (*DMPropChanged) (GObject * object, const DMPropSpec * spec,
@@ -58,7 +57,7 @@ typedef void (*DMPropChanged) (GObject * object, const DMPropSpec * spec,
 typedef struct
 {
   const gchar *longname, *classification, *description;   /* gst-inspect's */
-  const DMPropSpec *specs;      /* its property table (DM_PROPERTY_TABLE) */
+  const DMPropSpec *specs;      /* its property table (DM_PROP_SPEC rows) */
   guint n_specs;
   DMPropChanged changed;        /* or NULL */
   gsize settings_offset;        /* DM_ELEMENT_LAYOUT (Instance) */

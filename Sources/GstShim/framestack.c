@@ -50,7 +50,7 @@ struct _GstFrameStack
   GstElement parent;
   GstPad *sinkpad, *srcpad;
 
-  /* properties (DM_FRAMESTACK_PROPERTIES), guarded by the object lock */
+  /* properties (framestack_properties.def), guarded by the object lock */
   DMFrameStackSettings settings;
 
   /* streaming thread (chain and serialized events) */
@@ -608,7 +608,10 @@ gst_frame_stack_change_state (GstElement * element, GstStateChange transition)
 
 /* ---- properties ------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMFrameStackSettings, DM_FRAMESTACK_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMFrameStackSettings, __VA_ARGS__)
+#include "framestack_properties.def"
+};
 
 static void
 gst_frame_stack_finalize (GObject * object)

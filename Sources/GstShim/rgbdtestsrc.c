@@ -47,7 +47,7 @@ struct _GstRgbdTestSrc
   GstPushSrc parent;
 
   /* properties and negotiated format, guarded by the object lock */
-  DMRGBDTestSrcSettings settings;   /* properties (DM_RGBDTESTSRC_PROPERTIES) */
+  DMRGBDTestSrcSettings settings;   /* properties (rgbdtestsrc_properties.def) */
   GstVideoInfo info;
 
   /* streaming thread (and do_seek, which holds the stream lock) */
@@ -551,7 +551,10 @@ gst_rgbd_test_src_start (GstBaseSrc * bsrc)
 
 /* ---- properties ------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMRGBDTestSrcSettings, DM_RGBDTESTSRC_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMRGBDTestSrcSettings, __VA_ARGS__)
+#include "rgbdtestsrc_properties.def"
+};
 
 /* is-live is GstBaseSrc's: hand it over when it changes. */
 static void

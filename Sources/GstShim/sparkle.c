@@ -39,7 +39,7 @@ struct _GstSparkle
 {
   GstVideoFilter parent;
 
-  /* properties (DM_SPARKLE_PROPERTIES), guarded by the object lock */
+  /* properties (sparkle_properties.def), guarded by the object lock */
   DMSparkleSettings settings;
 
   /* streaming thread only (and start / flush-stop, when it is idle) */
@@ -173,7 +173,10 @@ gst_sparkle_sink_event (GstBaseTransform * trans, GstEvent * event)
 
 /* ---- properties ------------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMSparkleSettings, DM_SPARKLE_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMSparkleSettings, __VA_ARGS__)
+#include "sparkle_properties.def"
+};
 
 /* draw=false makes the element a passthrough meter. */
 static void
