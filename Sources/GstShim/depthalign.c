@@ -20,7 +20,6 @@
 #include "depthalign.h"
 #include "element.h"
 #include "elements.h"
-#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_depthalign_debug);
@@ -200,12 +199,6 @@ gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
 
 /* ---- per frame ------------------------------------------------------------- */
 
-static void
-gst_depthalign_before_transform (GstBaseTransform * trans, GstBuffer * buf)
-{
-  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
-}
-
 static GstFlowReturn
 gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     GstVideoFrame * out)
@@ -258,15 +251,12 @@ gst_depthalign_class_init (GstDepthAlignClass * klass)
 {
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  dm_element_class_init (klass, &element_info);
+  dm_video_filter_class_init (klass, &element_info);
   G_OBJECT_CLASS (klass)->finalize = gst_depthalign_finalize;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_depthalign_start);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_depthalign_transform_caps);
-  trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_depthalign_before_transform);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_depthalign_query);
-  trans_class->passthrough_on_same_caps = FALSE;
   GST_VIDEO_FILTER_CLASS (klass)->set_info =
       GST_DEBUG_FUNCPTR (gst_depthalign_set_info);
   GST_VIDEO_FILTER_CLASS (klass)->transform_frame =
@@ -277,9 +267,7 @@ static void
 gst_depthalign_init (GstDepthAlign * self)
 {
   dm_depthalign_settings_init (&self->settings);
-  dm_watch_refused_caps (GST_ELEMENT (self), GST_BASE_TRANSFORM_SINK_PAD (self));
-  dm_log_pad_caps (GST_BASE_TRANSFORM_SINK_PAD (self), GST_CAT_DEFAULT);
-  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (self), GST_CAT_DEFAULT);
+  dm_video_filter_init (self, GST_CAT_DEFAULT);
 }
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthalign, "depthalign", GST_RANK_NONE,

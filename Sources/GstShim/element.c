@@ -1,5 +1,8 @@
 /* element.c: the class plumbing every element shares (element.h). */
+#include <gst/base/gstbasetransform.h>
 #include "element.h"
+#include "elements.h"
+#include "padlog.h"
 #include "dmcommon.h"
 #include "depthalign.h"
 
@@ -194,6 +197,34 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   for (i = 0; i < G_N_ELEMENTS (info->templates) && info->templates[i]; i++)
     gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass),
         info->templates[i]);
+}
+
+/* Controlled properties follow the stream time. */
+static void
+dm_video_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
+}
+
+void
+dm_video_filter_class_init (gpointer klass, const DMElementInfo * info)
+{
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  dm_element_class_init (klass, info);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (dm_video_filter_before_transform);
+  trans_class->passthrough_on_same_caps = FALSE;
+}
+
+void
+dm_video_filter_init (gpointer filter, GstDebugCategory * category)
+{
+  GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (filter);
+
+  dm_watch_refused_caps (GST_ELEMENT (filter), sinkpad);
+  dm_log_pad_caps (sinkpad, category);
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (filter), category);
 }
 
 void

@@ -80,6 +80,16 @@ void dm_element_class_init (gpointer klass, const DMElementInfo * info);
 #define DM_ELEMENT_LAYOUT_NO_STATE(Instance) \
   G_STRUCT_OFFSET (Instance, settings), -1
 
+/* The GstVideoFilter elements (depthview, depthalign, sparkle), on top of
+ * dm_element_class_init: controlled properties follow the stream time
+ * (before_transform), and equal caps on both sides never make the element a
+ * passthrough by themselves. */
+void dm_video_filter_class_init (gpointer klass, const DMElementInfo * info);
+
+/* Their instance init: one clear error for caps the sink pad cannot take, and
+ * both pads' negotiated caps logged in the element's `category`. */
+void dm_video_filter_init (gpointer filter, GstDebugCategory * category);
+
 /* The shared finalize, for an element that has more to free first. */
 void dm_element_finalize (GObject * object);
 
