@@ -224,6 +224,12 @@ gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
 
 /* ---- class ------------------------------------------------------------------ */
 
+static void
+gst_depthalign_free_more (GObject * object)
+{
+  g_free (GST_DEPTHALIGN (object)->cal_path);
+}
+
 static const DMPropSpec properties[] = {
 #define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthAlignSettings, __VA_ARGS__)
 #include "depthalign_properties.def"
@@ -236,15 +242,8 @@ static const DMElementInfo element_info = {
       "(z-buffered, upsampling gaps filled without bridging steps, occlusion "
       "shadows 0), from a calibration JSON",
   DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthAlign),
-  {&sink_template, &src_template}
+  {&sink_template, &src_template}, gst_depthalign_free_more
 };
-
-static void
-gst_depthalign_finalize (GObject * object)
-{
-  g_free (GST_DEPTHALIGN (object)->cal_path);
-  dm_element_finalize (object);
-}
 
 static void
 gst_depthalign_class_init (GstDepthAlignClass * klass)
@@ -252,7 +251,6 @@ gst_depthalign_class_init (GstDepthAlignClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   dm_video_filter_class_init (klass, &element_info);
-  G_OBJECT_CLASS (klass)->finalize = gst_depthalign_finalize;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_depthalign_start);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_depthalign_transform_caps);

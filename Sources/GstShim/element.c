@@ -13,6 +13,7 @@ typedef struct
   DMPropChanged changed;
   gsize settings_offset;        /* of the instance's settings struct */
   gssize state_offset;          /* of the instance's Swift state, or -1 */
+  void (*free_more) (GObject * object);
 } DMPropTable;
 
 G_DEFINE_QUARK (dm-prop-table, dm_prop_table);
@@ -149,7 +150,7 @@ param_spec (const DMPropSpec * s)
   return NULL;
 }
 
-void
+static void
 dm_element_finalize (GObject * object)
 {
   GType type = G_OBJECT_TYPE (object);
@@ -158,6 +159,8 @@ dm_element_finalize (GObject * object)
 
   if (t) {
     guint i;
+    if (t->free_more)
+      t->free_more (object);
     for (i = 0; i < t->n_specs; i++)
       if (t->specs[i].kind == DM_PROP_STRING)
         g_free (*(gchar **) G_STRUCT_MEMBER_P (object,
@@ -187,6 +190,7 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   t->changed = info->changed;
   t->settings_offset = info->settings_offset;
   t->state_offset = info->state_offset;
+  t->free_more = info->free_more;
   g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), dm_prop_table_quark (), t);
   gobject_class->set_property = dm_props_set_property;
   gobject_class->get_property = dm_props_get_property;

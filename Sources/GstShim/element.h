@@ -63,6 +63,9 @@ typedef struct
   gsize settings_offset;        /* DM_ELEMENT_LAYOUT (Instance) */
   gssize state_offset;
   GstStaticPadTemplate *templates[3];   /* always pads' templates, NULL-ended */
+  /* What the instance owns beyond its settings and state, freed by the
+   * shared finalize before those; or NULL */
+  void (*free_more) (GObject * object);
 } DMElementInfo;
 
 /* The element's metadata; every row as a GObject property with the generic
@@ -89,9 +92,6 @@ void dm_video_filter_class_init (gpointer klass, const DMElementInfo * info);
 /* Their instance init: one clear error for caps the sink pad cannot take, and
  * both pads' negotiated caps logged in the element's `category`. */
 void dm_video_filter_init (gpointer filter, GstDebugCategory * category);
-
-/* The shared finalize, for an element that has more to free first. */
-void dm_element_finalize (GObject * object);
 
 /* Copy the element's settings under its object lock: once per frame, so a
  * property changed while PLAYING applies from one frame to the next whole. */
