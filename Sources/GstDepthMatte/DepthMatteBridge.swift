@@ -10,28 +10,28 @@ extension DepthMatteSettings {
     init(_ c: DMDepthMatteSettings, eightBit: Bool = false, bigEndian: Bool = false) {
         self.init()
         mode = KeyingMode(rawValue: c.mode) ?? .face
-        cutoff = c.cutoff
-        cutoffOffset = c.cutoff_offset
-        refine = MatteRefine(rawValue: c.refine) ?? .guided
-        subjectOnly = c.subject_only != 0
-        blurRadius = c.blur_radius
-        gamma = c.gamma
-        encoding = DepthEncoding(kind: c.depth_kind, scale: c.depth_scale, near: c.depth_near, far: c.depth_far,
-                                 eightBit: eightBit, bigEndian: bigEndian)
         focus = c.focus
         slope = c.slope
         focusWidth = c.focus_width
+        keyer.cutoff = c.cutoff
+        keyer.cutoffOffset = c.cutoff_offset
+        keyer.refine = MatteRefine(rawValue: c.refine) ?? .guided
+        keyer.subjectOnly = c.subject_only != 0
+        keyer.blurRadius = c.blur_radius
+        keyer.gamma = c.gamma
+        keyer.backgroundARGB = c.background_argb
+        keyer.lockStrategy = LockStrategy(rawValue: c.lock_strategy) ?? .robust
+        keyer.lockHold = c.lock_hold
+        keyer.lockSmoothing = c.lock_smoothing
+        keyer.threads = Int(c.n_threads)
+        encoding = DepthEncoding(kind: c.depth_kind, scale: c.depth_scale, near: c.depth_near, far: c.depth_far,
+                                 eightBit: eightBit, bigEndian: bigEndian)
         output = ElementOutput(rawValue: c.output) ?? .composite
-        backgroundARGB = c.background_argb
         backgroundEffect = BackgroundEffect(rawValue: c.background_effect) ?? .none
         effectRadius = c.effect_radius
         effectGrowth = c.effect_growth != 0
         display = DepthViewSettings(colormap: c.depth_colormap, rangeMin: c.range_min, rangeMax: c.range_max,
                                     holeARGB: c.hole_argb, encoding: encoding)
-        lockStrategy = LockStrategy(rawValue: c.lock_strategy) ?? .robust
-        lockHold = c.lock_hold
-        lockSmoothing = c.lock_smoothing
-        threads = Int(c.n_threads)
         frameDuration = c.frame_duration
     }
 }

@@ -20,7 +20,6 @@
 #include "depthalign.h"
 #include "element.h"
 #include "elements.h"
-#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_depthalign_debug);
@@ -33,7 +32,7 @@ G_DECLARE_FINAL_TYPE (GstDepthAlign, gst_depthalign, GST, DEPTHALIGN,
 struct _GstDepthAlign
 {
   GstVideoFilter parent;
-  DMDepthAlignSettings settings;        /* DM_DEPTHALIGN_PROPERTIES, object lock */
+  DMDepthAlignSettings settings;        /* depthalign_properties.def, object lock */
   void *state;                  /* Swift DepthAlignState */
   /* the calibration read at start; negotiation and streaming only read it */
   DMDepthAlignCalibration cal;
@@ -200,12 +199,6 @@ gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
 
 /* ---- per frame ------------------------------------------------------------- */
 
-static void
-gst_depthalign_before_transform (GstBaseTransform * trans, GstBuffer * buf)
-{
-  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
-}
-
 static GstFlowReturn
 gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     GstVideoFrame * out)
@@ -231,7 +224,16 @@ gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
 
 /* ---- class ------------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMDepthAlignSettings, DM_DEPTHALIGN_PROPERTIES);
+static void
+gst_depthalign_free_more (GObject * object)
+{
+  g_free (GST_DEPTHALIGN (object)->cal_path);
+}
+
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthAlignSettings, __VA_ARGS__)
+#include "depthalign_properties.def"
+};
 
 static const DMElementInfo element_info = {
   "Depth align", "Filter/Converter/Video",
@@ -240,30 +242,19 @@ static const DMElementInfo element_info = {
       "(z-buffered, upsampling gaps filled without bridging steps, occlusion "
       "shadows 0), from a calibration JSON",
   DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthAlign),
-  {&sink_template, &src_template}
+  {&sink_template, &src_template}, gst_depthalign_free_more
 };
-
-static void
-gst_depthalign_finalize (GObject * object)
-{
-  g_free (GST_DEPTHALIGN (object)->cal_path);
-  dm_element_finalize (object);
-}
 
 static void
 gst_depthalign_class_init (GstDepthAlignClass * klass)
 {
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  dm_element_class_init (klass, &element_info);
-  G_OBJECT_CLASS (klass)->finalize = gst_depthalign_finalize;
+  dm_video_filter_class_init (klass, &element_info);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_depthalign_start);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_depthalign_transform_caps);
-  trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_depthalign_before_transform);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_depthalign_query);
-  trans_class->passthrough_on_same_caps = FALSE;
   GST_VIDEO_FILTER_CLASS (klass)->set_info =
       GST_DEBUG_FUNCPTR (gst_depthalign_set_info);
   GST_VIDEO_FILTER_CLASS (klass)->transform_frame =
@@ -274,9 +265,7 @@ static void
 gst_depthalign_init (GstDepthAlign * self)
 {
   dm_depthalign_settings_init (&self->settings);
-  dm_watch_refused_caps (GST_ELEMENT (self), GST_BASE_TRANSFORM_SINK_PAD (self));
-  dm_log_pad_caps (GST_BASE_TRANSFORM_SINK_PAD (self), GST_CAT_DEFAULT);
-  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (self), GST_CAT_DEFAULT);
+  dm_video_filter_init (self, GST_CAT_DEFAULT);
 }
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthalign, "depthalign", GST_RANK_NONE,

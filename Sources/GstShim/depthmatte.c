@@ -43,7 +43,7 @@ struct _GstDepthMatte
   GstVideoAggregatorPad *depth_pad;
   GstVideoAggregatorPad *background_pad;
 
-  /* properties (DM_DEPTHMATTE_PROPERTIES), guarded by the object lock */
+  /* properties (depthmatte_properties.def), guarded by the object lock */
   DMDepthMatteSettings settings;
 
   /* streaming thread only */
@@ -808,7 +808,10 @@ gst_depth_matte_start (GstAggregator * agg)
 
 /* ---- properties ------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMDepthMatteSettings, DM_DEPTHMATTE_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthMatteSettings, __VA_ARGS__)
+#include "depthmatte_properties.def"
+};
 
 /* output=alpha changes the output format: renegotiate when it is switched on
  * or off. */

@@ -17,7 +17,6 @@
 #include "depthview.h"
 #include "element.h"
 #include "elements.h"
-#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_depthview_debug);
@@ -32,7 +31,7 @@ G_DECLARE_FINAL_TYPE (GstDepthView, gst_depthview, GST, DEPTHVIEW, GstVideoFilte
 struct _GstDepthView
 {
   GstVideoFilter parent;
-  DMDepthViewSettings settings; /* DM_DEPTHVIEW_PROPERTIES, object lock */
+  DMDepthViewSettings settings; /* depthview_properties.def, object lock */
   void *state;                  /* Swift DepthViewRenderer, streaming thread */
 };
 
@@ -120,22 +119,16 @@ gst_depthview_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
 static gboolean
 gst_depthview_start (GstBaseTransform * trans)
 {
-  dm_log_pad_caps (GST_BASE_TRANSFORM_SINK_PAD (trans), GST_CAT_DEFAULT);
-  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), GST_CAT_DEFAULT);
   GST_INFO_OBJECT (trans, "starting");
   return TRUE;
 }
 
-/* Controlled properties follow the stream time. */
-static void
-gst_depthview_before_transform (GstBaseTransform * trans, GstBuffer * buf)
-{
-  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
-}
-
 /* ---- properties -------------------------------------------------------------- */
 
-DM_PROPERTY_TABLE (properties, DMDepthViewSettings, DM_DEPTHVIEW_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthViewSettings, __VA_ARGS__)
+#include "depthview_properties.def"
+};
 
 static const DMElementInfo element_info = {
   "Depth view", "Filter/Converter/Video",
@@ -151,17 +144,12 @@ static void
 gst_depthview_class_init (GstDepthViewClass * klass)
 {
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
-  dm_element_class_init (klass, &element_info);
-
+  dm_video_filter_class_init (klass, &element_info);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_depthview_transform_caps);
-  trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_depthview_before_transform);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_depthview_start);
-  trans_class->passthrough_on_same_caps = FALSE;
-  filter_class->transform_frame =
+  GST_VIDEO_FILTER_CLASS (klass)->transform_frame =
       GST_DEBUG_FUNCPTR (gst_depthview_transform_frame);
 }
 
@@ -169,7 +157,7 @@ static void
 gst_depthview_init (GstDepthView * self)
 {
   dm_depthview_settings_init (&self->settings);
-  dm_watch_refused_caps (GST_ELEMENT (self), GST_BASE_TRANSFORM_SINK_PAD (self));
+  dm_video_filter_init (self, GST_CAT_DEFAULT);
 }
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthview, "depthview", GST_RANK_NONE,

@@ -1,5 +1,8 @@
 /* element.c: the class plumbing every element shares (element.h). */
+#include <gst/base/gstbasetransform.h>
 #include "element.h"
+#include "elements.h"
+#include "padlog.h"
 #include "dmcommon.h"
 #include "depthalign.h"
 
@@ -10,6 +13,7 @@ typedef struct
   DMPropChanged changed;
   gsize settings_offset;        /* of the instance's settings struct */
   gssize state_offset;          /* of the instance's Swift state, or -1 */
+  void (*free_more) (GObject * object);
 } DMPropTable;
 
 G_DEFINE_QUARK (dm-prop-table, dm_prop_table);
@@ -146,7 +150,7 @@ param_spec (const DMPropSpec * s)
   return NULL;
 }
 
-void
+static void
 dm_element_finalize (GObject * object)
 {
   GType type = G_OBJECT_TYPE (object);
@@ -155,6 +159,8 @@ dm_element_finalize (GObject * object)
 
   if (t) {
     guint i;
+    if (t->free_more)
+      t->free_more (object);
     for (i = 0; i < t->n_specs; i++)
       if (t->specs[i].kind == DM_PROP_STRING)
         g_free (*(gchar **) G_STRUCT_MEMBER_P (object,
@@ -184,6 +190,7 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   t->changed = info->changed;
   t->settings_offset = info->settings_offset;
   t->state_offset = info->state_offset;
+  t->free_more = info->free_more;
   g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), dm_prop_table_quark (), t);
   gobject_class->set_property = dm_props_set_property;
   gobject_class->get_property = dm_props_get_property;
@@ -194,6 +201,34 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   for (i = 0; i < G_N_ELEMENTS (info->templates) && info->templates[i]; i++)
     gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass),
         info->templates[i]);
+}
+
+/* Controlled properties follow the stream time. */
+static void
+dm_video_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
+}
+
+void
+dm_video_filter_class_init (gpointer klass, const DMElementInfo * info)
+{
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  dm_element_class_init (klass, info);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (dm_video_filter_before_transform);
+  trans_class->passthrough_on_same_caps = FALSE;
+}
+
+void
+dm_video_filter_init (gpointer filter, GstDebugCategory * category)
+{
+  GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (filter);
+
+  dm_watch_refused_caps (GST_ELEMENT (filter), sinkpad);
+  dm_log_pad_caps (sinkpad, category);
+  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (filter), category);
 }
 
 void

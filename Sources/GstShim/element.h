@@ -1,11 +1,14 @@
 /* element.h: the class plumbing every element shares: GObject properties
- * from the element's property table (the DM_<ELEMENT>_PROPERTIES list in its
- * header; see dmcommon.h), one generic set/get, control-binding sync, and the
+ * from the element's property table (include/<element>_properties.def; see
+ * dmcommon.h), one generic set/get, control-binding sync, and the
  * finalize that frees the element's Swift state.
  *
  * An element writes
  *
- *   DM_PROPERTY_TABLE (properties, DMDepthMatteSettings, DM_DEPTHMATTE_PROPERTIES);
+ *   static const DMPropSpec properties[] = {
+ *   #define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthMatteSettings, __VA_ARGS__)
+ *   #include "depthmatte_properties.def"
+ *   };
  *   static const DMElementInfo info = { "Depth matte", "Filter/...", "Keys ...",
  *     DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthMatte) };
  *   ... class_init: dm_element_class_init (klass, &info);
@@ -45,10 +48,6 @@ typedef struct {
     (gdouble) (def), enum_type, DM_PROP_FLAGS_##flags, \
     G_STRUCT_OFFSET (Settings, field) },
 
-/* The element's GObject property specs, one per row of its table. */
-#define DM_PROPERTY_TABLE(name, Settings, LIST) \
-  static const DMPropSpec name[] = { LIST (DM_PROP_SPEC, Settings) }
-
 /* Called after a property changed (outside the object lock), with the old and
  * the new value as doubles; NULL when the element needs no hook. */
 typedef void (*DMPropChanged) (GObject * object, const DMPropSpec * spec,
@@ -58,12 +57,15 @@ typedef void (*DMPropChanged) (GObject * object, const DMPropSpec * spec,
 typedef struct
 {
   const gchar *longname, *classification, *description;   /* gst-inspect's */
-  const DMPropSpec *specs;      /* its property table (DM_PROPERTY_TABLE) */
+  const DMPropSpec *specs;      /* its property table (DM_PROP_SPEC rows) */
   guint n_specs;
   DMPropChanged changed;        /* or NULL */
   gsize settings_offset;        /* DM_ELEMENT_LAYOUT (Instance) */
   gssize state_offset;
   GstStaticPadTemplate *templates[3];   /* always pads' templates, NULL-ended */
+  /* What the instance owns beyond its settings and state, freed by the
+   * shared finalize before those; or NULL */
+  void (*free_more) (GObject * object);
 } DMElementInfo;
 
 /* The element's metadata; every row as a GObject property with the generic
@@ -81,8 +83,15 @@ void dm_element_class_init (gpointer klass, const DMElementInfo * info);
 #define DM_ELEMENT_LAYOUT_NO_STATE(Instance) \
   G_STRUCT_OFFSET (Instance, settings), -1
 
-/* The shared finalize, for an element that has more to free first. */
-void dm_element_finalize (GObject * object);
+/* The GstVideoFilter elements (depthview, depthalign, sparkle), on top of
+ * dm_element_class_init: controlled properties follow the stream time
+ * (before_transform), and equal caps on both sides never make the element a
+ * passthrough by themselves. */
+void dm_video_filter_class_init (gpointer klass, const DMElementInfo * info);
+
+/* Their instance init: one clear error for caps the sink pad cannot take, and
+ * both pads' negotiated caps logged in the element's `category`. */
+void dm_video_filter_init (gpointer filter, GstDebugCategory * category);
 
 /* Copy the element's settings under its object lock: once per frame, so a
  * property changed while PLAYING applies from one frame to the next whole. */

@@ -50,7 +50,7 @@ struct _GstFrameStack
   GstElement parent;
   GstPad *sinkpad, *srcpad;
 
-  /* properties (DM_FRAMESTACK_PROPERTIES), guarded by the object lock */
+  /* properties (framestack_properties.def), guarded by the object lock */
   DMFrameStackSettings settings;
 
   /* streaming thread (chain and serialized events) */
@@ -608,13 +608,15 @@ gst_frame_stack_change_state (GstElement * element, GstStateChange transition)
 
 /* ---- properties ------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMFrameStackSettings, DM_FRAMESTACK_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMFrameStackSettings, __VA_ARGS__)
+#include "framestack_properties.def"
+};
 
 static void
-gst_frame_stack_finalize (GObject * object)
+gst_frame_stack_free_more (GObject * object)
 {
   drop_pool (GST_FRAME_STACK (object));
-  dm_element_finalize (object);
 }
 
 static const DMElementInfo element_info = {
@@ -623,20 +625,15 @@ static const DMElementInfo element_info = {
       "median: removes passers-by and averages out noise",
   DM_ELEMENT_PROPERTIES (properties), NULL,
   DM_ELEMENT_LAYOUT (GstFrameStack),
-  {&sink_template, &src_template}
+  {&sink_template, &src_template}, gst_frame_stack_free_more
 };
 
 static void
 gst_frame_stack_class_init (GstFrameStackClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-
   dm_element_class_init (klass, &element_info);
-  gobject_class->finalize = gst_frame_stack_finalize;   /* drops the pool first */
-
-  element_class->change_state = GST_DEBUG_FUNCPTR (gst_frame_stack_change_state);
-
+  GST_ELEMENT_CLASS (klass)->change_state =
+      GST_DEBUG_FUNCPTR (gst_frame_stack_change_state);
 }
 
 static void

@@ -47,7 +47,7 @@ struct _GstRgbdTestSrc
   GstPushSrc parent;
 
   /* properties and negotiated format, guarded by the object lock */
-  DMRGBDTestSrcSettings settings;   /* properties (DM_RGBDTESTSRC_PROPERTIES) */
+  DMRGBDTestSrcSettings settings;   /* properties (rgbdtestsrc_properties.def) */
   GstVideoInfo info;
 
   /* streaming thread (and do_seek, which holds the stream lock) */
@@ -551,7 +551,16 @@ gst_rgbd_test_src_start (GstBaseSrc * bsrc)
 
 /* ---- properties ------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMRGBDTestSrcSettings, DM_RGBDTESTSRC_PROPERTIES);
+static void
+gst_rgbd_test_src_free_more (GObject * object)
+{
+  g_free (GST_RGBD_TEST_SRC (object)->calibration_json);
+}
+
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMRGBDTestSrcSettings, __VA_ARGS__)
+#include "rgbdtestsrc_properties.def"
+};
 
 /* is-live is GstBaseSrc's: hand it over when it changes. */
 static void
@@ -568,15 +577,8 @@ static const DMElementInfo element_info = {
       "matte of a person in front of a plant and a wall",
   DM_ELEMENT_PROPERTIES (properties), gst_rgbd_test_src_property_changed,
   DM_ELEMENT_LAYOUT_NO_STATE (GstRgbdTestSrc),
-  {&src_template}
+  {&src_template}, gst_rgbd_test_src_free_more
 };
-
-static void
-gst_rgbd_test_src_finalize (GObject * object)
-{
-  g_free (GST_RGBD_TEST_SRC (object)->calibration_json);
-  dm_element_finalize (object);
-}
 
 static void
 gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
@@ -585,7 +587,6 @@ gst_rgbd_test_src_class_init (GstRgbdTestSrcClass * klass)
   GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
 
   dm_element_class_init (klass, &element_info);
-  G_OBJECT_CLASS (klass)->finalize = gst_rgbd_test_src_finalize;
 
   bsrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_get_caps);
   bsrc_class->fixate = GST_DEBUG_FUNCPTR (gst_rgbd_test_src_fixate);

@@ -26,7 +26,6 @@
 #include "sparkle.h"
 #include "element.h"
 #include "elements.h"
-#include "padlog.h"
 #include "rgbimage.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sparkle_debug);
@@ -39,7 +38,7 @@ struct _GstSparkle
 {
   GstVideoFilter parent;
 
-  /* properties (DM_SPARKLE_PROPERTIES), guarded by the object lock */
+  /* properties (sparkle_properties.def), guarded by the object lock */
   DMSparkleSettings settings;
 
   /* streaming thread only (and start / flush-stop, when it is idle) */
@@ -79,13 +78,6 @@ post_reading (GstSparkle * self, GstBuffer * buf, GstClockTime stream_time,
       "sparkles", G_TYPE_INT, r->sparkles, NULL);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
-}
-
-/* Controlled properties follow the stream time. */
-static void
-gst_sparkle_before_transform (GstBaseTransform * trans, GstBuffer * buf)
-{
-  dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
 }
 
 static GstFlowReturn
@@ -156,8 +148,6 @@ static gboolean
 gst_sparkle_start (GstBaseTransform * trans)
 {
   reset_state (GST_SPARKLE (trans));
-  dm_log_pad_caps (GST_BASE_TRANSFORM_SINK_PAD (trans), GST_CAT_DEFAULT);
-  dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (trans), GST_CAT_DEFAULT);
   GST_INFO_OBJECT (trans, "starting");
   return TRUE;
 }
@@ -173,7 +163,10 @@ gst_sparkle_sink_event (GstBaseTransform * trans, GstEvent * event)
 
 /* ---- properties ------------------------------------------------------------------ */
 
-DM_PROPERTY_TABLE (properties, DMSparkleSettings, DM_SPARKLE_PROPERTIES);
+static const DMPropSpec properties[] = {
+#define DM_PROPERTY(...) DM_PROP_SPEC (DMSparkleSettings, __VA_ARGS__)
+#include "sparkle_properties.def"
+};
 
 /* draw=false makes the element a passthrough meter. */
 static void
@@ -199,15 +192,11 @@ static void
 gst_sparkle_class_init (GstSparkleClass * klass)
 {
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
-  dm_element_class_init (klass, &element_info);
-
+  dm_video_filter_class_init (klass, &element_info);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_sparkle_start);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_sparkle_sink_event);
-  trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_sparkle_before_transform);
-  filter_class->transform_frame_ip =
+  GST_VIDEO_FILTER_CLASS (klass)->transform_frame_ip =
       GST_DEBUG_FUNCPTR (gst_sparkle_transform_frame_ip);
 }
 
@@ -217,8 +206,7 @@ gst_sparkle_init (GstSparkle * self)
   dm_sparkle_settings_init (&self->settings);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
       !self->settings.draw);
-  dm_watch_refused_caps (GST_ELEMENT (self),
-      GST_BASE_TRANSFORM_SINK_PAD (self));
+  dm_video_filter_init (self, GST_CAT_DEFAULT);
 }
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (sparkle, "sparkle", GST_RANK_NONE,

@@ -261,15 +261,23 @@ struct RegistrationJob {
 
     // MARK: projection
 
-    func project(band: Int) {
+    /// `row(y, distortion)` for each depth row of `band`, the lens model as
+    /// a literal (0 none, 1 Brown-Conrady, 2 inverse Brown-Conrady) so that
+    /// each model gets its own inlined row loop.
+    @inline(__always)
+    func forEachRow(band: Int, _ row: (_ y: Int, _ distortion: Int) -> Void) {
         let y0 = dh * band / bands, y1 = dh * (band + 1) / bands
         for y in y0..<y1 {
             switch model {
-            case .none: projectRow(y, distortion: 0)
-            case .brownConrady: projectRow(y, distortion: 1)
-            case .inverseBrownConrady: projectRow(y, distortion: 2)
+            case .none: row(y, 0)
+            case .brownConrady: row(y, 1)
+            case .inverseBrownConrady: row(y, 2)
             }
         }
+    }
+
+    func project(band: Int) {
+        forEachRow(band: band) { projectRow($0, distortion: $1) }
     }
 
     @inline(__always)
@@ -535,14 +543,7 @@ extension RegistrationJob {
     /// `sz` (colour pixel and colour-axis z; z = 0 where invalid) and note
     /// each row's smallest and largest v.
     func projectFootprints(band: Int) {
-        let y0 = dh * band / bands, y1 = dh * (band + 1) / bands
-        for y in y0..<y1 {
-            switch model {
-            case .none: projectFootprintRow(y, distortion: 0)
-            case .brownConrady: projectFootprintRow(y, distortion: 1)
-            case .inverseBrownConrady: projectFootprintRow(y, distortion: 2)
-            }
-        }
+        forEachRow(band: band) { projectFootprintRow($0, distortion: $1) }
     }
 
     @inline(__always)

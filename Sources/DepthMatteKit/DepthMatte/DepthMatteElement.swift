@@ -29,31 +29,28 @@ public enum ElementOutput: Int32, CaseIterable, Sendable {
 
 /// Every property of the element, copied once per frame. Defaults are the
 /// element's (a bridge test checks them against the shim's property table).
+///
+/// The properties the keyer has too (cutoff, cutoffOffset, refine,
+/// subjectOnly, blurRadius, gamma, backgroundARGB, lockStrategy, lockHold,
+/// lockSmoothing, threads) are kept once, in `keyer`, and read and written as
+/// this type's own (`settings.cutoff`). The keyer's mode, focus, depthScale,
+/// output and frameDuration come from the element's per frame
+/// (`keyerSettings(depthScale:)`).
+@dynamicMemberLookup
 public struct DepthMatteSettings: Equatable {
     public var mode: KeyingMode = .face
-    /// Metres: the fixed cutoff, and the cutoff before any subject is found.
-    public var cutoff: Double = 1.0
-    /// Metres added to the face / head depth.
-    public var cutoffOffset: Double = 0.25
-    public var refine: MatteRefine = .guided
-    /// Key only the locked subject's depth surfaces (`MatteSettings.subjectOnly`).
-    public var subjectOnly: Bool = true
-    /// refine=original: Gaussian sigma in depth pixels.
-    public var blurRadius: Double = 5.0
-    /// refine=original: matte exponent.
-    public var gamma: Double = 0.5
-    /// How depth-pad values become metres (the frame's format fills in
-    /// `eightBit` and `bigEndian`).
-    public var encoding = DepthEncoding()
     /// Focus modes: metres.
     public var focus: Double = 1.0
     /// Focus modes: per metre (ramp 1/slope m wide).
     public var slope: Double = 4.0
     /// bandpass: metres either side of `focus` kept fully.
     public var focusWidth: Double = 0.05
+    /// The keyer's own properties (see above).
+    public var keyer = MatteSettings()
+    /// How depth-pad values become metres (the frame's format fills in
+    /// `eightBit` and `bigEndian`).
+    public var encoding = DepthEncoding()
     public var output: ElementOutput = .composite
-    /// Replacement colour 0xAARRGGBB when there is no background picture or effect.
-    public var backgroundARGB: UInt32 = 0xff00_0000
     public var backgroundEffect: BackgroundEffect = .none
     /// background-effect=blur: radius in video pixels.
     public var effectRadius: Double = 24
@@ -61,16 +58,15 @@ public struct DepthMatteSettings: Equatable {
     public var effectGrowth: Bool = true
     /// output=depth: colour map, range and hole colour (its `encoding` is ignored).
     public var display = DepthViewSettings()
-    public var lockStrategy: LockStrategy = .robust
-    /// Seconds a lost face is trusted.
-    public var lockHold: Double = 4.0
-    /// Seconds: time constant of the cutoff.
-    public var lockSmoothing: Double = 0.1
-    /// Threads for the full-resolution pass; 0 = one per core.
-    public var threads: Int = 0
     /// Seconds since the previous frame (the lock's clock); 0 = unknown.
     public var frameDuration: Double = 0
     public init() {}
+
+    /// The keyer's properties as the element's own: `settings.cutoff`.
+    public subscript<T>(dynamicMember key: WritableKeyPath<MatteSettings, T>) -> T {
+        get { keyer[keyPath: key] }
+        set { keyer[keyPath: key] = newValue }
+    }
 
     /// The focus mask of the focus modes; nil in the threshold modes.
     public var focusSettings: FocusSettings? {
@@ -85,27 +81,17 @@ public struct DepthMatteSettings: Equatable {
     /// fixed "cutoff" at `focus` (what the lock reports); metres are per
     /// `depthScale` of the depth the keyer is given.
     public func keyerSettings(depthScale: Double) -> MatteSettings {
-        var m = MatteSettings()
+        var m = keyer
         switch mode {
         case .face: m.mode = .face
         case .fixed: m.mode = .fixed
         case .nearest: m.mode = .nearest
         case .highpass, .bandpass: m.mode = .fixed
         }
-        m.cutoff = focusSettings == nil ? cutoff : focus
+        m.cutoff = focusSettings == nil ? keyer.cutoff : focus
         m.focus = focusSettings
-        m.cutoffOffset = cutoffOffset
-        m.blurRadius = blurRadius
-        m.gamma = gamma
         m.depthScale = depthScale
-        m.backgroundARGB = backgroundARGB
         m.output = output == .alpha ? .alpha : output == .matte ? .matte : .composite
-        m.lockStrategy = lockStrategy
-        m.lockHold = lockHold
-        m.lockSmoothing = lockSmoothing
-        m.threads = threads
-        m.refine = refine
-        m.subjectOnly = subjectOnly
         if frameDuration > 0 { m.frameDuration = frameDuration }
         return m
     }
@@ -145,7 +131,7 @@ public final class DepthMatteElement {
                 depthView.render(metres: FloatPlane(width: 1, height: 1, value: 0), settings: vs, into: output)
             }
             var r = MatteResult()
-            r.cutoff = settings.focusSettings == nil ? settings.cutoff : settings.focus
+            r.cutoff = settings.focusSettings == nil ? settings.keyer.cutoff : settings.focus
             return r
         }
         var metricDepth = depth

@@ -187,6 +187,25 @@ public struct DepthComponents {
         count = Int(c)
     }
 
+    /// `body(label, row, metres)` for every grid cell on a surface, row by
+    /// row (raw pointers: array subscripts on `self` inside the loop cost a
+    /// uniqueness check each).
+    @inline(__always)
+    private static func forEachLabelled(_ labels: [Int32], _ depth: [Float], width w: Int, height h: Int,
+                                        _ body: (_ label: Int, _ row: Int32, _ metres: Float) -> Void) {
+        labels.withUnsafeBufferPointer { lp in
+            depth.withUnsafeBufferPointer { dp in
+                for y in 0..<h {
+                    let yy = Int32(y)
+                    for x in 0..<w {
+                        let l = Int(lp[y * w + x])
+                        if l >= 0 { body(l, yy, dp[y * w + x]) }
+                    }
+                }
+            }
+        }
+    }
+
     private mutating func stats() {
         let c = count
         if area.count < c {
@@ -226,24 +245,15 @@ public struct DepthComponents {
                 }
             }
         }
-        labels.withUnsafeBufferPointer { lp in
-          depth.withUnsafeBufferPointer { dp in
-            area.withUnsafeMutableBufferPointer { ar in
-              depthSum.withUnsafeMutableBufferPointer { ds in
-                minRow.withUnsafeMutableBufferPointer { r0 in
-                  maxRow.withUnsafeMutableBufferPointer { r1 in
-                    for y in 0..<h {
-                        let yy = Int32(y)
-                        for x in 0..<w {
-                            let l = Int(lp[y * w + x])
-                            if l < 0 { continue }
-                            ar[l] += 1
-                            ds[l] += dp[y * w + x]
-                            if yy < r0[l] { r0[l] = yy }
-                            if yy > r1[l] { r1[l] = yy }
-                        }
-                    }
-                  }
+        area.withUnsafeMutableBufferPointer { ar in
+          depthSum.withUnsafeMutableBufferPointer { ds in
+            minRow.withUnsafeMutableBufferPointer { r0 in
+              maxRow.withUnsafeMutableBufferPointer { r1 in
+                Self.forEachLabelled(labels, depth, width: w, height: h) { l, yy, v in
+                    ar[l] += 1
+                    ds[l] += v
+                    if yy < r0[l] { r0[l] = yy }
+                    if yy > r1[l] { r1[l] = yy }
                 }
               }
             }
@@ -256,11 +266,7 @@ public struct DepthComponents {
             topEnd[k] = minRow[k] + band
             bottomStart[k] = maxRow[k] - band
         }
-        // (raw pointers: array subscripts on `self` inside the loop cost a
-        // uniqueness check each)
-        labels.withUnsafeBufferPointer { lp in
-          depth.withUnsafeBufferPointer { dp in
-            topEnd.withUnsafeBufferPointer { te in
+        topEnd.withUnsafeBufferPointer { te in
             bottomStart.withUnsafeBufferPointer { bs in
             minRow.withUnsafeBufferPointer { r0 in
             maxRow.withUnsafeBufferPointer { r1 in
@@ -270,21 +276,13 @@ public struct DepthComponents {
             bottomCount.withUnsafeMutableBufferPointer { bc in
             midSum.withUnsafeMutableBufferPointer { ms in
             midCount.withUnsafeMutableBufferPointer { mc in
-            for y in 0..<h {
-                let yy = Int32(y)
-                for x in 0..<w {
-                    let l = Int(lp[y * w + x])
-                    if l < 0 { continue }
-                    let v = dp[y * w + x]
-                    if yy < te[l] { ts[l] += v; tc[l] += 1 }
-                    if yy > bs[l] { bsum[l] += v; bc[l] += 1 }
-                    let rel = 5 * (yy - r0[l]), span = r1[l] - r0[l] + 1
-                    if rel >= 2 * span && rel <= 3 * span { ms[l] += v; mc[l] += 1 }
-                }
+            Self.forEachLabelled(labels, depth, width: w, height: h) { l, yy, v in
+                if yy < te[l] { ts[l] += v; tc[l] += 1 }
+                if yy > bs[l] { bsum[l] += v; bc[l] += 1 }
+                let rel = 5 * (yy - r0[l]), span = r1[l] - r0[l] + 1
+                if rel >= 2 * span && rel <= 3 * span { ms[l] += v; mc[l] += 1 }
             }
             }}}}}}}}}}
-          }
-        }
     }
 
     /// Mean depth (metres) of a surface.

@@ -51,10 +51,6 @@ public struct SparkleResult: Equatable {
     public var sparkles: Int
     /// The target count for the latest reading.
     public var target: Int
-
-    public init(measured: Bool, brightness: Double, sparkles: Int, target: Int) {
-        self.measured = measured; self.brightness = brightness; self.sparkles = sparkles; self.target = target
-    }
 }
 
 public enum SparkleMapping {

@@ -54,7 +54,7 @@ extension Gray8View {
 }
 
 extension DepthEncoding {
-    /// The depth rows every depth-reading element shares (DM_DEPTH_ENCODING_PROPERTIES).
+    /// The depth rows every depth-reading element shares (depth_encoding_properties.def).
     init(kind: Int32, scale: Double, near: Double, far: Double, eightBit: Bool, bigEndian: Bool) {
         self.init(kind: DepthKind(rawValue: kind) ?? .depth, eightBit: eightBit, scale: scale,
                   near: near, far: far, bigEndian: bigEndian)
@@ -62,7 +62,7 @@ extension DepthEncoding {
 }
 
 extension DepthViewSettings {
-    /// The depth-picture rows every depth-drawing element shares (DM_DEPTH_DISPLAY_PROPERTIES).
+    /// The depth-picture rows every depth-drawing element shares (depth_display_properties.def).
     init(colormap: Int32, rangeMin: Double, rangeMax: Double, holeARGB: UInt32, encoding: DepthEncoding) {
         self.init()
         self.encoding = encoding

@@ -9,32 +9,19 @@
 extern "C" {
 #endif
 
-/* Every property of depthalign, once (see dmcommon.h for the columns). */
-#define DM_DEPTHALIGN_PROPERTIES(P, X) \
-  P (X, STRING, calibration, "calibration", "Calibration", 0, 0, 0, NULL, READY, \
-      "Path of the calibration JSON: depth and colour intrinsics (pixels, " \
-      "model none|brown-conrady|inverse-brown-conrady, coeffs k1 k2 p1 p2 k3), " \
-      "depth_to_color rotation (9 numbers, row-major) and translation " \
-      "(metres), depth_scale (metres per unit). The output takes the colour " \
-      "intrinsics' size") \
-  P (X, DOUBLE, max_jump, "max-jump", "Maximum jump", 0.0, 1.0, 0.05, NULL, PLAYING, \
-      "Largest relative depth difference, (far - near) / near, between " \
-      "neighbouring depth samples that is filled across when upsampling; a " \
-      "larger step is a real discontinuity and is never bridged") \
-  P (X, UINT, n_threads, "n-threads", "Threads", 0, 64, 0, NULL, PLAYING, \
-      "Threads sharing the rows of each frame (0 = one per CPU core)")
-
-/* A copy of the element's properties, taken under the object lock per frame,
- * plus what the shim adds per frame. */
+/* A copy of the element's properties (depthalign_properties.def), taken
+ * under the object lock per frame, plus what the shim adds per frame. */
 typedef struct {
-  DM_DEPTHALIGN_PROPERTIES (DM_SETTINGS_FIELD, _)
+#define DM_PROPERTY DM_SETTINGS_FIELD
+#include "depthalign_properties.def"
   int32_t big_endian;    /* 1: the depth input is GRAY16_BE (16-bit PNG depth) */
 } DMDepthAlignSettings;
 
 static inline void
 dm_depthalign_settings_init (DMDepthAlignSettings *s)
 {
-  DM_DEPTHALIGN_PROPERTIES (DM_SETTINGS_DEFAULT, _)
+#define DM_PROPERTY DM_SETTINGS_DEFAULT
+#include "depthalign_properties.def"
   s->big_endian = 0;
 }
 

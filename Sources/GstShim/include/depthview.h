@@ -9,16 +9,11 @@
 extern "C" {
 #endif
 
-/* Every property of depthview, once (see dmcommon.h for the columns): the
- * same depth rows as depthmatte's. */
-#define DM_DEPTHVIEW_PROPERTIES(P, X) \
-  DM_DEPTH_ENCODING_PROPERTIES (P, X) \
-  DM_DEPTH_DISPLAY_PROPERTIES (P, X)
-
-/* A copy of the element's properties, taken under the object lock per frame,
- * plus what the shim adds per frame. */
+/* A copy of the element's properties (depthview_properties.def), taken under
+ * the object lock per frame, plus what the shim adds per frame. */
 typedef struct {
-  DM_DEPTHVIEW_PROPERTIES (DM_SETTINGS_FIELD, _)
+#define DM_PROPERTY DM_SETTINGS_FIELD
+#include "depthview_properties.def"
   int32_t eight_bit;     /* 1: GRAY8 normalised map, 0: GRAY16 */
   int32_t big_endian;    /* 1: GRAY16_BE (16-bit PNG depth images) */
 } DMDepthViewSettings;
@@ -26,7 +21,8 @@ typedef struct {
 static inline void
 dm_depthview_settings_init (DMDepthViewSettings *s)
 {
-  DM_DEPTHVIEW_PROPERTIES (DM_SETTINGS_DEFAULT, _)
+#define DM_PROPERTY DM_SETTINGS_DEFAULT
+#include "depthview_properties.def"
   s->eight_bit = 0;
   s->big_endian = 0;
 }

@@ -16,38 +16,18 @@ typedef enum { DM_FS_METHOD_MEAN = 0, DM_FS_METHOD_MEDIAN = 1 } DMFrameStackMeth
 typedef enum { DM_FS_ALIGN_NONE = 0, DM_FS_ALIGN_TRANSLATION = 1 } DMFrameStackAlign;
 typedef enum { DM_FS_MODE_BATCH = 0, DM_FS_MODE_SLIDING = 1 } DMFrameStackMode;
 
-/* Every property of framestack, once (see dmcommon.h for the columns). */
-#define DM_FRAMESTACK_PROPERTIES(P, X) \
-  P (X, UINT, frames, "frames", "Frames", 1, DM_FRAMESTACK_MAX_FRAMES, 20, NULL, READY, \
-      "Frames per stack (mode=batch) or in the window (mode=sliding). " \
-      "Memory: frames x one input frame. Takes effect at the next caps") \
-  P (X, ENUM, method, "method", "Method", 0, 0, DM_FS_METHOD_MEDIAN, \
-      dm_framestack_method_get_type, PLAYING, \
-      "How the aligned samples of a pixel are combined") \
-  P (X, ENUM, align, "align", "Align", 0, 0, DM_FS_ALIGN_TRANSLATION, \
-      dm_framestack_align_get_type, PLAYING, \
-      "How frames are aligned to the reference frame (batch: the first " \
-      "of the batch; sliding: the newest)") \
-  P (X, DOUBLE, max_shift, "max-shift", "Maximum shift", 0.0, 1024.0, 64.0, NULL, PLAYING, \
-      "Largest displacement searched between a frame and its reference, " \
-      "in pixels (per axis)") \
-  P (X, ENUM, mode, "mode", "Mode", 0, 0, DM_FS_MODE_BATCH, dm_framestack_mode_get_type, READY, \
-      "When stacks are output. Takes effect at the next caps") \
-  P (X, BOOLEAN, post_messages, "post-messages", "Post messages", 0, 1, 1, NULL, PLAYING, \
-      "Post a 'framestack' element message per output with frames, " \
-      "shift-x/shift-y (pixels, per frame), registered, frame-timestamps, " \
-      "sample-counts (pixels per number of samples), min-samples, " \
-      "border-pixels and the full-x/y/width/height region")
-
-/* A copy of the element's properties, taken under the object lock. */
+/* A copy of the element's properties (framestack_properties.def), taken
+ * under the object lock. */
 typedef struct {
-  DM_FRAMESTACK_PROPERTIES (DM_SETTINGS_FIELD, _)
+#define DM_PROPERTY DM_SETTINGS_FIELD
+#include "framestack_properties.def"
 } DMFrameStackSettings;
 
 static inline void
 dm_framestack_settings_init (DMFrameStackSettings *s)
 {
-  DM_FRAMESTACK_PROPERTIES (DM_SETTINGS_DEFAULT, _)
+#define DM_PROPERTY DM_SETTINGS_DEFAULT
+#include "framestack_properties.def"
 }
 
 typedef struct {

@@ -14,50 +14,18 @@ typedef enum {
   DM_SPARKLE_MEASURE_REC709_LUMA = 1,  /* mean of (0.2126R'+0.7152G'+0.0722B')/255 */
 } DMSparkleMeasure;
 
-/* Every property of sparkle, once (see dmcommon.h for the columns). */
-#define DM_SPARKLE_PROPERTIES(P, X) \
-  P (X, ENUM, measure, "measure", "Measure", 0, 0, DM_SPARKLE_MEASURE_MEAN_RGB, \
-      dm_sparkle_measure_get_type, PLAYING, "What brightness means (both give 0-1)") \
-  P (X, INT, grid_step, "grid-step", "Grid step", 1, 1024, 32, NULL, PLAYING, \
-      "Meter grid step in pixels: one pixel (the centre) of every " \
-      "grid-step x grid-step cell is read; 1 reads every pixel") \
-  P (X, UINT64, interval, "interval", "Interval", 0, 3600000000000.0, 200000000, NULL, PLAYING, \
-      "Stream time between brightness readings in nanoseconds (the first " \
-      "frame is always measured; 0 = every frame; at most an hour)") \
-  P (X, BOOLEAN, post_messages, "post-messages", "Post messages", 0, 1, 1, NULL, PLAYING, \
-      "Post a 'sparkle' element message for every reading, with " \
-      "timestamp, stream-time, running-time, duration (ns), brightness " \
-      "(0-1) and sparkles (live glints)") \
-  P (X, BOOLEAN, draw, "draw", "Draw", 0, 1, 1, NULL, PLAYING, \
-      "Draw the glints; false makes a pure meter (passthrough, frames " \
-      "untouched)") \
-  P (X, INT, max_sparkles, "max-sparkles", "Max sparkles", 0, 1000, 64, NULL, PLAYING, \
-      "Live glints at brightness 1. Live glints = round(max-sparkles * " \
-      "clamp((brightness - threshold) / (1 - threshold), 0, 1))") \
-  P (X, DOUBLE, threshold, "threshold", "Threshold", 0.0, 1.0, 0.25, NULL, PLAYING, \
-      "Brightness (0-1) at or below which no glints appear") \
-  P (X, DOUBLE, size, "size", "Size", 0.001, 0.5, 0.03, NULL, PLAYING, \
-      "Mean glint arm length at its peak, as a fraction of the frame's " \
-      "shorter side (each glint varies 0.6x-1.4x)") \
-  P (X, UINT64, life, "life", "Life", 1000000, 60000000000.0, 600000000, NULL, PLAYING, \
-      "Mean glint life in nanoseconds of stream time: it grows, peaks at " \
-      "half life and fades (each glint varies 0.6x-1.4x)") \
-  P (X, UINT, color_argb, "color", "Colour", 0, 4294967295.0, 0xffffffffu, NULL, PLAYING, \
-      "Glint colour as 0xAARRGGBB, added to the picture; AA scales the " \
-      "strength (0xff = full)") \
-  P (X, UINT, seed, "seed", "Seed", 0, 4294967295.0, 0, NULL, PLAYING, \
-      "Seed of the glint positions, sizes and lives; the generator " \
-      "restarts from it on flush and on READY, so runs are reproducible")
-
-/* A copy of the element's properties, taken under the object lock per frame. */
+/* A copy of the element's properties (sparkle_properties.def), taken under
+ * the object lock per frame. */
 typedef struct {
-  DM_SPARKLE_PROPERTIES (DM_SETTINGS_FIELD, _)
+#define DM_PROPERTY DM_SETTINGS_FIELD
+#include "sparkle_properties.def"
 } DMSparkleSettings;
 
 static inline void
 dm_sparkle_settings_init (DMSparkleSettings *s)
 {
-  DM_SPARKLE_PROPERTIES (DM_SETTINGS_DEFAULT, _)
+#define DM_PROPERTY DM_SETTINGS_DEFAULT
+#include "sparkle_properties.def"
 }
 
 typedef struct {

@@ -52,22 +52,21 @@ final class DepthAlignTests: XCTestCase {
         for y in 1..<29 { for x in 1..<39 { XCTAssertEqual(mesh[y * 40 + x], depth[y * 40 + x], "mesh (\(x), \(y))") } }
     }
 
-    /// Two identical 60x20 pinhole cameras (fx 100) 4 cm apart along x, no
-    /// rotation: a wall at 2 m moves 2 pixels, a block at 0.5 m 8.
-    private func parallaxPair() -> DepthCalibration {
+    /// A 60x20 depth frame from `depthAt(x, y)` registered by each method
+    /// between two identical 60x20 pinhole cameras (fx 100) 4 cm apart along
+    /// x, no rotation: a wall at 2 m moves 2 pixels, a block at 0.5 m 8.
+    private func registerParallax(_ depthAt: (Int, Int) -> UInt16) -> [(DepthRegistration.Method, [UInt16])] {
         let cam = pinhole(60, 20, f: 100)
-        return DepthCalibration(depth: cam, color: cam,
-                                depthToColor: Extrinsics(rotationRowMajor: [1, 0, 0, 0, 1, 0, 0, 0, 1],
-                                                         translation: [0.04, 0, 0]))
+        let cal = DepthCalibration(depth: cam, color: cam,
+                                   depthToColor: Extrinsics(rotationRowMajor: [1, 0, 0, 0, 1, 0, 0, 0, 1],
+                                                            translation: [0.04, 0, 0]))
+        let depth = (0..<20 * 60).map { depthAt($0 % 60, $0 / 60) }
+        return methods.map { ($0, register(depth, cal, method: $0)) }
     }
 
     func testPureTranslationShiftsByTheParallax() {
         // fx 100, 4 cm baseline, a wall at 2 m: fx·b/z = 2 pixels to the right
-        let cal = parallaxPair()
-        var depth = [UInt16](repeating: 0, count: 60 * 20)
-        for y in 0..<20 { for x in 0..<60 { depth[y * 60 + x] = 2000 } }
-        for method in methods {
-            let out = register(depth, cal, method: method)
+        for (method, out) in registerParallax({ _, _ in 2000 }) {
             for y in 0..<20 {
                 XCTAssertEqual(out[y * 60 + 0], 0, "\(method)")     // nothing lands left of column 2
                 XCTAssertEqual(out[y * 60 + 1], 0, "\(method)")
@@ -81,11 +80,7 @@ final class DepthAlignTests: XCTestCase {
     /// (z-buffer) and the 6 columns only the depth camera's blind side
     /// would show stay 0 (occlusion shadow).
     func testZBufferKeepsTheNearestAndTheShadowStaysEmpty() {
-        let cal = parallaxPair()
-        var depth = [UInt16](repeating: 2000, count: 60 * 20)
-        for y in 0..<20 { for x in 20..<30 { depth[y * 60 + x] = 500 } }
-        for method in methods {
-            let out = register(depth, cal, method: method)
+        for (method, out) in registerParallax({ x, _ in (20..<30).contains(x) ? 500 : 2000 }) {
             for y in 2..<18 {
                 let row = Array(out[(y * 60)..<(y * 60 + 60)])
                 XCTAssertEqual(Array(row[2...21]), [UInt16](repeating: 2000, count: 20), "\(method) wall left, row \(y)")
