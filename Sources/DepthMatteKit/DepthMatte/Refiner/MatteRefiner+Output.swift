@@ -60,10 +60,15 @@ extension RefinePass {
                     }
                     // 2.5
                     m = (m - 0.5) * contrast + 0.5
-                    if m > 0 && m < 1 && m == (fit - 0.5) * contrast + 0.5 {
+                    if detail != nil && m == (fit - 0.5) * contrast + 0.5 && m > -0.5 && m < 1.5 {
+                        // (not where the range clamp held the model back; where the
+                        // contrast saturates, the model's overshoot (up to 0.5) stays
+                        // in the offset, so a video pixel whose colour differs from
+                        // the cell's mean can still cross to the other side)
                         let sum = abs(ar) + abs(ag) + abs(ab)
                         let c = contrast * min(1, detailGainLimit / max(sum * contrast, 1e-9))
-                        g = F4(c * ar, c * ag, c * ab, c * (ar * ir + ag * ig + ab * ib))
+                        let over = m - min(max(m, 0), 1)
+                        g = F4(c * ar, c * ag, c * ab, c * (ar * ir + ag * ig + ab * ib) - over)
                     }
                     m = min(max(m, 0), 1)
                     if !(m == m) { m = 0 }
@@ -100,7 +105,7 @@ extension RefinePass {
                 m = m < lo ? 0 : (m > hi ? 1 : m)
                 out[o] = m
                 previous[o] = m
-                if let detail { storeF4(m == 0 || m == 1 ? F4(repeating: 0) : g, detail + 4 * o) }
+                if let detail { storeF4(g, detail + 4 * o) }
             }
         }
     }

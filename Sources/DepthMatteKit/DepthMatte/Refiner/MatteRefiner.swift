@@ -175,7 +175,7 @@ public struct MatteRefiner {
     /// and moves with it by fractions of a pixel.
     public var colourDetail = true
     /// The largest gain |G| (per unit of colour, summed over R, G, B) the detail may carry.
-    public var detailGainLimit: Float = 1e9
+    public var detailGainLimit: Float = 2
     /// Per output-grid pixel (gR, gG, gB, offset), 4 floats, or zeros where
     /// the colour model has no say (valid after `refine` with `colourDetail`).
     public private(set) var detail = FloatPlane()

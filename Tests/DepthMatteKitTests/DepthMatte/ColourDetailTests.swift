@@ -1,0 +1,104 @@
+import XCTest
+@testable import DepthMatteKit
+
+/// Step 3's colour detail (`MatteRefiner.colourDetail`, issue 20) and 2.2's
+/// occlusion-shadow fill (`MatteRefiner.shadowFill`).
+final class ColourDetailTests: XCTestCase {
+    static let fg = RGBA(200, 40, 40), bg = RGBA(60, 160, 90)
+
+    /// A vertical colour edge at video column `edge` (fractional: the pixel
+    /// it crosses is the coverage-weighted mix), the subject (0.9 m) left of
+    /// it in a depth map a quarter of the video's size whose edge is the
+    /// nearest depth column (the depth grid cannot say where in its 4 video
+    /// pixels the edge is). Returns the output matte rows (byte values / 255).
+    static func keyedEdge(at edge: Double, detail: Bool, layout: Layout = .bgra, threads: Int = 1) -> [[Float]] {
+        let vw = 320, vh = 180, dw = 80, dh = 45
+        let v = TestRGB(width: vw, height: vh, layout: layout)
+        for y in 0..<vh {
+            for x in 0..<vw {
+                let c = min(max(edge - Double(x), 0), 1)  // coverage of pixel x by the subject
+                func mix(_ a: UInt8, _ b: UInt8) -> UInt8 { UInt8((Double(a) * c + Double(b) * (1 - c)).rounded()) }
+                v[x, y] = RGBA(mix(fg.r, bg.r), mix(fg.g, bg.g), mix(fg.b, bg.b))
+            }
+        }
+        let d = TestDepth(width: dw, height: dh, fill: 3000)
+        d.fill(x0: 0, y0: 0, x1: Int((edge / 4).rounded()), y1: dh, 900)
+        let m = DepthMatter()
+        m.refiner.colourDetail = detail
+        var s = MatteSettings()
+        s.mode = .fixed; s.cutoff = 1.5; s.output = .matte; s.threads = threads
+        let out = TestRGB(width: vw, height: vh, layout: layout)
+        _ = m.process(settings: s, video: v.view, depth: d.view, background: nil, output: out.view, faces: [])
+        return (0..<vh).map { y in (0..<vw).map { x in Float(out[x, y].r) / 255 } }
+    }
+
+    /// Σ α along a row: where a step edge is (its sub-pixel position).
+    static func position(_ row: [Float]) -> Double { row.reduce(0) { $0 + Double($1) } }
+    /// Pixels of a row strictly between 0.05 and 0.95: the edge's width.
+    static func ramp(_ row: [Float]) -> Int { row.filter { $0 > 0.05 && $0 < 0.95 }.count }
+
+    func testEdgeIsPlacedWithinAPixelAndSharpAtVideoResolution() {
+        var worst = 0.0, previous = -1.0
+        for step in 0..<9 {
+            let edge = 150 + 0.25 * Double(step)
+            let rows = Self.keyedEdge(at: edge, detail: true)
+            for y in [20, 90, 160] {
+                let p = Self.position(rows[y])
+                worst = max(worst, abs(p - edge))
+                XCTAssertLessThanOrEqual(Self.ramp(rows[y]), 2, "edge \(edge) row \(y): \(rows[y][144..<158])")
+            }
+            // the edge moves with the colour, a quarter pixel per step (no step of
+            // the depth grid or the output grid)
+            let p = Self.position(rows[90])
+            if previous >= 0 { XCTAssertEqual(p - previous, 0.25, accuracy: 0.15, "edge \(edge)") }
+            previous = p
+        }
+        XCTAssertLessThan(worst, 0.5)
+    }
+
+    func testDebugPrint() {
+        for step in 0..<5 {
+            let e = 150 + 0.25 * Double(step)
+            for d in [true, false] {
+                let r = Self.keyedEdge(at: e, detail: d)[90]
+                print("edge \(e) detail \(d): \(r[146..<156].map { String(format: "%.2f", $0) }) pos \(Self.position(r))")
+            }
+        }
+    }
+
+    func testWithoutDetailTheEdgeIsTheGridsRamp() {
+        // the same edge without step 3's detail: a ramp of the output grid
+        // (2 video pixels a cell) upscaled, 3 or more pixels wide
+        let rows = Self.keyedEdge(at: 150.5, detail: false)
+        XCTAssertGreaterThanOrEqual(Self.ramp(rows[90]), 3)
+        let sharp = Self.keyedEdge(at: 150.5, detail: true)
+        XCTAssertLessThan(Self.ramp(sharp[90]), Self.ramp(rows[90]))
+    }
+
+    func testDetailIsTheSameForEveryThreadCountAndLayout() {
+        let one = Self.keyedEdge(at: 151.25, detail: true)
+        XCTAssertEqual(Self.keyedEdge(at: 151.25, detail: true, threads: 3), one)
+        XCTAssertEqual(Self.keyedEdge(at: 151.25, detail: true, layout: .rgb), one)
+    }
+
+    func testShadowRunsBetweenSubjectAndBackgroundAreBackground() {
+        var filled: [UInt8] = [], spare: [UInt8] = []
+        // subject, 8 holes, background: the 2 holes next to the subject are
+        // left to the fill (subject), the rest is the wall the projector missed
+        MatteRefiner.fillUnknown(label: [1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0], filled: &filled, spare: &spare,
+                                 width: 12, height: 1, passes: 16, shadows: true, shadowMargin: 2)
+        XCTAssertEqual(Array(filled.prefix(12)), [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0])
+        // mirrored (a projector on the other side)
+        MatteRefiner.fillUnknown(label: [0, 0, 2, 2, 2, 2, 2, 1], filled: &filled, spare: &spare,
+                                 width: 8, height: 1, passes: 16, shadows: true, shadowMargin: 2)
+        XCTAssertEqual(Array(filled.prefix(8)), [0, 0, 0, 0, 0, 1, 1, 1])
+        // without the rule the run is split, the subject winning the tie
+        MatteRefiner.fillUnknown(label: [1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0], filled: &filled, spare: &spare,
+                                 width: 12, height: 1, passes: 16)
+        XCTAssertEqual(Array(filled.prefix(12)), [1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+        // holes inside the subject (hair, a dark shirt) and at the border stay the fill's
+        MatteRefiner.fillUnknown(label: [1, 2, 2, 2, 1, 2, 2], filled: &filled, spare: &spare,
+                                 width: 7, height: 1, passes: 16, shadows: true, shadowMargin: 0)
+        XCTAssertEqual(Array(filled.prefix(7)), [1, 1, 1, 1, 1, 1, 1])
+    }
+}
