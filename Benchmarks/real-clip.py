@@ -103,15 +103,47 @@ def blur(a, sigma):
     return sum(k[i] * t[i:i + a.shape[0], :] for i in range(2 * r + 1))
 
 
+def matcher(d, a, rng):
+    """Real matcher behaviour at depth edges and shadows (see the docstring):
+    near/far flips and dropouts on edge pixels, dropouts next to shadows,
+    readings regained inside shadow borders. d: disparity, 0 = unknown."""
+    h, w = d.shape
+    pad = np.pad(d, 1, mode="edge")
+    nb = np.stack([pad[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
+    valid = nb > 0
+    hi = np.where(valid, nb, -np.inf).max(0)
+    lo = np.where(valid, nb, np.inf).min(0)
+    anyv = valid.any(0)
+    anyz = (~valid).any(0)
+    ok = d > 0
+    edge = ok & anyv & (hi - lo > a.edge_step)
+    u = rng.uniform(size=d.shape)
+    other = np.where(hi - d < d - lo, lo, hi)
+    out = np.where(edge & (u < a.flip), other, d)
+    u = rng.uniform(size=d.shape)
+    out = np.where(edge & (u < a.edge_drop), 0, out)
+    u = rng.uniform(size=d.shape)
+    out = np.where(ok & anyz & (u < a.shadow_drop), 0, out)
+    u = rng.uniform(size=d.shape)
+    out = np.where(~ok & anyv & (u < a.shadow_regain), np.where(anyv, lo, 0), out)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("colour"); ap.add_argument("gt"); ap.add_argument("out")
-    ap.add_argument("--motion", default="pan", choices=["pan", "still"])
+    ap.add_argument("--motion", default="pan", choices=["pan", "still", "sway"])
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--step", type=float, default=0.7, help="pan, colour px per frame")
     ap.add_argument("--colour-noise", type=float, default=1.0)
     ap.add_argument("--misreg", type=float, default=1.5, help="depth px, horizontal")
+    ap.add_argument("--edge-step", type=float, default=4.0, help="colour px of disparity that make an edge")
+    ap.add_argument("--flip", type=float, default=0.3, help="edge pixel reads the other side")
+    ap.add_argument("--edge-drop", type=float, default=0.15, help="edge pixel has no reading")
+    ap.add_argument("--shadow-drop", type=float, default=0.3, help="pixel next to a shadow has no reading")
+    ap.add_argument("--shadow-regain", type=float, default=0.3, help="shadow pixel next to a reading reads")
+    ap.add_argument("--sway-amp", type=float, default=1.5, help="sway amplitude, colour px")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     colour = read_pnm(a.colour)
@@ -129,23 +161,50 @@ def main():
         for dx in (-2, -1, 0, 1, 2):
             fat = np.maximum(fat, np.roll(np.roll(gt, dy, 0), dx, 1))
     fat = np.where(gt > 0, fat, 0)
+    # sway: the plant layer (filled disparity >= 75) moves over a background
+    # layer whose plant pixels are filled from the background side of the row
+    plant = fgs[0] > 0
+    idx = np.where(~plant, np.arange(W)[None, :], -1)
+    left = np.maximum.accumulate(idx, axis=1)
+    idx2 = np.where(~plant, np.arange(W)[None, :], W)
+    right = np.minimum.accumulate(idx2[:, ::-1], axis=1)[:, ::-1]
+    rows = np.arange(H)[:, None]
+    lf = np.where(left >= 0, filled[rows, np.clip(left, 0, W - 1)], np.inf)
+    rf = np.where(right < W, filled[rows, np.clip(right, 0, W - 1)], np.inf)
+    src = np.where(lf <= rf, np.clip(left, 0, W - 1), np.clip(right, 0, W - 1))
+    src = np.where(plant, src, np.arange(W)[None, :])
+    colour_bg = colour[rows, src]
+    fat_bg = np.where(plant, filled[rows, src], fat)
     os.makedirs(a.out, exist_ok=True)
-    shifts = [0.3 + (a.step * i if a.motion == "pan" else 0) for i in range(a.frames)]
-    assert X0 + max(shifts) + VW + 1 < W and X0 + 4 * a.misreg + max(shifts) + VW < W
+    if a.motion == "sway":
+        shifts = [2.3] * a.frames
+        plant_shifts = [2.3 + a.sway_amp * np.sin(2 * np.pi * i / 10) for i in range(a.frames)]
+    else:
+        shifts = [0.3 + (a.step * i if a.motion == "pan" else 0) for i in range(a.frames)]
+        plant_shifts = shifts
+    assert X0 + max(shifts + plant_shifts) + VW + 1 < W and X0 + 4 * a.misreg + max(shifts + plant_shifts) + VW < W
     shadow = (gt[Y0:Y0 + VH, X0:X0 + VW] == 0).astype(np.uint8) * 255
     shadow.tofile(os.path.join(a.out, "shadow.gray"))
     jj, ii = np.meshgrid(np.arange(DH), np.arange(DW), indexing="ij")
-    for i, s in enumerate(shifts):
-        col = np.stack([shift_x(colour[:, :, c], X0, Y0, VW, VH, s) for c in range(3)], axis=2)
+    for i, (s, sp) in enumerate(zip(shifts, plant_shifts)):
+        col = np.stack([shift_x(colour[:, :, c], X0, Y0, VW, VH, sp) for c in range(3)], axis=2)
+        if sp != s:
+            mc = shift_x(fgs[0], X0, Y0, VW, VH, sp)[:, :, None]
+            bg = np.stack([shift_x(colour_bg[:, :, c], X0, Y0, VW, VH, s) for c in range(3)], axis=2)
+            col = mc * col + (1 - mc) * bg
         col += rng.normal(0, a.colour_noise, col.shape)
         np.clip(np.rint(col), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"colour-{i:02d}.rgb"))
         for k, fg in enumerate(fgs):
-            tr = shift_x(fg, X0, Y0, VW, VH, s)
+            tr = shift_x(fg, X0, Y0, VW, VH, sp)  # (fg is within the plant layer)
             np.clip(np.rint(tr * 255), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"truth-c{k}-{i:02d}.gray"))
         # depth: sample the GT at each depth pixel's centre
         u = np.rint(X0 + s + 4 * ii + 1.5 + 4 * a.misreg).astype(int)
         v = np.rint(Y0 + 4 * jj + 1.5).astype(int)
         d = fat[v, u]
+        if sp != s:
+            up = np.rint(X0 + sp + 4 * ii + 1.5 + 4 * a.misreg).astype(int)
+            d = np.where(plant[v, up], fat[v, up], fat_bg[v, u])
+        d = matcher(d, a, rng)
         corr = blur(rng.normal(0, 1, (DH, DW)), 1.5)
         corr *= 0.2 / corr.std()
         dn = d + corr + rng.normal(0, 0.05, d.shape)
