@@ -100,12 +100,14 @@ public struct MatteRefiner {
     /// matte can only come from the depth's noise: it is held (see
     /// `temporalHold`). A change of twice this or more is motion: the matte
     /// follows at once. Between the two, both ramp. 0 turns the hold off.
-    /// Off (0) by default: on quality-bench `3 5` (5 fps, the subject
-    /// swaying) 4/255 with hold 0.5 and leak 0.15 took the still clips'
-    /// flicker to 0 and dtSSD 0.31x to 0.29x, but SAD 1.42 to 1.60 (+13 %):
-    /// a uniform shirt's edge moving in depth is followed only by the leak.
-    /// 4/255 is the value to try (`QB_CNOISE`).
-    public var colourNoise: Float = 0
+    /// On (4/255) since session 7: on real structured-light depth
+    /// (`Benchmarks/real-bench`, whose sensor model flips edge pixels as
+    /// real matchers do) a still pair flipped 2,200–3,100 pixels by more
+    /// than 0.2 without it, about 140 with it (leak 0.35), and the swaying
+    /// clip's dtSSD fell from 1.16x to 1.01x of the original chain; the cost
+    /// on the synthetic portraits is about +2 % SAD (a uniform shirt's edge
+    /// moving in depth is followed through the leak). docs/steady-edges.md.
+    public var colourNoise: Float = 4.0 / 255
     /// 2.6, hysteresis: where the colour did not change, the matte keeps its
     /// previous value unless the new one differs by more than this (a
     /// decisive change of the evidence, e.g. an edge pixel whose depth now
@@ -116,7 +118,7 @@ public struct MatteRefiner {
     /// value each frame, so a change the colour cannot see (a uniform
     /// shirt's edge moving in depth) is reached within a few frames while
     /// one noisy frame moves it by at most this much.
-    public var temporalLeak: Float = 0.15
+    public var temporalLeak: Float = 0.35
     /// Output grid = depth resolution × this (at most; never above the video).
     public var maxUpscale = 2
     /// Pixels whose filled label is uniform within `band + interiorMargin`
