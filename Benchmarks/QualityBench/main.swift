@@ -42,8 +42,9 @@ let tuning: (inout MatteRefiner) -> Void = {
     let fitFloor = float("QB_FITFLOOR"), noFit = env("QB_NOFIT") != nil
     let cNoise = float("QB_CNOISE"), hold = float("QB_HOLD"), leak = float("QB_LEAK")
     let noDetail = env("QB_NODETAIL") != nil, gmax = float("QB_GMAX"), noShadow = env("QB_NOSHADOW") != nil
-    let shadowMargin = int("QB_SHMARGIN")
+    let shadowMargin = int("QB_SHMARGIN"), shadowReadings = int("QB_SHREAD")
     return { r in
+        if let v = shadowReadings { r.shadowReadings = v != 0 }
         if noDetail { r.colourDetail = false }
         if noShadow { r.shadowFill = false }
         if let v = shadowMargin { r.shadowMargin = v }

@@ -23,6 +23,24 @@ final class RefineTests: XCTestCase {
         XCTAssertEqual(Array(filled.prefix(3)), [0, 0, 0])
     }
 
+    func testShadowRunsBecomeBackgroundReadingsBeyondTheMargin() {
+        // fg ? ? ? ? ? ? bg: a shadow run; the margin (2) next to the subject
+        // stays unknown in the label (the fill, then the colour, decides it),
+        // the rest is a background reading
+        var label: [UInt8] = [1, 2, 2, 2, 2, 2, 2, 0, 1, 2, 2, 1]
+        var filled = [UInt8](repeating: 0, count: 12), spare = filled
+        label.withUnsafeMutableBufferPointer { l in
+        filled.withUnsafeMutableBufferPointer { f in
+        spare.withUnsafeMutableBufferPointer { s in
+            MatteRefiner.fillUnknown(labelPlane: l.baseAddress!, filledPlane: f.baseAddress!, sparePlane: s.baseAddress!,
+                                     width: 12, height: 1, passes: 16, shadows: true, shadowMargin: 2)
+            MatteRefiner.shadowsAsReadings(labelPlane: l.baseAddress!, width: 12, height: 1, shadowMargin: 2)
+        }}}
+        XCTAssertEqual(filled, [1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1])
+        // (a run between two subject readings stays a hole)
+        XCTAssertEqual(label, [1, 2, 2, 0, 0, 0, 0, 0, 1, 2, 2, 1])
+    }
+
     /// Depth 40x30 behind video 80x60: the subject (0.9 m) covers depth
     /// columns x < depthEdge, the wall (3 m) the rest; the colour edge is at
     /// video column `colorEdge`.

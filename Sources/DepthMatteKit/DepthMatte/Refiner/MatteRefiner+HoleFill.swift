@@ -102,4 +102,33 @@ extension MatteRefiner {
         }
         for i in 0..<n where filled[i] == unknownLabel { filled[i] = background }
     }
+
+    /// 2.2, `MatteRefiner.shadowReadings`: in every run of unknown pixels
+    /// along a row with a subject reading at one end and a background
+    /// reading at the other (an occlusion shadow), the pixels beyond
+    /// `shadowMargin` from the subject (those the shadow fill made
+    /// background) become background readings in `label`: 2.3 trusts them
+    /// where the band agrees, interior ones keep their label. Call it on the
+    /// three-state mask after `fillUnknown(shadows: true)`.
+    static func shadowsAsReadings(labelPlane label: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int,
+                                  shadowMargin: Int) {
+        let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
+        let background = DepthLabel.background.rawValue
+        for y in 0..<h {
+            let row = label + y * w
+            var x = 0
+            while x < w {
+                guard row[x] == unknownLabel else { x += 1; continue }
+                var e = x
+                while e < w && row[e] == unknownLabel { e += 1 }
+                if x > 0 && e < w && row[x - 1] != row[e] {
+                    // (the same part as the shadow fill's)
+                    let a = row[x - 1] == subject ? min(e, x + shadowMargin) : x
+                    let b = row[e] == subject ? max(a, e - shadowMargin) : e
+                    for j in a..<b { row[j] = background }
+                }
+                x = e
+            }
+        }
+    }
 }
