@@ -60,26 +60,7 @@ extension MatteRefiner {
         let background = DepthLabel.background.rawValue
         var unknown = 0
         for i in 0..<n { filled[i] = label[i]; if label[i] == unknownLabel { unknown += 1 } }
-        if shadows {
-            for y in 0..<h {
-                let row = filled + y * w
-                var x = 0
-                while x < w {
-                    guard row[x] == unknownLabel else { x += 1; continue }
-                    var e = x
-                    while e < w && row[e] == unknownLabel { e += 1 }
-                    if x > 0 && e < w && row[x - 1] != row[e] {
-                        // (the `shadowMargin` pixels next to the subject are
-                        // left to the fill: depth and colour may be misregistered)
-                        let a = row[x - 1] == subject ? min(e, x + shadowMargin) : x
-                        let b = row[e] == subject ? max(a, e - shadowMargin) : e
-                        for j in a..<b { row[j] = background }
-                        unknown -= b - a
-                    }
-                    x = e
-                }
-            }
-        }
+        if shadows { unknown -= shadowsAsReadings(labelPlane: filled, width: w, height: h, shadowMargin: shadowMargin) }
         var pass = 0
         while unknown > 0 && pass < passes {
             pass += 1
@@ -110,10 +91,14 @@ extension MatteRefiner {
     /// background) become background readings in `label`: 2.3 trusts them
     /// where the band agrees, interior ones keep their label. Call it on the
     /// three-state mask after `fillUnknown(shadows: true)`.
+    /// Returns how many pixels it changed. (`fillUnknown(shadows: true)`
+    /// starts with the same on its copy of the mask.)
+    @discardableResult
     static func shadowsAsReadings(labelPlane label: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int,
-                                  shadowMargin: Int) {
+                                  shadowMargin: Int) -> Int {
         let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
         let background = DepthLabel.background.rawValue
+        var changed = 0
         for y in 0..<h {
             let row = label + y * w
             var x = 0
@@ -122,13 +107,16 @@ extension MatteRefiner {
                 var e = x
                 while e < w && row[e] == unknownLabel { e += 1 }
                 if x > 0 && e < w && row[x - 1] != row[e] {
-                    // (the same part as the shadow fill's)
+                    // (the `shadowMargin` pixels next to the subject are left
+                    // to the fill: depth and colour may be misregistered)
                     let a = row[x - 1] == subject ? min(e, x + shadowMargin) : x
                     let b = row[e] == subject ? max(a, e - shadowMargin) : e
                     for j in a..<b { row[j] = background }
+                    changed += b - a
                 }
                 x = e
             }
         }
+        return changed
     }
 }
