@@ -207,6 +207,22 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
         info->templates[i]);
 }
 
+void
+dm_element_init (gpointer instance)
+{
+  const DMPropTable *t = g_type_get_qdata (G_OBJECT_TYPE (instance),
+      dm_prop_table_quark ());
+  guint i;
+
+  if (!t || !t->changed)
+    return;
+  for (i = 0; i < t->n_specs; i++) {
+    gdouble v = read_field (&t->specs[i], G_STRUCT_MEMBER_P (instance,
+            t->settings_offset + t->specs[i].offset));
+    t->changed (G_OBJECT (instance), &t->specs[i], v, v);
+  }
+}
+
 /* Controlled properties follow the stream time. */
 static void
 dm_video_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
@@ -230,6 +246,7 @@ dm_video_filter_init (gpointer filter, GstDebugCategory * category)
 {
   GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (filter);
 
+  dm_element_init (filter);
   dm_watch_refused_caps (GST_ELEMENT (filter), sinkpad);
   dm_log_pad_caps (sinkpad, category);
   dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (filter), category);

@@ -78,6 +78,12 @@ typedef struct
  * state and chains up. */
 void dm_element_class_init (gpointer klass, const DMElementInfo * info);
 
+/* Instance init, after the settings have their defaults: the `changed` hook
+ * once per row with the initial value as old and new, so base-class state
+ * that follows a property (is-live, draw's passthrough) is set in that one
+ * place. */
+void dm_element_init (gpointer instance);
+
 /* The table's specs and count, for DMElementInfo. */
 #define DM_ELEMENT_PROPERTIES(specs) specs, G_N_ELEMENTS (specs)
 
@@ -93,8 +99,9 @@ void dm_element_class_init (gpointer klass, const DMElementInfo * info);
  * passthrough by themselves. */
 void dm_video_filter_class_init (gpointer klass, const DMElementInfo * info);
 
-/* Their instance init: one clear error for caps the sink pad cannot take, and
- * both pads' negotiated caps logged in the element's `category`. */
+/* Their instance init, after the settings' defaults: dm_element_init, one
+ * clear error for caps the sink pad cannot take, and both pads' negotiated
+ * caps logged in the element's `category`. */
 void dm_video_filter_init (gpointer filter, GstDebugCategory * category);
 
 /* Copy the element's settings under its object lock: once per frame, so a

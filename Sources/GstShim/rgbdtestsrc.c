@@ -536,7 +536,8 @@ static const DMPropSpec properties[] = {
 #include "rgbdtestsrc_properties.def"
 };
 
-/* is-live is GstBaseSrc's: hand it over when it changes. */
+/* is-live is GstBaseSrc's: hand it over when it changes (and at init:
+ * dm_element_init). */
 static void
 gst_rgbd_test_src_property_changed (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value)
@@ -582,7 +583,7 @@ gst_rgbd_test_src_init (GstRgbdTestSrc * self)
   dm_rgbdtestsrc_settings_init (&self->settings);
   gst_video_info_init (&self->info);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
-  gst_base_src_set_live (GST_BASE_SRC (self), self->settings.is_live);
+  dm_element_init (self);       /* is-live */
 }
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (rgbdtestsrc, "rgbdtestsrc", GST_RANK_NONE,
