@@ -68,7 +68,7 @@ struct Score {
 
 /// oracle: mode=fixed with cutoff = the scene's true face depth + offset on
 /// every frame: the best any lock can do with this matte chain.
-func run(_ frames: Frames, mode: CutoffMode, strategy: LockStrategy, useFaces: Bool = true, oracle: Bool = false,
+func run(_ frames: Frames, mode: KeyingMode, strategy: LockStrategy, useFaces: Bool = true, oracle: Bool = false,
          perFrameIoU: UnsafeMutablePointer<[Double]>? = nil) -> Score {
     let m = DepthMatter()
     if env("QB_NOFIT") != nil { m.refiner.fitWeighting = false }  // the refine=guided experiment switch (docs/quality.md)

@@ -177,7 +177,7 @@ var truthGrad: [[Float]] = []
 
 /// `dumpTo`: write every frame's matte as raw GRAY8 to "\(dumpTo)-NN.gray"
 /// (QB_CLIP with QB_DUMPDIR; Benchmarks/real-diag.py reads them).
-func run(_ c: Clip, refine: MatteRefine, mode: CutoffMode = .face, subjectOnly: Bool = true, cutoff: Double? = nil,
+func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: Bool = true, cutoff: Double? = nil,
          dumpTo: String? = nil) -> Score {
     let m = DepthMatter()
     tuning(&m.refiner)
@@ -386,7 +386,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
     // motion (it sways ±0.10 m, steps in depth, raises a hand); "still" holds
     // the t = 0 pose (only the sensor noise changes: flicker); "pan" is
     // still with the camera panning
-    let sceneClips: [(String, SceneKind, Double, CutoffMode, Bool, Bool)] = [
+    let sceneClips: [(String, SceneKind, Double, KeyingMode, Bool, Bool)] = [
         ("sway", .portrait, startTime, .face, true, false), ("still", .portrait, startTime, .face, false, false),
         ("pan", .portrait, startTime, .face, false, true),
         ("chair", .chair, startTime, .face, true, false), ("slopingFloor", .slopingFloor, startTime, .face, true, false),

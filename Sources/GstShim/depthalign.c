@@ -34,10 +34,8 @@ struct _GstDepthAlign
   GstVideoFilter parent;
   DMDepthAlignSettings settings;        /* depthalign_properties.def, object lock */
   void *state;                  /* Swift DepthAlignState */
-  /* the calibration read at start; negotiation and streaming only read it */
-  DMDepthAlignCalibration cal;
-  gboolean have_cal;
-  gchar *cal_path;
+  DMLoadedCalibration calibration;      /* read at start */
+  gboolean have_cal;            /* and loaded into the state */
 };
 
 G_DEFINE_TYPE (GstDepthAlign, gst_depthalign, GST_TYPE_VIDEO_FILTER);
@@ -56,17 +54,12 @@ static gboolean
 gst_depthalign_start (GstBaseTransform * trans)
 {
   GstDepthAlign *self = GST_DEPTHALIGN (trans);
-  gchar *path, *text = NULL;
 
-  GST_OBJECT_LOCK (self);
-  path = g_strdup (self->settings.calibration);
-  GST_OBJECT_UNLOCK (self);
-  g_free (self->cal_path);
-  self->cal_path = path;
   self->have_cal = FALSE;
-  memset (&self->cal, 0, sizeof self->cal);
-
-  if (!path || !*path) {
+  if (!dm_calibration_load (GST_ELEMENT (self), &self->settings.calibration,
+          &self->calibration))
+    return FALSE;
+  if (!self->calibration.json) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("depthalign has no calibration file."),
         ("Set the 'calibration' property to the JSON file of the camera pair "
@@ -74,12 +67,10 @@ gst_depthalign_start (GstBaseTransform * trans)
             "depth_scale)"));
     return FALSE;
   }
-  if (!dm_calibration_read (GST_ELEMENT (self), path, &text, &self->cal))
-    return FALSE;
   if (!self->state)
     self->state = dm_depthalign_new ();
-  dm_depthalign_load (self->state, text, &self->cal);
-  g_free (text);
+  dm_depthalign_load (self->state, self->calibration.json,
+      &self->calibration.cal);
   self->have_cal = TRUE;
   return TRUE;
 }
@@ -122,10 +113,10 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
     gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
     if (self->have_cal) {
       GstStructure *sized = gst_structure_copy (s);
-      gint w = direction == GST_PAD_SINK ? self->cal.color_width :
-          self->cal.depth_width;
-      gint h = direction == GST_PAD_SINK ? self->cal.color_height :
-          self->cal.depth_height;
+      gint w = direction == GST_PAD_SINK ? self->calibration.cal.color_width :
+          self->calibration.cal.depth_width;
+      gint h = direction == GST_PAD_SINK ? self->calibration.cal.color_height :
+          self->calibration.cal.depth_height;
       gst_structure_set (sized, "width", G_TYPE_INT, w, "height", G_TYPE_INT,
           h, NULL);
       gst_caps_append_structure (out, sized);
@@ -182,19 +173,19 @@ gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
 
   if (!self->have_cal)
     return FALSE;
-  if (GST_VIDEO_INFO_WIDTH (in_info) != self->cal.depth_width
-      || GST_VIDEO_INFO_HEIGHT (in_info) != self->cal.depth_height) {
+  if (GST_VIDEO_INFO_WIDTH (in_info) != self->calibration.cal.depth_width
+      || GST_VIDEO_INFO_HEIGHT (in_info) != self->calibration.cal.depth_height) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The depth input is %dx%d but the calibration \"%s\" is for %dx%d "
             "depth.", GST_VIDEO_INFO_WIDTH (in_info),
-            GST_VIDEO_INFO_HEIGHT (in_info), self->cal_path,
-            self->cal.depth_width, self->cal.depth_height),
+            GST_VIDEO_INFO_HEIGHT (in_info), self->calibration.path,
+            self->calibration.cal.depth_width, self->calibration.cal.depth_height),
         ("depth.width/depth.height of the calibration must be the depth "
             "stream's size; offered %" GST_PTR_FORMAT, incaps));
     return FALSE;
   }
-  return GST_VIDEO_INFO_WIDTH (out_info) == self->cal.color_width
-      && GST_VIDEO_INFO_HEIGHT (out_info) == self->cal.color_height;
+  return GST_VIDEO_INFO_WIDTH (out_info) == self->calibration.cal.color_width
+      && GST_VIDEO_INFO_HEIGHT (out_info) == self->calibration.cal.color_height;
 }
 
 /* ---- per frame ------------------------------------------------------------- */
@@ -214,7 +205,7 @@ gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("depthalign could not register a depth frame."),
         ("depth %dx%d, output %dx%d, calibration %s", depth.width,
-            depth.height, image.width, image.height, self->cal_path));
+            depth.height, image.width, image.height, self->calibration.path));
     return GST_FLOW_ERROR;
   }
   GST_LOG_OBJECT (self, "registered %dx%d -> %dx%d", depth.width,
@@ -223,12 +214,6 @@ gst_depthalign_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
 }
 
 /* ---- class ------------------------------------------------------------------ */
-
-static void
-gst_depthalign_free_more (GObject * object)
-{
-  g_free (GST_DEPTHALIGN (object)->cal_path);
-}
 
 static const DMPropSpec properties[] = {
 #define DM_PROPERTY(...) DM_PROP_SPEC (DMDepthAlignSettings, __VA_ARGS__)
@@ -242,7 +227,7 @@ static const DMElementInfo element_info = {
       "(z-buffered, upsampling gaps filled without bridging steps, occlusion "
       "shadows 0), from a calibration JSON",
   DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthAlign),
-  {&sink_template, &src_template}, gst_depthalign_free_more
+  {&sink_template, &src_template}, NULL, DM_ELEMENT_CALIBRATION (GstDepthAlign)
 };
 
 static void

@@ -14,6 +14,7 @@ typedef struct
   gsize settings_offset;        /* of the instance's settings struct */
   gssize state_offset;          /* of the instance's Swift state, or -1 */
   void (*free_more) (GObject * object);
+  gsize calibration_offset;     /* of the instance's DMLoadedCalibration, or 0 */
 } DMPropTable;
 
 G_DEFINE_QUARK (dm-prop-table, dm_prop_table);
@@ -161,6 +162,8 @@ dm_element_finalize (GObject * object)
     guint i;
     if (t->free_more)
       t->free_more (object);
+    if (t->calibration_offset)
+      dm_calibration_clear (G_STRUCT_MEMBER_P (object, t->calibration_offset));
     for (i = 0; i < t->n_specs; i++)
       if (t->specs[i].kind == DM_PROP_STRING)
         g_free (*(gchar **) G_STRUCT_MEMBER_P (object,
@@ -191,6 +194,7 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   t->settings_offset = info->settings_offset;
   t->state_offset = info->state_offset;
   t->free_more = info->free_more;
+  t->calibration_offset = info->calibration_offset;
   g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), dm_prop_table_quark (), t);
   gobject_class->set_property = dm_props_set_property;
   gobject_class->get_property = dm_props_get_property;
@@ -201,6 +205,22 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   for (i = 0; i < G_N_ELEMENTS (info->templates) && info->templates[i]; i++)
     gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass),
         info->templates[i]);
+}
+
+void
+dm_element_init (gpointer instance)
+{
+  const DMPropTable *t = g_type_get_qdata (G_OBJECT_TYPE (instance),
+      dm_prop_table_quark ());
+  guint i;
+
+  if (!t || !t->changed)
+    return;
+  for (i = 0; i < t->n_specs; i++) {
+    gdouble v = read_field (&t->specs[i], G_STRUCT_MEMBER_P (instance,
+            t->settings_offset + t->specs[i].offset));
+    t->changed (G_OBJECT (instance), &t->specs[i], v, v);
+  }
 }
 
 /* Controlled properties follow the stream time. */
@@ -226,6 +246,7 @@ dm_video_filter_init (gpointer filter, GstDebugCategory * category)
 {
   GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (filter);
 
+  dm_element_init (filter);
   dm_watch_refused_caps (GST_ELEMENT (filter), sinkpad);
   dm_log_pad_caps (sinkpad, category);
   dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (filter), category);
@@ -245,14 +266,14 @@ dm_props_sync (GstObject * object, const GstSegment * segment,
     gst_object_sync_values (object, st);
 }
 
-gboolean
-dm_calibration_read (GstElement * element, const gchar * path, gchar ** json,
+/* Read and check `path`: its text (g_free) into *json and what it gives into
+ * *cal, or a RESOURCE error naming the file (and the field) and FALSE. */
+static gboolean
+calibration_read (GstElement * element, const gchar * path, gchar ** json,
     DMDepthAlignCalibration * cal)
 {
   GError *err = NULL;
 
-  *json = NULL;
-  memset (cal, 0, sizeof *cal);
   if (!g_file_get_contents (path, json, NULL, &err)) {
     if (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT))
       GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
@@ -277,4 +298,25 @@ dm_calibration_read (GstElement * element, const gchar * path, gchar ** json,
       "depth scale %g m", path, cal->depth_width, cal->depth_height,
       cal->color_width, cal->color_height, cal->depth_scale);
   return TRUE;
+}
+
+gboolean
+dm_calibration_load (GstElement * element, gchar * const * property,
+    DMLoadedCalibration * loaded)
+{
+  dm_calibration_clear (loaded);
+  GST_OBJECT_LOCK (element);
+  loaded->path = g_strdup (*property);
+  GST_OBJECT_UNLOCK (element);
+  if (!loaded->path || !*loaded->path)
+    return TRUE;
+  return calibration_read (element, loaded->path, &loaded->json, &loaded->cal);
+}
+
+void
+dm_calibration_clear (DMLoadedCalibration * loaded)
+{
+  g_free (loaded->path);
+  g_free (loaded->json);
+  memset (loaded, 0, sizeof *loaded);
 }

@@ -20,6 +20,7 @@
 #ifndef DM_ELEMENT_H
 #define DM_ELEMENT_H
 #include <gst/gst.h>
+#include "depthalign.h"
 
 typedef enum {
   DM_PROP_DOUBLE, DM_PROP_INT, DM_PROP_UINT, DM_PROP_UINT64, DM_PROP_BOOLEAN,
@@ -66,6 +67,9 @@ typedef struct
   /* What the instance owns beyond its settings and state, freed by the
    * shared finalize before those; or NULL */
   void (*free_more) (GObject * object);
+  /* DM_ELEMENT_CALIBRATION (Instance): its DMLoadedCalibration, which the
+   * shared finalize clears; 0 for none */
+  gsize calibration_offset;
 } DMElementInfo;
 
 /* The element's metadata; every row as a GObject property with the generic
@@ -73,6 +77,12 @@ typedef struct
  * state made by dm_<element>_new; -1 for none) also a finalize that frees that
  * state and chains up. */
 void dm_element_class_init (gpointer klass, const DMElementInfo * info);
+
+/* Instance init, after the settings have their defaults: the `changed` hook
+ * once per row with the initial value as old and new, so base-class state
+ * that follows a property (is-live, draw's passthrough) is set in that one
+ * place. */
+void dm_element_init (gpointer instance);
 
 /* The table's specs and count, for DMElementInfo. */
 #define DM_ELEMENT_PROPERTIES(specs) specs, G_N_ELEMENTS (specs)
@@ -89,8 +99,9 @@ void dm_element_class_init (gpointer klass, const DMElementInfo * info);
  * passthrough by themselves. */
 void dm_video_filter_class_init (gpointer klass, const DMElementInfo * info);
 
-/* Their instance init: one clear error for caps the sink pad cannot take, and
- * both pads' negotiated caps logged in the element's `category`. */
+/* Their instance init, after the settings' defaults: dm_element_init, one
+ * clear error for caps the sink pad cannot take, and both pads' negotiated
+ * caps logged in the element's `category`. */
 void dm_video_filter_init (gpointer filter, GstDebugCategory * category);
 
 /* Copy the element's settings under its object lock: once per frame, so a
@@ -106,12 +117,27 @@ void dm_video_filter_init (gpointer filter, GstDebugCategory * category);
 void dm_props_sync (GstObject * object, const GstSegment * segment,
     GstClockTime pts);
 
-/* Read and check a calibration file (depthalign.h's schema) for `element`:
- * its text (g_free) into *json and what it gives into *cal; on failure a
- * RESOURCE error naming the file (and the field) is posted and FALSE
- * returned. */
-struct _DMDepthAlignCalibration;
-gboolean dm_calibration_read (GstElement * element, const gchar * path,
-    gchar ** json, struct _DMDepthAlignCalibration * cal);
+/* A calibration file (depthalign.h's schema) read at start: negotiation and
+ * streaming only read it. All zero = none read. */
+typedef struct
+{
+  gchar *path;                  /* the `calibration` property it was read from */
+  gchar *json;                  /* its text; NULL when none was read */
+  DMDepthAlignCalibration cal;  /* what it gives */
+} DMLoadedCalibration;
+
+/* Where an instance keeps its `calibration` (DMLoadedCalibration), for
+ * DMElementInfo's calibration_offset. */
+#define DM_ELEMENT_CALIBRATION(Instance) G_STRUCT_OFFSET (Instance, calibration)
+
+/* Read and check the file that `*property` (a settings string, copied under
+ * the element's object lock) names into *loaded, dropping what was there.
+ * No file named: TRUE, with loaded->json NULL. On failure a RESOURCE error
+ * naming the file (and the field) is posted and FALSE returned. */
+gboolean dm_calibration_load (GstElement * element, gchar * const * property,
+    DMLoadedCalibration * loaded);
+
+/* Free and zero what dm_calibration_load read. */
+void dm_calibration_clear (DMLoadedCalibration * loaded);
 
 #endif

@@ -55,10 +55,8 @@ struct _GstRgbdTestSrc
   guint64 n_frames;             /* frames since base_pts */
   guint64 offset;               /* buffer offset (frame number) */
 
-  /* calibration=: the camera pair, read at start (negotiation and streaming
-   * only read it) */
-  gchar *calibration_json;
-  DMDepthAlignCalibration cal;
+  /* calibration=: the camera pair, read at start */
+  DMLoadedCalibration calibration;
 };
 
 
@@ -171,11 +169,11 @@ gst_rgbd_test_src_fixate (GstBaseSrc * bsrc, GstCaps * caps)
   GST_OBJECT_UNLOCK (self);
   w = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_WIDTH : DEFAULT_VIDEO_WIDTH;
   h = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_HEIGHT : DEFAULT_VIDEO_HEIGHT;
-  if (self->calibration_json) {
+  if (self->calibration.json) {
     /* the calibrated camera's size */
-    w = stream == DM_STREAM_DEPTH ? self->cal.depth_width : self->cal.color_width;
-    h = stream == DM_STREAM_DEPTH ? self->cal.depth_height :
-        self->cal.color_height;
+    const DMDepthAlignCalibration *cal = &self->calibration.cal;
+    w = stream == DM_STREAM_DEPTH ? cal->depth_width : cal->color_width;
+    h = stream == DM_STREAM_DEPTH ? cal->depth_height : cal->color_height;
   }
 
   caps = gst_caps_make_writable (caps);
@@ -467,7 +465,7 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
   switch (stream) {
     case DM_STREAM_DEPTH:{
       DMGrayImage img = dm_gray_image_from_frame (&frame);
-      dm_rgbdtestsrc_render_depth (&settings, t, self->calibration_json, &img);
+      dm_rgbdtestsrc_render_depth (&settings, t, self->calibration.json, &img);
       break;
     }
     case DM_STREAM_TRUTH:{
@@ -510,32 +508,14 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
 
 /* ---- state -------------------------------------------------------------------- */
 
-/* calibration=: read and check the camera pair (errors name file and field). */
-static gboolean
-load_calibration (GstRgbdTestSrc * self)
-{
-  gchar *path;
-  gboolean ok;
-
-  g_clear_pointer (&self->calibration_json, g_free);
-  GST_OBJECT_LOCK (self);
-  path = g_strdup (self->settings.calibration);
-  GST_OBJECT_UNLOCK (self);
-  if (!path || !*path) {
-    g_free (path);
-    return TRUE;
-  }
-  ok = dm_calibration_read (GST_ELEMENT (self), path, &self->calibration_json,
-      &self->cal);
-  g_free (path);
-  return ok;
-}
-
 static gboolean
 gst_rgbd_test_src_start (GstBaseSrc * bsrc)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
-  if (!load_calibration (self))
+
+  /* calibration=: read and check the camera pair (errors name file and field) */
+  if (!dm_calibration_load (GST_ELEMENT (self), &self->settings.calibration,
+          &self->calibration))
     return FALSE;
   GST_OBJECT_LOCK (self);
   gst_video_info_init (&self->info);
@@ -551,18 +531,13 @@ gst_rgbd_test_src_start (GstBaseSrc * bsrc)
 
 /* ---- properties ------------------------------------------------------------ */
 
-static void
-gst_rgbd_test_src_free_more (GObject * object)
-{
-  g_free (GST_RGBD_TEST_SRC (object)->calibration_json);
-}
-
 static const DMPropSpec properties[] = {
 #define DM_PROPERTY(...) DM_PROP_SPEC (DMRGBDTestSrcSettings, __VA_ARGS__)
 #include "rgbdtestsrc_properties.def"
 };
 
-/* is-live is GstBaseSrc's: hand it over when it changes. */
+/* is-live is GstBaseSrc's: hand it over when it changes (and at init:
+ * dm_element_init). */
 static void
 gst_rgbd_test_src_property_changed (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value)
@@ -577,7 +552,7 @@ static const DMElementInfo element_info = {
       "matte of a person in front of a plant and a wall",
   DM_ELEMENT_PROPERTIES (properties), gst_rgbd_test_src_property_changed,
   DM_ELEMENT_LAYOUT_NO_STATE (GstRgbdTestSrc),
-  {&src_template}, gst_rgbd_test_src_free_more
+  {&src_template}, NULL, DM_ELEMENT_CALIBRATION (GstRgbdTestSrc)
 };
 
 static void
@@ -608,7 +583,7 @@ gst_rgbd_test_src_init (GstRgbdTestSrc * self)
   dm_rgbdtestsrc_settings_init (&self->settings);
   gst_video_info_init (&self->info);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
-  gst_base_src_set_live (GST_BASE_SRC (self), self->settings.is_live);
+  dm_element_init (self);       /* is-live */
 }
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (rgbdtestsrc, "rgbdtestsrc", GST_RANK_NONE,

@@ -168,7 +168,8 @@ static const DMPropSpec properties[] = {
 #include "sparkle_properties.def"
 };
 
-/* draw=false makes the element a passthrough meter. */
+/* draw=false makes the element a passthrough meter (from init on too:
+ * dm_element_init). */
 static void
 gst_sparkle_property_changed (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value)
@@ -204,8 +205,6 @@ static void
 gst_sparkle_init (GstSparkle * self)
 {
   dm_sparkle_settings_init (&self->settings);
-  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
-      !self->settings.draw);
   dm_video_filter_init (self, GST_CAT_DEFAULT);
 }
 

@@ -1,22 +1,7 @@
 /// The whole `depthmatte` element as kit types: every property (with the
-/// element's defaults), the modes the keyer does not know about (the focus
-/// modes, `output=depth`, the background effects) and the routing between
-/// them. The bridge only turns the shim's C structs into these values.
-
-/// Where the matte comes from: the keyer's cutoff modes plus the focus modes
-/// of the depth-maps sample.
-public enum KeyingMode: Int32, CaseIterable, Sendable {
-    /// Cutoff locked to the face (see `SubjectLock`).
-    case face = 0
-    /// Cutoff = `DepthMatteSettings.cutoff`.
-    case fixed = 1
-    /// Cutoff from the nearest large body in depth.
-    case nearest = 2
-    /// Soft focus mask: everything nearer than `focus`, ramping out behind.
-    case highpass = 3
-    /// Soft focus mask: `focus ± focusWidth`, ramping out on both sides.
-    case bandpass = 4
-}
+/// element's defaults), what the keyer does not know about (the focus
+/// masks' parameters, `output=depth`, the background effects) and the
+/// routing between them. The bridge only turns the shim's C structs into these values.
 
 /// What the src pad carries.
 public enum ElementOutput: Int32, CaseIterable, Sendable {
@@ -82,12 +67,7 @@ public struct DepthMatteSettings: Equatable {
     /// `depthScale` of the depth the keyer is given.
     public func keyerSettings(depthScale: Double) -> MatteSettings {
         var m = keyer
-        switch mode {
-        case .face: m.mode = .face
-        case .fixed: m.mode = .fixed
-        case .nearest: m.mode = .nearest
-        case .highpass, .bandpass: m.mode = .fixed
-        }
+        m.mode = mode
         m.cutoff = focusSettings == nil ? keyer.cutoff : focus
         m.focus = focusSettings
         m.depthScale = depthScale

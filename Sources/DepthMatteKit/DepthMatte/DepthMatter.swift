@@ -2,14 +2,23 @@
 /// scratch buffers kept between frames (no allocation per frame once the
 /// sizes are stable).
 
-/// Where the cutoff comes from.
-public enum CutoffMode: Int32 {
-    /// Locked to the face: face depth + offset; held when no face is seen.
+/// Where the matte's cutoff comes from: the keyer's cutoff modes plus the
+/// focus modes of the depth-maps sample (the element's `mode` property).
+public enum KeyingMode: Int32, CaseIterable, Sendable {
+    /// Locked to the face: face depth + offset; held when no face is seen (see `SubjectLock`).
     case face = 0
     /// Always `MatteSettings.cutoff`.
     case fixed = 1
     /// From depth alone: the nearest large body (see `NearestBodyFinder`).
     case nearest = 2
+    /// Soft focus mask: everything nearer than `focus`, ramping out behind.
+    case highpass = 3
+    /// Soft focus mask: `focus ± focusWidth`, ramping out on both sides.
+    case bandpass = 4
+
+    /// face and nearest: the cutoff follows a subject (`SubjectLock`); the
+    /// others key at a cutoff that is set (the focus modes' is `focus`).
+    public var followsSubject: Bool { self == .face || self == .nearest }
 }
 
 /// How the matte is made from the depth mask (issue 3; docs/quality.md).
@@ -25,7 +34,7 @@ public enum MatteRefine: Int32 {
 
 /// The element's properties, copied once per frame.
 public struct MatteSettings: Equatable {
-    public var mode: CutoffMode = .face
+    public var mode: KeyingMode = .face
     /// Metres: the fixed cutoff, and the cutoff before any face is seen.
     public var cutoff: Double = 1.0
     /// Metres added to the face depth.
@@ -148,7 +157,7 @@ public final class DepthMatter {
     /// when `subjectOnly` is off, in mode=fixed, or when the lock has no seed.
     private func keepSubject(_ depth: Depth16View, _ settings: MatteSettings, cutoff: Double,
                              video: RGBImageView?) -> Depth16View {
-        guard settings.subjectOnly, settings.mode != .fixed else { return depth }
+        guard settings.subjectOnly, settings.mode.followsSubject else { return depth }
         let lock = subjectLock
         return segmentation.apply(depth: depth, scale: settings.depthScale, cutoff: cutoff, video: video) { seeds, w, h in
             lock.writeSeeds(into: &seeds, width: w, height: h)

@@ -9,6 +9,23 @@
 /// Everything works at the reduced size (about 160 x 90 for 16:9 depth), in
 /// arrays kept between frames: no allocation once the sizes are stable.
 
+/// A depth difference that grows with distance: `base + gain · d` metres at
+/// depth `d` metres (sensor noise and sampling grow with distance).
+public struct DepthStep: Equatable, Sendable {
+    /// Metres.
+    public var base: Float
+    /// Metres per metre of depth.
+    public var gain: Float
+    public init(base: Float, gain: Float) { self.base = base; self.gain = gain }
+
+    @inline(__always) public func at(_ d: Float) -> Float { base + gain * d }
+
+    /// The jump that separates two surfaces (4 cm plus 4 %: 8 cm at 1 m): the
+    /// nearest-body finder's and the subject lock's, and the step at which
+    /// the subject segmentation joins a surface to the subject.
+    public static var surfaceJump: DepthStep { DepthStep(base: 0.04, gain: 0.04) }
+}
+
 /// Connected surfaces of one depth frame.
 public struct DepthComponents {
     /// Size of the reduced grid and the depth pixels per grid cell.
@@ -49,9 +66,8 @@ public struct DepthComponents {
     public static let floorSlope: Float = 0.7
 
     /// Depth jump (metres) that separates two surfaces between neighbouring
-    /// cells at depth `d`: 4 cm plus 4 % of the depth (sensor noise and
-    /// sampling grow with distance).
-    @inline(__always) public static func jump(_ d: Float) -> Float { 0.04 + 0.04 * d }
+    /// cells at depth `d` (`DepthStep.surfaceJump`).
+    @inline(__always) public static func jump(_ d: Float) -> Float { DepthStep.surfaceJump.at(d) }
 
     /// Fraction of a surface's rows (from its top, and from its bottom) that
     /// makes its top band (the head of a person) and its bottom band.

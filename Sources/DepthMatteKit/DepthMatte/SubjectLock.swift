@@ -124,16 +124,16 @@ public final class SubjectLock {
     }
 
     /// The cutoff for one frame.
-    /// - mode: `.face` or `.nearest` (`.fixed` returns `settings.cutoff`).
+    /// - mode: `.face` or `.nearest` (the others return `cutoffSetting`).
     /// - frameDuration: seconds since the previous frame.
     /// - result: `faceFound` / `faceDepth` / `lockSource` are filled in.
-    public func update(mode: CutoffMode, strategy: LockStrategy, cutoffSetting: Double, offset: Double,
+    public func update(mode: KeyingMode, strategy: LockStrategy, cutoffSetting: Double, offset: Double,
                        depthScale: Double, frameDuration: Double, depth: Depth16View?, faces: [Box],
                        videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
         let dt = frameDuration > 0 && frameDuration < 10 ? frameDuration : 1.0 / 30
         clock += dt
         seedComponent = nil; seedFace = nil
-        if mode == .fixed {
+        if !mode.followsSubject {
             result.lockSource = .fixed
             return cutoffSetting
         }

@@ -21,7 +21,7 @@
 ///     the bottom row.
 ///  3. **Surfaces**: the near pixels that are not floor are split into
 ///     surfaces: 4-neighbours join when their depths differ by less than
-///     `stepBase + stepGain · d` (1.5 cm + 1.5 %: a body is smooth at
+///     `step` (1.5 cm + 1.5 % of the depth: a body is smooth at
 ///     depth resolution). Depth-edge pixels (a near neighbour a step away:
 ///     flying pixels between a shoulder and the chair behind it, the
 ///     outline of a self-occlusion) join nothing, so a chain of flying
@@ -33,7 +33,7 @@
 ///     subject. Then, round after round, a surface (not a fragment) joins
 ///     the subject when at least half of its contact with it (directly or
 ///     across up to two depth-edge pixels) steps by less than
-///     `bodyStepBase + bodyStepGain · d` (4 cm + 4 %, the subject lock's
+///     `bodyStep` (4 cm + 4 %, the subject lock's
 ///     surface jump: chin and neck, arm and chest), unless the colours
 ///     either side of that contact differ on average by more than
 ///     `joinColourStep` (a red chair back 8 cm behind a blue shirt).
@@ -56,9 +56,8 @@
 /// refine=guided), arrays kept between frames: no allocation per frame
 /// once the sizes are stable.
 public struct SubjectSegmentation {
-    /// Metres: neighbours on one surface differ by less than stepBase + stepGain · d.
-    public var stepBase: Float = 0.015
-    public var stepGain: Float = 0.015
+    /// Neighbours on one surface differ by less than this at their depth.
+    public var step = DepthStep(base: 0.015, gain: 0.015)
     /// tan of the angle between a surface and the image plane (top away)
     /// above which it is floor-like: 0.7 ≈ 35°.
     public var floorSlope: Float = 0.7
@@ -71,11 +70,9 @@ public struct SubjectSegmentation {
     /// Surfaces of at most this fraction of the map (and 4 pixels) touching
     /// the subject are kept with it (fragments on its outline).
     public var fragmentArea: Float = 0.0005
-    /// Metres: a surface touching the subject joins it when at least half of
-    /// the contact steps by less than bodyStepBase + bodyStepGain · d
-    /// (the subject lock's surface jump: 8 cm at 1 m).
-    public var bodyStepBase: Float = 0.04
-    public var bodyStepGain: Float = 0.04
+    /// A surface touching the subject joins it when at least half of the
+    /// contact steps by less than this (the subject lock's surface jump).
+    public var bodyStep = DepthStep.surfaceJump
     /// Rounds of that joining (head → neck → torso → arm → hand).
     public var maxJoinRounds = 6
     /// ... unless the colours either side of that contact differ by more
@@ -140,8 +137,8 @@ public struct SubjectSegmentation {
         let limit: UInt32 = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
         let fscale = Float(scale)
         // step in depth units: a + b · v
-        let stepA = stepBase / fscale, stepB = stepGain
-        let bodyA = bodyStepBase / fscale, bodyB = bodyStepGain
+        let stepA = step.base / fscale, stepB = step.gain
+        let bodyA = bodyStep.base / fscale, bodyB = bodyStep.gain
         let s = max(1, w / 160)     // rows either side for the floor slope
         let slopeK = floorSlope * 2 * Float(s) / (focalX * Float(w))   // diff >= slopeK · d
         var count: Int32 = 0

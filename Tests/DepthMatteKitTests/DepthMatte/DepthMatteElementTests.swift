@@ -17,7 +17,8 @@ final class DepthMatteElementTests: XCTestCase {
         s.mode = .bandpass
         s.focus = 2.0; s.slope = 8; s.focusWidth = 0.1; s.cutoff = 7
         let k = s.keyerSettings(depthScale: 0.001)
-        XCTAssertEqual(k.mode, .fixed)
+        XCTAssertEqual(k.mode, .bandpass)
+        XCTAssertFalse(k.mode.followsSubject)
         XCTAssertEqual(k.cutoff, 2.0)
         XCTAssertEqual(k.focus, FocusSettings(kind: .bandpass, focus: 2.0, slope: 8, halfWidth: 0.1))
         s.mode = .nearest

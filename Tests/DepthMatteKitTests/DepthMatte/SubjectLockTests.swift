@@ -22,7 +22,7 @@ final class SubjectLockTests: XCTestCase {
 
     struct Step { var cutoff: Double; var result: MatteResult }
 
-    static func step(_ lock: SubjectLock, _ depth: TestDepth, _ faces: [Box], mode: CutoffMode = .face,
+    static func step(_ lock: SubjectLock, _ depth: TestDepth, _ faces: [Box], mode: KeyingMode = .face,
                      strategy: LockStrategy = .robust) -> Step {
         var r = MatteResult()
         let c = lock.update(mode: mode, strategy: strategy, cutoffSetting: 1.0, offset: 0.25, depthScale: 0.001,

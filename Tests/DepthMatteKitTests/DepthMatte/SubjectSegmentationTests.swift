@@ -23,7 +23,7 @@ final class SubjectSegmentationTests: XCTestCase {
     static let faceBox = Box(x: 140, y: 20, width: 40, height: 44)
 
     /// Key `frames` frames and return the last matte (one byte per video pixel).
-    static func key(_ depth: TestDepth, mode: CutoffMode = .face, faces: [Box] = [faceBox], subjectOnly: Bool = true,
+    static func key(_ depth: TestDepth, mode: KeyingMode = .face, faces: [Box] = [faceBox], subjectOnly: Bool = true,
                     refine: MatteRefine = .none, frames: Int = 3, matter: DepthMatter = DepthMatter()) -> (matte: [UInt8], result: MatteResult) {
         var s = MatteSettings()
         s.mode = mode
