@@ -155,6 +155,17 @@ public final class DepthMatter {
     /// The depth with every near pixel that is not the locked subject's
     /// pushed behind the cutoff (SubjectSegmentation.swift); `depth` itself
     /// when `subjectOnly` is off, in mode=fixed, or when the lock has no seed.
+    /// The cutoff the subject-only matte keys at: with subject-only in a mode
+    /// that follows the subject, a frame in which the lock found no subject
+    /// at all (no face, no body: the fixed fallback) keys nothing (except with
+    /// lock-strategy=original, the sample's own fallback). An empty
+    /// room stays empty instead of keying the floor or wall nearer than the
+    /// fallback cutoff (issue 20).
+    private func subjectCutoff(_ cutoff: Double, _ settings: MatteSettings, _ result: MatteResult) -> Double {
+        settings.subjectOnly && settings.mode.followsSubject && settings.lockStrategy != .original
+            && result.lockSource == .fixed ? 0 : cutoff
+    }
+
     private func keepSubject(_ depth: Depth16View, _ settings: MatteSettings, cutoff: Double,
                              video: RGBImageView?) -> Depth16View {
         guard settings.subjectOnly, settings.mode.followsSubject else { return depth }
@@ -224,13 +235,15 @@ public final class DepthMatter {
                 case .none:
                     refiner.reset()
                     let subject = keepSubject(depth, settings, cutoff: cutoff, video: video)
-                    DepthThreshold.mask(depth: subject, scale: settings.depthScale, cutoff: cutoff, into: &mask)
+                    DepthThreshold.mask(depth: subject, scale: settings.depthScale, cutoff: subjectCutoff(cutoff, settings, result),
+                                        into: &mask)
                 case .guided:
                     // The guided filter's cost grows with the depth resolution while
                     // its result hardly improves past ~360 px: larger depth maps are
                     // reduced first (measured with quality-bench; see docs/quality.md).
                     let guide = keepSubject(reduced ?? reduceDepth(depth), settings, cutoff: cutoff, video: video)
-                    refiner.refine(depth: guide, scale: settings.depthScale, cutoff: cutoff, video: video!,
+                    refiner.refine(depth: guide, scale: settings.depthScale, cutoff: subjectCutoff(cutoff, settings, result),
+                                   video: video!,
                                    pool: pool, threads: threads, into: &mask)
                 }
             }

@@ -96,3 +96,34 @@ final class ColourDetailTests: XCTestCase {
         XCTAssertEqual(Array(filled.prefix(7)), [1, 1, 1, 1, 1, 1, 1])
     }
 }
+
+/// Subject-only keying with no subject found (issue 20: empty frames stay empty).
+final class EmptySceneTests: XCTestCase {
+    func run(_ mode: KeyingMode, subjectOnly: Bool, strategy: LockStrategy = .robust) -> (MatteResult, Int) {
+        // a wall 2 m away filling the frame, nearer than the fallback cutoff (4 m)
+        let v = TestRGB(width: 160, height: 90), d = TestDepth(width: 80, height: 45, fill: 2000)
+        for y in 0..<90 { for x in 0..<160 { v[x, y] = RGBA(UInt8(x), 120, UInt8(y)) } }
+        let m = DepthMatter()
+        var s = MatteSettings()
+        s.mode = mode; s.cutoff = 4.0; s.subjectOnly = subjectOnly; s.output = .matte; s.lockStrategy = strategy
+        let out = TestRGB(width: 160, height: 90)
+        var r = MatteResult()
+        for _ in 0..<3 { r = m.process(settings: s, video: v.view, depth: d.view, background: nil, output: out.view, faces: []) }
+        var keyed = 0
+        for y in 0..<90 { for x in 0..<160 where out[x, y].r > 127 { keyed += 1 } }
+        return (r, keyed)
+    }
+
+    func testNoSubjectKeysNothing() {
+        let (r, keyed) = run(.nearest, subjectOnly: true)
+        XCTAssertEqual(r.lockSource, .fixed, "a wall filling the frame is not a body")
+        XCTAssertEqual(keyed, 0)
+        XCTAssertEqual(run(.face, subjectOnly: true).1, 0)
+    }
+
+    func testTheSlabAndTheOriginalStrategyKeepTheFallbackCutoff() {
+        XCTAssertEqual(run(.nearest, subjectOnly: false).1, 160 * 90)
+        XCTAssertEqual(run(.face, subjectOnly: true, strategy: .original).1, 160 * 90)
+        XCTAssertEqual(run(.fixed, subjectOnly: true).1, 160 * 90)
+    }
+}
