@@ -47,6 +47,7 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = shadowReadings { r.shadowReadings = v != 0 }
         if noDetail { r.colourDetail = false }
         if noShadow { r.shadowFill = false }
+        if let v = float("QB_SPREAD") { r.detailMinSpread = v }
         if let v = shadowMargin { r.shadowMargin = v }
         if let v = gmax { r.detailGainLimit = v }
         if let v = margin { r.interiorMargin = v }

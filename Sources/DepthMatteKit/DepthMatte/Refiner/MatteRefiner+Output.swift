@@ -54,14 +54,22 @@ extension RefinePass {
                     let ir = grid[.r][o], ig = grid[.g][o], ib = grid[.b][o]
                     let fit = ar * ir + ag * ig + ab * ib + up(.b)
                     m = fit
+                    // (the depth-resolution range: also whether the coarse fit has an
+                    // edge here at all, for step 3's colour detail below)
+                    var spread: Float = 1
                     if rangeClamp {
                         let a00 = low[i00], a01 = low[i01], a10 = low[i10], a11 = low[i11]
-                        m = min(max(m, min(a00, a01, a10, a11)), max(a00, a01, a10, a11))
+                        let lo = min(a00, a01, a10, a11), hi = max(a00, a01, a10, a11)
+                        m = min(max(m, lo), hi)
+                        spread = hi - lo
                     }
                     // 2.5
                     m = (m - 0.5) * contrast + 0.5
-                    if detail != nil && m == (fit - 0.5) * contrast + 0.5 && m > -0.5 && m < 1.5 {
-                        // (not where the range clamp held the model back; where the
+                    if detail != nil && spread >= detailMinSpread && m == (fit - 0.5) * contrast + 0.5
+                        && m > -0.5 && m < 1.5 {
+                        // (only across an edge of the coarse fit (`detailMinSpread`);
+                        // not where the range
+                        // clamp held the model back; where the
                         // contrast saturates, the model's overshoot (up to 0.5) stays
                         // in the offset, so a video pixel whose colour differs from
                         // the cell's mean can still cross to the other side)

@@ -172,6 +172,7 @@ struct RefinePass {
     /// Step 3's colour detail per grid pixel (gR, gG, gB, offset), or nil (`colourDetail`).
     var detail: UnsafeMutablePointer<Float>? = nil
     var detailGainLimit: Float = 1e9
+    var detailMinSpread: Float = 0
 
     init(scratch s: RefineScratch, n: Int, gn: Int, bands: Int,
          dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
