@@ -45,9 +45,14 @@
 ///  2.6 temporal smoothing with the previous matte, weighted by how much a
 ///      pixel changed: small changes (noise, flicker on a still subject) are
 ///      averaged, large ones (motion, a new cutoff) are followed at once (no
-///      ghost trail);
+///      ghost trail); where the colour did not change, a change of the matte
+///      is depth noise and is held (`colourNoise`, `temporalLeak`);
 ///  2.7 values within half an 8-bit level of 0 or 1 are snapped, so the
 ///      fused upscale and blend keeps its uniform fast path away from the edge.
+///
+/// For step 3 it also leaves the colour model's gain per grid pixel in
+/// `detail` (`colourDetail`): the compositor applies it to each video pixel
+/// of the edge (`MatteDetail`).
 ///
 /// Interior pixels (a filled label uniform within `band + interiorMargin`)
 /// keep their label through 2.4–2.7: the colour model decides only near the edge.
@@ -242,12 +247,15 @@ public struct MatteRefiner {
 
         // 2.1 and 2.2 (serial: each pass of the fill reads the whole previous pass)
         MatteRefiner.threeStateMask(depth, scale: scale, cutoff: cutoff, into: s.label.base)
-        MatteRefiner.fillUnknown(labelPlane: s.label.base, filledPlane: s.filled.base, sparePlane: s.spare.base,
-                                 width: dw, height: dh, passes: fillPasses, shadows: shadowFill,
-                                 shadowMargin: shadowMargin)
-        if shadowFill && shadowReadings {
+        // (with shadow readings, the shadow runs are marked in the mask itself
+        // and the fill copies them; otherwise only the fill's copy gets them)
+        let readings = shadowFill && shadowReadings
+        if readings {
             MatteRefiner.shadowsAsReadings(labelPlane: s.label.base, width: dw, height: dh, shadowMargin: shadowMargin)
         }
+        MatteRefiner.fillUnknown(labelPlane: s.label.base, filledPlane: s.filled.base, sparePlane: s.spare.base,
+                                 width: dw, height: dh, passes: fillPasses, shadows: shadowFill && !readings,
+                                 shadowMargin: shadowMargin)
         s.gridRanges(video, width: gw, height: gh)
         s.outputColumns(gridWidth: gw, depthWidth: dw, k: k)
 
