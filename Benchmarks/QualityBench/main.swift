@@ -48,6 +48,9 @@ let tuning: (inout MatteRefiner) -> Void = {
         if noDetail { r.colourDetail = false }
         if noShadow { r.shadowFill = false }
         if let v = float("QB_SPREAD") { r.detailMinSpread = v }
+        if let v = float("QB_FLATC") { r.flatContrast = v }
+        if let v = float("QB_LHOLD") { r.labelHold = v }
+        if let v = float("QB_LSHIFT") { r.labelShift = v }
         if let v = shadowMargin { r.shadowMargin = v }
         if let v = gmax { r.detailGainLimit = v }
         if let v = margin { r.interiorMargin = v }

@@ -5,7 +5,8 @@ extension RefinePass {
     /// bilinearly and applied to the guide there, α = ā·I + b̄, clamped to
     /// the range of the four depth-resolution values around it
     /// (`rangeClamp`); 2.5, contrast; 2.6, temporal smoothing (each pixel
-    /// reads and writes only its own `previous`); 2.7, snap to 0 and 1.
+    /// reads and writes only its own `previous`); where the coarse fit has no
+    /// edge, the rest of 2.5's `flatContrast`; 2.7, snap to 0 and 1.
     /// Interior pixels keep their filled label.
     func output(_ ys: Range<Int>) {
         let A = CM, dw = dw, dh = dh, gw = gw
@@ -35,6 +36,7 @@ extension RefinePass {
                     continue
                 }
                 var m: Float
+                var flat: Float = 1
                 // step 3's colour detail: the gain where the model decides
                 var g = F4(repeating: 0)
                 if inner == 1 {
@@ -65,6 +67,8 @@ extension RefinePass {
                     }
                     // 2.5
                     m = (m - 0.5) * contrast + 0.5
+                    // (where the coarse fit has no edge, `flatContrast`, after 2.6)
+                    if spread < detailMinSpread { flat = flatContrast / contrast }
                     if detail != nil && spread >= detailMinSpread && m == (fit - 0.5) * contrast + 0.5
                         && m > -0.5 && m < 1.5 {
                         // (only across an edge of the coarse fit (`detailMinSpread`);
@@ -109,10 +113,15 @@ extension RefinePass {
                     }
                     if !held { pg[0] = gr; pg[gs] = gg; pg[2 * gs] = gb }
                 }
-                // 2.7
+                // 2.7 (2.6 keeps the value before the rest of `flatContrast`)
                 m = m < lo ? 0 : (m > hi ? 1 : m)
-                out[o] = m
                 previous[o] = m
+                if flat != 1 {
+                    // 2.5, the rest of `flatContrast` (2.6 smoothed the milder value)
+                    m = min(max((m - 0.5) * flat + 0.5, 0), 1)
+                    m = m < lo ? 0 : (m > hi ? 1 : m)
+                }
+                out[o] = m
                 if let detail { storeF4(g, detail + 4 * o) }
             }
         }

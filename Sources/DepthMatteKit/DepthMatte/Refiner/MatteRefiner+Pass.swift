@@ -173,6 +173,17 @@ struct RefinePass {
     var detail: UnsafeMutablePointer<Float>? = nil
     var detailGainLimit: Float = 1e9
     var detailMinSpread: Float = 0
+    /// 2.6 at depth resolution (`labelHold`): the previous label, the guide
+    /// and the label's mean over `band` where it was last followed (5 planes
+    /// `dw·dh` apart), or nil; whether to
+    /// blend with them, and the new label's weight where the guide is still;
+    /// the change of the label's mean over `band` that is followed at once.
+    var labelPrevious: UnsafeMutablePointer<Float>? = nil
+    var labelShift: Float = 1
+    var labelBlend = false
+    var labelBase: Float = 1
+    /// 2.5 where the coarse fit has no edge, applied after 2.6 (`flatContrast`).
+    var flatContrast: Float = 1.5
 
     init(scratch s: RefineScratch, n: Int, gn: Int, bands: Int,
          dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,

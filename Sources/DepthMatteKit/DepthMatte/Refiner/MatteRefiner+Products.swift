@@ -7,6 +7,30 @@ extension RefinePass {
         let Lr = L[.r], Lg = L[.g], Lb = L[.b]
         let end = ys.upperBound * dw
         var i = ys.lowerBound * dw
+        if let lp = labelPrevious {
+            // 2.6 at depth resolution (`labelHold`): where the guide did not
+            // change since the label was last followed, and the label's
+            // mean over `band` did not change coherently (a new cutoff, an
+            // edge that moved), the label is averaged with the previous one
+            // (the depth's noise flips single pixels), else followed
+            let pn = dw * dh, pr = lp + pn, pg = lp + 2 * pn, pb = lp + 3 * pn, pm = lp + 4 * pn
+            for j in i..<end {
+                if weight[j] != 1 { fill[j] = decision[j]; weight[j] = 1 }
+                var p = fill[j]
+                var follow = true
+                if labelBlend && abs(boxed[j] - pm[j]) < labelShift {
+                    let dc = max(abs(Lr[j] - pr[j]), abs(Lg[j] - pg[j]), abs(Lb[j] - pb[j]))
+                    let moved = min(1, max(0, dc - colourNoise) / colourNoise)
+                    if moved < 1 {
+                        p = lp[j] + (labelBase + (1 - labelBase) * moved) * (p - lp[j])
+                        fill[j] = p
+                        follow = false
+                    }
+                }
+                if follow { pr[j] = Lr[j]; pg[j] = Lg[j]; pb[j] = Lb[j]; pm[j] = boxed[j] }
+                lp[j] = p
+            }
+        }
         // four pixels at a time, the same operations per lane as below
         while i + 4 <= end {
             var w = loadF4(weight + i), p = loadF4(fill + i)

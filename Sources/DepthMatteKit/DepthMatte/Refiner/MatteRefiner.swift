@@ -41,12 +41,16 @@
 ///      the fine colour places the edge but cannot dig thin dark lines out of
 ///      a subject region (`MatteRefiner+Output`);
 ///  2.5 a contrast of 1.5 around 0.5: the linear colour model leaves 0.9 on
-///      shaded cloth and 0.1 on wall near the edge;
+///      shaded cloth and 0.1 on wall near the edge; 2 (after 2.6) where the
+///      coarse fit has no edge (`flatContrast`);
 ///  2.6 temporal smoothing with the previous matte, weighted by how much a
 ///      pixel changed: small changes (noise, flicker on a still subject) are
 ///      averaged, large ones (motion, a new cutoff) are followed at once (no
 ///      ghost trail); where the colour did not change, a change of the matte
-///      is depth noise and is held (`colourNoise`, `temporalLeak`);
+///      is depth noise and is held (`colourNoise`, `temporalLeak`); the same
+///      at depth resolution before the fit: a decided label whose colour and
+///      neighbourhood did not change is averaged with the previous one
+///      (`labelHold`, applied in 2.4's `products`);
 ///  2.7 values within half an 8-bit level of 0 or 1 are snapped, so the
 ///      fused upscale and blend keeps its uniform fast path away from the edge.
 ///
@@ -204,6 +208,18 @@ public struct MatteRefiner {
     /// 0.70-0.76x, still flips 90-96 -> 38-64, IoU +0.001; quality-bench
     /// portrait SAD 0.82-0.94 -> 0.93-1.04 (session 6: 1.42-1.73).
     public var detailMinSpread: Float = 0.5
+    /// 2.5 where the coarse fit has no edge (the four depth-resolution fit
+    /// values around a grid pixel span less than `detailMinSpread`): the
+    /// contrast there, applied after 2.6 (so the temporal smoothing sees the
+    /// milder value and the noise is not amplified before it). Such pixels
+    /// lie in a region the coarse model calls one side, and values like 0.3
+    /// there are the colour model's imprint of texture near the edge (a
+    /// patterned wall behind leaves), not coverage. 2 (session 8): real-bench
+    /// SAD -16 %, IoU unchanged; quality-bench portrait SAD 0.93-1.04 ->
+    /// 0.70-0.77 (with `labelHold`). Alone it cost flicker on real depth
+    /// (still dtSSD 0.70x -> 0.81x); with `labelHold` the still clip is at
+    /// 0.46-0.48x. Equal to `contrast`: off.
+    public var flatContrast: Float = 2
     /// Per output-grid pixel (gR, gG, gB, offset), 4 floats, or zeros where
     /// the colour model has no say (valid after `refine` with `colourDetail`).
     public private(set) var detail = FloatPlane()
@@ -217,6 +233,29 @@ public struct MatteRefiner {
     /// planes of the grid, R, G, B; written where the matte is evaluated).
     private var previousGuide = FloatPlane()
     private var havePrevious = false
+    /// The label at depth resolution after 2.3 and the guide there (`labelHold`).
+    private var previousLabel = FloatPlane()
+    /// 2.6 at depth resolution, before the fit (session 8, issue 20): where
+    /// the guide at depth resolution did not change by more than
+    /// `colourNoise` since the label there was last followed, and the
+    /// label's mean over `band` did not shift (`labelShift`), the decided
+    /// label (2.3) is blended with the previous one, the new one weighted
+    /// this much (1 = off; needs `colourNoise` > 0). A real sensor's fresh
+    /// noise every frame flips edge labels; held only at the output (2.6),
+    /// every flip still moved the fit and the window models around it.
+    /// real-bench still clip dtSSD 0.70-0.76x -> 0.46-0.48x, flips per pair
+    /// 38-64 -> 3-19; the sensor clips' still dtSSD 0.07/0.25x -> 0.03/0.10x.
+    /// Lag: kept off the moving edge by `labelShift` and the colour
+    /// (`LabelHoldTests`).
+    public var labelHold: Float = 0.3
+    /// See `labelHold`: a change of the label's mean over `band` (a
+    /// (2·band+1)² window) of this much or more since the label was last
+    /// followed is followed at once: a new cutoff or an edge that moved
+    /// shifts it coherently (the drift of a slow one adds up until it does),
+    /// while the depth's noise flips single pixels (1/25 each with `band` 2).
+    /// 0.3 held the synthetic pan's edge back (IoU min 0.9963 -> 0.9938);
+    /// 0.15 does not (0.9963).
+    public var labelShift: Float = 0.15
 
     public init() {}
 
@@ -238,6 +277,11 @@ public struct MatteRefiner {
             previousGuide.resize(width: gw, height: 3 * gh)
         }
         havePrevious = true
+        let labelOn = labelHold < 1 && colourNoise > 0
+        let labelBlend = blend && labelOn && previousLabel.width == dw && previousLabel.height == 5 * dh
+        if labelOn && (previousLabel.width != dw || previousLabel.height != 5 * dh) {
+            previousLabel.resize(width: dw, height: 5 * dh)
+        }
         if n == 0 { return }
         // more bands than depth rows would only idle
         let bands = pool == nil ? 1 : max(1, min(threads, dh))
@@ -260,6 +304,7 @@ public struct MatteRefiner {
         s.outputColumns(gridWidth: gw, depthWidth: dw, k: k)
 
         // 2.3–2.7, phase by phase, each phase's bands on the pool
+        previousLabel.pixels.withUnsafeMutableBufferPointer { prevLabel in
         previous.pixels.withUnsafeMutableBufferPointer { prev in
         previousGuide.pixels.withUnsafeMutableBufferPointer { prevGuide in
         if colourDetail { detail.resize(width: 4 * gw, height: gh) }
@@ -277,6 +322,8 @@ public struct MatteRefiner {
             pass.colourNoise = colourNoise; pass.hold = temporalHold; pass.leak = temporalLeak
             pass.detail = colourDetail ? D.baseAddress : nil
             pass.detailGainLimit = detailGainLimit; pass.detailMinSpread = detailMinSpread
+            pass.flatContrast = flatContrast
+            if labelOn { pass.labelPrevious = prevLabel.baseAddress; pass.labelBlend = labelBlend; pass.labelBase = labelHold; pass.labelShift = labelShift }
             for i in 0..<n { pass.fill[i] = Float(s.filled[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in RefinePhase.allCases {
@@ -286,6 +333,6 @@ public struct MatteRefiner {
                     }
                 }
             }
-        }}}}
+        }}}}}
     }
 }

@@ -1,0 +1,77 @@
+import XCTest
+@testable import DepthMatteKit
+
+/// README step 2.6 at depth resolution (issue 20, `MatteRefiner.labelHold`):
+/// where the colour did not change, the decided label is averaged with the
+/// previous one before the fit, so the depth's per-frame noise does not
+/// reach the matte; a coherent change of the label (a new cutoff, an edge
+/// that moved) is followed at once.
+final class LabelHoldTests: XCTestCase {
+    /// The real-sensor scene of `TemporalHoldTests` held still, the output's
+    /// own hold off (`temporalHold` 0) so only the label hold acts: the mean
+    /// over frame pairs of the summed |Δα| on the output grid.
+    static func stillChange(labelHold: Float, frames: Int = 8) -> Double {
+        var s = SceneSettings()
+        s.motion = false; s.noise = true; s.holes = true; s.flyingPixels = true; s.misregistration = 2
+        s.quantization = true; s.correlatedNoise = true; s.edgeJitter = true; s.distanceScale = 2.5; s.seed = 12
+        let v = TestRGB(width: 640, height: 360, layout: .bgra), d = TestDepth(width: 160, height: 90)
+        var r = MatteRefiner()
+        r.colourNoise = 4.0 / 255; r.temporalHold = 0; r.labelHold = labelHold
+        var m = FloatPlane(), prev: [Float] = []
+        var change = 0.0
+        for f in 0..<frames {
+            let scene = RGBDScene(settings: s, time: 1 + Double(f) / 30)
+            _ = scene.renderVideo(v.view)
+            scene.renderDepth(base: UnsafeMutableRawPointer(d.bytes), width: d.width, height: d.height, stride: d.stride)
+            r.refine(depth: d.view, scale: 0.001, cutoff: 3.125, video: v.view, into: &m)
+            let cur = Array(m.pixels.prefix(m.width * m.height))
+            if !prev.isEmpty { for i in 0..<cur.count { change += Double(abs(cur[i] - prev[i])) } }
+            prev = cur
+        }
+        return change / Double(frames - 1)
+    }
+
+    func testStillSceneSensorNoiseIsAveragedBeforeTheFit() {
+        let free = Self.stillChange(labelHold: 1), held = Self.stillChange(labelHold: 0.3)
+        XCTAssertGreaterThan(free, 5, "the sensor noise moves the matte without the hold (the test means something)")
+        XCTAssertLessThan(held, 0.5 * free, "label hold: \(held) against \(free) without it")
+    }
+
+    /// Uniform colour (no colour evidence at all), depth a ramp of 2 cm per
+    /// depth pixel with fresh ±16 mm noise: the cutoff alone places the edge.
+    static func rampFrame(seed: UInt64, video v: TestRGB, depth d: TestDepth) {
+        for y in 0..<v.height { for x in 0..<v.width { v[x, y] = RGBA(120, 110, 100, 255) } }
+        var h = seed &* 0x9E37_79B9_7F4A_7C15
+        for y in 0..<d.height {
+            for x in 0..<d.width {
+                h = h &* 6364136223846793005 &+ 1442695040888963407
+                d[x, y] = UInt16(1000 + 20 * x + Int(h >> 59) - 16)
+            }
+        }
+    }
+
+    func testNewCutoffIsFollowedAtOnceWhereTheColourDidNotChange() {
+        let v = TestRGB(width: 160, height: 40), d = TestDepth(width: 40, height: 10)
+        func edgeAfterCutoffChange(labelHold: Float, labelShift: Float = MatteRefiner().labelShift) -> (before: Double, after: Double) {
+            var r = MatteRefiner()
+            r.colourNoise = 4.0 / 255; r.labelHold = labelHold; r.labelShift = labelShift
+            var m = FloatPlane()
+            for f in 0..<6 {
+                Self.rampFrame(seed: UInt64(f + 1), video: v, depth: d)
+                r.refine(depth: d.view, scale: 0.001, cutoff: 1.3, video: v.view, into: &m)
+            }
+            let before = TemporalHoldTests.position(m, videoWidth: v.width)
+            // 1.3 m -> 1.5 m: the edge moves 10 depth pixels (40 video px) to the right
+            Self.rampFrame(seed: 7, video: v, depth: d)
+            r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+            return (before, TemporalHoldTests.position(m, videoWidth: v.width))
+        }
+        let free = edgeAfterCutoffChange(labelHold: 1), held = edgeAfterCutoffChange(labelHold: 0.3)
+        XCTAssertEqual(free.after - free.before, 40, accuracy: 6, "the new cutoff moves the edge (the test means something)")
+        XCTAssertEqual(held.before, free.before, accuracy: 1)
+        XCTAssertEqual(held.after, free.after, accuracy: 2, "the label hold kept the edge back: \(held) against \(free)")
+        // without the coherence rule (every change held) it would lag
+        let lagging = edgeAfterCutoffChange(labelHold: 0.3, labelShift: 2)
+        XCTAssertLessThan(lagging.after, free.after - 4, "the rule is what follows the new cutoff: \(lagging)")
+    }
+}
