@@ -11,20 +11,11 @@ final class LabelHoldTests: XCTestCase {
     /// own hold off (`temporalHold` 0) so only the label hold acts: the mean
     /// over frame pairs of the summed |Δα| on the output grid.
     static func stillChange(labelHold: Float, frames: Int = 8) -> Double {
-        var s = SceneSettings()
-        s.motion = false; s.noise = true; s.holes = true; s.flyingPixels = true; s.misregistration = 2
-        s.quantization = true; s.correlatedNoise = true; s.edgeJitter = true; s.distanceScale = 2.5; s.seed = 12
-        let v = TestRGB(width: 640, height: 360, layout: .bgra), d = TestDepth(width: 160, height: 90)
         var r = MatteRefiner()
         r.colourNoise = 4.0 / 255; r.temporalHold = 0; r.labelHold = labelHold
-        var m = FloatPlane(), prev: [Float] = []
+        var prev: [Float] = []
         var change = 0.0
-        for f in 0..<frames {
-            let scene = RGBDScene(settings: s, time: 1 + Double(f) / 30)
-            _ = scene.renderVideo(v.view)
-            scene.renderDepth(base: UnsafeMutableRawPointer(d.bytes), width: d.width, height: d.height, stride: d.stride)
-            r.refine(depth: d.view, scale: 0.001, cutoff: 3.125, video: v.view, into: &m)
-            let cur = Array(m.pixels.prefix(m.width * m.height))
+        TemporalHoldTests.refineStill(&r, frames: frames) { cur in
             if !prev.isEmpty { for i in 0..<cur.count { change += Double(abs(cur[i] - prev[i])) } }
             prev = cur
         }

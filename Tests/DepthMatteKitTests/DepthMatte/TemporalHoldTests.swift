@@ -10,25 +10,33 @@ final class TemporalHoldTests: XCTestCase {
     /// subject at 2.5 m) held still: the largest per-pixel change of the
     /// matte over `frames` frames at 30 fps, and how many pixels changed by > 0.2.
     static func stillFlips(hold: Float, frames: Int = 8) -> (flips: Int, soft: Int) {
-        var s = SceneSettings()
-        s.motion = false; s.noise = true; s.holes = true; s.flyingPixels = true; s.misregistration = 2
-        s.quantization = true; s.correlatedNoise = true; s.edgeJitter = true; s.distanceScale = 2.5; s.seed = 12
-        let v = TestRGB(width: 640, height: 360, layout: .bgra), d = TestDepth(width: 160, height: 90)
         var r = MatteRefiner()
         r.colourNoise = 4.0 / 255; r.temporalHold = hold
-        var m = FloatPlane(), prev: [Float] = []
+        var prev: [Float] = []
         var flips = 0, soft = 0
-        for f in 0..<frames {
-            let scene = RGBDScene(settings: s, time: 1 + Double(f) / 30)
-            _ = scene.renderVideo(v.view)
-            scene.renderDepth(base: UnsafeMutableRawPointer(d.bytes), width: d.width, height: d.height, stride: d.stride)
-            r.refine(depth: d.view, scale: 0.001, cutoff: 3.125, video: v.view, into: &m)
-            let cur = Array(m.pixels.prefix(m.width * m.height))
+        refineStill(&r, frames: frames) { cur in
             if !prev.isEmpty { for i in 0..<cur.count where abs(cur[i] - prev[i]) > 0.2 { flips += 1 } }
             soft += cur.filter { $0 > 0.05 && $0 < 0.95 }.count
             prev = cur
         }
         return (flips, soft)
+    }
+
+    /// The real-sensor scene (see `stillFlips`) held still through `r`: each
+    /// frame's matte to `body`.
+    static func refineStill(_ r: inout MatteRefiner, frames: Int, _ body: ([Float]) -> Void) {
+        var s = SceneSettings()
+        s.motion = false; s.noise = true; s.holes = true; s.flyingPixels = true; s.misregistration = 2
+        s.quantization = true; s.correlatedNoise = true; s.edgeJitter = true; s.distanceScale = 2.5; s.seed = 12
+        let v = TestRGB(width: 640, height: 360, layout: .bgra), d = TestDepth(width: 160, height: 90)
+        var m = FloatPlane()
+        for f in 0..<frames {
+            let scene = RGBDScene(settings: s, time: 1 + Double(f) / 30)
+            _ = scene.renderVideo(v.view)
+            scene.renderDepth(base: UnsafeMutableRawPointer(d.bytes), width: d.width, height: d.height, stride: d.stride)
+            r.refine(depth: d.view, scale: 0.001, cutoff: 3.125, video: v.view, into: &m)
+            body(Array(m.pixels.prefix(m.width * m.height)))
+        }
     }
 
     func testStaticEdgeWithFreshSensorNoiseFlipsNoPixel() {
