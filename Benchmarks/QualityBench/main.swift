@@ -106,6 +106,9 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
                 let smp = scene.sample(u: (Double(x) + 0.5) / Double(VW), v: (Double(y) + 0.5) / Double(VH))
                 switch smp.object {
                 case .distractor, .surface: ob[y * VW + x] = 1
+                case .thinPart:
+                    // 4: the thin rod, where the truth covers it fully
+                    if tr[y * VW + x] == 255 { ob[y * VW + x] = 4 }
                 case .hand, .arm:
                     // 2: fully covered; 3: and more than 2 px inside the outline
                     var deep = y >= 2 && y < VH - 2 && x >= 2 && x < VW - 2
@@ -169,7 +172,7 @@ func expApprox(_ x: Double) -> Double {
 }
 
 struct Score {
-    var sad = 0.0, mse = 0.0, grad = 0.0, iou = 0.0, iouMin = 1.0, dt = 0.0, distractor = 0, handOut = 0, handOutDeep = 0, ms = 0.0
+    var sad = 0.0, mse = 0.0, grad = 0.0, iou = 0.0, iouMin = 1.0, dt = 0.0, distractor = 0, handOut = 0, handOutDeep = 0, thin = 0, thinKept = 0, ms = 0.0
     /// Per frame pair, mean: pixels whose matte change differs from the
     /// truth's by more than 0.2 (on a still clip: pixels that flip), the
     /// worst frame pair, and pixels the truth itself changes by more than 0.2.
@@ -246,7 +249,8 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
             if v > 0.5 || vt > 0.5 { uni += 1 }
             if ob[p] == 1 && v > 0.5 { sc.distractor += 1 }
             if ob[p] == 3 && v < 0.5 { sc.handOutDeep += 1 }
-            if ob[p] >= 2 && v < 0.5 { sc.handOut += 1; if perFrame { print("    hand out: \(refine) frame \(i) x \(p % VW) y \(p / VW) a \(v) truth \(vt)\(ob[p] == 3 ? " deep" : "")") } }
+            if ob[p] == 4 { sc.thin += 1; if v >= 0.5 { sc.thinKept += 1 } }
+            if ob[p] >= 2 && ob[p] <= 3 && v < 0.5 { sc.handOut += 1; if perFrame { print("    hand out: \(refine) frame \(i) x \(p % VW) y \(p / VW) a \(v) truth \(vt)\(ob[p] == 3 ? " deep" : "")") } }
             if i > 0 {
                 let q = Double((v - prev[p]) - (vt - prevT[p])); dd += q * q
                 if abs(q) > 0.2 { off += 1 }
@@ -395,11 +399,14 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("pan", .portrait, startTime, .face, false, true),
         ("chair", .chair, startTime, .face, true, false), ("slopingFloor", .slopingFloor, startTime, .face, true, false),
         ("doorFrame", .doorFrame, startTime, .face, true, false), ("enterLeft", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight", .enterLeft, 6.3, .nearest, true, false), ("sway", .portrait, startTime, .nearest, true, false)]
+        ("leaveRight", .enterLeft, 6.3, .nearest, true, false), ("sway", .portrait, startTime, .nearest, true, false),
+        ("thinRod", .thinRod, startTime, .face, true, false)]
+    var thinLines: [String] = []
+    defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
         var ss = SceneSettings()
         ss.motion = motion; ss.pan = pan
-        ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = 1; ss.seed = 7
+        ss.noise = true; ss.holes = env("QB_NOHOLES") == nil; ss.flyingPixels = env("QB_NOFLY") == nil; ss.misregistration = env("QB_SCMIS").flatMap { Int($0) } ?? 1; ss.seed = 7
         if env("QB_REAL") != nil { ss.quantization = true; ss.correlatedNoise = true }
         ss.scene = kind
         if mode == .nearest { ss.faceMeta = false }
@@ -412,6 +419,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
             let r = refine == .original ? orig : run(clip, refine: refine, mode: mode, subjectOnly: subjectOnly)
             print("| \(name) | \(f(start, 1)) | \(mode) | \(rname) | \(f(r.sad, 2)) | \(f(r.grad, 2)) | \(f(r.iou, 4)) | \(f(r.iouMin, 4)) | \(f(r.dt, 3)) | "
                   + "\(f(r.sad / orig.sad, 2)) | \(f(r.iou / orig.iou, 3)) | \(f(r.dt / orig.dt, 2)) | \(r.distractor) | \(r.handOut) | \(f(r.ms, 1)) |")
+            if r.thin > 0 { thinLines.append("  \(name), \(rname): thin rod pixels keyed \(r.thinKept) of \(r.thin) (\(f(100 * Double(r.thinKept) / Double(r.thin), 1)) %)") }
         }
     }
 }

@@ -86,6 +86,8 @@ dm_rgbdtestsrc_scene_get_type (void)
     {DM_SCENE_ENTER_LEFT, "The subject walks in from the left (0-4 s of "
           "10 s), stands, walks out on the right (6-10 s), over the floor",
         "enter-left"},
+    {DM_SCENE_THIN_ROD, "The portrait, hand raised, holding a 5 mm rod up "
+          "(a part one or two depth pixels wide)", "thin-rod"},
     {0, NULL, NULL},
   };
   return dm_enum_type (&type, "GstRgbdTestSrcScene", values);

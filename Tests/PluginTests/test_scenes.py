@@ -66,3 +66,29 @@ def test_scene_property_defaults_to_the_portrait():
     assert e.get_property("correlated-noise") is False
     m = Gst.ElementFactory.make("depthmatte")
     assert m.get_property("subject-only") is True
+
+
+def test_thin_rod_scene_puts_a_thin_subject_part_in_the_truth():
+    """scene=thin-rod: the raised hand holds a 5 mm rod up; it is the subject
+    (in the truth stream) and it is in the depth, nearer than the wall: a part
+    one or two depth pixels wide for quality-bench's thin-part figure."""
+    def frame(scene, stream):
+        p = Gst.parse_launch(f"rgbdtestsrc scene={scene} stream={stream} motion=false num-buffers=1 ! "
+                             "video/x-raw,width=640,height=360 ! appsink name=sink sync=false")
+        p.set_state(Gst.State.PLAYING)
+        try:
+            px = pixels(pull_all(p)[0])
+        finally:
+            p.set_state(Gst.State.NULL)
+        return px[:, :, 0] / 255 if px.shape[2] == 1 else px[:, :, 0] + 256 * px[:, :, 1].astype(np.int64)
+    rod, portrait = frame("thin-rod", "truth"), frame("portrait", "truth")
+    extra = (rod > 0.5) & (portrait < 0.5)
+    ys, xs = np.nonzero(extra)
+    assert extra.sum() > 300, extra.sum()                   # the hand (raised) and the rod
+    widths = [np.count_nonzero(extra[y]) for y in range(ys.min(), ys.min() + 40)]
+    assert max(widths) <= 4 and min(widths) >= 1, widths    # the rod's upper end: 2-3 px at 640 wide
+    depth, wall = frame("thin-rod", "depth"), frame("portrait", "depth")
+    y = ys.min() + 5
+    x = xs[ys == y][0]
+    # (depth is at 640x360 here too: the rod, 1.2 m, against the wall behind it)
+    assert 0 < depth[y, x] < wall[y, x] - 500, (depth[y, x], wall[y, x])

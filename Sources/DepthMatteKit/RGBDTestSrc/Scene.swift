@@ -173,14 +173,15 @@ public struct ScenePose: Equatable {
 /// What the scene shows through one image position (clean, no artefacts).
 public struct SceneSample: Equatable {
     /// `surface`: a scene's chair back, floor or door frame (SceneExtras.swift).
-    public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm, surface }
+    /// (`thinPart`: the rod of `SceneKind.thinRod`.)
+    public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm, thinPart, surface }
     public var object: Object
     /// Metres along the optical axis.
     public var depth: Double
     /// The object belongs to the subject (part of the ground-truth matte).
     public var isSubject: Bool {
         switch object {
-        case .head, .neck, .torso, .hand, .arm: return true
+        case .head, .neck, .torso, .hand, .arm, .thinPart: return true
         case .wall, .distractor, .surface: return false
         }
     }

@@ -20,6 +20,10 @@ public enum SceneKind: Int32, CaseIterable, Sendable {
     /// stands (4–6 s) and walks out on the right (6–10 s), at 1.2 m, over
     /// the sloping floor; no raised hand.
     case enterLeft = 4
+    /// The portrait with the hand raised all the time, holding a thin rod
+    /// (5 mm, a cable or a thin boom) up from it: a part of the subject one
+    /// or two depth pixels wide, in front of the wall.
+    case thinRod = 5
 }
 
 extension SceneKind {

@@ -5,7 +5,7 @@
 
 /// Which piece of an object a point hit.
 enum ScenePart: UInt8 {
-    case none, head, neck, torso, hand, forearm, upperArm, pot, rim, stem, leaf
+    case none, head, neck, torso, hand, forearm, upperArm, pot, rim, stem, leaf, rod
 }
 
 /// A signed distance to the nearest piece of one object, with what the colour
@@ -120,6 +120,8 @@ struct SceneGeometry {
     // pose
     let zs: Double, hx: Double, hy: Double, zHand: Double
     let handRaised: Bool, faceVisible: Bool
+    /// The hand holds a thin rod up (`SceneKind.thinRod`).
+    let rod: Bool
     // bounding boxes in ray coordinates (x/z, y/z), without margins
     let bodyX0: Double, bodyX1: Double, bodyY0: Double
     let handX0: Double, handX1: Double, handY0: Double, handY1: Double
@@ -137,6 +139,11 @@ struct SceneGeometry {
     static let wristX = 0.192, wristY = 0.035, elbowX = 0.25, elbowY = 0.36
     static let shoulderX = 0.15, shoulderY = 0.22
     static let forearmR = 0.033, upperArmR = 0.045
+    /// The thin rod (`SceneKind.thinRod`): from the top of the hand up and a
+    /// little outwards, 5 mm thick (about 4 video pixels at 1280x720 and
+    /// 1.2 m: 2 depth pixels at 640x360, 1 at 320x180).
+    static let rodX0 = handCX, rodY0 = handCY - handB + 0.01, rodX1 = handCX + 0.05, rodY1 = handCY - 0.42
+    static let rodR = 0.0025
     /// Plant: absolute metres in its plane.
     static let plantX = -0.80
     /// Leaves growing from the stem (x = plantX): tip, base height, half
@@ -156,11 +163,12 @@ struct SceneGeometry {
         plantOn = kind.hasPlant
         zs = pose.subjectDepth; hx = pose.headX; hy = pose.headY
         zHand = zs - SceneLayout.handForward
-        handRaised = pose.handRaised; faceVisible = pose.faceVisible
+        rod = kind == .thinRod
+        handRaised = pose.handRaised || rod; faceVisible = pose.faceVisible
         let tw = Self.torsoHalfWidth
         bodyX0 = (hx - tw) / zs; bodyX1 = (hx + tw) / zs; bodyY0 = (hy - Self.headB) / zs
         handX0 = (hx + 0.10) / zHand; handX1 = (hx + 0.30) / zHand
-        handY0 = (hy - 0.085) / zHand; handY1 = (hy + 0.41) / zHand
+        handY0 = (hy + (rod ? Self.rodY1 - Self.rodR : -0.085)) / zHand; handY1 = (hy + 0.41) / zHand
         let zd = SceneLayout.distractorDepth
         plantX0 = -1.15 / zd; plantX1 = -0.45 / zd; plantY0 = -0.43 / zd
     }
@@ -196,6 +204,10 @@ struct SceneGeometry {
         let sf = f.d - Self.forearmR
         let u = sceneSegment(rx, ry, Self.elbowX, Self.elbowY, Self.shoulderX, Self.shoulderY)
         let su = u.d - Self.upperArmR
+        if rod {
+            let sr = sceneSegment(rx, ry, Self.rodX0, Self.rodY0, Self.rodX1, Self.rodY1).d - Self.rodR
+            if sr < sh && sr <= sf && sr <= su { return SceneHit(sd: sr, part: .rod, px: rx, py: ry, aux: 0) }
+        }
         if sh <= sf && sh <= su { return SceneHit(sd: sh, part: .hand, px: rx, py: ry, aux: 0) }
         if sf <= su { return SceneHit(sd: min(sf, sh), part: .forearm, px: rx, py: ry, aux: f.h) }
         return SceneHit(sd: su, part: .upperArm, px: rx, py: ry, aux: u.h)
@@ -256,6 +268,8 @@ struct SceneGeometry {
         case .hand:
             let nx = (h.px - Self.handCX) / Self.handA, ny = (h.py - Self.handCY) / Self.handB
             return zHand + 0.01 * min(nx * nx + ny * ny, 1)
+        case .rod:
+            return zHand
         case .forearm:
             return zs - 0.13 + 0.09 * h.aux        // wrist → elbow
         default:
@@ -281,7 +295,7 @@ struct SceneGeometry {
     func sample(_ x: Double, _ y: Double) -> SceneSample {
         if inHand(x, y, 0) {
             let h = hand(x, y)
-            if h.sd < 0 { return SceneSample(object: h.part == .hand ? .hand : .arm, depth: handDepth(h)) }
+            if h.sd < 0 { return SceneSample(object: h.part == .hand ? .hand : (h.part == .rod ? .thinPart : .arm), depth: handDepth(h)) }
         }
         if inBody(x, y, 0) {
             let b = body(x, y)
@@ -361,6 +375,8 @@ struct SceneGeometry {
             // gaps between four fingers in the upper part
             if dy < -0.015 && sceneFract(dx / 0.0225) < 0.12 { return Self.skin.scaled(0.7) }
             return Self.skin.scaled(0.96)
+        case .rod:
+            return SceneColor(38, 38, 42)     // a black microphone boom
         case .forearm:
             return h.aux > 0.55 ? Self.shirt.scaled(0.9) : Self.skin.scaled(0.9)
         default:
