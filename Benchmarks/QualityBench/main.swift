@@ -50,6 +50,7 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = float("QB_SPREAD") { r.detailMinSpread = v }
         if let v = float("QB_FLATC") { r.flatContrast = v }
         if let v = float("QB_LHOLD") { r.labelHold = v }
+        if env("QB_NOTHIN") != nil { r.thinParts = false }
         if let v = float("QB_LSHIFT") { r.labelShift = v }
         if let v = shadowMargin { r.shadowMargin = v }
         if let v = gmax { r.detailGainLimit = v }
@@ -188,6 +189,8 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
          dumpTo: String? = nil) -> Score {
     let m = DepthMatter()
     tuning(&m.refiner)
+    if let v = env("QB_JOINC").flatMap({ Float($0) }) { m.segmentation.joinColourStep = v }
+    if let v = env("QB_FRAG").flatMap({ Float($0) }) { m.segmentation.fragmentArea = v }
     var s = MatteSettings()
     s.refine = refine
     s.mode = mode
@@ -271,7 +274,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
         sc.sad += sad / 1000; sc.mse += mse / Double(VW * VH) * 1e3; sc.grad += ge / 1000
         let iou = uni > 0 ? Double(inter) / Double(uni) : 1
         sc.iou += iou; sc.iouMin = min(sc.iouMin, iou)
-        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2)) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount)") }
+        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2)) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount) thin \(sc.thinKept)/\(sc.thin)") }
         if i > 0 {
             sc.dt += (dd / Double(VW * VH)).squareRoot() * 100
             sc.off += Double(off); sc.offMax = max(sc.offMax, off); sc.truthMoves += Double(moves)
@@ -400,7 +403,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("chair", .chair, startTime, .face, true, false), ("slopingFloor", .slopingFloor, startTime, .face, true, false),
         ("doorFrame", .doorFrame, startTime, .face, true, false), ("enterLeft", .enterLeft, 0.3, .nearest, true, false),
         ("leaveRight", .enterLeft, 6.3, .nearest, true, false), ("sway", .portrait, startTime, .nearest, true, false),
-        ("thinRod", .thinRod, startTime, .face, true, false)]
+        ("thinRod", .thinRod, startTime, .face, env("QB_ROSTILL") == nil, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {

@@ -12,7 +12,7 @@ extension RefinePass {
     func decide(_ ys: some Sequence<Int>) {
         let sr = decisionRadius
         let Lr = L[.r], Lg = L[.g], Lb = L[.b]
-        let unknown = DepthLabel.unknown.rawValue
+        let unknown = DepthLabel.unknown.rawValue, subjectLabel = DepthLabel.subject.rawValue
         for y in ys {
             for x in 0..<dw where weight[y * dw + x] != 1 {
                 let i = y * dw + x
@@ -91,6 +91,30 @@ extension RefinePass {
                         if matched {
                             let c = abs(bb - bf) / max(bf + bb, 1e-12)
                             p = fill[i] + c * (p - fill[i])
+                        }
+                    } else if thinParts && bb < .infinity && !matched {
+                        // a thin part (`thinParts`): no trusted subject pixel in
+                        // reach, as along a rod or a cable one or two depth
+                        // pixels wide (all of it within the band), and the pixel
+                        // is not the wall's colour: the subject's colour is that
+                        // of the subject READINGS next to it (depth says the part
+                        // is there; colour says where)
+                        let ur = band + 1
+                        var bu = Float.infinity
+                        for yy in max(0, y - ur)...min(dh - 1, y + ur) {
+                            for xx in max(0, x - ur)...min(dw - 1, x + ur) where label[yy * dw + xx] == subjectLabel {
+                                let j = yy * dw + xx
+                                if j == i { continue }
+                                let dr = Lr[j] - R, dg = Lg[j] - G, db = Lb[j] - B
+                                bu = min(bu, dr * dr + dg * dg + db * db)
+                            }
+                        }
+                        // (only where the part's colour is clearly not the
+                        // wall's: a leaf against a leaf-patterned wall is not
+                        // decided this way)
+                        if 4 * bu < bb {
+                            p = bb / max(bu + bb, 1e-12)
+                            nearest = true
                         }
                     }
                 }

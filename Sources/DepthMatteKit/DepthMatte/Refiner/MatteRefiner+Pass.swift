@@ -163,6 +163,8 @@ struct RefinePass {
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
     var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
     var blend = false, rangeClamp = false, matchWidening = false
+    /// 2.3's thin-part rule (`MatteRefiner.thinParts`).
+    var thinParts = false
     /// 2.6: colour noise on the grid and the hysteresis margin (`colourNoise`, `temporalHold`).
     var colourNoise: Float = 0, hold: Float = 0, leak: Float = 0
     /// Squared colour distance within which a pixel matches a side (`matchWidening`).

@@ -169,6 +169,16 @@ public struct MatteRefiner {
     /// side, and the nearest-colour decision p moves the filled label f only
     /// as far as it is clear: f + c·(p − f), c = |d_bg − d_fg| / (d_bg + d_fg).
     public var matchWidening = true
+    /// 2.3, thin parts (session 8): an untrusted pixel with no trusted subject
+    /// pixel within `decisionRadius` (a rod, a cable, a strand one or two
+    /// depth pixels wide is all within the band) and whose colour does not
+    /// match the nearest trusted background colour is decided against the
+    /// colours of the subject READINGS (untrusted) within `band` + 1 depth
+    /// pixels: where depth says a thin part is there, colour places it,
+    /// instead of the part keeping only the half of it the misregistered
+    /// depth overlaps. No subject reading near: no thin part (colour alone
+    /// does not invent one).
+    public var thinParts = true
     /// The coefficients of the windows covering a pixel are averaged weighted
     /// by how well each window's linear model fits its labels (a weighted
     /// aggregation of the overlapping local models instead of the plain box
@@ -316,7 +326,7 @@ public struct MatteRefiner {
             pass.band = band; pass.interiorRadius = interiorMargin + band; pass.radius = radius
             pass.untrustedWeight = untrustedWeight; pass.eps = eps; pass.decisionRadius = decisionRadius
             pass.contrast = contrast; pass.rangeClamp = rangeClamp
-            pass.matchWidening = matchWidening; pass.matchNoise = eps
+            pass.matchWidening = matchWidening; pass.matchNoise = eps; pass.thinParts = thinParts
             pass.fitFloor = fitWeighting ? fitFloor : 0
             pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
             pass.colourNoise = colourNoise; pass.hold = temporalHold; pass.leak = temporalLeak
