@@ -45,6 +45,10 @@
 ///     raised arm behind its own occlusion shadow, also when it reaches the
 ///     bottom; a desk edge spans the picture). The bottom edge does not
 ///     count: a close subject's forearm in front of the chest reaches it.
+///     A thin part one depth pixel wide (a rod, a cable) is sampled in
+///     pieces that touch corner to corner: a fragment touching a kept pixel
+///     diagonally too, at its depth (within `bodyStep`), stays, piece after
+///     piece along the part (session 8).
 ///  6. Every other near pixel is written as "far" (65535) into a copy of the
 ///     depth; holes (0) stay holes, so the refiner still decides those next to
 ///     the subject from their neighbours and colour, as before.
@@ -460,6 +464,40 @@ public struct SubjectSegmentation {
                     if (x > 0 && keptAt(i - 1)) || (x < w - 1 && keptAt(i + 1)) || (y > 0 && keptAt(i - w)) || (y < h - 1 && keptAt(i + w)) {
                         kk[l] = 2
                     }
+                }
+            }
+            // a thin part broken into pieces (a rod or a cable one depth
+            // pixel wide, sampled with gaps along a diagonal: pieces that
+            // touch only corner to corner): a fragment touching a kept pixel,
+            // also diagonally, at that pixel's depth (within `bodyStep`)
+            // stays with it, piece after piece along the part. (Such pieces
+            // have no 4-neighbour on another surface: not on `boundary`.)
+            stack.removeAll(keepingCapacity: true)
+            for i in 0..<n {
+                let l = lab[i]
+                if l >= 0 && kk[Int(l)] == 0 && ar[Int(l)] <= fragment { stack.append(Int32(i)) }
+            }
+            if !stack.isEmpty {
+                for _ in 0..<64 {
+                    var grew = false
+                    for s in stack {
+                        let i = Int(s), x = i % w, y = i / w
+                        let l = Int(lab[i])
+                        if kk[l] != 0 { continue }
+                        let v = Float(o[i])
+                        var near = false
+                        for dy in -1...1 where y + dy >= 0 && y + dy < h {
+                            for dx in -1...1 where (dx != 0 || dy != 0) && x + dx >= 0 && x + dx < w {
+                                let j = i + dy * w + dx, m = lab[j]
+                                if m >= 0 && Int(m) != l && kk[Int(m)] != 0 {
+                                    let u = Float(o[j])
+                                    if abs(v - u) < bodyA + bodyB * min(u, v) { near = true }
+                                }
+                            }
+                        }
+                        if near { kk[l] = 2; grew = true }
+                    }
+                    if !grew { break }
                 }
             }
             // 6. everything near that is not kept: far

@@ -45,6 +45,21 @@ final class SubjectSegmentationTests: XCTestCase {
     /// The matte at depth pixel (x, y) (its video pixel 2x, 2y).
     static func at(_ m: [UInt8], _ x: Int, _ y: Int) -> UInt8 { m[(2 * y + 1) * VW + 2 * x + 1] }
 
+    func testThinRodSampledInPiecesStaysWithTheSubject() {
+        // a rod one depth pixel wide rising from the shoulder, leaning: its
+        // samples touch only corner to corner (pieces of 4 rows), as a 5 mm
+        // rod does at 320x180; and a speck of the same depth away from it
+        let d = Self.personScene()
+        for y in 4..<32 { d[105 + (32 - y) / 4, y] = 1000 }
+        d[140, 20] = 1000
+        let on = Self.key(d)
+        var kept = 0
+        for y in 4..<32 where Self.at(on.matte, 105 + (32 - y) / 4, y) >= 128 { kept += 1 }
+        XCTAssertEqual(kept, 28, "the rod's pieces, one after another: \((4..<32).map { Self.at(on.matte, 105 + (32 - $0) / 4, $0) })")
+        XCTAssertEqual(Self.at(on.matte, 140, 20), 0, "a speck touching nothing kept stays out")
+        XCTAssertEqual(Self.at(on.matte, 80, 20), 255, "head")
+    }
+
     func testChairBackBehindTheShouldersIsKeyedOut() {
         let d = TestDepth(width: 160, height: 90, fill: 3000)
         d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)      // 12 cm behind the torso, nearer than the cutoff
