@@ -60,6 +60,23 @@ private func describe(_ json: UnsafePointer<CChar>, _ info: UnsafeMutablePointer
     return nil
 }
 
+/// A calibration parsed once, for the streaming thread (`dm_calibration_parse`).
+final class ParsedCalibration {
+    let calibration: DepthCalibration
+    init(_ c: DepthCalibration) { calibration = c }
+}
+
+@_cdecl("dm_calibration_parse")
+public func dm_calibration_parse(_ json: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer? {
+    guard let json, let c = try? DepthCalibration(json: String(cString: json)) else { return nil }
+    return Unmanaged.passRetained(ParsedCalibration(c)).toOpaque()
+}
+
+@_cdecl("dm_calibration_release")
+public func dm_calibration_release(_ parsed: UnsafeMutableRawPointer?) {
+    if let parsed { Unmanaged<ParsedCalibration>.fromOpaque(parsed).release() }
+}
+
 @_cdecl("dm_calibration_describe")
 public func dm_calibration_describe(_ json: UnsafePointer<CChar>?,
                                     _ info: UnsafeMutablePointer<DMDepthAlignCalibration>?) -> Int32 {

@@ -52,11 +52,12 @@ public func dm_rgbdtestsrc_render_video(_ s: UnsafePointer<DMRGBDTestSrcSettings
 
 @_cdecl("dm_rgbdtestsrc_render_depth")
 public func dm_rgbdtestsrc_render_depth(_ s: UnsafePointer<DMRGBDTestSrcSettings>?, _ t: Double,
-                                        _ calibrationJSON: UnsafePointer<CChar>?, _ out: UnsafePointer<DMGrayImage>?) {
+                                        _ calibration: UnsafeRawPointer?, _ out: UnsafePointer<DMGrayImage>?) {
     guard let s, let out, let data = out.pointee.data else { return }
     let o = out.pointee
     let scene = RGBDScene(settings: SceneSettings(s.pointee), time: t)
-    if let calibrationJSON, let cal = try? DepthCalibration(json: String(cString: calibrationJSON)) {
+    if let calibration {
+        let cal = Unmanaged<ParsedCalibration>.fromOpaque(calibration).takeUnretainedValue().calibration
         scene.renderDepth(seenBy: cal, base: UnsafeMutableRawPointer(data), width: Int(o.width),
                           height: Int(o.height), stride: Int(o.stride))
     } else {

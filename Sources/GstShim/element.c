@@ -310,7 +310,11 @@ dm_calibration_load (GstElement * element, gchar * const * property,
   GST_OBJECT_UNLOCK (element);
   if (!loaded->path || !*loaded->path)
     return TRUE;
-  return calibration_read (element, loaded->path, &loaded->json, &loaded->cal);
+  if (!calibration_read (element, loaded->path, &loaded->json, &loaded->cal))
+    return FALSE;
+  /* parsed once here: streaming uses the handle, not the text */
+  loaded->parsed = dm_calibration_parse (loaded->json);
+  return TRUE;
 }
 
 void
@@ -318,5 +322,6 @@ dm_calibration_clear (DMLoadedCalibration * loaded)
 {
   g_free (loaded->path);
   g_free (loaded->json);
+  dm_calibration_release (loaded->parsed);
   memset (loaded, 0, sizeof *loaded);
 }

@@ -124,6 +124,7 @@ typedef struct
   gchar *path;                  /* the `calibration` property it was read from */
   gchar *json;                  /* its text; NULL when none was read */
   DMDepthAlignCalibration cal;  /* what it gives */
+  void *parsed;                 /* dm_calibration_parse's handle, or NULL */
 } DMLoadedCalibration;
 
 /* Where an instance keeps its `calibration` (DMLoadedCalibration), for

@@ -467,7 +467,7 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
   switch (stream) {
     case DM_STREAM_DEPTH:{
       DMGrayImage img = dm_gray_image_from_frame (&frame);
-      dm_rgbdtestsrc_render_depth (&settings, t, self->calibration.json, &img);
+      dm_rgbdtestsrc_render_depth (&settings, t, self->calibration.parsed, &img);
       break;
     }
     case DM_STREAM_TRUTH:{

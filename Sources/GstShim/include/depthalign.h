@@ -38,6 +38,10 @@ typedef struct _DMDepthAlignCalibration {
 /* Parse a calibration (the file's text) into `info`: 1, or 0 with the field
  * and message set (for any element that reads calibration files). */
 int32_t dm_calibration_describe(const char *json, DMDepthAlignCalibration *info);
+/* The calibration parsed once (a handle for per-frame use), or NULL when it
+ * does not parse; dm_calibration_release frees it (NULL: nothing). */
+void *dm_calibration_parse(const char *json);
+void dm_calibration_release(void *parsed);
 
 void *dm_depthalign_new(void);
 /* Parse `json` (the calibration file's text) and keep it for the frames to

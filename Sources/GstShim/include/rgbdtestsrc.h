@@ -36,9 +36,10 @@ int32_t dm_rgbdtestsrc_render_video(const DMRGBDTestSrcSettings *s, double t, co
 int32_t dm_rgbdtestsrc_faces(const DMRGBDTestSrcSettings *s, double t, int32_t width, int32_t height,
     DMBox *out, int32_t max);
 /* Depth: GRAY16_LE in units of depth_scale, 0 = no reading; registered to
- * the colour, or as the depth camera of `calibration_json` sees it (NULL: registered). */
+ * the colour, or as the depth camera of `calibration` (dm_calibration_parse's
+ * handle) sees it (NULL: registered). */
 void dm_rgbdtestsrc_render_depth(const DMRGBDTestSrcSettings *s, double t,
-    const char *calibration_json, const DMGrayImage *out);
+    const void *calibration, const DMGrayImage *out);
 /* Ground-truth matte: GRAY8, 255 = subject. */
 void dm_rgbdtestsrc_render_truth(const DMRGBDTestSrcSettings *s, double t, const DMGrayImage *out);
 
