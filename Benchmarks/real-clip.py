@@ -144,16 +144,29 @@ def main():
     ap.add_argument("--shadow-drop", type=float, default=0.3, help="pixel next to a shadow has no reading")
     ap.add_argument("--shadow-regain", type=float, default=0.3, help="shadow pixel next to a reading reads")
     ap.add_argument("--sway-amp", type=float, default=1.5, help="sway amplitude, colour px")
+    ap.add_argument("--crop", default="13,280,1256,720", help="X0,Y0,W,H of the colour crop (W, H multiples of 4)")
+    ap.add_argument("--c-mpx", type=float, default=C_MPX, help="depth (m) = this / disparity (colour px)")
+    ap.add_argument("--cutoff-disp", default=",".join(f"{c:g}" for c in CUTOFF_DISP),
+                    help="cutoff disparities (colour px), comma-separated")
+    ap.add_argument("--name", help="clip name in meta.txt (default: the motion)")
     a = ap.parse_args()
+    cmpx = a.c_mpx
+    cutoff_disp = [float(c) for c in a.cutoff_disp.split(",")]
     rng = np.random.default_rng(a.seed)
     colour = read_pnm(a.colour)
-    gt = read_pnm(a.gt).astype(np.float64)
+    if a.gt.endswith(".npz"):
+        # float disparity (Middlebury 2014 style: inf / nan = unknown)
+        g = np.load(a.gt)
+        g = g[g.files[0]].astype(np.float64)
+        gt = np.where(np.isfinite(g) & (g > 0), g, 0)
+    else:
+        gt = read_pnm(a.gt).astype(np.float64)
     assert colour.shape[:2] == gt.shape
     H, W = gt.shape
-    X0, Y0, VW, VH = 13, 280, 1256, 720
+    X0, Y0, VW, VH = (int(v) for v in a.crop.split(","))
     DW, DH = VW // 4, VH // 4
     filled = fill_background(gt)
-    fgs = [(filled >= c).astype(np.float64) for c in CUTOFF_DISP]
+    fgs = [(filled >= c).astype(np.float64) for c in cutoff_disp]
     # edge fattening: the largest valid disparity within +-2 px in x, +-1 in y
     # (only where the GT has a reading: shadows stay shadows)
     fat = gt.copy()
@@ -161,7 +174,7 @@ def main():
         for dx in (-2, -1, 0, 1, 2):
             fat = np.maximum(fat, np.roll(np.roll(gt, dy, 0), dx, 1))
     fat = np.where(gt > 0, fat, 0)
-    # sway: the plant layer (filled disparity >= 75) moves over a background
+    # sway: the plant layer (filled disparity >= the first cutoff) moves over a background
     # layer whose plant pixels are filled from the background side of the row
     plant = fgs[0] > 0
     idx = np.where(~plant, np.arange(W)[None, :], -1)
@@ -215,15 +228,15 @@ def main():
             cy, cx, r = rng.uniform(0, DH), rng.uniform(0, DW), rng.uniform(1, 2.5)
             ok &= (jj - cy) ** 2 + (ii - cx) ** 2 > r * r
         ok &= rng.uniform(size=d.shape) > 0.003
-        mm = np.where(ok, np.rint(1000 * C_MPX / np.where(ok, dq, 1)), 0)
+        mm = np.where(ok, np.rint(1000 * cmpx / np.where(ok, dq, 1)), 0)
         np.clip(mm, 0, 65535).astype("<u2").tofile(os.path.join(a.out, f"depth-{i:02d}.gray16"))
     with open(os.path.join(a.out, "meta.txt"), "w") as m:
-        m.write(f"name {a.motion}\nwidth {VW}\nheight {VH}\ndepth_width {DW}\ndepth_height {DH}\n")
+        m.write(f"name {a.name or a.motion}\nwidth {VW}\nheight {VH}\ndepth_width {DW}\ndepth_height {DH}\n")
         m.write(f"frames {a.frames}\nfps 30\n")
-        m.write("cutoffs " + " ".join(f"{C_MPX / c:.4f}" for c in CUTOFF_DISP) + "\n")
+        m.write("cutoffs " + " ".join(f"{cmpx / c:.4f}" for c in cutoff_disp) + "\n")
         m.write("shift " + " ".join(f"{s:.3f}" for s in shifts) + "\n")
     print(f"real-clip: {a.out}: {a.motion}, {a.frames} frames, colour {VW}x{VH}, depth {DW}x{DH}, "
-          f"cutoffs " + ", ".join(f"{C_MPX / c:.3f} m" for c in CUTOFF_DISP))
+          f"cutoffs " + ", ".join(f"{cmpx / c:.3f} m" for c in cutoff_disp))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 
   Benchmarks/real-diag.py DATA DUMP      (Benchmarks/real-bench --diag runs it)
 
-DATA holds the clips made by real-clip.py (pan/, still/); DUMP the mattes
+DATA holds the clips made by real-clip.py (pan/, still/, and moto-pan/,
+moto-still/ when real-bench made them); DUMP the mattes
 quality-bench wrote with QB_DUMPDIR (<clip>-c<K>-<refine>-NN.gray). numpy only.
 
 Every colour pixel of every frame falls in exactly one class (first match):
@@ -21,7 +22,7 @@ Edge motion: per row, the matte's and the truth's 0.5 crossings (sub-pixel),
 matched within 3 px; offset = matte - truth, and, between frames, how far
 each matte crossing moved against the truth's move (the pan moves every edge
 by -0.7 px per frame).
-Pictures of frame 5 of the pan clip: DUMP/pan-c0-frame5-{colour.ppm,
+Pictures of frame 5 of the pan clips: DUMP/{pan,moto-pan}-c0-frame5-{colour.ppm,
 truth.pgm,guided.pgm,original.pgm,error-guided.ppm} (error: red = extra,
 cyan = missing, dim yellow = GT unknown).
 """
@@ -93,8 +94,10 @@ def ppm(path, a):
 
 def main():
     data, dump = sys.argv[1], sys.argv[2]
-    for clip in ("pan", "still"):
+    for clip in ("pan", "still", "moto-pan", "moto-still"):
         d = os.path.join(data, clip)
+        if not os.path.exists(os.path.join(d, "meta.txt")) or not os.path.exists(os.path.join(dump, f"{clip}-c0-guided-00.gray")):
+            continue
         m = meta(d)
         W, H, n = int(m["width"][0]), int(m["height"][0]), int(m["frames"][0])
         shifts = [float(s) for s in m["shift"]]
@@ -197,22 +200,22 @@ def main():
                       f"frame-to-frame move minus the true move ({-step:+.2f} px): rms {np.sqrt(np.mean(mv ** 2)):.2f} px, "
                       f"|.| > 0.3 px {100 * np.mean(np.abs(mv) > 0.3):.0f} %, stuck (moved < 0.15 px while the truth moved) "
                       f"{100 * np.mean(np.abs(mv - step) < 0.15) if step else 0:.0f} %")
-            if clip == "pan" and k == 0:
+            if clip in ("pan", "moto-pan") and k == 0:
                 i = 5
                 col = np.fromfile(os.path.join(d, f"colour-{i:02d}.rgb"), np.uint8).reshape(H, W, 3)
-                ppm(os.path.join(dump, "pan-c0-frame5-colour.ppm"), col)
-                pgm(os.path.join(dump, "pan-c0-frame5-truth.pgm"), np.rint(T[i] * 255))
+                ppm(os.path.join(dump, f"{clip}-c0-frame5-colour.ppm"), col)
+                pgm(os.path.join(dump, f"{clip}-c0-frame5-truth.pgm"), np.rint(T[i] * 255))
                 for refine in ("original", "guided"):
-                    a = np.fromfile(os.path.join(dump, f"pan-c0-{refine}-{i:02d}.gray"), np.uint8).reshape(H, W)
-                    pgm(os.path.join(dump, f"pan-c0-frame5-{refine}.pgm"), a)
-                a = np.fromfile(os.path.join(dump, f"pan-c0-guided-{i:02d}.gray"), np.uint8).reshape(H, W) / 255
+                    a = np.fromfile(os.path.join(dump, f"{clip}-c0-{refine}-{i:02d}.gray"), np.uint8).reshape(H, W)
+                    pgm(os.path.join(dump, f"{clip}-c0-frame5-{refine}.pgm"), a)
+                a = np.fromfile(os.path.join(dump, f"{clip}-c0-guided-{i:02d}.gray"), np.uint8).reshape(H, W) / 255
                 e = a - T[i]
                 img = (col * 0.25).astype(np.float64)
                 img[masks[i] == 0] += [40, 40, 0]
                 img[..., 0] += 255 * np.clip(e, 0, 1)
                 img[..., 1] += 255 * np.clip(-e, 0, 1); img[..., 2] += 255 * np.clip(-e, 0, 1)
-                ppm(os.path.join(dump, "pan-c0-frame5-error-guided.ppm"), np.clip(img, 0, 255))
-                print(f"  pictures: {dump}/pan-c0-frame5-*.p?m")
+                ppm(os.path.join(dump, f"{clip}-c0-frame5-error-guided.ppm"), np.clip(img, 0, 255))
+                print(f"  pictures: {dump}/{clip}-c0-frame5-*.p?m")
 
 
 if __name__ == "__main__":

@@ -51,6 +51,9 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = float("QB_FLATC") { r.flatContrast = v }
         if let v = float("QB_LHOLD") { r.labelHold = v }
         if env("QB_NOTHIN") != nil { r.thinParts = false }
+        if env("QB_NOCAM") != nil { r.cameraMotion = false }
+        if let v = float("QB_MGAIN") { r.motionGain = v }
+        if let v = float("QB_MOUT") { r.motionOutlier = v }
         if let v = float("QB_LSHIFT") { r.labelShift = v }
         if let v = shadowMargin { r.shadowMargin = v }
         if let v = gmax { r.detailGainLimit = v }
@@ -274,7 +277,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
         sc.sad += sad / 1000; sc.mse += mse / Double(VW * VH) * 1e3; sc.grad += ge / 1000
         let iou = uni > 0 ? Double(inter) / Double(uni) : 1
         sc.iou += iou; sc.iouMin = min(sc.iouMin, iou)
-        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2)) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount) thin \(sc.thinKept)/\(sc.thin)") }
+        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2)) motion \(f(Double(m.refiner.motion.dx), 3)),\(f(Double(m.refiner.motion.dy), 3)) \(m.refiner.motion.applied) \(f(Double(m.refiner.motion.after / max(m.refiner.motion.before, 1e-12)), 3)) worse \(m.refiner.motion.worse) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount) thin \(sc.thinKept)/\(sc.thin)") }
         if i > 0 {
             sc.dt += (dd / Double(VW * VH)).squareRoot() * 100
             sc.off += Double(off); sc.offMax = max(sc.offMax, off); sc.truthMoves += Double(moves)

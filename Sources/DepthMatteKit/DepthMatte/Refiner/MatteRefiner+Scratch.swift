@@ -25,12 +25,14 @@ final class RefineScratch {
     /// `outputKey` = (grid width, depth width, k).
     var outputColumns = ScratchBuffer<Int32>(), outputWeights = ScratchBuffer<Float>()
     var outputKey = (0, 0, 0)
+    /// Camera motion (`MatteRefiner.followCamera`): one output-grid plane to shift from.
+    var motion = ScratchBuffer<Float>()
 
     init() {}
 
     deinit {
         label.free(); filled.free(); spare.free(); planes.free(); columnSums.free(); videoSums.free()
-        columnRange.free(); rowRange.free(); outputColumns.free(); outputWeights.free()
+        columnRange.free(); rowRange.free(); outputColumns.free(); outputWeights.free(); motion.free()
     }
 
     /// Grow the buffers for a depth map of `n` pixels `dw` wide, an output

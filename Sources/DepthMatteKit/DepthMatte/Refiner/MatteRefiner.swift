@@ -266,6 +266,25 @@ public struct MatteRefiner {
     /// 0.3 held the synthetic pan's edge back (IoU min 0.9963 -> 0.9938);
     /// 0.15 does not (0.9963).
     public var labelShift: Float = 0.15
+    /// 2.6, camera motion (issue 20; `MatteRefiner+Motion`): when one
+    /// translation of the picture explains the change since the last frame
+    /// (a pan, a hand-held camera), the temporal state (2.6 on the output
+    /// grid, `labelHold` at depth resolution) is moved with it first, so the
+    /// hold works while the camera moves as it does on a still one.
+    public var cameraMotion = true
+    /// The shift is used only when the luma residual with it is below this
+    /// fraction of the residual without it (the picture really moved as one).
+    public var motionGain: Float = 0.9
+    /// ... and when it is at most this many depth pixels per frame (faster
+    /// motion is followed at once by 2.6 anyway).
+    public var motionRange: Float = 2
+    /// Luma residuals (0–1) beyond this count less in the estimate (a person
+    /// moving over a still room does not drag it).
+    public var motionOutlier: Float = 0.05
+    /// The last frame's camera-motion estimate (depth pixels; `applied`: used).
+    public private(set) var motion = MotionEstimator()
+    /// The guide's luma at depth resolution, last frame (`cameraMotion`).
+    private var previousLuma = FloatPlane()
 
     public init() {}
 
@@ -292,12 +311,16 @@ public struct MatteRefiner {
         if labelOn && (previousLabel.width != dw || previousLabel.height != 5 * dh) {
             previousLabel.resize(width: dw, height: 5 * dh)
         }
+        let haveLuma = cameraMotion && temporal && previousLuma.width == dw && previousLuma.height == dh
+        if cameraMotion && !haveLuma { previousLuma.resize(width: dw, height: dh) }
+        var motion = MotionEstimator()
         if n == 0 { return }
         // more bands than depth rows would only idle
         let bands = pool == nil ? 1 : max(1, min(threads, dh))
         if !isKnownUniquelyReferenced(&scratch) { scratch = RefineScratch() }
         let s = scratch
         s.reserve(n: n, depthWidth: dw, gn: gn, bands: bands, videoWidth: video.width)
+        if cameraMotion { s.motion.reserve(gn) }
 
         // 2.1 and 2.2 (serial: each pass of the fill reads the whole previous pass)
         MatteRefiner.threeStateMask(depth, scale: scale, cutoff: cutoff, into: s.label.base)
@@ -314,6 +337,7 @@ public struct MatteRefiner {
         s.outputColumns(gridWidth: gw, depthWidth: dw, k: k)
 
         // 2.3–2.7, phase by phase, each phase's bands on the pool
+        previousLuma.pixels.withUnsafeMutableBufferPointer { prevLuma in
         previousLabel.pixels.withUnsafeMutableBufferPointer { prevLabel in
         previous.pixels.withUnsafeMutableBufferPointer { prev in
         previousGuide.pixels.withUnsafeMutableBufferPointer { prevGuide in
@@ -337,12 +361,24 @@ public struct MatteRefiner {
             for i in 0..<n { pass.fill[i] = Float(s.filled[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in RefinePhase.allCases {
+                    if phase == .products && cameraMotion {
+                        // (2.6, camera motion: the guide at depth resolution is
+                        // there, the temporal state not yet read)
+                        MatteRefiner.followCamera(&motion, guide: ctx.pointee.L, dw: dw, dh: dh, k: k,
+                                                  previousLuma: prevLuma.baseAddress!, haveLuma: haveLuma,
+                                                  label: labelBlend ? prevLabel.baseAddress : nil,
+                                                  grid: blend ? prev.baseAddress : nil,
+                                                  gridGuide: blend && colourNoise > 0 ? prevGuide.baseAddress : nil,
+                                                  scratch: s.motion.base, outlier: motionOutlier, gain: motionGain,
+                                                  range: motionRange)
+                    }
                     ctx.pointee.phase = phase
                     WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
                         raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
                     }
                 }
             }
-        }}}}}
+        }}}}}}
+        self.motion = motion
     }
 }
