@@ -24,102 +24,108 @@ public struct MotionEstimator {
     public internal(set) var before: Float = 0, after: Float = 0
     /// Regions (of a 4 x 4 grid) whose residual the shift made worse (by over 10 %).
     public internal(set) var worse = 0
-    static let regions = 16
+    /// Regions per side of that grid.
+    static let regionSide = 4
     /// Whether the shift was applied to the temporal state this frame.
     public internal(set) var applied = false
 
     public init() {}
 
     /// Estimate the shift from `previous` to `current` (luma planes `w` × `h`).
+    /// Every second pixel of every second row is sampled; the first step
+    /// (no shift yet: no interpolation) also gives the residual without a
+    /// shift, and a still picture stops there.
     mutating func estimate(previous p: UnsafePointer<Float>, current c: UnsafePointer<Float>, width w: Int, height h: Int,
                            outlier: Float, iterations: Int = 4) {
-        dx = 0; dy = 0; before = 0; after = 0
+        dx = 0; dy = 0; before = 0; after = 0; worse = 0
         let m = 3  // border: the shift never reads outside
-        guard w > 2 * m + 4, h > 2 * m + 4 else { return }
-        // per region of a 4 x 4 grid too: a shift that explains a moving
-        // person makes the still room around it worse
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * MotionEstimator.regions) { re in
-        re.initialize(repeating: 0)
-        @inline(__always) func region(_ x: Int, _ y: Int) -> Int {
-            4 * min(3, 4 * (y - m) / (h - 2 * m)) + min(3, 4 * (x - m) / (w - 2 * m))
-        }
-        var e0: Double = 0, count = 0
-        var y = m
-        while y < h - m {
-            var x = m
-            while x < w - m {
-                let r = c[y * w + x] - p[y * w + x]
-                e0 += Double(r * r); count += 1
-                re[region(x, y)] += Double(r * r)
-                x += 2
+        guard w > 2 * m + 8, h > 2 * m + 8 else { return }
+        let q = MotionEstimator.regionSide
+        // the sampled rows and columns in q bands each (the regions of a
+        // q x q grid: a shift that explains a moving person makes the still
+        // room around it worse)
+        @inline(__always) func bandEnd(_ b: Int, _ n: Int) -> Int { b == q - 1 ? n - m : m + (b + 1) * (n - 2 * m) / q }
+        /// `body(x, y, region)` at every sampled pixel.
+        @inline(__always) func samples(_ body: (Int, Int, Int) -> Void) {
+            var y = m
+            for by in 0..<q {
+                let yEnd = bandEnd(by, h)
+                while y < yEnd {
+                    var x = m
+                    for bx in 0..<q {
+                        let xEnd = bandEnd(bx, w)
+                        while x < xEnd { body(x, y, by * q + bx); x += 2 }
+                    }
+                    y += 2
+                }
             }
-            y += 2
         }
-        before = Float(e0 / Double(max(count, 1)))
-        let tau2 = outlier * outlier
-        var vx: Float = 0, vy: Float = 0
-        for it in 0..<iterations {
-            // the previous luma at (x − v): bilinear; its gradient by central
-            // differences of the current luma (the same picture, shifted)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * q * q) { re in
+            re.initialize(repeating: 0)
+            let tau2 = outlier * outlier
+            // first step, at no shift: the mean of both pictures' central
+            // differences for the gradient (no first-order bias)
+            var a11: Double = 0, a12: Double = 0, a22: Double = 0, b1: Double = 0, b2: Double = 0
+            var e0: Double = 0, count = 0
+            samples { x, y, k in
+                let i = y * w + x
+                let r: Float = c[i] - p[i]
+                let gx: Float = 0.25 * (c[i + 1] - c[i - 1] + p[i + 1] - p[i - 1])
+                let gy: Float = 0.25 * (c[i + w] - c[i - w] + p[i + w] - p[i - w])
+                a11 += Double(gx * gx); a12 += Double(gx * gy); a22 += Double(gy * gy)
+                b1 += Double(gx * r); b2 += Double(gy * r)
+                e0 += Double(r * r); count += 1
+                re[k] += Double(r * r)
+            }
+            before = Float(e0 / Double(max(count, 1)))
+            after = before
+            var vx: Float = 0, vy: Float = 0
+            for it in 0..<iterations {
+                if it > 0 {
+                    // the previous luma at (x − v), bilinear, and its gradient
+                    // (residuals over `outlier` count less)
+                    let fx = (-vx).rounded(.down), fy = (-vy).rounded(.down)
+                    let ix = Int(fx), iy = Int(fy), tx = -vx - fx, ty = -vy - fy
+                    a11 = 0; a12 = 0; a22 = 0; b1 = 0; b2 = 0
+                    samples { x, y, _ in
+                        let sy = min(max(y + iy, 1), h - 3), sx = min(max(x + ix, 1), w - 3)
+                        let r0 = p + sy * w, r1 = r0 + w, r2 = r1 + w, rm = r0 - w
+                        let i = y * w + x
+                        let warped = lerp2(r0, r1, sx, sx + 1, tx, ty)
+                        let wx: Float = lerp2(r0, r1, sx + 1, sx + 2, tx, ty) - lerp2(r0, r1, sx - 1, sx, tx, ty)
+                        let wy: Float = lerp2(r1, r2, sx, sx + 1, tx, ty) - lerp2(rm, r0, sx, sx + 1, tx, ty)
+                        let gx: Float = 0.25 * (c[i + 1] - c[i - 1] + wx), gy: Float = 0.25 * (c[i + w] - c[i - w] + wy)
+                        let r: Float = c[i] - warped
+                        let wgt: Float = 1 / (1 + r * r / tau2)
+                        a11 += Double(wgt * gx * gx); a12 += Double(wgt * gx * gy); a22 += Double(wgt * gy * gy)
+                        b1 += Double(wgt * gx * r); b2 += Double(wgt * gy * r)
+                    }
+                }
+                let det = a11 * a22 - a12 * a12
+                if det <= 1e-12 * (a11 + a22) * (a11 + a22) || det <= 0 { return }
+                // c(x) ≈ p(x − v − δ) ≈ p(x − v) − ∇ · δ: the residual
+                // r + ∇ · δ is least for A δ = −b
+                let dvx = Float((-a22 * b1 + a12 * b2) / det), dvy = Float((a12 * b1 - a11 * b2) / det)
+                vx += dvx; vy += dvy
+                if !(vx.isFinite && vy.isFinite) || abs(vx) > 8 || abs(vy) > 8 { return }
+                // (a still picture: done, nothing moved)
+                if it == 0 && abs(vx) + abs(vy) < 0.005 { return }
+                if abs(dvx) < 0.002 && abs(dvy) < 0.002 { break }
+            }
+            // the residual with the final shift, per region too
             let fx = (-vx).rounded(.down), fy = (-vy).rounded(.down)
             let ix = Int(fx), iy = Int(fy), tx = -vx - fx, ty = -vy - fy
-            var a11: Double = 0, a12: Double = 0, a22: Double = 0, b1: Double = 0, b2: Double = 0
-            var y = m
-            while y < h - m {
-                let sy = min(max(y + iy, 1), h - 3)
-                let r0 = p + sy * w, r1 = r0 + w
-                var x = m
-                while x < w - m {
-                    let sx = min(max(x + ix, 1), w - 3)
-                    let warped = lerp2(r0, r1, sx, sx + 1, tx, ty)
-                    let i = y * w + x
-                    // (the mean of both pictures' gradients: the symmetric
-                    // step has no first-order bias)
-                    let r2 = UnsafePointer(r1 + w), rm = UnsafePointer(r0 - w)
-                    let wx: Float = lerp2(r0, r1, sx + 1, sx + 2, tx, ty) - lerp2(r0, r1, sx - 1, sx, tx, ty)
-                    let wy: Float = lerp2(r1, r2, sx, sx + 1, tx, ty) - lerp2(rm, r0, sx, sx + 1, tx, ty)
-                    let gx: Float = 0.25 * (c[i + 1] - c[i - 1] + wx), gy: Float = 0.25 * (c[i + w] - c[i - w] + wy)
-                    let r: Float = c[i] - warped
-                    // (robust: the first step counts everything)
-                    let wgt: Float = it == 0 ? 1 : 1 / (1 + r * r / tau2)
-                    a11 += Double(wgt * gx * gx); a12 += Double(wgt * gx * gy); a22 += Double(wgt * gy * gy)
-                    b1 += Double(wgt * gx * r); b2 += Double(wgt * gy * r)
-                    x += 2
-                }
-                y += 2
-            }
-            let det = a11 * a22 - a12 * a12
-            if det <= 1e-12 * (a11 + a22) * (a11 + a22) || det <= 0 { return }
-            // c(x) ≈ p(x − v − δ) ≈ p(x − v) − ∇c · δ (∇p(x − v) ≈ ∇c(x)), so
-            // the residual r + ∇c · δ is least for A δ = −b
-            let dvx = Float((-a22 * b1 + a12 * b2) / det), dvy = Float((a12 * b1 - a11 * b2) / det)
-            vx += dvx; vy += dvy
-            if !(vx.isFinite && vy.isFinite) || abs(vx) > 8 || abs(vy) > 8 { return }
-            if abs(dvx) < 0.002 && abs(dvy) < 0.002 { break }
-        }
-        // the residual with the final shift
-        let fx = (-vx).rounded(.down), fy = (-vy).rounded(.down)
-        let ix = Int(fx), iy = Int(fy), tx = -vx - fx, ty = -vy - fy
-        var e: Double = 0
-        y = m
-        while y < h - m {
-            let sy = min(max(y + iy, 0), h - 2)
-            let r0 = p + sy * w, r1 = r0 + w
-            var x = m
-            while x < w - m {
-                let sx = min(max(x + ix, 0), w - 2)
-                let warped = lerp2(r0, r1, sx, sx + 1, tx, ty)
-                let r = c[y * w + x] - warped
+            var e: Double = 0
+            samples { x, y, k in
+                let sy = min(max(y + iy, 0), h - 2), sx = min(max(x + ix, 0), w - 2)
+                let r0 = p + sy * w
+                let r: Float = c[y * w + x] - lerp2(r0, r0 + w, sx, sx + 1, tx, ty)
                 e += Double(r * r)
-                re[MotionEstimator.regions + region(x, y)] += Double(r * r)
-                x += 2
+                re[q * q + k] += Double(r * r)
             }
-            y += 2
-        }
-        after = Float(e / Double(max(count, 1)))
-        dx = vx; dy = vy
-        worse = 0
-        for i in 0..<MotionEstimator.regions where re[MotionEstimator.regions + i] > 1.1 * re[i] + 1e-9 { worse += 1 }
+            after = Float(e / Double(max(count, 1)))
+            dx = vx; dy = vy
+            for k in 0..<(q * q) where re[q * q + k] > 1.1 * re[k] + 1e-9 { worse += 1 }
         }
     }
 
