@@ -60,7 +60,8 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = margin { r.interiorMargin = v }
         if let v = contrast { r.contrast = v }
         if let v = radius { r.radius = v }
-        if let v = band { r.band = v }
+        if let v = band { r.band = v; r.backgroundBand = v }
+        if let v = int("QB_BGBAND") { r.backgroundBand = v }
         if let v = eps { r.eps = v }
         if let v = tBase { r.temporalBase = v }
         if let v = tGain { r.temporalGain = v }

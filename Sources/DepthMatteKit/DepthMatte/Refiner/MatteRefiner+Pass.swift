@@ -161,6 +161,10 @@ struct RefinePass {
     let outputColumns: UnsafePointer<Int32>, outputWeights: UnsafePointer<Float>
     // parameters (MatteRefiner's)
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
+    /// 2.3: background readings are trusted when the label is uniform within
+    /// this (`MatteRefiner.backgroundBand`; boxed into the `decision` plane,
+    /// free until phase `decide`, when it differs from `band`).
+    var backgroundBand = 0
     var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
     var blend = false, rangeClamp = false, matchWidening = false
     /// 2.3's thin-part rule (`MatteRefiner.thinParts`).
@@ -224,7 +228,8 @@ struct RefinePass {
         switch phase {
         case .labelMeans:
             // (`boxed` over `band`, then `interior`, the next plane, over `interiorRadius`)
-            boxMeans(b, src: fill, step: 0, dst: boxed, planes: 2, firstRadius: band, radius: interiorRadius)
+            boxMeans(b, src: fill, step: 0, dst: boxed, planes: backgroundBand == band ? 2 : 3, firstRadius: band,
+                     radius: interiorRadius, thirdRadius: backgroundBand)
         case .gridGuide:
             MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
                                  into: grid.base, planeStride: gn, columnSums: videoSums + b * 2 * video.width)
@@ -261,11 +266,11 @@ struct RefinePass {
     /// `dst + c·n`), with this band's own scratch plane and column sums; plane
     /// 0 over `firstRadius`, the others over `radius`.
     func boxMeans(_ b: Int, src: UnsafeMutablePointer<Float>, step: Int, dst: UnsafeMutablePointer<Float>,
-                  planes: Int, firstRadius: Int, radius: Int) {
+                  planes: Int, firstRadius: Int, radius: Int, thirdRadius: Int? = nil) {
         var c = b
         while c < planes {
             MatteRefiner.boxMean(src + c * step, into: dst + c * n, width: dw, height: dh,
-                                 radius: c == 0 ? firstRadius : radius, tmp: tmp + b * n, sums: sums + b * dw)
+                                 radius: c == 0 ? firstRadius : (c == 2 ? thirdRadius ?? radius : radius), tmp: tmp + b * n, sums: sums + b * dw)
             c += bands
         }
     }

@@ -32,10 +32,19 @@ extension RefinePass {
                     x += 1
                 }
             }
+            // (background readings by their own band when it differs: the
+            // `decision` plane holds the label's mean over it until `decide`;
+            // one in the ring between the two bands is trusted only if its
+            // colour is nearer the background readings around it than the
+            // subject readings: a depth edge that lies inside the subject's
+            // colour, by a misregistration of 2, leaves subject colour there)
+            let mb = backgroundBand == band ? boxed : decision
             for x in 0..<dw {
                 let i = y * dw + x
                 let m = boxed[i]
-                weight[i] = label[i] != DepthLabel.unknown.rawValue && (m == 0 || m == 1) ? 1 : uw
+                var trusted = label[i] != DepthLabel.unknown.rawValue && (m == 1 || mb[i] == 0)
+                if trusted && m != 0 && m != 1 { trusted = wallColoured(x, y) }
+                weight[i] = trusted ? 1 : uw
             }
             // untrusted pixels: foreground if their colour is nearer the mean
             // colour of the trusted foreground than of the trusted background in
@@ -63,5 +72,35 @@ extension RefinePass {
                 side[.backgroundB][i] = wb * B
             }
         }
+    }
+
+    /// The guide's colour of depth pixel (x, y), from the grid (every row of
+    /// the grid is there before phase `trust`; `L` is only for its own rows).
+    @inline(__always) func gridColour(_ x: Int, _ y: Int) -> SIMD4<Float> {
+        var c = SIMD4<Float>(repeating: 0)
+        for j in 0..<k {
+            let row = (y * k + j) * gw + x * k
+            for u in 0..<k { c += SIMD4(grid[.r][row + u], grid[.g][row + u], grid[.b][row + u], 0) }
+        }
+        return c / Float(k * k)
+    }
+
+    /// A background reading in the ring between `backgroundBand` and `band`:
+    /// its colour is nearer (squared RGB) the other background readings
+    /// within `band` than the subject readings there.
+    func wallColoured(_ x: Int, _ y: Int) -> Bool {
+        let c = gridColour(x, y)
+        var du = Float.infinity, db = Float.infinity
+        let subject = DepthLabel.subject.rawValue, background = DepthLabel.background.rawValue
+        for yy in max(0, y - band)...min(dh - 1, y + band) {
+            for xx in max(0, x - band)...min(dw - 1, x + band) where xx != x || yy != y {
+                let l = label[yy * dw + xx]
+                if l != subject && l != background { continue }
+                let e = gridColour(xx, yy) - c
+                let d = (e * e).sum()
+                if l == subject { du = min(du, d) } else { db = min(db, d) }
+            }
+        }
+        return db < du
     }
 }
