@@ -52,6 +52,31 @@ final class CameraMotionTests: XCTestCase {
         var m = MotionEstimator()
         m.estimate(previous: frame(0), current: frame(0.6), width: w, height: h, outlier: 0.05)
         XCTAssertGreaterThan(m.worse, 0, "shift (\(m.dx), \(m.dy))")
+        XCTAssertFalse(MatteRefiner.cameraMotionUsable(m, gain: MatteRefiner().motionGain, range: MatteRefiner().motionRange))
+    }
+
+    /// The same over a plain wall with sensor noise: nothing in the room
+    /// says it stayed, so the person's motion is taken, and that is what the
+    /// temporal state may follow there (a plain wall looks the same shifted;
+    /// a textured or edged part of the room that stayed gets worse and
+    /// refuses it, as in the test above).
+    func testMovingSubjectOverAPlainNoisyWallIsFollowed() {
+        let w = 120, h = 80
+        var seed: UInt64 = 99
+        func frame(_ s: Double) -> [Float] {
+            Self.plane(w, h) { x, y in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                let noise = (Double(seed >> 40) / Double(1 << 24) - 0.5) * 0.02   // ±1 % (a camera's 2-3 levels)
+                let inside = x >= 30 + s && x < 80 + s && y >= 15 && y < 70
+                return (inside ? 0.6 * Self.texture(1.7 * (x - s), 1.3 * y) : 0.55) + noise
+            }
+        }
+        var m = MotionEstimator()
+        let a = frame(0), b = frame(0.6)
+        m.estimate(previous: a, current: b, width: w, height: h, outlier: 0.05)
+        XCTAssertEqual(m.dx, 0.6, accuracy: 0.05)
+        XCTAssertEqual(m.dy, 0, accuracy: 0.05)
+        XCTAssertTrue(MatteRefiner.cameraMotionUsable(m, gain: MatteRefiner().motionGain, range: MatteRefiner().motionRange))
     }
 
     /// A textured disc (the subject, 1 m) in front of a textured wall (2 m),

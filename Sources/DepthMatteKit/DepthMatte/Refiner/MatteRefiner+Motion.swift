@@ -161,6 +161,13 @@ public struct MotionEstimator {
 }
 
 extension MatteRefiner {
+    /// Whether an estimate is one the temporal state may follow: a shift of
+    /// 0.01–`range` depth pixels that explains the change (residual below
+    /// `gain` of the unshifted one) and makes no region worse.
+    static func cameraMotionUsable(_ m: MotionEstimator, gain: Float, range: Float) -> Bool {
+        abs(m.dx) <= range && abs(m.dy) <= range && abs(m.dx) + abs(m.dy) >= 0.01 && m.after < gain * m.before && m.worse == 0
+    }
+
     /// 2.6, camera motion: the guide's luma at depth resolution (from the
     /// pass's `guide` planes) is compared with the last frame's; when one
     /// shift explains the change, the temporal state is moved by it. Runs on
@@ -177,8 +184,7 @@ extension MatteRefiner {
         if haveLuma {
             m.estimate(previous: previousLuma, current: cur, width: dw, height: dh, outlier: outlier)
             let dx = m.dx, dy = m.dy
-            if abs(dx) <= range && abs(dy) <= range && abs(dx) + abs(dy) >= 0.01 && m.after < gain * m.before
-                && m.worse == 0 {
+            if cameraMotionUsable(m, gain: gain, range: range) {
                 m.applied = true
                 let tmp = scratch
                 if let label {
