@@ -149,6 +149,7 @@ def main():
     ap.add_argument("--cutoff-disp", default=",".join(f"{c:g}" for c in CUTOFF_DISP),
                     help="cutoff disparities (colour px), comma-separated")
     ap.add_argument("--name", help="clip name in meta.txt (default: the motion)")
+    ap.add_argument("--depth-scale", type=int, default=4, help="colour px per depth px (4: a quarter of the resolution)")
     a = ap.parse_args()
     cmpx = a.c_mpx
     cutoff_disp = [float(c) for c in a.cutoff_disp.split(",")]
@@ -164,7 +165,8 @@ def main():
     assert colour.shape[:2] == gt.shape
     H, W = gt.shape
     X0, Y0, VW, VH = (int(v) for v in a.crop.split(","))
-    DW, DH = VW // 4, VH // 4
+    S = a.depth_scale
+    DW, DH = VW // S, VH // S
     filled = fill_background(gt)
     fgs = [(filled >= c).astype(np.float64) for c in cutoff_disp]
     # edge fattening: the largest valid disparity within +-2 px in x, +-1 in y
@@ -195,7 +197,7 @@ def main():
     else:
         shifts = [0.3 + (a.step * i if a.motion == "pan" else 0) for i in range(a.frames)]
         plant_shifts = shifts
-    assert X0 + max(shifts + plant_shifts) + VW + 1 < W and X0 + 4 * a.misreg + max(shifts + plant_shifts) + VW < W
+    assert X0 + max(shifts + plant_shifts) + VW + 1 < W and X0 + S * a.misreg + max(shifts + plant_shifts) + VW < W
     shadow = (gt[Y0:Y0 + VH, X0:X0 + VW] == 0).astype(np.uint8) * 255
     shadow.tofile(os.path.join(a.out, "shadow.gray"))
     jj, ii = np.meshgrid(np.arange(DH), np.arange(DW), indexing="ij")
@@ -211,11 +213,11 @@ def main():
             tr = shift_x(fg, X0, Y0, VW, VH, sp)  # (fg is within the plant layer)
             np.clip(np.rint(tr * 255), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"truth-c{k}-{i:02d}.gray"))
         # depth: sample the GT at each depth pixel's centre
-        u = np.rint(X0 + s + 4 * ii + 1.5 + 4 * a.misreg).astype(int)
-        v = np.rint(Y0 + 4 * jj + 1.5).astype(int)
+        u = np.rint(X0 + s + S * ii + (S - 1) / 2 + S * a.misreg).astype(int)
+        v = np.rint(Y0 + S * jj + (S - 1) / 2).astype(int)
         d = fat[v, u]
         if sp != s:
-            up = np.rint(X0 + sp + 4 * ii + 1.5 + 4 * a.misreg).astype(int)
+            up = np.rint(X0 + sp + S * ii + (S - 1) / 2 + S * a.misreg).astype(int)
             d = np.where(plant[v, up], fat[v, up], fat_bg[v, u])
         d = matcher(d, a, rng)
         corr = blur(rng.normal(0, 1, (DH, DW)), 1.5)

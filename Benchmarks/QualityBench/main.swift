@@ -333,7 +333,7 @@ if let clipDirs = env("QB_CLIP") {
             c.faces.append([]); c.objects.append([UInt8](repeating: 0, count: w * h))
         }
         if !header {
-            print("real structured-light depth (issue 20): colour \(w)x\(h) (real), depth \(dw)x\(dh) sampled from real GT disparity, quantisation + correlated noise + noise + holes + real shadows + edge fattening, misregistration 1.5 depth px, mode=fixed, \(n) frames at \(f(c.fps, 0)) fps")
+            print("real structured-light depth (issue 20): colour \(w)x\(h) (real), depth \(dw)x\(dh) (first clip; *-full: at the colour's resolution) sampled from real GT disparity, quantisation + correlated noise + noise + holes + real shadows + edge fattening, misregistration 1.5 depth px, mode=fixed, \(n) frames at \(f(c.fps, 0)) fps")
             print("| clip | cutoff m | refine | SAD | Grad | IoU | IoU min | dtSSD | SAD/orig | IoU/orig | dtSSD/orig | off > 0.2 per frame (max) | truth moves | ms/frame |")
             print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
             header = true
