@@ -519,7 +519,10 @@ post_result (GstDepthMatte * self, GstBuffer * outbuf,
       "face-depth", G_TYPE_DOUBLE, r->face_depth,
       "cutoff", G_TYPE_DOUBLE, r->cutoff,
       "coverage", G_TYPE_DOUBLE, r->coverage,
-      "lock", G_TYPE_STRING, lock_source_name (r->lock_source), NULL);
+      "lock", G_TYPE_STRING, lock_source_name (r->lock_source),
+      "camera-moving", G_TYPE_BOOLEAN, r->camera_moving != 0,
+      "camera-shift-x", G_TYPE_DOUBLE, r->camera_shift_x,
+      "camera-shift-y", G_TYPE_DOUBLE, r->camera_shift_y, NULL);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }

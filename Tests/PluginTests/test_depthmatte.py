@@ -339,3 +339,48 @@ def test_latency_adds_at_most_one_frame():
         p.set_state(Gst.State.NULL)
     frame = SECOND // 30
     assert lat[0] <= lat[1] <= lat[0] + frame + 1
+
+
+def _panned_scene(shift, w=320, h=240, dw=160, dh=120):
+    """A textured disc (1 m) before a textured wall (2 m), the camera panned so
+    the picture shows the scene at (x + shift, y): video (2 x 2 samples per
+    pixel) and registered depth at half the resolution."""
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    acc = np.zeros((h, w, 3))
+    for oy, ox in ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)):
+        X, Y = xs + ox + shift, ys + oy
+        t = 0.5 + 0.2 * np.sin(X / 3.1 + 0.7 * np.sin(Y / 5.3)) + 0.15 * np.cos(Y / 2.3 - X / 7.9)
+        disc = (X - 150) ** 2 + (Y - 120) ** 2 < 70 ** 2
+        acc += np.where(disc[..., None], np.stack([0.9 * t, 0.4 * t, 0.3 + 0 * t], -1),
+                        np.stack([0.35 * t, 0.6 * t, 0.55 * t], -1))
+    rgb = np.clip(acc / 4 * 255, 0, 255).astype(np.uint8)
+    dys, dxs = np.mgrid[0:dh, 0:dw].astype(np.float64)
+    near = (dxs * 2 + 1 + shift - 150) ** 2 + (dys * 2 + 1 - 120) ** 2 < 70 ** 2
+    return rgb, np.where(near, 1.0, 2.0)
+
+
+@pytest.mark.parametrize("step", [0.0, 0.6])
+def test_camera_motion_is_reported_and_only_when_the_picture_moves(step):
+    """refine=guided follows a pan of the whole picture (issue 20): the message
+    says so, with the picture's shift in video pixels; a still camera never."""
+    k = Keyer("mode=fixed cutoff=1.5", size=(320, 240), depth_size=(160, 120))
+    try:
+        for i in range(8):
+            rgb, depth = _panned_scene(step * i)
+            k.push_video(i, rgb)
+            k.push_depth(i, depth)
+            k.pull()
+        msgs = k.messages()
+        assert len(msgs) == 8
+        moving = [m.get_value("camera-moving") for m in msgs]
+        shifts = [(m.get_value("camera-shift-x"), m.get_value("camera-shift-y")) for m in msgs]
+        assert not moving[0]
+        if step == 0:
+            assert not any(moving) and all(s == (0, 0) for s in shifts)
+        else:
+            # the content moves left by `step` video pixels per frame
+            assert all(moving[1:]), moving
+            for sx, sy in shifts[1:]:
+                assert sx == pytest.approx(-step, abs=0.05) and abs(sy) < 0.05
+    finally:
+        k.stop()

@@ -81,6 +81,12 @@ public struct MatteResult: Equatable {
     public var lockSource: LockSource = .fixed
     /// The face box (video pixels) that set the cutoff on this frame, if any.
     public var faceBox: Box? = nil
+    /// refine=guided (issue 20): the camera's motion since the last frame as
+    /// the picture's shift in video pixels (x right, y down), when one
+    /// translation explained it and the temporal state followed it
+    /// (`MatteRefiner.cameraMotion`); (0, 0) and false otherwise.
+    public var cameraShiftX = 0.0, cameraShiftY = 0.0
+    public var cameraMoving = false
     public init() {}
 }
 
@@ -245,6 +251,11 @@ public final class DepthMatter {
                     refiner.refine(depth: guide, scale: settings.depthScale, cutoff: subjectCutoff(cutoff, settings, result),
                                    video: video!,
                                    pool: pool, threads: threads, into: &mask)
+                    if refiner.motion.applied && guide.width > 0 && guide.height > 0 {
+                        result.cameraMoving = true
+                        result.cameraShiftX = Double(refiner.motion.dx) * Double(video!.width) / Double(guide.width)
+                        result.cameraShiftY = Double(refiner.motion.dy) * Double(video!.height) / Double(guide.height)
+                    }
                 }
             }
         } else {

@@ -54,6 +54,9 @@ typedef struct {
   double coverage;        /* fraction of output pixels with matte > 0.5 */
   int32_t lock_source;    /* 0 fixed, 1 face, 2 tracked, 3 nearest */
   DMBox face_box;         /* the face box (video pixels) that set the cutoff; all 0 when face_found is 0 */
+  int32_t camera_moving;  /* refine=guided: the temporal state followed one shift of the picture */
+  double camera_shift_x;  /* that shift, video pixels since the last frame (0 when not moving) */
+  double camera_shift_y;
 } DMDepthMatteResult;
 
 void *dm_depthmatte_new(void);
