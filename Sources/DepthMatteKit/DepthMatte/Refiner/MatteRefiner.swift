@@ -154,8 +154,12 @@ public struct MatteRefiner {
     /// 2.6: a held pixel still moves this fraction of the way to the new
     /// value each frame, so a change the colour cannot see (a uniform
     /// shirt's edge moving in depth) is reached within a few frames while
-    /// one noisy frame moves it by at most this much.
-    public var temporalLeak: Float = 0.35
+    /// one noisy frame moves it by at most this much. 0.25 since session 9
+    /// (0.35 before; with `labelHold` 0.2): real-bench still clips' dtSSD
+    /// 0.43-0.46x -> 0.34x (Aloe), 0.62-0.63x -> 0.46-0.47x (Motorcycle),
+    /// moving clips 1-2 % lower, IoU unchanged; quality-bench SAD +1-6 %
+    /// (docs/steady-edges.md).
+    public var temporalLeak: Float = 0.25
     /// Output grid = depth resolution × this (at most; never above the video).
     public var maxUpscale = 2
     /// Pixels whose filled label is uniform within `band + interiorMargin`
@@ -272,7 +276,8 @@ public struct MatteRefiner {
     /// 38-64 -> 3-19; the sensor clips' still dtSSD 0.07/0.25x -> 0.03/0.10x.
     /// Lag: kept off the moving edge by `labelShift` and the colour
     /// (`LabelHoldTests`).
-    public var labelHold: Float = 0.3
+    /// 0.2 since session 9 (with `temporalLeak` 0.25; 0.3 before).
+    public var labelHold: Float = 0.2
     /// See `labelHold`: a change of the label's mean over `band` (a
     /// (2·band+1)² window) of this much or more since the label was last
     /// followed is followed at once: a new cutoff or an edge that moved
