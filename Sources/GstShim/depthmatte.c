@@ -104,8 +104,9 @@ DM_DEFINE_ENUM (static, dm_depthmatte_effect_get_type, "GstDepthMatteBackgroundE
 DM_DEFINE_ENUM (static, dm_depthmatte_refine_get_type, "GstDepthMatteRefine",
     {DM_REFINE_GUIDED, "Edge-aware: depth holes decided from their neighbours "
           "and the colour image, a weighted colour guided filter "
-          "(untrusted band of 2 depth pixels around the depth edge), temporal "
-          "smoothing", "guided"},
+          "(untrusted band around the depth edge: 2 depth pixels on the "
+          "subject's side, 1 on the background's), temporal smoothing that "
+          "follows a moving camera", "guided"},
     {DM_REFINE_ORIGINAL, "The original sample's chain: threshold, blur, "
           "gamma, bicubic upscale", "original"},
     {DM_REFINE_NONE, "The hard threshold mask, upscaled (debugging)", "none"});

@@ -13,9 +13,12 @@
 /// over `motionOutlier` down-weighted so a person moving over a still room
 /// does not drag the estimate). It is used only when it explains the
 /// change: the luma residual after the shift must be below `motionGain` of
-/// the residual without it, and the shift at most `motionRange` depth
-/// pixels (larger motion is followed at once anyway). A still camera, a
-/// moving subject or a cut leave the state where it is.
+/// the residual without it, the shift at most `motionRange` depth pixels
+/// (larger motion is followed at once anyway), and no region of a 4 x 4
+/// grid worse with it (`cameraMotionUsable`). A still camera, a person
+/// moving in a still textured room or a cut leave the state where it is;
+/// a person moving over a plain wall is followed (nothing says the wall
+/// stayed, and a plain wall looks the same shifted).
 public struct MotionEstimator {
     /// Depth pixels of the estimated shift (x, y): the picture content at
     /// (x, y) in the previous frame is at (x + dx, y + dy) now.
@@ -186,13 +189,15 @@ extension MatteRefiner {
             let dx = m.dx, dy = m.dy
             if cameraMotionUsable(m, gain: gain, range: range) {
                 m.applied = true
-                let tmp = scratch
                 if let label {
-                    MotionEstimator.shift(label, planes: 5, stride: n, width: dw, height: dh, by: dx, dy, tmp: tmp)
+                    MotionEstimator.shift(label, planes: 5, stride: n, width: dw, height: dh, by: dx, dy, tmp: scratch)
                 }
-                let gw = dw * k, gh = dh * k
-                if let grid { MotionEstimator.shift(grid, planes: 1, stride: gw * gh, width: gw, height: gh, by: dx * Float(k), dy * Float(k), tmp: tmp) }
-                if let gridGuide { MotionEstimator.shift(gridGuide, planes: 3, stride: gw * gh, width: gw, height: gh, by: dx * Float(k), dy * Float(k), tmp: tmp) }
+                // (the grid is k times the depth resolution: so is the shift)
+                let gw = dw * k, gh = dh * k, gx = dx * Float(k), gy = dy * Float(k)
+                if let grid { MotionEstimator.shift(grid, planes: 1, stride: gw * gh, width: gw, height: gh, by: gx, gy, tmp: scratch) }
+                if let gridGuide {
+                    MotionEstimator.shift(gridGuide, planes: 3, stride: gw * gh, width: gw, height: gh, by: gx, gy, tmp: scratch)
+                }
             }
         }
         previousLuma.update(from: cur, count: n)
