@@ -350,9 +350,23 @@ if let clipDirs = env("QB_CLIP") {
                 print("| \(name) | \(f(cutoff, 3)) | \(rname) | \(f(r.sad, 2)) | \(f(r.grad, 2)) | \(f(r.iou, 4)) | \(f(r.iouMin, 4)) | \(f(r.dt, 3)) | "
                       + "\(f(r.sad / orig.sad, 2)) | \(f(r.iou / orig.iou, 3)) | \(f(r.dt / orig.dt, 2)) | \(f(r.off, 0)) (\(r.offMax)) | \(f(r.truthMoves, 0)) | \(f(r.ms, 1)) |")
             }
+            // What the targets mean: the truth itself, degraded the least a
+            // matte from a depth map could be (no keyer runs; QB_NOORACLE=1 skips).
+            if env("QB_NOORACLE") == nil {
+                for o in TruthOracle.allCases {
+                    let r = o.score(c.truth, width: w, height: h)
+                    print("| \(name) | \(f(cutoff, 3)) | \(o.label) | \(f(r.sad, 2)) | | \(f(r.iou, 4)) | \(f(r.iouMin, 4)) | \(f(r.dt, 3)) | "
+                          + "\(f(r.sad / orig.sad, 2)) | \(f(r.iou / orig.iou, 3)) | \(f(r.dt / orig.dt, 2)) | \(f(r.off, 0)) (\(r.offMax)) | \(f(r.truthMoves, 0)) | |")
+                }
+            }
         }
     }
     print("targets (issue 20, pan at the plant/background cutoff): SAD <= 0.30x, IoU >= 0.94, dtSSD <= 0.60x the original")
+    if env("QB_NOORACLE") == nil {
+        print("oracle rows: the truth itself turned binary at 0.5, moved 0.5 px (half of it one pixel to the right), "
+              + "or spread over a 3 px horizontal ramp; dtSSD compares frame-to-frame changes pixel by pixel, so on a "
+              + "sub-pixel pan a matte must sit within about half a pixel of every true edge, and be as sharp, to beat them")
+    }
     exit(0)
 }
 
