@@ -54,7 +54,6 @@ let tuning: (inout MatteRefiner) -> Void = {
         if env("QB_NOCAM") != nil { r.cameraMotion = false }
         if let v = float("QB_MGAIN") { r.motionGain = v }
         if let v = float("QB_MOUT") { r.motionOutlier = v }
-        if let v = float("QB_MNOISE") { r.motionNoise = v }
         if let v = float("QB_LSHIFT") { r.labelShift = v }
         if let v = shadowMargin { r.shadowMargin = v }
         if let v = gmax { r.detailGainLimit = v }

@@ -37,16 +37,9 @@ public struct MotionEstimator {
     /// Estimate the shift from `previous` to `current` (luma planes `w` × `h`).
     /// Every second pixel of every second row is sampled; the first step
     /// (no shift yet: no interpolation) also gives the residual without a
-    /// shift, and a still picture stops there. `noiseFloor` (a squared luma
-    /// residual per sample) is what the camera's noise leaves anyway: a
-    /// region counts as worse only when the shift adds more than 10 % and
-    /// more than this per sample (a plain region of a panned picture gains
-    /// nothing from the shift and may lose a little to the interpolation:
-    /// on a real pan, one region of 16 did on 3 frames of 9, and the
-    /// temporal state stayed behind; a still textured room under a moving
-    /// person loses far more than the noise).
+    /// shift, and a still picture stops there.
     mutating func estimate(previous p: UnsafePointer<Float>, current c: UnsafePointer<Float>, width w: Int, height h: Int,
-                           outlier: Float, noiseFloor: Float = 0, iterations: Int = 4) {
+                           outlier: Float, iterations: Int = 4) {
         dx = 0; dy = 0; before = 0; after = 0; worse = 0
         let m = 3  // border: the shift never reads outside
         guard w > 2 * m + 8, h > 2 * m + 8 else { return }
@@ -70,7 +63,7 @@ public struct MotionEstimator {
                 }
             }
         }
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 3 * q * q) { re in
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * q * q) { re in
             re.initialize(repeating: 0)
             let tau2 = outlier * outlier
             // first step, at no shift: the mean of both pictures' central
@@ -85,7 +78,7 @@ public struct MotionEstimator {
                 a11 += Double(gx * gx); a12 += Double(gx * gy); a22 += Double(gy * gy)
                 b1 += Double(gx * r); b2 += Double(gy * r)
                 e0 += Double(r * r); count += 1
-                re[k] += Double(r * r); re[2 * q * q + k] += 1
+                re[k] += Double(r * r)
             }
             before = Float(e0 / Double(max(count, 1)))
             after = before
@@ -135,7 +128,7 @@ public struct MotionEstimator {
             }
             after = Float(e / Double(max(count, 1)))
             dx = vx; dy = vy
-            for k in 0..<(q * q) where re[q * q + k] > 1.1 * re[k] + Double(noiseFloor) * re[2 * q * q + k] + 1e-9 { worse += 1 }
+            for k in 0..<(q * q) where re[q * q + k] > 1.1 * re[k] + 1e-9 { worse += 1 }
         }
     }
 
@@ -187,12 +180,12 @@ extension MatteRefiner {
                              previousLuma: UnsafeMutablePointer<Float>, haveLuma: Bool,
                              label: UnsafeMutablePointer<Float>?, grid: UnsafeMutablePointer<Float>?,
                              gridGuide: UnsafeMutablePointer<Float>?, scratch: UnsafeMutablePointer<Float>,
-                             outlier: Float, noiseFloor: Float, gain: Float, range: Float) {
+                             outlier: Float, gain: Float, range: Float) {
         // (green for luma: most of it, and no pass to mix the channels)
         let n = dw * dh, cur = L[.g]
         m = MotionEstimator()
         if haveLuma {
-            m.estimate(previous: previousLuma, current: cur, width: dw, height: dh, outlier: outlier, noiseFloor: noiseFloor)
+            m.estimate(previous: previousLuma, current: cur, width: dw, height: dh, outlier: outlier)
             let dx = m.dx, dy = m.dy
             if cameraMotionUsable(m, gain: gain, range: range) {
                 m.applied = true

@@ -301,12 +301,6 @@ public struct MatteRefiner {
     /// Luma residuals (0–1) beyond this count less in the estimate (a person
     /// moving over a still room does not drag it).
     public var motionOutlier: Float = 0.05
-    /// The luma noise (0–1, at depth resolution, frame to frame) below which
-    /// a region of the 4 × 4 grid that the shift makes worse does not count
-    /// against it (`MotionEstimator.estimate`'s `noiseFloor` is its square).
-    /// 2/255: half of `colourNoise`, as each depth pixel's guide averages
-    /// several video pixels. 0: any region 10 % worse refuses the shift.
-    public var motionNoise: Float = 2.0 / 255
     /// The last frame's camera-motion estimate (depth pixels; `applied`: used).
     public private(set) var motion = MotionEstimator()
     /// The guide's luma at depth resolution, last frame (`cameraMotion`).
@@ -395,8 +389,7 @@ public struct MatteRefiner {
                                                   label: labelBlend ? prevLabel.baseAddress : nil,
                                                   grid: blend ? prev.baseAddress : nil,
                                                   gridGuide: blend && colourNoise > 0 ? prevGuide.baseAddress : nil,
-                                                  scratch: s.motion.base, outlier: motionOutlier,
-                                                  noiseFloor: motionNoise * motionNoise, gain: motionGain,
+                                                  scratch: s.motion.base, outlier: motionOutlier, gain: motionGain,
                                                   range: motionRange)
                     }
                     ctx.pointee.phase = phase
