@@ -132,7 +132,7 @@ def matcher(d, a, rng):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("colour"); ap.add_argument("gt"); ap.add_argument("out")
-    ap.add_argument("--motion", default="pan", choices=["pan", "still", "sway"])
+    ap.add_argument("--motion", default="pan", choices=["pan", "still", "sway", "panstop"])
     ap.add_argument("--seed", type=int, default=20)
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--step", type=float, default=0.7, help="pan, colour px per frame")
@@ -195,7 +195,10 @@ def main():
         shifts = [2.3] * a.frames
         plant_shifts = [2.3 + a.sway_amp * np.sin(2 * np.pi * i / 10) for i in range(a.frames)]
     else:
-        shifts = [0.3 + (a.step * i if a.motion == "pan" else 0) for i in range(a.frames)]
+        # panstop: the pan halts for two frame pairs in the middle (frames
+        # 4, 5 and 6 at the same place), as a hand-held or servo pan does
+        steps = [min(i, 4) + max(i - 6, 0) for i in range(a.frames)] if a.motion == "panstop" else range(a.frames)
+        shifts = [0.3 + (a.step * i if a.motion != "still" else 0) for i in steps]
         plant_shifts = shifts
     assert X0 + max(shifts + plant_shifts) + VW + 1 < W and X0 + S * a.misreg + max(shifts + plant_shifts) + VW < W
     shadow = (gt[Y0:Y0 + VH, X0:X0 + VW] == 0).astype(np.uint8) * 255

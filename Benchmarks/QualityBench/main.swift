@@ -103,6 +103,7 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         }
         var d = [UInt16](repeating: 0, count: dw * dh)
         d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw) }
+        if let r = env("QB_DEPTHSMOOTH").flatMap({ Int($0) }) { smoothDepth(&d, dw, dh, radius: r) }
         var tr = [UInt8](repeating: 0, count: VW * VH)
         tr.withUnsafeMutableBufferPointer { scene.renderTruth(Gray8View(base: $0.baseAddress!, width: VW, height: VH, stride: VW)) }
         var ob = [UInt8](repeating: 0, count: VW * VH)
@@ -127,6 +128,23 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         c.objects.append(ob)
     }
     return c
+}
+
+/// QB_DEPTHSMOOTH=r: a filtered depth map like an iPhone's (AVDepthData,
+/// isDepthDataFiltered): holes filled and every depth edge smoothed into a
+/// ramp, here three box passes of radius r over the valid pixels.
+func smoothDepth(_ d: inout [UInt16], _ w: Int, _ h: Int, radius r: Int) {
+    var v = d.map { Double($0) }, ok = d.map { $0 > 0 ? 1.0 : 0.0 }
+    for _ in 0..<3 {
+        var nv = v, nk = ok
+        for y in 0..<h { for x in 0..<w {
+            var s = 0.0, k = 0.0
+            for j in max(0, y - r)...min(h - 1, y + r) { for i in max(0, x - r)...min(w - 1, x + r) { s += v[j * w + i] * ok[j * w + i]; k += ok[j * w + i] } }
+            nv[y * w + x] = k > 0 ? s / k : 0; nk[y * w + x] = k > 0 ? 1 : 0
+        } }
+        v = nv; ok = nk
+    }
+    for i in 0..<(w * h) { d[i] = ok[i] > 0 ? UInt16(v[i].rounded()) : 0 }
 }
 
 /// Gradient magnitude with Gaussian derivative filters, sigma 1.4.
@@ -192,6 +210,8 @@ var truthGrad: [[Float]] = []
 func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: Bool = true, cutoff: Double? = nil,
          dumpTo: String? = nil) -> Score {
     let m = DepthMatter()
+    if let v = env("QB_RAMP").flatMap({ Float($0) }) { m.segmentation.rampSteps = v }
+    if env("QB_NOCUT") != nil { m.segmentation.colourCut = false }
     tuning(&m.refiner)
     if let v = env("QB_JOINC").flatMap({ Float($0) }) { m.segmentation.joinColourStep = v }
     if let v = env("QB_FRAG").flatMap({ Float($0) }) { m.segmentation.fragmentArea = v }

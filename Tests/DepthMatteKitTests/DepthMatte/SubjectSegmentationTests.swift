@@ -198,6 +198,72 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertEqual(Self.at(grey, 40, 60), 255)
     }
 
+    /// Three box passes of radius 1 over the valid pixels, holes filled: a
+    /// filtered depth map (an iPhone's AVDepthData) whose steps are ramps.
+    static func smoothed(_ d: TestDepth) -> TestDepth {
+        let w = d.width, h = d.height
+        var v = (0..<(w * h)).map { Double(d[$0 % w, $0 / w]) }
+        for _ in 0..<3 {
+            var n = v
+            for y in 0..<h { for x in 0..<w {
+                var sum = 0.0, k = 0.0
+                for j in max(0, y - 1)...min(h - 1, y + 1) { for i in max(0, x - 1)...min(w - 1, x + 1) where v[j * w + i] > 0 { sum += v[j * w + i]; k += 1 } }
+                n[y * w + x] = k > 0 ? sum / k : 0
+            } }
+            v = n
+        }
+        let out = TestDepth(width: w, height: h)
+        for y in 0..<h { for x in 0..<w { out[x, y] = UInt16(v[y * w + x].rounded()) } }
+        return out
+    }
+
+    func testChairBehindTheShouldersStaysOutOnAFilteredDepthMap() {
+        // the scene of testColourSeparatesAChairBackOnlyAFewCentimetresBehind
+        // (the chair 7 cm behind the torso, red chair, blue shirt), but every
+        // step smoothed into a ramp of small steps: without the sharpening
+        // (rampSteps) and the colour cut the chair and the body are one
+        // surface, and the chair is keyed in
+        let raw = TestDepth(width: 160, height: 90, fill: 3000)
+        raw.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1090)
+        raw.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1020)
+        raw.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
+        let d = Self.smoothed(raw)
+        for x in 50..<60 {
+            XCTAssertLessThan(abs(Int(d[x, 60]) - Int(d[x + 1, 60])), 30, "the torso's edge is a ramp of small steps: \((50..<61).map { d[$0, 60] })")
+        }
+        let video = TestRGB(width: Self.VW, height: Self.VH, fill: RGBA(200, 200, 200))
+        for y in 50..<180 { for x in 70..<250 { video[x, y] = RGBA(150, 30, 40) } }   // red chair
+        for y in 64..<180 { for x in 110..<210 { video[x, y] = RGBA(40, 80, 170) } }  // blue shirt
+        for y in 20..<64 { for x in 140..<180 { video[x, y] = RGBA(225, 180, 150) } }  // skin
+        func key(_ configure: (inout SubjectSegmentation) -> Void) -> [UInt8] {
+            var s = MatteSettings()
+            s.mode = .face; s.refine = .none; s.output = .matte; s.threads = 1; s.cutoff = 1.25
+            let m = DepthMatter()
+            configure(&m.segmentation)
+            let out = TestRGB(width: Self.VW, height: Self.VH)
+            for _ in 0..<3 {
+                _ = m.process(settings: s, video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
+            }
+            var r = [UInt8](repeating: 0, count: Self.VW * Self.VH)
+            for y in 0..<Self.VH { for x in 0..<Self.VW { r[y * Self.VW + x] = out[x, y].r } }
+            return r
+        }
+        func chairIn(_ m: [UInt8]) -> Int {
+            var n = 0
+            for y in 25..<90 { for x in 35..<125 where (x < 53 || x >= 107 || y < 30) && !(y < 34 && x >= 68 && x < 92) && Self.at(m, x, y) >= 128 { n += 1 } }
+            return n
+        }
+        let on = key { _ in }
+        // of about 2,600 chair pixels, the chair's two top corners keep 3
+        // pixels each (a 2-D corner is no ramp along a row or a column)
+        XCTAssertLessThanOrEqual(chairIn(on), 6, "chair pixels keyed in")
+        XCTAssertEqual(Self.at(on, 80, 60), 255, "torso")
+        XCTAssertEqual(Self.at(on, 80, 20), 255, "head")
+        XCTAssertEqual(Self.at(on, 60, 80), 255, "torso at its side, by the chair")
+        let off = key { $0.rampSteps = 0; $0.colourCut = false }
+        XCTAssertGreaterThan(chairIn(off), 1000, "without them the ramp joins the chair to the body")
+    }
+
     func testFlyingPixelsDoNotBridgeTheSubjectToTheChairBehind() {
         // the chair 12 cm behind the torso, with a ramp of flying pixels
         // (4 cm steps) between them on the torso's right side
