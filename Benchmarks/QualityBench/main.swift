@@ -92,7 +92,8 @@ struct Clip {
     var fps = 10.0
 }
 
-func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = nFrames, fps: Double = fps) -> Clip {
+func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = nFrames, fps: Double = fps,
+            smooth: Int? = env("QB_DEPTHSMOOTH").flatMap { Int($0) }) -> Clip {
     var c = Clip(); c.dw = dw; c.dh = dh; c.mis = s.misregistration; c.fps = fps
     for i in 0..<frames {
         let t = start + Double(i) / fps
@@ -103,7 +104,7 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         }
         var d = [UInt16](repeating: 0, count: dw * dh)
         d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw) }
-        if let r = env("QB_DEPTHSMOOTH").flatMap({ Int($0) }) { smoothDepth(&d, dw, dh, radius: r) }
+        if let r = smooth, r > 0 { smoothDepth(&d, dw, dh, radius: r) }
         var tr = [UInt8](repeating: 0, count: VW * VH)
         tr.withUnsafeMutableBufferPointer { scene.renderTruth(Gray8View(base: $0.baseAddress!, width: VW, height: VH, stride: VW)) }
         var ob = [UInt8](repeating: 0, count: VW * VH)
@@ -130,9 +131,10 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
     return c
 }
 
-/// QB_DEPTHSMOOTH=r: a filtered depth map like an iPhone's (AVDepthData,
-/// isDepthDataFiltered): holes filled and every depth edge smoothed into a
-/// ramp, here three box passes of radius r over the valid pixels.
+/// A filtered depth map like an iPhone's (AVDepthData, isDepthDataFiltered):
+/// holes filled and every depth edge smoothed into a ramp, here three box
+/// passes of radius r over the valid pixels (the ", filtered" scene rows: r =
+/// 2 on 640x360; QB_DEPTHSMOOTH=r applies it to every rendered clip).
 func smoothDepth(_ d: inout [UInt16], _ w: Int, _ h: Int, radius r: Int) {
     var v = d.map { Double($0) }, ok = d.map { $0 > 0 ? 1.0 : 0.0 }
     for _ in 0..<3 {
@@ -441,7 +443,10 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("chair", .chair, startTime, .face, true, false), ("slopingFloor", .slopingFloor, startTime, .face, true, false),
         ("doorFrame", .doorFrame, startTime, .face, true, false), ("enterLeft", .enterLeft, 0.3, .nearest, true, false),
         ("leaveRight", .enterLeft, 6.3, .nearest, true, false), ("sway", .portrait, startTime, .nearest, true, false),
-        ("thinRod", .thinRod, startTime, .face, env("QB_ROSTILL") == nil, false)]
+        ("thinRod", .thinRod, startTime, .face, env("QB_ROSTILL") == nil, false),
+        // a filtered depth map (an iPhone's AVDepthData): the same scenes with
+        // every step smoothed into a ramp and the holes filled (session 11)
+        ("chair, filtered", .chair, startTime, .face, true, false), ("sway, filtered", .portrait, startTime, .face, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
@@ -451,7 +456,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         if env("QB_REAL") != nil { ss.quantization = true; ss.correlatedNoise = true }
         ss.scene = kind
         if mode == .nearest { ss.faceMeta = false }
-        let clip = render(ss, dw: 640, dh: 360, start: start)
+        let clip = render(ss, dw: 640, dh: 360, start: start, smooth: name.hasSuffix(", filtered") ? 2 : env("QB_DEPTHSMOOTH").flatMap { Int($0) })
         truthGrad = []
         let orig = run(clip, refine: .original, mode: mode)
         // the motion clips' dtSSD is the flicker figure

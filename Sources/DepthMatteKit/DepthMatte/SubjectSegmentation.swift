@@ -601,41 +601,46 @@ public struct SubjectSegmentation {
                                      _ t: UnsafeMutablePointer<UInt16>, _ w: Int, _ h: Int, _ s: Int, _ limit: UInt32,
                                      _ stepA: Float, _ stepB: Float, _ rampSteps: Float) -> Int {
         let n = w * h
-        do {
-            t.update(from: o, count: n)
-            // the step along k at i, or 0
-            @inline(__always) func rampAt(_ i: Int, _ k: Int) -> (Float, UInt16) {
-                let a = o[i - s * k], b = o[i + s * k], a3 = o[i - 3 * s * k], b3 = o[i + 3 * s * k]
-                guard a3 != 0 && b3 != 0 && a != 0 && b != 0 else { return (0, 0) }
-                let d0 = abs(Float(b) - Float(a))
-                // on the ramp itself: the depth changes here too (at least half
-                // the mean slope), not a flat strip between two steps
-                guard d0 >= rampSteps * (stepA + stepB * Float(min(a, b))),
-                      Float(2 * s) * abs(Float(o[i + k]) - Float(o[i - k])) >= d0,
-                      2 * min(abs(Float(a) - Float(a3)), abs(Float(b3) - Float(b))) < d0 else { return (0, 0) }
-                let v = Float(o[i])
-                return (d0, abs(v - Float(a)) <= abs(Float(b) - v) ? a : b)
-            }
-            for y in 0..<h {
-                for x in 0..<w {
-                    let i = y * w + x
-                    if o[i] == 0 { continue }
-                    var best: (Float, UInt16) = (0, 0)
-                    if x >= 3 * s && x < w - 3 * s { best = rampAt(i, 1) }
-                    if y >= 3 * s && y < h - 3 * s { let r = rampAt(i, w); if r.0 > best.0 { best = r } }
-                    if best.0 > 0 { t[i] = best.1 }
-                }
-            }
-            // o: the sharpened depth the segmentation works on; t: the original
-            for i in 0..<n { let v = t[i]; t[i] = o[i]; o[i] = v }
-            var near = 0
-            for i in 0..<n {
-                let isNear = o[i] != 0 && UInt32(o[i]) <= limit
-                lab[i] = isNear ? 0 : -1
-                if isNear { near += 1 }
-            }
-            return near
+        // t: the original (read); o: the sharpened depth (written)
+        t.update(from: o, count: n)
+        let k0 = rampSteps * stepA, k1 = rampSteps * stepB
+        // the step along k at i, or 0 (the cheapest test first: most pixels
+        // lie on no step at all)
+        @inline(__always) func rampAt(_ i: Int, _ k: Int) -> (Float, UInt16) {
+            let a = t[i - s * k], b = t[i + s * k]
+            guard Float(a > b ? a - b : b - a) >= k0 else { return (0, 0) }
+            let fa = Float(a), fb = Float(b)
+            let d0 = abs(fb - fa)
+            guard d0 >= k0 + k1 * min(fa, fb), a != 0, b != 0 else { return (0, 0) }
+            // on the ramp itself: the depth changes here too (at least half
+            // the mean slope), not a flat strip between two steps
+            guard Float(2 * s) * abs(Float(t[i + k]) - Float(t[i - k])) >= d0 else { return (0, 0) }
+            let a3 = t[i - 3 * s * k], b3 = t[i + 3 * s * k]
+            guard a3 != 0 && b3 != 0, 2 * min(abs(fa - Float(a3)), abs(Float(b3) - fb)) < d0 else { return (0, 0) }
+            let v = Float(t[i])
+            return (d0, abs(v - fa) <= abs(fb - v) ? a : b)
         }
+        // only near pixels can change anything: one sharpened to a far side
+        // leaves the subject's surfaces; a far one sharpened to a near side
+        // would be written back with its own (far) depth if kept
+        var near = 0
+        for y in 0..<h {
+            let rowOK = y >= 3 * s && y < h - 3 * s
+            for x in 0..<w {
+                let i = y * w + x
+                if lab[i] < 0 { continue }
+                var best: (Float, UInt16) = (0, 0)
+                if x >= 3 * s && x < w - 3 * s { best = rampAt(i, 1) }
+                if rowOK { let r = rampAt(i, w); if r.0 > best.0 { best = r } }
+                if best.0 > 0 {
+                    let v = best.1
+                    o[i] = v
+                    lab[i] = UInt32(v) <= limit ? 0 : -1
+                }
+                if lab[i] >= 0 { near += 1 }
+            }
+        }
+        return near
     }
 
     /// Mark the pixels of the normalized box [u0, u1) x [v0, v1) as seeds.
