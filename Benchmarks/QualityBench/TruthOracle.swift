@@ -47,32 +47,14 @@ enum TruthOracle: CaseIterable {
         for (i, tr) in truth.enumerated() {
             let a = matte(tr, width: w, height: h)
             let t = tr.map { Float($0) / 255 }
-            var sad = 0.0, inter = 0, uni = 0, dd = 0.0, off = 0, moves = 0
+            var fm = FrameMetrics()
             for p in 0..<(w * h) {
-                let v = a[p], vt = t[p]
-                sad += Double(abs(v - vt))
-                if v > 0.5 && vt > 0.5 { inter += 1 }
-                if v > 0.5 || vt > 0.5 { uni += 1 }
-                if i > 0 {
-                    let q = Double((v - prev[p]) - (vt - prevT[p])); dd += q * q
-                    if abs(q) > 0.2 { off += 1 }
-                    if abs(vt - prevT[p]) > 0.2 { moves += 1 }
-                }
+                if i > 0 { fm.add(a[p], t[p], previous: prev[p], prevT[p]) } else { fm.add(a[p], t[p]) }
             }
-            sc.sad += sad / 1000
-            let iou = uni > 0 ? Double(inter) / Double(uni) : 1
-            sc.iou += iou; sc.iouMin = min(sc.iouMin, iou)
-            if i > 0 {
-                sc.dt += (dd / Double(w * h)).squareRoot() * 100
-                sc.off += Double(off); sc.offMax = max(sc.offMax, off); sc.truthMoves += Double(moves)
-            }
+            sc.add(fm, index: i, pixels: w * h)
             prev = a; prevT = t
         }
-        let n = Double(truth.count)
-        sc.sad /= n; sc.iou /= n
-        if truth.count > 1 {
-            sc.dt /= n - 1; sc.off /= n - 1; sc.truthMoves /= n - 1
-        }
+        sc.finish(frames: truth.count)
         return sc
     }
 }

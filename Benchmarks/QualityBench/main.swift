@@ -202,6 +202,43 @@ struct Score {
     /// truth's by more than 0.2 (on a still clip: pixels that flip), the
     /// worst frame pair, and pixels the truth itself changes by more than 0.2.
     var off = 0.0, offMax = 0, truthMoves = 0.0
+
+    /// Add one frame's `FrameMetrics` (frame `index` of the clip, `pixels` pixels).
+    mutating func add(_ fm: FrameMetrics, index: Int, pixels: Int) {
+        sad += fm.sad / 1000; mse += fm.mse / Double(pixels) * 1e3
+        let frameIoU = fm.iou
+        iou += frameIoU; iouMin = min(iouMin, frameIoU)
+        if index > 0 {
+            dt += (fm.dd / Double(pixels)).squareRoot() * 100
+            off += Double(fm.off); offMax = max(offMax, fm.off); truthMoves += Double(fm.moves)
+        }
+    }
+    /// Means over `frames` frames (the temporal figures over the frame pairs).
+    mutating func finish(frames: Int) {
+        let n = Double(frames)
+        sad /= n; mse /= n; grad /= n; iou /= n; ms /= n
+        if frames > 1 { dt /= n - 1; off /= n - 1; truthMoves /= n - 1 }
+    }
+}
+
+/// The per-pixel sums of one frame that `Score` is made of: a matte value
+/// `v` against the truth's `vt`, and their previous frame's (from the
+/// second frame on) for dtSSD and the "off > 0.2" count.
+struct FrameMetrics {
+    var sad = 0.0, mse = 0.0, inter = 0, uni = 0, dd = 0.0, off = 0, moves = 0
+    var iou: Double { uni > 0 ? Double(inter) / Double(uni) : 1 }
+    @inline(__always) mutating func add(_ v: Float, _ vt: Float) {
+        let e = Double(v - vt)
+        sad += abs(e); mse += e * e
+        if v > 0.5 && vt > 0.5 { inter += 1 }
+        if v > 0.5 || vt > 0.5 { uni += 1 }
+    }
+    @inline(__always) mutating func add(_ v: Float, _ vt: Float, previous pv: Float, _ pvt: Float) {
+        add(v, vt)
+        let q = Double((v - pv) - (vt - pvt)); dd += q * q
+        if abs(q) > 0.2 { off += 1 }
+        if abs(vt - pvt) > 0.2 { moves += 1 }
+    }
 }
 
 let gradient = Gradient()
@@ -267,24 +304,16 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
         }
         let tc = t.components
         sc.ms += (Double(tc.seconds) + Double(tc.attoseconds) * 1e-18) * 1000
-        var sad = 0.0, mse = 0.0, inter = 0, uni = 0, dd = 0.0, off = 0, moves = 0
+        var fm = FrameMetrics()
         let tr = c.truth[i], ob = c.objects[i]
         for p in 0..<(VW * VH) {
             let v = Float(out[4 * p]) / 255, vt = Float(tr[p]) / 255
             a[p] = v
-            let e = Double(v - vt)
-            sad += abs(e); mse += e * e
-            if v > 0.5 && vt > 0.5 { inter += 1 }
-            if v > 0.5 || vt > 0.5 { uni += 1 }
+            if i > 0 { fm.add(v, vt, previous: prev[p], prevT[p]) } else { fm.add(v, vt) }
             if ob[p] == 1 && v > 0.5 { sc.distractor += 1 }
             if ob[p] == 3 && v < 0.5 { sc.handOutDeep += 1 }
             if ob[p] == 4 { sc.thin += 1; if v >= 0.5 { sc.thinKept += 1 } }
             if ob[p] >= 2 && ob[p] <= 3 && v < 0.5 { sc.handOut += 1; if perFrame { print("    hand out: \(refine) frame \(i) x \(p % VW) y \(p / VW) a \(v) truth \(vt)\(ob[p] == 3 ? " deep" : "")") } }
-            if i > 0 {
-                let q = Double((v - prev[p]) - (vt - prevT[p])); dd += q * q
-                if abs(q) > 0.2 { off += 1 }
-                if abs(vt - prevT[p]) > 0.2 { moves += 1 }
-            }
             prev[p] = v; prevT[p] = vt
         }
         if truthGrad.count <= i {
@@ -297,18 +326,11 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
         var ge = 0.0
         let tg = truthGrad[i]
         for p in 0..<(VW * VH) { let q = Double(mag[p] - tg[p]); ge += q * q }
-        sc.sad += sad / 1000; sc.mse += mse / Double(VW * VH) * 1e3; sc.grad += ge / 1000
-        let iou = uni > 0 ? Double(inter) / Double(uni) : 1
-        sc.iou += iou; sc.iouMin = min(sc.iouMin, iou)
-        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(iou, 4)) SAD \(f(sad / 1000, 2)) motion \(f(Double(m.refiner.motion.dx), 3)),\(f(Double(m.refiner.motion.dy), 3)) \(m.refiner.motion.applied) \(f(Double(m.refiner.motion.after / max(m.refiner.motion.before, 1e-12)), 3)) worse \(m.refiner.motion.worse) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount) thin \(sc.thinKept)/\(sc.thin)") }
-        if i > 0 {
-            sc.dt += (dd / Double(VW * VH)).squareRoot() * 100
-            sc.off += Double(off); sc.offMax = max(sc.offMax, off); sc.truthMoves += Double(moves)
-        }
+        sc.grad += ge / 1000
+        sc.add(fm, index: i, pixels: VW * VH)
+        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(fm.iou, 4)) SAD \(f(fm.sad / 1000, 2)) motion \(f(Double(m.refiner.motion.dx), 3)),\(f(Double(m.refiner.motion.dy), 3)) \(m.refiner.motion.applied) \(f(Double(m.refiner.motion.after / max(m.refiner.motion.before, 1e-12)), 3)) worse \(m.refiner.motion.worse) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount) thin \(sc.thinKept)/\(sc.thin)") }
     }
-    let n = Double(nFrames)
-    sc.sad /= n; sc.mse /= n; sc.grad /= n; sc.iou /= n; sc.dt /= Double(nFrames - 1); sc.ms /= n
-    sc.off /= Double(nFrames - 1); sc.truthMoves /= Double(nFrames - 1)
+    sc.finish(frames: nFrames)
     return sc
 }
 
