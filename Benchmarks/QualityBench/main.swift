@@ -478,7 +478,8 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         if env("QB_REAL") != nil { ss.quantization = true; ss.correlatedNoise = true }
         ss.scene = kind
         if mode == .nearest { ss.faceMeta = false }
-        let clip = render(ss, dw: 640, dh: 360, start: start, smooth: name.hasSuffix(", filtered") ? 2 : env("QB_DEPTHSMOOTH").flatMap { Int($0) })
+        let scw = env("QB_SCDW").flatMap { Int($0) } ?? 640  // the scenes' depth width (QB_SCDW; 16:9)
+        let clip = render(ss, dw: scw, dh: scw * 9 / 16, start: start, smooth: name.hasSuffix(", filtered") ? 2 : env("QB_DEPTHSMOOTH").flatMap { Int($0) })
         truthGrad = []
         let orig = run(clip, refine: .original, mode: mode)
         // the motion clips' dtSSD is the flicker figure

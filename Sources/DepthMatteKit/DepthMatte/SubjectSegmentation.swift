@@ -76,26 +76,27 @@ public struct SubjectSegmentation {
     /// 3. would join the two into one surface and 4.'s colour veto would never
     /// see the contact; the ramp's intermediate depths also chain the head to
     /// the chair through the outline. The segmentation works on a sharpened
-    /// copy: a pixel on a ramp whose depth changes by at least this many
-    /// `step`s over ±s pixels (s = max(2, the floor test's span)) takes the depth of the side it is nearer to
-    /// (`sharpenRamps`); kept pixels are written with their own depth. 0
-    /// turns it off. quality-bench with QB_DEPTHSMOOTH=1 / 2 (three box
-    /// passes of radius 1 / 2 on the 640x360 depth): chair IoU 0.870 / 0.739
-    /// -> 0.995 / 0.994 (with `colourCut`); unfiltered depth: chair 0.9964
-    /// -> 0.9959, every other clip as before.
+    /// copy: a near pixel on a ramp whose depth changes by at least this
+    /// many `step`s over ±s pixels (s = max(2, the floor test's span)) takes
+    /// the depth of the side it is nearer to (`sharpenRamps`); kept pixels
+    /// are written with their own depth. 0 turns it off. quality-bench with
+    /// QB_DEPTHSMOOTH=1 / 2 (three box passes of radius 1 / 2 on the 640x360
+    /// depth): chair IoU 0.870 / 0.739 -> 0.995 / 0.993 (with `colourCut`);
+    /// unfiltered depth: chair 0.9964 -> 0.9959, every other clip as before
+    /// (docs/quality.md, "Filtered depth maps").
     public var rampSteps: Float = 1
-    /// Smoothed steps, by colour (session 11): a filtered depth map (an
-    /// iPhone's AVDepthData, a sensor SDK's spatial or hole-filling filter)
-    /// turns the step between a shoulder and the chair back 7–20 cm behind it
-    /// into a ramp of small steps and fills the occlusion shadow between
-    /// them, so 3. would join the two into one surface and 4.'s colour veto
-    /// would never see the contact. With this on, two neighbours do not join
-    /// where the depth `off` pixels either side of them differs by a `step`
-    /// and the colours there differ by more than `joinColourStep`: the
-    /// surfaces become two, in contact, and 4. decides (join when the
-    /// contact steps less than `bodyStep`, unless the colours differ). A
-    /// body's own colour edges (a collar, a sleeve) rarely cut: the rest of
-    /// their outline joins without a step.
+    /// Smoothed steps, by colour (session 11, step 3; see `rampSteps` for
+    /// the filtered map): two neighbours with no step between them do not
+    /// join where the depths `off` pixels either side of them are both near
+    /// and differ by a `step`, the pair is at least as steep as the mean
+    /// over that span (the ramp's middle, not a flat strip beside it), and
+    /// the colours there differ by more than `joinColourStep`. The surfaces
+    /// become two, in contact, and 4. decides (join when the contact steps
+    /// less than `bodyStep`, unless the colours differ). A body's own colour
+    /// edges (a collar, a sleeve) rarely cut: the rest of their outline joins
+    /// without a step. Needed with `rampSteps` where a ramp is wider than the
+    /// sharpening reaches (chair, filtered r = 2: 0.9452 with `rampSteps`
+    /// alone, 0.9934 with both).
     public var colourCut = true
     /// Focal length in picture widths (70° horizontal view; a 60–90° camera
     /// changes the slope test by at most ±40 %).
@@ -582,7 +583,7 @@ public struct SubjectSegmentation {
         return out.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
     }
 
-    /// Step 1b: every valid pixel on a smoothed step takes the depth of the
+    /// Step 1b: every near pixel on a smoothed step takes the depth of the
     /// side it is nearer to (a shock filter, one pass). Along a row or a
     /// column, a pixel is on one when the depths a = d(−s) and b = d(+s)
     /// differ by D ≥ `rampSteps` `step`s at min(a, b); the depth changes at
@@ -592,8 +593,9 @@ public struct SubjectSegmentation {
     /// comparison (it changes by less than D / 2 over the next 2s pixels: a
     /// surface that stays steep on both sides, an arm pointing at the camera
     /// or a floor, is no step; the foot of a wide ramp is).
-    /// A real, unsmoothed step passes too, harmlessly: its pixels already
-    /// hold one side's depth. Of the two directions the larger D wins (a
+    /// A real, unsmoothed step passes too, mostly harmlessly: its pixels
+    /// already hold one side's depth (a flying pixel between them moves to
+    /// the nearer side). Of the two directions the larger D wins (a
     /// surface's corner is a ramp in neither: a pixel or two stay).
     /// On return `o` holds the sharpened depth and `t` the original; `lab`
     /// is updated (near or not) and the near count returned.
