@@ -104,7 +104,10 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         }
         var d = [UInt16](repeating: 0, count: dw * dh)
         d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw) }
-        if let r = smooth, r > 0 { smoothDepth(&d, dw, dh, radius: r) }
+        if let r = smooth, r > 0 {
+            // QB_DEPTHSMOOTH=r: every clip as a filtered map of radius r (rgbdtestsrc filtered=true: r = width / 320)
+            d.withUnsafeMutableBytes { RGBDScene.filterDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw, radius: r) }
+        }
         var tr = [UInt8](repeating: 0, count: VW * VH)
         tr.withUnsafeMutableBufferPointer { scene.renderTruth(Gray8View(base: $0.baseAddress!, width: VW, height: VH, stride: VW)) }
         var ob = [UInt8](repeating: 0, count: VW * VH)
@@ -129,24 +132,6 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         c.objects.append(ob)
     }
     return c
-}
-
-/// A filtered depth map like an iPhone's (AVDepthData, isDepthDataFiltered):
-/// holes filled and every depth edge smoothed into a ramp, here three box
-/// passes of radius r over the valid pixels (the ", filtered" scene rows: r =
-/// 2 on 640x360; QB_DEPTHSMOOTH=r applies it to every rendered clip).
-func smoothDepth(_ d: inout [UInt16], _ w: Int, _ h: Int, radius r: Int) {
-    var v = d.map { Double($0) }, ok = d.map { $0 > 0 ? 1.0 : 0.0 }
-    for _ in 0..<3 {
-        var nv = v, nk = ok
-        for y in 0..<h { for x in 0..<w {
-            var s = 0.0, k = 0.0
-            for j in max(0, y - r)...min(h - 1, y + r) { for i in max(0, x - r)...min(w - 1, x + r) { s += v[j * w + i] * ok[j * w + i]; k += ok[j * w + i] } }
-            nv[y * w + x] = k > 0 ? s / k : 0; nk[y * w + x] = k > 0 ? 1 : 0
-        } }
-        v = nv; ok = nk
-    }
-    for i in 0..<(w * h) { d[i] = ok[i] > 0 ? UInt16(v[i].rounded()) : 0 }
 }
 
 /// Gradient magnitude with Gaussian derivative filters, sigma 1.4.
@@ -466,8 +451,9 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("doorFrame", .doorFrame, startTime, .face, true, false), ("enterLeft", .enterLeft, 0.3, .nearest, true, false),
         ("leaveRight", .enterLeft, 6.3, .nearest, true, false), ("sway", .portrait, startTime, .nearest, true, false),
         ("thinRod", .thinRod, startTime, .face, env("QB_ROSTILL") == nil, false),
-        // a filtered depth map (an iPhone's AVDepthData): the same scenes with
-        // every step smoothed into a ramp and the holes filled (session 11)
+        // a filtered depth map (an iPhone's AVDepthData; rgbdtestsrc
+        // filtered=true, radius 2 at 640x360): the same scenes with every step
+        // smoothed into a ramp and the holes filled (session 11)
         ("chair, filtered", .chair, startTime, .face, true, false), ("sway, filtered", .portrait, startTime, .face, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
@@ -479,7 +465,8 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ss.scene = kind
         if mode == .nearest { ss.faceMeta = false }
         let scw = env("QB_SCDW").flatMap { Int($0) } ?? 640  // the scenes' depth width (QB_SCDW; 16:9)
-        let clip = render(ss, dw: scw, dh: scw * 9 / 16, start: start, smooth: name.hasSuffix(", filtered") ? 2 : env("QB_DEPTHSMOOTH").flatMap { Int($0) })
+        ss.filtered = name.hasSuffix(", filtered")
+        let clip = render(ss, dw: scw, dh: scw * 9 / 16, start: start)
         truthGrad = []
         let orig = run(clip, refine: .original, mode: mode)
         // the motion clips' dtSSD is the flicker figure

@@ -21,6 +21,7 @@ extension SceneSettings {
         quantization = c.quantization != 0
         correlatedNoise = c.correlated_noise != 0
         pan = c.pan != 0
+        filtered = c.filtered != 0
     }
 }
 

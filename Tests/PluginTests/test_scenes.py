@@ -24,13 +24,13 @@ def run(launch, n):
     return out
 
 
-def ious(scene, extra, keyer, n=10, rate="5/1"):
+def ious(scene, extra, keyer, n=10, rate="5/1", dw=DW, dh=DH):
     src = f"rgbdtestsrc scene={scene} {ART} {extra} num-buffers={n}"
     caps = f"framerate={rate}"
     truth = run(f"{src} stream=truth ! video/x-raw,width={W},height={H},{caps} ! appsink name=sink sync=false", n)
     alpha = run(f"depthmatte name=m output=matte {keyer} ! video/x-raw,format=RGBA ! appsink name=sink sync=false "
                 f"{src} ! video/x-raw,format=RGBA,width={W},height={H},{caps} ! m.video "
-                f"{src} stream=depth ! video/x-raw,width={DW},height={DH},{caps} ! m.depth", n)
+                f"{src} stream=depth ! video/x-raw,width={dw},height={dh},{caps} ! m.depth", n)
     out = []
     for a, t in zip(alpha, truth):
         if (t > 0.5).mean() < 0.02:
@@ -50,6 +50,42 @@ def test_surfaces_nearer_than_the_cutoff_are_not_keyed(scene):
     assert default.mean() >= slab.mean() + 0.1
 
 
+@pytest.mark.parametrize("scene", ["chair", "door-frame"])
+def test_surfaces_stay_out_on_a_filtered_depth_map(scene):
+    # filtered=true: holes filled, every step a ramp (a phone's or an SDK's
+    # filtered map): the chair back no longer steps away from the shoulders.
+    # At 640x360 (ramps about 6 depth pixels, 1 % of the width, as an
+    # iPhone's 640x480 map); at 160x90 the same filter blurs the raised hand
+    # into the chair behind it (docs/quality.md)
+    default = ious(scene, "filtered=true", "", dw=640, dh=360)
+    slab = ious(scene, "filtered=true", "subject-only=false", dw=640, dh=360)
+    print(scene, "filtered, subject-only", default.round(3), "slab", slab.round(3))
+    # (chair: 0.89-0.91 at 0.6-0.8 s, where the torso's edge runs diagonally
+    # and the ramp beside it is sharpened along neither axis: docs/quality.md)
+    assert default.mean() >= 0.95 and default.min() >= 0.85, default
+    assert slab.mean() <= 0.85, slab
+
+
+def test_filtered_depth_has_no_holes_and_ramps_instead_of_steps():
+    def depth(extra):
+        p = Gst.parse_launch(f"rgbdtestsrc scene=chair {ART} {extra} num-buffers=1 stream=depth "
+                             f"! video/x-raw,format=GRAY16_LE,width={DW},height={DH} ! appsink name=sink sync=false")
+        p.set_state(Gst.State.PLAYING)
+        try:
+            s = pull_all(p)[0]
+        finally:
+            p.set_state(Gst.State.NULL)
+        ok, info = s.get_buffer().map(Gst.MapFlags.READ)
+        d = np.frombuffer(info.data, np.uint16).copy()
+        s.get_buffer().unmap(info)
+        return d[:DW * DH].reshape(DH, DW)
+    raw, filt = depth(""), depth("filtered=true")
+    assert (raw == 0).sum() > 50 and (filt == 0).sum() == 0, ((raw == 0).sum(), (filt == 0).sum())
+    # the largest step between horizontal neighbours shrinks to a ramp's
+    step = lambda d: np.abs(np.diff(d.astype(np.float64), axis=1))[d[:, 1:] * d[:, :-1] > 0].max()
+    assert step(filt) < 0.5 * step(raw), (step(filt), step(raw))
+
+
 def test_subject_walking_in_at_the_edge_is_followed_in_mode_nearest():
     # 0-2.2 s: the subject walks in from the left over a floor within the cutoff
     default = ious("enter-left", "face-meta=false", "mode=nearest", n=12)
@@ -64,6 +100,7 @@ def test_scene_property_defaults_to_the_portrait():
     assert e.get_property("scene") == 0 or str(e.get_property("scene")).endswith("PORTRAIT")
     assert e.get_property("quantization") is False
     assert e.get_property("correlated-noise") is False
+    assert e.get_property("filtered") is False
     m = Gst.ElementFactory.make("depthmatte")
     assert m.get_property("subject-only") is True
 

@@ -55,6 +55,11 @@ public struct SceneSettings: Equatable {
     /// about 0.6 px per frame of 640 px at 30 fps (a sub-pixel pan at
     /// depth resolution).
     public var pan = false
+    /// Depth as a filtered map (SceneFilter.swift): holes filled and every
+    /// step smoothed into a ramp, three box passes of radius width / 320
+    /// (at least 1) over the rendered map (with a calibration: over the
+    /// colour camera's view before the depth camera's is formed).
+    public var filtered = false
     /// The whole world scaled by this factor in depth (kit only, for
     /// quality-bench): the pictures, the truth and the face boxes are the
     /// same (a scaled world projects identically), the depth readings are

@@ -390,5 +390,6 @@ extension RGBDScene {
                 }
             }
         }
+        if s.filtered { Self.filterDepth(base: base, width: w, height: h, stride: stride, radius: max(1, w / 320)) }
     }
 }
