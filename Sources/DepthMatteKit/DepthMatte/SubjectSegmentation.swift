@@ -595,8 +595,9 @@ public struct SubjectSegmentation {
     /// or a floor, is no step; the foot of a wide ramp is).
     /// A real, unsmoothed step passes too, mostly harmlessly: its pixels
     /// already hold one side's depth (a flying pixel between them moves to
-    /// the nearer side). Of the two directions the larger D wins (a
-    /// surface's corner is a ramp in neither: a pixel or two stay).
+    /// the nearer side). Of the two axes the larger D wins; where neither
+    /// finds a ramp, the two diagonals are tried the same way (a ramp beside
+    /// a sloping edge is too wide along either axis).
     /// On return `o` holds the sharpened depth and `t` the original; `lab`
     /// is updated (near or not) and the near count returned.
     private static func sharpenRamps(_ o: UnsafeMutablePointer<UInt16>, _ lab: UnsafeMutablePointer<Int32>,
@@ -634,6 +635,12 @@ public struct SubjectSegmentation {
                 var best: (Float, UInt16) = (0, 0)
                 if x >= 3 * s && x < w - 3 * s { best = rampAt(i, 1) }
                 if rowOK { let r = rampAt(i, w); if r.0 > best.0 { best = r } }
+                // the diagonals only where neither axis finds a ramp (a ramp
+                // beside a sloping edge: along an axis it is wider than the test)
+                if best.0 == 0 && rowOK && x >= 3 * s && x < w - 3 * s {
+                    var r = rampAt(i, w + 1); if r.0 > best.0 { best = r }
+                    r = rampAt(i, w - 1); if r.0 > best.0 { best = r }
+                }
                 if best.0 > 0 {
                     let v = best.1
                     o[i] = v
