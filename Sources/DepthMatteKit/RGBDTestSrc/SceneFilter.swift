@@ -17,7 +17,7 @@ extension RGBDScene {
             let v = buf.baseAddress!, k = v + n, tv = v + 2 * n, tk = v + 3 * n
             for y in 0..<h {
                 for x in 0..<w {
-                    let d = (base + y * stride).load(fromByteOffset: 2 * x, as: UInt16.self).littleEndian
+                    let d = UInt16(littleEndian: (base + y * stride).loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self))
                     v[y * w + x] = Float(d); k[y * w + x] = d > 0 ? 1 : 0
                 }
             }

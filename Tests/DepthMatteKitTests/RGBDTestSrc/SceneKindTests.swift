@@ -124,4 +124,22 @@ final class SceneKindTests: XCTestCase {
         XCTAssertEqual(t[py * 160 + px], 255)
         XCTAssertEqual(Double(d[py * 160 + px]) / 1000, b.pose.subjectDepth, accuracy: 0.06)
     }
+
+    func testFilteredDepthFillsHolesAndTurnsAStepIntoARampOnUnalignedRows() {
+        // rgbdtestsrc filtered=true's filter: rows padded by an odd byte count
+        // (unaligned samples), a 1000 -> 2000 mm step with a hole beside it
+        let d = TestDepth(width: 12, height: 5, padding: 1, paddingByte: 0x5a, fill: 1000)
+        d.fill(x0: 6, y0: 0, x1: 12, y1: 5, 2000)
+        d[4, 2] = 0
+        RGBDScene.filterDepth(base: d.bytes, width: d.width, height: d.height, stride: d.stride, radius: 1)
+        for y in 0..<5 {
+            let row = (0..<12).map { d[$0, y] }
+            XCTAssertFalse(row.contains(0), "row \(y): \(row)")
+            XCTAssertEqual(row.first, 1000, "far from the step: unchanged")
+            XCTAssertEqual(row.last, 2000)
+            for x in 0..<11 { XCTAssertLessThanOrEqual(row[x], row[x + 1], "row \(y) rises monotonically: \(row)") }
+            XCTAssertLessThan(Int(row[6]) - Int(row[5]), 500, "the 1000 mm step became a ramp: \(row)")
+            XCTAssertEqual(d.bytes[y * d.stride + 24], 0x5a, "padding untouched")
+        }
+    }
 }
