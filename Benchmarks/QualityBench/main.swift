@@ -236,6 +236,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
     let m = DepthMatter()
     if let v = env("QB_RAMP").flatMap({ Float($0) }) { m.segmentation.rampSteps = v }
     if env("QB_NOCUT") != nil { m.segmentation.colourCut = false }
+    if env("QB_NORAMPHOLES") != nil { m.segmentation.rampHoles = false }
     tuning(&m.refiner)
     if let v = env("QB_JOINC").flatMap({ Float($0) }) { m.segmentation.joinColourStep = v }
     if let v = env("QB_FRAG").flatMap({ Float($0) }) { m.segmentation.fragmentArea = v }
@@ -454,10 +455,19 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         // a filtered depth map (an iPhone's AVDepthData; rgbdtestsrc
         // filtered=true, radius 2 at 640x360): the same scenes with every step
         // smoothed into a ramp and the holes filled (session 11)
-        ("chair, filtered", .chair, startTime, .face, true, false), ("sway, filtered", .portrait, startTime, .face, true, false)]
+        ("chair, filtered", .chair, startTime, .face, true, false), ("sway, filtered", .portrait, startTime, .face, true, false),
+        // the same as a phone's 4:3 portrait (colour 640x480; depth 640x480,
+        // which the keyer halves, or 320x240), from t = 0 (session 12)
+        ("chair, filtered, 4:3 640x480", .chair, 0, .face, true, false),
+        ("chair, filtered, 4:3 320x240", .chair, 0, .face, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
+        // ", 4:3 WxH": a 640x480 colour frame and that depth size
+        let portrait43 = name.contains(", 4:3 ") ? name.split(separator: " ").last?.split(separator: "x").compactMap { Int($0) } : nil
+        let (savedW, savedH) = (VW, VH)
+        defer { VW = savedW; VH = savedH }
+        if portrait43 != nil { VW = 640; VH = 480 }
         var ss = SceneSettings()
         ss.motion = motion; ss.pan = pan
         ss.noise = true; ss.holes = env("QB_NOHOLES") == nil; ss.flyingPixels = env("QB_NOFLY") == nil; ss.misregistration = env("QB_SCMIS").flatMap { Int($0) } ?? 1; ss.seed = 7
@@ -465,8 +475,9 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ss.scene = kind
         if mode == .nearest { ss.faceMeta = false }
         let scw = env("QB_SCDW").flatMap { Int($0) } ?? 640  // the scenes' depth width (QB_SCDW; 16:9)
-        ss.filtered = name.hasSuffix(", filtered")
-        let clip = render(ss, dw: scw, dh: scw * 9 / 16, start: start)
+        ss.filtered = name.contains(", filtered")
+        let (dw, dh) = portrait43.flatMap { $0.count == 2 ? ($0[0], $0[1]) : nil } ?? (scw, scw * 9 / 16)
+        let clip = render(ss, dw: dw, dh: dh, start: start)
         truthGrad = []
         let orig = run(clip, refine: .original, mode: mode)
         // the motion clips' dtSSD is the flicker figure

@@ -60,10 +60,29 @@ def test_surfaces_stay_out_on_a_filtered_depth_map(scene):
     default = ious(scene, "filtered=true", "", dw=640, dh=360)
     slab = ious(scene, "filtered=true", "subject-only=false", dw=640, dh=360)
     print(scene, "filtered, subject-only", default.round(3), "slab", slab.round(3))
-    # (chair: 0.91 at 0.8 s, where the torso's edge runs diagonally and the
-    # ramp beside it still joins the chair: docs/quality.md)
-    assert default.mean() >= 0.95 and default.min() >= 0.85, default
+    # (chair: 0.91 at 0.8 s before session 12's ramp holes, where the
+    # torso's edge runs diagonally and the ramp beside it joined the chair;
+    # now 0.987; door frame 0.963: docs/quality.md)
+    assert default.mean() >= 0.95 and default.min() >= 0.95, default
     assert slab.mean() <= 0.85, slab
+
+
+def test_chair_stays_out_on_a_phones_filtered_4x3_map():
+    # a phone's portrait: 4:3 colour and a filtered 4:3 depth map (an
+    # iPhone's AVDepthData is 640x480 or 320x240); where the sloping shoulder
+    # meets the chair's outer edge, wall, chair and shoulder meet, and the
+    # in-between depths of two ramps chained chair and shoulder (worst frame
+    # 0.84-0.92 before session 12's ramp holes)
+    global W, H
+    saved = W, H
+    W, H = 320, 240
+    try:
+        for dw, dh in [(640, 480), (320, 240)]:
+            default = ious("chair", "filtered=true", "", n=15, dw=dw, dh=dh)
+            print("chair, filtered, 4:3", dw, dh, default.round(3))
+            assert default.mean() >= 0.97 and default.min() >= 0.93, (dw, dh, default)
+    finally:
+        W, H = saved
 
 
 def test_filtered_depth_has_no_holes_and_ramps_instead_of_steps():
