@@ -92,8 +92,11 @@ struct Clip {
     var fps = 10.0
 }
 
+/// `faceMiss` k > 0: the face detector misses every k-th frame (from frame
+/// k - 1; QB_FACEMISS=k for every clip).
 func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = nFrames, fps: Double = fps,
-            smooth: Int? = env("QB_DEPTHSMOOTH").flatMap { Int($0) }) -> Clip {
+            smooth: Int? = env("QB_DEPTHSMOOTH").flatMap { Int($0) },
+            faceMiss: Int = env("QB_FACEMISS").flatMap { Int($0) } ?? 0) -> Clip {
     var c = Clip(); c.dw = dw; c.dh = dh; c.mis = s.misregistration; c.fps = fps
     for i in 0..<frames {
         let t = start + Double(i) / fps
@@ -128,7 +131,8 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
                 }
             }
         }
-        c.video.append(v); c.depth.append(d); c.truth.append(tr); c.faces.append(scene.detectedFaces(width: VW, height: VH))
+        let miss = faceMiss > 0 && i % faceMiss == faceMiss - 1
+        c.video.append(v); c.depth.append(d); c.truth.append(tr); c.faces.append(miss ? [] : scene.detectedFaces(width: VW, height: VH))
         c.objects.append(ob)
     }
     return c
@@ -459,7 +463,13 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         // the same as a phone's 4:3 portrait (colour 640x480; depth 640x480,
         // which the keyer halves, or 320x240), from t = 0 (session 12)
         ("chair, filtered, 4:3 640x480", .chair, 0, .face, true, false),
-        ("chair, filtered, 4:3 320x240", .chair, 0, .face, true, false)]
+        ("chair, filtered, 4:3 320x240", .chair, 0, .face, true, false),
+        // a real detector misses faces (every third frame here: the lock
+        // holds the subject from depth, `tracked`) or finds none at all
+        // (mode=nearest) (session 12)
+        ("chair, faces missed", .chair, startTime, .face, true, false),
+        ("chair, filtered, faces missed", .chair, startTime, .face, true, false),
+        ("chair, filtered", .chair, startTime, .nearest, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
@@ -477,7 +487,8 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         let scw = env("QB_SCDW").flatMap { Int($0) } ?? 640  // the scenes' depth width (QB_SCDW; 16:9)
         ss.filtered = name.contains(", filtered")
         let (dw, dh) = portrait43.flatMap { $0.count == 2 ? ($0[0], $0[1]) : nil } ?? (scw, scw * 9 / 16)
-        let clip = render(ss, dw: dw, dh: dh, start: start)
+        let clip = name.hasSuffix("faces missed") ? render(ss, dw: dw, dh: dh, start: start, faceMiss: 3)
+                                                   : render(ss, dw: dw, dh: dh, start: start)
         truthGrad = []
         let orig = run(clip, refine: .original, mode: mode)
         // the motion clips' dtSSD is the flicker figure

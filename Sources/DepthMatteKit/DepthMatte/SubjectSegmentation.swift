@@ -33,8 +33,8 @@
 ///     by a step and so does the colour (`colourCut`: a smoothed step).
 ///  4. **Seeds**: the pixels the subject lock says are the subject (the
 ///     accepted face box's central half; else the lock's tracked or nearest
-///     surface where it is at the subject's depth; see
-///     `SubjectLock.writeSeeds`). Every surface containing a seed is the
+///     surface where it is at the subject's depth, around the last face box
+///     or in its top band, the head; see `SubjectLock.writeSeeds`). Every surface containing a seed is the
 ///     subject. Then, round after round, a surface (not a fragment) joins
 ///     the subject when at least half of its contact with it (directly or
 ///     across up to two depth-edge pixels) steps by less than
@@ -698,11 +698,13 @@ extension SubjectLock {
     /// same view as the depth the lock measured (any resolution): the
     /// central half of the accepted face box when a face set the lock;
     /// otherwise the cells of the surface the lock tracks (or took as the
-    /// nearest body) that lie in its upper half and within `seedDepthTolerance(d)`
-    /// of the subject's depth (the head and shoulders, not a chair back merged
-    /// with them at the lock's coarser grid); otherwise, while a lost subject
-    /// is held, last frame's subject cells. Returns false when there is no
-    /// seed (mode=fixed, nothing found).
+    /// nearest body) within `seedDepthTolerance(d)` of the subject's depth
+    /// that lie in the central half of the last face box while a missed face
+    /// is held (`tracked`), or else in the surface's top band (the head: not
+    /// a chair back merged with the chest at the lock's coarser grid);
+    /// otherwise, while a lost subject is held, last frame's subject cells
+    /// (in that box, if any). Returns false when there is no seed
+    /// (mode=fixed, nothing found).
     public func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) -> Bool {
         guard w > 0, h > 0 else { return false }
         if let f = seedFace, seedVideoSize.0 > 0, seedVideoSize.1 > 0 {
@@ -720,22 +722,49 @@ extension SubjectLock {
         let dd = Float(d)
         let sx = Double(seedDepthSize.0) / Double(c.step) / Double(w)
         let sy = Double(seedDepthSize.1) / Double(c.step) / Double(h)
-        var rowEnd = gh
-        if let k { rowEnd = Int(c.minRow[k]) + (Int(c.maxRow[k]) - Int(c.minRow[k])) / 2 + 1 }
+        // The surface the lock tracks (its grid is coarser) may have merged a
+        // chair back with the chest, within the depth tolerance of the face
+        // (session 12): a face missed this frame while the lock holds it
+        // (`tracked`) seeds only the cells in the central half of the last
+        // face box, if any (in the upper half of the surface); otherwise the
+        // surface's top band (its top fifth of rows: the head) is the seed.
+        var rowEnd = gh, boxRowEnd = gh
+        if let k {
+            rowEnd = Int(c.topEnd[k])
+            boxRowEnd = Int(c.minRow[k]) + (Int(c.maxRow[k]) - Int(c.minRow[k])) / 2 + 1
+        }
+        var near: (u0: Double, u1: Double, v0: Double, v1: Double)? = nil
+        if source == .tracked, let f = lastFaceBox, lastFaceVideoSize.0 > 0, lastFaceVideoSize.1 > 0 {
+            let vw = Double(lastFaceVideoSize.0), vh = Double(lastFaceVideoSize.1)
+            let bw = Double(f.width), bh = Double(f.height)
+            near = ((Double(f.x) + 0.25 * bw) / vw, (Double(f.x) + 0.75 * bw) / vw,
+                    (Double(f.y) + 0.25 * bh) / vh, (Double(f.y) + 0.75 * bh) / vh)
+        }
         var any = false
-        for y in 0..<h {
-            let gy = min(Int((Double(y) + 0.5) * sy), gh - 1)
-            if gy >= rowEnd { break }
-            for x in 0..<w {
-                let gx = min(Int((Double(x) + 0.5) * sx), gw - 1)
-                let g = gy * gw + gx
-                let on: Bool
-                if let k {
-                    on = c.labels[g] == Int32(k) && abs(c.depth[g] - dd) <= tol
-                } else {
-                    on = seedMaskCell(g)
+        for pass in 0..<2 {
+            if pass == 1 && (any || near == nil) { break }
+            let box = pass == 0 ? near : nil
+            let end = box == nil ? rowEnd : boxRowEnd
+            for y in 0..<h {
+                let gy = min(Int((Double(y) + 0.5) * sy), gh - 1)
+                if gy >= end { break }
+                let v = (Double(y) + 0.5) / Double(h)
+                if let box, v < box.v0 || v > box.v1 { continue }
+                for x in 0..<w {
+                    if let box {
+                        let u = (Double(x) + 0.5) / Double(w)
+                        if u < box.u0 || u > box.u1 { continue }
+                    }
+                    let gx = min(Int((Double(x) + 0.5) * sx), gw - 1)
+                    let g = gy * gw + gx
+                    let on: Bool
+                    if let k {
+                        on = c.labels[g] == Int32(k) && abs(c.depth[g] - dd) <= tol
+                    } else {
+                        on = seedMaskCell(g)
+                    }
+                    if on { seeds[y * w + x] = 1; any = true }
                 }
-                if on { seeds[y * w + x] = 1; any = true }
             }
         }
         return any
