@@ -469,11 +469,16 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         // (mode=nearest) (session 12)
         ("chair, faces missed", .chair, startTime, .face, true, false),
         ("chair, filtered, faces missed", .chair, startTime, .face, true, false),
-        ("chair, filtered", .chair, startTime, .nearest, true, false)]
+        ("chair, filtered", .chair, startTime, .nearest, true, false),
+        // a Kinect-like walk: the room 2.5 times as far (the subject at
+        // about 2.5 m), with quantisation and correlated noise (session 12)
+        ("enterLeft, 2.5 m", .enterLeft, 0.3, .nearest, true, false),
+        ("leaveRight, 2.5 m", .enterLeft, 6.3, .nearest, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
-        // ", 4:3 WxH": a 640x480 colour frame and that depth size
+        // ", 4:3 WxH": a 640x480 colour frame and that depth size (rgbdtestsrc
+        // draws its scene in picture units: at 4:3 it is 3/4 as wide)
         let portrait43 = name.contains(", 4:3 ") ? name.split(separator: " ").last?.split(separator: "x").compactMap { Int($0) } : nil
         let (savedW, savedH) = (VW, VH)
         defer { VW = savedW; VH = savedH }
@@ -483,6 +488,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ss.noise = true; ss.holes = env("QB_NOHOLES") == nil; ss.flyingPixels = env("QB_NOFLY") == nil; ss.misregistration = env("QB_SCMIS").flatMap { Int($0) } ?? 1; ss.seed = 7
         if env("QB_REAL") != nil { ss.quantization = true; ss.correlatedNoise = true }
         ss.scene = kind
+        if name.hasSuffix(", 2.5 m") { ss.distanceScale = 2.5; ss.quantization = true; ss.correlatedNoise = true }
         if mode == .nearest { ss.faceMeta = false }
         let scw = env("QB_SCDW").flatMap { Int($0) } ?? 640  // the scenes' depth width (QB_SCDW; 16:9)
         ss.filtered = name.contains(", filtered")

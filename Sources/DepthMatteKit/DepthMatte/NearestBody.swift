@@ -436,6 +436,13 @@ public struct NearestBodyFinder: Equatable {
     /// shoulders at any distance for a 60-90° camera; a 8 cm cup at 0.6 m is
     /// about 0.005.
     public var minSize = 0.02
+    /// Fraction of the picture a candidate covers at least (session 12): a
+    /// head and shoulders at the far end of `depthRange` still cover about
+    /// 0.5 %; pieces of a floor 4-5 m away that holes and a far sensor's
+    /// quantisation steps cut apart (a few grid cells) reach `minSize` by
+    /// their depth alone and were taken for the subject in an empty room
+    /// (quality-bench "leaveRight, 2.5 m": the floor keyed after the subject left).
+    public var minArea = 0.002
     /// Metres: bodies nearer or farther than this are ignored.
     public var depthRange = 0.25...6.0
     /// Metres of upward recession that makes a surface touching the bottom a floor.
@@ -445,7 +452,8 @@ public struct NearestBodyFinder: Equatable {
 
     /// Whether surface `k` can be the subject.
     public func accepts(_ c: DepthComponents, _ k: Int) -> Bool {
-        c.physicalSize(k) >= minSize && depthRange.contains(c.headDepth(k)) && !c.isFloorLike(k, rise: floorRise)
+        c.physicalSize(k) >= minSize && c.areaFraction(k) >= minArea && depthRange.contains(c.headDepth(k))
+            && !c.isFloorLike(k, rise: floorRise)
             && !c.isEdgeSlab(k) && !c.isBackdrop(k)
     }
 

@@ -11,10 +11,10 @@
 ///     sharpened back into steps (`rampSteps`); a ramp pixel whose nearer
 ///     side is a ramp too becomes a hole (`rampHoles`).
 ///  2. **Floor**: a near pixel is floor-like when its surface recedes upwards
-///     steeply and smoothly: d(y − s) − d(y + s) over 2s rows, times the focal
-///     length over the depth, is at least `floorSlope` (the surface turned
-///     more than ~35° away from facing the camera, top away) and no step on
-///     the way is a depth edge. Floor-like pixels connected (through
+///     steeply and smoothly: the depth's drop per row (least squares over
+///     the 4s + 1 rows around it), times the focal length over the depth, is
+///     at least `floorSlope` (the surface turned more than ~35° away from
+///     facing the camera, top away) and no step on the way is a depth edge. Floor-like pixels connected (through
 ///     floor-like pixels) to the bottom row of the picture, in a region that
 ///     reaches a side of the picture or spans `floorSpan` of its width, are
 ///     the floor (or a desk top): a floor within the cutoff joins the feet
@@ -195,7 +195,10 @@ public struct SubjectSegmentation {
         let stepA = step.base / fscale, stepB = step.gain
         let bodyA = bodyStep.base / fscale, bodyB = bodyStep.gain
         let s = max(1, w / 160)     // rows either side for the floor slope
-        let slopeK = floorSlope * 2 * Float(s) / (focalX * Float(w))   // diff >= slopeK · d
+        let slopeK = floorSlope * 2 * Float(s) / (focalX * Float(w))   // diff over 2s rows >= slopeK · d
+        // the floor's slope is fitted over ±t rows (session 12: t = 2s)
+        let t = 2 * s
+        let slopeDen = Float(t * (t + 1) * (2 * t + 1) / 3)   // Σ k², k = −t...t
         var count: Int32 = 0
         // colour of a depth pixel: the video pixel at its centre
         let vw = video?.width ?? 0, vh = video?.height ?? 0
@@ -247,21 +250,25 @@ public struct SubjectSegmentation {
                 let f = fl[i]
                 if f & 1 != 0 { return f & 2 != 0 }
                 var r = false
-                if lab[i] >= 0 && h > 2 * s {
+                if lab[i] >= 0 && h > 2 * t {
                     // the bottom rows the slope test cannot see take the test of the row above
-                    let c = min(i / w, h - s - 1) * w + i % w
-                    if c >= s * w && lab[c] >= 0 {
-                        let v = Float(o[c]), up = o[c - s * w], dn = o[c + s * w]
-                        if up != 0 && dn != 0 && Float(up) - Float(dn) >= slopeK * v {
-                            // smooth: no depth edge between the two samples
-                            r = true
-                            var j = c - s * w
-                            while j < c + s * w {
-                                let a = o[j], b = o[j + w]
-                                if a == 0 || b == 0 || abs(Float(a) - Float(b)) >= bodyA + bodyB * Float(min(a, b)) { r = false; break }
-                                j += w
-                            }
+                    let c = min(i / w, h - t - 1) * w + i % w
+                    if c >= t * w && lab[c] >= 0 {
+                        // the least-squares slope over rows c ± t (a far
+                        // sensor's quantised, noisy floor steps by a few
+                        // centimetres every few rows: two samples alone
+                        // miss it); smooth: no depth edge on the way
+                        var drop: Float = 0
+                        r = true
+                        var prev = o[c - t * w]
+                        for k in -t...t {
+                            let a = o[c + k * w]
+                            if a == 0 || (k > -t && abs(Float(a) - Float(prev)) >= bodyA + bodyB * Float(min(a, prev))) { r = false; break }
+                            prev = a
+                            drop -= Float(k) * Float(a)
                         }
+                        // (drop / Σk² is the depth lost per row downwards)
+                        r = r && Float(2 * s) * drop >= slopeK * Float(o[c]) * slopeDen
                     }
                 }
                 fl[i] = f | (r ? 3 : 1)

@@ -25,6 +25,26 @@ final class NearestBodyEdgeTests: XCTestCase {
         XCTAssertEqual(r.body!.headDepth, 2.0, accuracy: 0.02)
     }
 
+    func testAFewCellsOfAFarFloorAreNoBody() {
+        // an empty room seen by a far sensor: a piece of floor 4.2 m away,
+        // 5 x 4 cells, cut off from the rest by holes (its area x depth², 0.025,
+        // passes `minSize` by its depth alone); a person at 4.2 m is no smaller
+        // than 0.5 % of the picture (session 12)
+        let d = TestDepth(width: 160, height: 90, fill: 0)
+        d.fill(x0: 100, y0: 50, x1: 105, y1: 54, 4200)
+        var c = DepthComponents()
+        c.analyse(depth: d.view, scale: 0.001)
+        XCTAssertGreaterThanOrEqual(c.physicalSize(0), NearestBodyFinder().minSize)
+        XCTAssertNil(NearestBodyFinder().find(c), "a fragment of floor")
+        var any = NearestBodyFinder()
+        any.minArea = 0
+        XCTAssertNotNil(any.find(c), "by size alone it passes")
+        // the head and shoulders of a person at 4.2 m: 12 x 14 cells
+        d.fill(x0: 20, y0: 30, x1: 32, y1: 44, 4200)
+        c.analyse(depth: d.view, scale: 0.001)
+        XCTAssertNotNil(NearestBodyFinder().find(c), "a person far away")
+    }
+
     func testBackdropAcrossTheTopIsNoBody() {
         // the person has left: a lower wall at 2.2 m across the top of the picture
         let d = TestDepth(width: 160, height: 90, fill: 2200)
