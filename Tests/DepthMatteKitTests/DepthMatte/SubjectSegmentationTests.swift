@@ -297,6 +297,22 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertLessThan(nearest.missing, 300, "mode=nearest: subject pixels left out")
     }
 
+    func testAFarSensorsQuantisedFloorIsCutAtTheFeet() {
+        // the walk-in scene 2.5 times as far (a Kinect-like walk: the subject
+        // at about 2.5 m), with disparity quantisation and correlated noise:
+        // the floor near the bottom of the picture, within the cutoff, steps
+        // by a few centimetres every few rows, and two depth samples 2s rows
+        // apart no longer showed its slope (session 12: least squares over
+        // 4s + 1 rows)
+        var ss = SceneSettings()
+        ss.scene = .enterLeft; ss.faceMeta = false; ss.noise = true; ss.holes = true; ss.flyingPixels = true
+        ss.misregistration = 1; ss.seed = 7; ss.distanceScale = 2.5; ss.quantization = true; ss.correlatedNoise = true
+        let r = Self.keyScene(ss, 320, 180, [0.1, 0.3], mode: .nearest)
+        // (260 pixels outside the subject; 3,348 with the two-sample test)
+        XCTAssertLessThan(r.extra, 1000, "floor pixels keyed in")
+        XCTAssertLessThan(r.missing, 1500, "subject pixels left out")
+    }
+
     func testChairStaysOutOnAPhonesFiltered4x3Map() {
         // rgbdtestsrc's chair scene as a phone's 4:3 portrait with its
         // filtered depth (session 12): where the sloping shoulder meets the
