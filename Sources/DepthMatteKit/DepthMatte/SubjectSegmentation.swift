@@ -14,7 +14,8 @@
 ///     steeply and smoothly: the depth's drop per row (least squares over
 ///     the 4s + 1 rows around it), times the focal length over the depth, is
 ///     at least `floorSlope` (the surface turned more than ~35° away from
-///     facing the camera, top away) and no step on the way is a depth edge. Floor-like pixels connected (through
+///     facing the camera, top away) and no step on the way is a depth edge.
+///     Floor-like pixels connected (through
 ///     floor-like pixels) to the bottom row of the picture, in a region that
 ///     reaches a side of the picture or spans `floorSpan` of its width, are
 ///     the floor (or a desk top): a floor within the cutoff joins the feet
@@ -34,8 +35,8 @@
 ///  4. **Seeds**: the pixels the subject lock says are the subject (the
 ///     accepted face box's central half; else the lock's tracked or nearest
 ///     surface where it is at the subject's depth, around the last face box
-///     or in its top band, the head; see `SubjectLock.writeSeeds`). Every surface containing a seed is the
-///     subject. Then, round after round, a surface (not a fragment) joins
+///     or in its top band, the head; see `SubjectLock.writeSeeds`). Every
+///     surface containing a seed is the subject. Then, round after round, a surface (not a fragment) joins
 ///     the subject when at least half of its contact with it (directly or
 ///     across up to two depth-edge pixels) steps by less than
 ///     `bodyStep` (4 cm + 4 %, the subject lock's
@@ -96,9 +97,9 @@ public struct SubjectSegmentation {
     /// the chair's edge down to the shoulder). The refiner decides the hole
     /// by its neighbours and colour, as any other. quality-bench, chair with
     /// an iPhone-like filtered 4:3 map (colour 640x480, depth 640x480 /
-    /// 320x240): IoU 0.980 / 0.969 -> 0.994 / 0.992, worst frame 0.887 /
-    /// 0.842 -> 0.977 / 0.975; every 16:9 clip as good or better
-    /// (docs/quality.md, "Ramps between ramps").
+    /// 320x240): IoU 0.9665 / 0.9634 -> 0.9947 / 0.9918, worst frame 0.887 /
+    /// 0.842 -> 0.991 / 0.985; every 16:9 clip as good or better
+    /// (docs/quality.md, session 12, "Ramps between ramps").
     public var rampHoles = true
     /// Smoothed steps, by colour (session 11, step 3; see `rampSteps` for
     /// the filtered map): two neighbours with no step between them do not
