@@ -199,7 +199,6 @@ public struct SubjectSegmentation {
         let slopeK = floorSlope * 2 * Float(s) / (focalX * Float(w))   // diff over 2s rows >= slopeK · d
         // the floor's slope is fitted over ±t rows (session 12: t = 2s)
         let t = 2 * s
-        let slopeDen = Float(t * (t + 1) * (2 * t + 1) / 3)   // Σ k², k = −t...t
         var count: Int32 = 0
         // colour of a depth pixel: the video pixel at its centre
         let vw = video?.width ?? 0, vh = video?.height ?? 0
@@ -258,18 +257,24 @@ public struct SubjectSegmentation {
                         // the least-squares slope over rows c ± t (a far
                         // sensor's quantised, noisy floor steps by a few
                         // centimetres every few rows: two samples alone
-                        // miss it); smooth: no depth edge on the way
-                        var drop: Float = 0
+                        // miss it), over the readings there (holes are
+                        // skipped: a speckle hole would fail every row whose
+                        // window holds it, a streak that splits the floor);
+                        // smooth: no depth edge from reading to reading
+                        var n: Float = 0, sk: Float = 0, skk: Float = 0, sd: Float = 0, skd: Float = 0
                         r = true
-                        var prev = o[c - t * w]
+                        var prev: UInt16 = 0
                         for k in -t...t {
                             let a = o[c + k * w]
-                            if a == 0 || (k > -t && abs(Float(a) - Float(prev)) >= bodyA + bodyB * Float(min(a, prev))) { r = false; break }
+                            if a == 0 { continue }
+                            if prev != 0 && abs(Float(a) - Float(prev)) >= bodyA + bodyB * Float(min(a, prev)) { r = false; break }
                             prev = a
-                            drop -= Float(k) * Float(a)
+                            let fk = Float(k), fa = Float(a)
+                            n += 1; sk += fk; skk += fk * fk; sd += fa; skd += fk * fa
                         }
-                        // (drop / Σk² is the depth lost per row downwards)
-                        r = r && Float(2 * s) * drop >= slopeK * Float(o[c]) * slopeDen
+                        // (the fitted depth lost per row downwards: −slope)
+                        let den = n * skk - sk * sk
+                        r = r && n > Float(t) && den > 0 && Float(2 * s) * (sk * sd - n * skd) >= slopeK * Float(o[c]) * den
                     }
                 }
                 fl[i] = f | (r ? 3 : 1)
