@@ -15,8 +15,9 @@
 ///     the 4s + 1 rows around it), times the focal length over the depth, is
 ///     at least `floorSlope` (the surface turned more than ~35° away from
 ///     facing the camera, top away) and no step on the way is a depth edge.
-///     Floor-like pixels connected (through
-///     floor-like pixels) to the bottom row of the picture, in a region that
+///     Floor-like pixels connected (through floor-like pixels, or a near
+///     pixel with floor-like ones 1-2 pixels either side along its row) to
+///     the bottom row of the picture, in a region that
 ///     reaches a side of the picture or spans `floorSpan` of its width, are
 ///     the floor (or a desk top): a floor within the cutoff joins the feet
 ///     smoothly in depth, so it is cut by its geometry, not by a step.
@@ -280,6 +281,25 @@ public struct SubjectSegmentation {
                 fl[i] = f | (r ? 3 : 1)
                 return r
             }
+            // The flood also crosses a near pixel whose row has floor-like
+            // pixels 1-2 pixels either side, on its surface (session 12): on a
+            // far sensor's floor the fit fails in thin streaks (correlated
+            // noise flattens it where the floor is barely steep enough) that
+            // split the floor into strips none of which is wide enough.
+            @inline(__always) func bridged(_ j: Int) -> Bool {
+                guard lab[j] >= 0 else { return false }
+                let x = j % w, v = o[j]
+                @inline(__always) func side(_ dx: Int) -> Bool {
+                    for k in 1...2 {
+                        let xx = x + dx * k
+                        if xx < 0 || xx >= w { return false }
+                        let q = j + dx * k
+                        if lab[q] >= 0 && abs(Float(o[q]) - Float(v)) < stepA + stepB * Float(min(o[q], v)) && floorLike(q) { return true }
+                    }
+                    return false
+                }
+                return side(-1) && side(1)
+            }
             var floorPixels = 0
             stack.removeAll(keepingCapacity: true)
             for x0 in 0..<w {
@@ -296,7 +316,7 @@ public struct SubjectSegmentation {
                     if x < minX { minX = x }
                     if x > maxX { maxX = x }
                     @inline(__always) func visit(_ j: Int) {
-                        if fl[j] & 4 == 0 && floorLike(j) { fl[j] |= 4; stack.append(Int32(j)) }
+                        if fl[j] & 4 == 0 && (floorLike(j) || bridged(j)) { fl[j] |= 4; stack.append(Int32(j)) }
                     }
                     if x > 0 { visit(i - 1) }
                     if x < w - 1 { visit(i + 1) }
