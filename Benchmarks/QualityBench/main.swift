@@ -241,6 +241,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
     if let v = env("QB_RAMP").flatMap({ Float($0) }) { m.segmentation.rampSteps = v }
     if env("QB_NOCUT") != nil { m.segmentation.colourCut = false }
     if env("QB_NORAMPHOLES") != nil { m.segmentation.rampHoles = false }
+    if let v = env("QB_NOISESTEPS").flatMap({ Float($0) }) { m.segmentation.noiseSteps = v }
     tuning(&m.refiner)
     if let v = env("QB_JOINC").flatMap({ Float($0) }) { m.segmentation.joinColourStep = v }
     if let v = env("QB_FRAG").flatMap({ Float($0) }) { m.segmentation.fragmentArea = v }
@@ -473,7 +474,9 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         // a Kinect-like walk: the room 2.5 times as far (the subject at
         // about 2.5 m), with quantisation and correlated noise (session 12)
         ("enterLeft, 2.5 m", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight, 2.5 m", .enterLeft, 6.3, .nearest, true, false)]
+        ("leaveRight, 2.5 m", .enterLeft, 6.3, .nearest, true, false),
+        ("enterLeft, 3.5 m", .enterLeft, 0.3, .nearest, true, false),
+        ("leaveRight, 3.5 m", .enterLeft, 6.3, .nearest, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
@@ -488,7 +491,10 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ss.noise = true; ss.holes = env("QB_NOHOLES") == nil; ss.flyingPixels = env("QB_NOFLY") == nil; ss.misregistration = env("QB_SCMIS").flatMap { Int($0) } ?? 1; ss.seed = 7
         if env("QB_REAL") != nil { ss.quantization = true; ss.correlatedNoise = true }
         ss.scene = kind
-        if name.hasSuffix(", 2.5 m") { ss.distanceScale = 2.5; ss.quantization = true; ss.correlatedNoise = true }
+        // ", X m": the room X times as far (the subject at about X m), a far sensor's quantisation and correlated noise
+        if name.hasSuffix(" m"), let x = name.split(separator: " ").dropLast().last.flatMap({ Double($0) }) {
+            ss.distanceScale = x; ss.quantization = true; ss.correlatedNoise = true
+        }
         if mode == .nearest { ss.faceMeta = false }
         let scw = env("QB_SCDW").flatMap { Int($0) } ?? 640  // the scenes' depth width (QB_SCDW; 16:9)
         ss.filtered = name.contains(", filtered")

@@ -313,6 +313,25 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertLessThan(r.missing, 1500, "subject pixels left out")
     }
 
+    func testAFarNoisyBodyStaysOneSubject() {
+        // the walk-in scene 3.5 times as far: a structured-light sensor's
+        // quantisation and noise there step by 4-5 cm from one reading to
+        // the next, more than `step` (6-7 cm) often enough to cut the body
+        // into fragments, and the neck's colour change kept the torso out
+        // (`noiseSteps`, session 12)
+        var ss = SceneSettings()
+        ss.scene = .enterLeft; ss.faceMeta = false; ss.noise = true; ss.holes = true; ss.flyingPixels = true
+        ss.misregistration = 1; ss.seed = 7; ss.distanceScale = 3.5; ss.quantization = true; ss.correlatedNoise = true
+        for times in [[0.5, 0.7], [1.1, 1.3]] {
+            let on = Self.keyScene(ss, 320, 180, times, mode: .nearest)
+            let off = Self.keyScene(ss, 320, 180, times, mode: .nearest) { $0.noiseSteps = 0 }
+            // (11 and 200 subject pixels left out; 2,874 and 5,663 without)
+            XCTAssertLessThan(on.missing, 600, "subject pixels left out at \(times.last!) s")
+            XCTAssertLessThan(on.extra, 300, "pixels keyed outside the subject at \(times.last!) s")
+            XCTAssertGreaterThan(off.missing, 2000, "without noiseSteps the body falls apart at \(times.last!) s")
+        }
+    }
+
     func testChairStaysOutOnAPhonesFiltered4x3Map() {
         // rgbdtestsrc's chair scene as a phone's 4:3 portrait with its
         // filtered depth (session 12): where the sloping shoulder meets the
