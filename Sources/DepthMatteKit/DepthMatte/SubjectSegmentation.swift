@@ -161,6 +161,8 @@ public struct SubjectSegmentation {
     private var holeDepthStore: [UInt16] = [], holeStepStore: [UInt16] = []
     /// Step 1b's copy of the depth.
     private var sharpTmp: [UInt16] = []
+    /// `noiseSteps`' histogram of |Δ| / d² (depth units per m², one per bin).
+    private var noiseBins = [Int32](repeating: 0, count: 256)
     /// Pixels on a surface's outline (see `apply`).
     private var boundary: [Int32] = []
     /// One row: a step between each pixel and the one below it.
@@ -347,31 +349,28 @@ public struct SubjectSegmentation {
             // (`noiseSteps`: the map's own noise, as a gain on depth², from the
             // 90th percentile of |Δ| / d² between row neighbours, real edges
             // (4 steps or more) left out)
-            var noiseK: Float = 0
-            if noiseSteps > 0 {
-                let bins = 256
-                noiseK = withUnsafeTemporaryAllocation(of: Int32.self, capacity: bins) { hist in
-                    hist.initialize(repeating: 0)
-                    var total = 0
-                    let m2 = Float(scale) * Float(scale)
-                    for y in 0..<h {
-                        let row = y * w
-                        for x in 0..<(w - 1) where lab[row + x] >= 0 && lab[row + x + 1] >= 0 {
-                            let a = Float(o[row + x]), b = Float(o[row + x + 1]), m = min(a, b)
-                            let dd = abs(a - b)
-                            if dd >= 4 * (stepA + stepB * m) { continue }
-                            hist[min(bins - 1, Int(dd / max(m * m * m2, 1e-6)))] += 1
-                            total += 1
-                        }
+            let noiseK: Float = noiseSteps <= 0 ? 0 : noiseBins.withUnsafeMutableBufferPointer { hist in
+                let bins = hist.count
+                hist.update(repeating: 0)
+                var total = 0
+                let m2 = Float(scale) * Float(scale)
+                for y in 0..<h {
+                    let row = y * w
+                    for x in 0..<(w - 1) where lab[row + x] >= 0 && lab[row + x + 1] >= 0 {
+                        let a = Float(o[row + x]), b = Float(o[row + x + 1]), m = min(a, b)
+                        let dd = abs(a - b)
+                        if dd >= 4 * (stepA + stepB * m) { continue }
+                        hist[min(bins - 1, Int(dd / max(m * m * m2, 1e-6)))] += 1
+                        total += 1
                     }
-                    guard total > 0 else { return 0 }
-                    var acc = 0
-                    for k in 0..<bins {
-                        acc += Int(hist[k])
-                        if 10 * acc >= 9 * total { return noiseSteps * (Float(k) + 0.5) * m2 }
-                    }
-                    return noiseSteps * Float(bins) * m2
                 }
+                guard total > 0 else { return 0 }
+                var acc = 0
+                for k in 0..<bins {
+                    acc += Int(hist[k])
+                    if 10 * acc >= 9 * total { return noiseSteps * (Float(k) + 0.5) * m2 }
+                }
+                return noiseSteps * Float(bins) * m2
             }
             @inline(__always) func joins(_ a: UInt16, _ b: UInt16) -> Bool {
                 let m = Float(min(a, b))
