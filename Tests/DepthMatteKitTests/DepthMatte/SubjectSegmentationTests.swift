@@ -297,6 +297,15 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertLessThan(nearest.missing, 300, "mode=nearest: subject pixels left out")
     }
 
+    /// rgbdtestsrc's walk-in (no face metas) with the room `scale` times as
+    /// far and a far sensor's artefacts (quantisation, correlated noise).
+    static func farWalk(_ scale: Double) -> SceneSettings {
+        var ss = SceneSettings()
+        ss.scene = .enterLeft; ss.faceMeta = false; ss.noise = true; ss.holes = true; ss.flyingPixels = true
+        ss.misregistration = 1; ss.seed = 7; ss.distanceScale = scale; ss.quantization = true; ss.correlatedNoise = true
+        return ss
+    }
+
     func testAFarSensorsQuantisedFloorIsCutAtTheFeet() {
         // the walk-in scene 2.5 times as far (a Kinect-like walk: the subject
         // at about 2.5 m), with disparity quantisation and correlated noise:
@@ -304,10 +313,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // by a few centimetres every few rows, and two depth samples 2s rows
         // apart no longer showed its slope (session 12: least squares over
         // 4s + 1 rows)
-        var ss = SceneSettings()
-        ss.scene = .enterLeft; ss.faceMeta = false; ss.noise = true; ss.holes = true; ss.flyingPixels = true
-        ss.misregistration = 1; ss.seed = 7; ss.distanceScale = 2.5; ss.quantization = true; ss.correlatedNoise = true
-        let r = Self.keyScene(ss, 320, 180, [0.1, 0.3], mode: .nearest)
+        let r = Self.keyScene(Self.farWalk(2.5), 320, 180, [0.1, 0.3], mode: .nearest)
         // (260 pixels outside the subject; 3,348 with the two-sample test)
         XCTAssertLessThan(r.extra, 1000, "floor pixels keyed in")
         XCTAssertLessThan(r.missing, 1500, "subject pixels left out")
@@ -319,9 +325,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // the next, more than `step` (6-7 cm) often enough to cut the body
         // into fragments, and the neck's colour change kept the torso out
         // (`noiseSteps`, session 12)
-        var ss = SceneSettings()
-        ss.scene = .enterLeft; ss.faceMeta = false; ss.noise = true; ss.holes = true; ss.flyingPixels = true
-        ss.misregistration = 1; ss.seed = 7; ss.distanceScale = 3.5; ss.quantization = true; ss.correlatedNoise = true
+        let ss = Self.farWalk(3.5)
         for times in [[0.5, 0.7], [1.1, 1.3]] {
             let on = Self.keyScene(ss, 320, 180, times, mode: .nearest)
             let off = Self.keyScene(ss, 320, 180, times, mode: .nearest) { $0.noiseSteps = 0 }
