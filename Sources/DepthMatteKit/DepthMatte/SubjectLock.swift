@@ -111,11 +111,10 @@ public final class SubjectLock {
     /// pixels) and the picture sizes they refer to. nil/empty in mode=fixed.
     private(set) var seedComponent: Int?
     private(set) var seedFace: Box?
-    /// The last accepted face box (video pixels) and the video size then:
-    /// while the lock holds a face that is missed (`tracked`), `writeSeeds`
-    /// seeds only the part of the tracked surface around it.
-    private(set) var lastFaceBox: Box?
-    private(set) var lastFaceVideoSize = (0, 0)
+    /// The central half of the last accepted face box (normalized picture
+    /// coordinates): while the lock holds a face that is missed (`tracked`),
+    /// `writeSeeds` seeds only the part of the tracked surface there.
+    private(set) var lastFaceCentre: FaceCentre?
     private(set) var seedVideoSize = (0, 0)
     private(set) var seedDepthSize = (0, 0)
     private var sampler = FaceDepthSampler()
@@ -125,7 +124,7 @@ public final class SubjectLock {
 
     public func reset() {
         cutoff = nil; subjectDepth = nil; source = .fixed; clock = 0; lastFaceTime = nil
-        headSize = nil; headBias = 0; candidate = nil; hasMask = false; lastFaceBox = nil
+        headSize = nil; headBias = 0; candidate = nil; hasMask = false; lastFaceCentre = nil
     }
 
     /// The cutoff for one frame.
@@ -195,7 +194,7 @@ public final class SubjectLock {
             result.faceDepth = f.d
             result.faceBox = f.box
             seedFace = f.box
-            lastFaceBox = f.box; lastFaceVideoSize = (videoWidth, videoHeight)
+            lastFaceCentre = FaceCentre(f.box, videoWidth: videoWidth, videoHeight: videoHeight)
         } else if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let last = subjectDepth {
             newSource = .tracked
             if let tr = tracked {

@@ -210,6 +210,10 @@ public struct SubjectSegmentation {
         // step in depth units: a + b · v
         let stepA = step.base / fscale, stepB = step.gain
         let bodyA = bodyStep.base / fscale, bodyB = bodyStep.gain
+        // two depths closer than a step `base + gain · depth` (depth units)
+        @inline(__always) func within(_ a: UInt16, _ b: UInt16, _ base: Float, _ gain: Float) -> Bool {
+            abs(Float(a) - Float(b)) < base + gain * Float(min(a, b))
+        }
         let s = max(1, w / 160)     // rows either side for the floor slope
         let slopeK = floorSlope * 2 * Float(s) / (focalX * Float(w))   // diff over 2s rows >= slopeK · d
         // the floor's slope is fitted over ±t rows (session 12: t = 2s)
@@ -282,7 +286,7 @@ public struct SubjectSegmentation {
                         for k in -t...t {
                             let a = o[c + k * w]
                             if a == 0 { continue }
-                            if prev != 0 && abs(Float(a) - Float(prev)) >= bodyA + bodyB * Float(min(a, prev)) { r = false; break }
+                            if prev != 0 && !within(a, prev, bodyA, bodyB) { r = false; break }
                             prev = a
                             let fk = Float(k), fa = Float(a)
                             n += 1; sk += fk; skk += fk * fk; sd += fa; skd += fk * fa
@@ -308,7 +312,7 @@ public struct SubjectSegmentation {
                         let xx = x + dx * k
                         if xx < 0 || xx >= w { return false }
                         let q = j + dx * k
-                        if lab[q] >= 0 && abs(Float(o[q]) - Float(v)) < stepA + stepB * Float(min(o[q], v)) && floorLike(q) { return true }
+                        if lab[q] >= 0 && within(o[q], v, stepA, stepB) && floorLike(q) { return true }
                     }
                     return false
                 }
@@ -374,7 +378,7 @@ public struct SubjectSegmentation {
             }
             @inline(__always) func joins(_ a: UInt16, _ b: UInt16) -> Bool {
                 let m = Float(min(a, b))
-                return abs(Float(a) - Float(b)) < max(stepA + stepB * m, noiseK * m * m)
+                return within(a, b, stepA, stepB) || abs(Float(a) - Float(b)) < noiseK * m * m
             }
             // Depth-edge pixels (a near 4-neighbour a step away: flying pixels
             // between two near surfaces, the outline of a self-occlusion)
@@ -524,7 +528,7 @@ public struct SubjectSegmentation {
                             if j < 0 { return }
                             adj[l] += 1
                             let u = o[j]
-                            if abs(Float(v) - Float(u)) < bodyA + bodyB * Float(min(u, v)) {
+                            if within(v, u, bodyA, bodyB) {
                                 front[l] += 1
                                 if vw > 0 {
                                     // colours either side of the contact, `off` pixels
@@ -767,6 +771,19 @@ public struct SubjectSegmentation {
     }
 }
 
+/// The central half of a face box in normalized picture coordinates (the
+/// face seeds: eyes, nose and cheeks, never the hair's edge or the wall).
+struct FaceCentre {
+    let u0: Double, u1: Double, v0: Double, v1: Double
+    /// nil for an empty picture.
+    init?(_ f: Box, videoWidth: Int, videoHeight: Int) {
+        guard videoWidth > 0, videoHeight > 0 else { return nil }
+        let vw = Double(videoWidth), vh = Double(videoHeight)
+        u0 = (Double(f.x) + 0.25 * Double(f.width)) / vw; u1 = (Double(f.x) + 0.75 * Double(f.width)) / vw
+        v0 = (Double(f.y) + 0.25 * Double(f.height)) / vh; v1 = (Double(f.y) + 0.75 * Double(f.height)) / vh
+    }
+}
+
 extension SubjectLock {
     /// Mark this frame's subject seeds in a `width` x `height` mask over the
     /// same view as the depth the lock measured (any resolution): the
@@ -781,11 +798,8 @@ extension SubjectLock {
     /// (mode=fixed, nothing found).
     public func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) -> Bool {
         guard w > 0, h > 0 else { return false }
-        if let f = seedFace, seedVideoSize.0 > 0, seedVideoSize.1 > 0 {
-            let vw = Double(seedVideoSize.0), vh = Double(seedVideoSize.1)
-            let u0 = (Double(f.x) + 0.25 * Double(f.width)) / vw, u1 = (Double(f.x) + 0.75 * Double(f.width)) / vw
-            let v0 = (Double(f.y) + 0.25 * Double(f.height)) / vh, v1 = (Double(f.y) + 0.75 * Double(f.height)) / vh
-            return SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: u0, v0: v0, u1: u1, v1: v1)
+        if let f = seedFace, let b = FaceCentre(f, videoWidth: seedVideoSize.0, videoHeight: seedVideoSize.1) {
+            return SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: b.u0, v0: b.v0, u1: b.u1, v1: b.v1)
         }
         let c = components
         let gw = c.width, gh = c.height
@@ -807,13 +821,7 @@ extension SubjectLock {
             rowEnd = Int(c.topEnd[k])
             boxRowEnd = Int(c.minRow[k]) + (Int(c.maxRow[k]) - Int(c.minRow[k])) / 2 + 1
         }
-        var near: (u0: Double, u1: Double, v0: Double, v1: Double)? = nil
-        if source == .tracked, let f = lastFaceBox, lastFaceVideoSize.0 > 0, lastFaceVideoSize.1 > 0 {
-            let vw = Double(lastFaceVideoSize.0), vh = Double(lastFaceVideoSize.1)
-            let bw = Double(f.width), bh = Double(f.height)
-            near = ((Double(f.x) + 0.25 * bw) / vw, (Double(f.x) + 0.75 * bw) / vw,
-                    (Double(f.y) + 0.25 * bh) / vh, (Double(f.y) + 0.75 * bh) / vh)
-        }
+        let near = source == .tracked ? lastFaceCentre : nil
         var any = false
         for pass in 0..<2 {
             if pass == 1 && (any || near == nil) { break }
