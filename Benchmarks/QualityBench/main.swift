@@ -275,6 +275,18 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
                 }
             }
         }
+        // QB_GRIDDIAG: the lock grid's surfaces (area >= 0.1 %) per frame, and
+        // whether the depth-only finder accepts each
+        if env("QB_GRIDDIAG") != nil && refine == .guided {
+            var gc = DepthComponents()
+            c.depth[i].withUnsafeBytes { dp in gc.analyse(depth: Depth16View(base: dp.baseAddress!, width: c.dw, height: c.dh, stride: 2 * c.dw), scale: 0.001) }
+            let fnd = NearestBodyFinder()
+            var line = "  grid \(gc.width)x\(gc.height) comps \(gc.count):"
+            for k in 0..<gc.count where gc.areaFraction(k) >= 0.001 {
+                line += " [\(k) a\(f(gc.areaFraction(k), 4)) d\(f(gc.headDepth(k), 2))/\(f(gc.middleDepth(k), 2))/\(f(gc.bottomDepth(k), 2)) r\(gc.minRow[k])-\(gc.maxRow[k]) c\(gc.minCol[k])-\(gc.maxCol[k]) \(fnd.accepts(gc, k) ? "OK" : "-")]"
+            }
+            print(line)
+        }
         if dumpPrefix != nil && i == dumpFrame && c.dw == dumpDepthWidth && dumpMisregistration == "\(c.mis)" {
             var pgm = Array("P5 \(VW) \(VH) 255\n".utf8)
             for p in 0..<(VW * VH) { pgm.append(out[4 * p]) }

@@ -111,30 +111,50 @@ public struct DepthComponents {
     }
 
     /// Cells on a surface that recedes upwards steeply and smoothly (a floor,
-    /// a table top, the top of a head): d(y - 1) - d(y + 1) of at least
-    /// `floorSlope` x 2 cells / focal length x d, both steps smaller than
-    /// `jump`. The bottom row takes the flag of the row above. A floor-like
-    /// cell never joins a cell that is not (issue 20): a floor meeting the
-    /// feet, or a torso's sides at the bottom of a portrait, in depth stays a
+    /// a table top, the top of a head): the least-squares depth slope over
+    /// the rows y ± 2 (cells without a reading skipped, at least three
+    /// readings) loses at least `floorSlope` / focal length x d per row
+    /// downwards, and no two successive readings there differ by `jump`
+    /// (session 13: the two samples y ± 1 alone failed in patches on a far
+    /// sensor's quantised, noisy floor, which then broke into a mosaic of
+    /// surfaces). Rows the window cannot centre on take the test of the
+    /// nearest row it can; the top row is never floor-like. A floor-like cell
+    /// never joins a cell that is not (issue 20): a floor meeting the feet,
+    /// or a torso's sides at the bottom of a portrait, in depth stays a
     /// surface of its own (and is then floor-like as a whole).
     private mutating func markFloorLike() {
         let w = width, h = height, n = w * h
         if floorLike.count < n { floorLike = [UInt8](repeating: 0, count: n) }
-        let k = Self.floorSlope * 2 / (0.714 * Float(w))
+        // per row downwards, over 4 rows; tan 35° with a 70° camera
+        let k = Self.floorSlope * 4 / (0.714 * Float(w))
+        let t = 2
         depth.withUnsafeBufferPointer { dp in
             floorLike.withUnsafeMutableBufferPointer { fp in
                 let d = dp.baseAddress!, f = fp.baseAddress!
                 for i in 0..<n { f[i] = 0 }
-                if h < 3 { return }
-                for y in 1..<(h - 1) {
+                if h < 2 * t + 1 { return }
+                for y in t..<(h - t) {
                     for x in 0..<w {
-                        let i = y * w + x
-                        let v = d[i], up = d[i - w], dn = d[i + w]
-                        if v <= 0 || up <= 0 || dn <= 0 { continue }
-                        if up - dn >= k * v && up - v < Self.jump(v) && v - dn < Self.jump(dn) && v > dn { f[i] = 1 }
+                        let c = y * w + x
+                        let v = d[c]
+                        if v <= 0 { continue }
+                        var m: Float = 0, sk: Float = 0, skk: Float = 0, sd: Float = 0, skd: Float = 0
+                        var prev: Float = 0, smooth = true
+                        for j in -t...t {
+                            let a = d[c + j * w]
+                            if a <= 0 { continue }
+                            if prev > 0 && abs(a - prev) >= Self.jump(min(a, prev)) { smooth = false; break }
+                            prev = a
+                            let fj = Float(j)
+                            m += 1; sk += fj; skk += fj * fj; sd += a; skd += fj * a
+                        }
+                        let den = m * skk - sk * sk
+                        // depth lost per row downwards, x 4 rows: 4 (sk sd − m skd) / den
+                        if smooth && m >= 3 && den > 0 && 4 * (sk * sd - m * skd) >= k * v * den { f[c] = 1 }
                     }
                 }
-                for x in 0..<w where d[(h - 1) * w + x] > 0 { f[(h - 1) * w + x] = f[(h - 2) * w + x] }
+                for y in 1..<t { for x in 0..<w where d[y * w + x] > 0 { f[y * w + x] = f[t * w + x] } }
+                for y in (h - t)..<h { for x in 0..<w where d[y * w + x] > 0 { f[y * w + x] = f[(h - t - 1) * w + x] } }
             }
         }
     }
@@ -346,6 +366,21 @@ public struct DepthComponents {
         let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
         return touchesBottom(k) && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
     }
+    /// A piece of a floor (session 13): a surface that recedes upwards as
+    /// steeply as a floor-like cell does (`floorSlope`, over the rows between
+    /// its top and bottom bands, at its middle band's depth), with the
+    /// middle band in between, wherever it lies. A far sensor's floor breaks
+    /// into many such pieces (quantisation steps and correlated noise make
+    /// the cells' two-sample floor test fail in patches), and one that does
+    /// not reach the bottom row was taken for the subject in an empty room.
+    /// A person standing, sitting or walking is about as far at the head as
+    /// at the chest, or nearer when the camera looks down.
+    public func isFloorPiece(_ k: Int) -> Bool {
+        let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
+        let rows = Double(maxRow[k] - minRow[k] + 1) * (1 - Double(Self.bandFraction))
+        let rise = Double(Self.floorSlope) / (0.714 * Double(width)) * rows * mid
+        return rows >= 2 && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
+    }
 
     /// Cells of surface `k` in a row run through the grid cell at normalized
     /// (u, v), bridging gaps of up to two cells without a reading; 0 when
@@ -453,7 +488,7 @@ public struct NearestBodyFinder: Equatable {
     /// Whether surface `k` can be the subject.
     public func accepts(_ c: DepthComponents, _ k: Int) -> Bool {
         c.physicalSize(k) >= minSize && c.areaFraction(k) >= minArea && depthRange.contains(c.headDepth(k))
-            && !c.isFloorLike(k, rise: floorRise)
+            && !c.isFloorLike(k, rise: floorRise) && !c.isFloorPiece(k)
             && !c.isEdgeSlab(k) && !c.isBackdrop(k)
     }
 

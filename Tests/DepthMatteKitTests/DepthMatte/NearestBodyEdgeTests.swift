@@ -45,6 +45,58 @@ final class NearestBodyEdgeTests: XCTestCase {
         XCTAssertNotNil(NearestBodyFinder().find(c), "a person far away")
     }
 
+    func testAFarSensorsEmptyRoomIsNoBody() {
+        // the walk-out scene 2.5 and 3.5 times as far, after the subject has
+        // left, with disparity quantisation and correlated noise: the floor's
+        // cells failed the two-sample floor test in patches, the floor broke
+        // into a mosaic of small surfaces, and one that did not reach the
+        // bottom row was taken for the subject (session 13: least-squares
+        // slope over 5 rows; a surface receding like a floor is no body)
+        for scale in [2.5, 3.5] {
+            var ss = SubjectSegmentationTests.farWalk(scale)
+            for (t, seed) in [(9.0, 7), (9.3, 3), (9.6, 11), (9.9, 5)] as [(Double, UInt32)] {
+                ss.seed = seed
+                let scene = RGBDScene(settings: ss, time: t)
+                let d = TestDepth(width: 640, height: 360)
+                scene.renderDepth(base: d.bytes, width: 640, height: 360, stride: d.stride)
+                var truth = [UInt8](repeating: 0, count: 640 * 360)
+                truth.withUnsafeMutableBufferPointer { scene.renderTruth(Gray8View(base: $0.baseAddress!, width: 640, height: 360, stride: 640)) }
+                XCTAssertEqual(truth.filter { $0 >= 128 }.count, 0, "the room is empty at \(t) s")
+                var c = DepthComponents()
+                c.analyse(depth: d.view, scale: 0.001)
+                let body = NearestBodyFinder().find(c)
+                XCTAssertNil(body, "\(scale)x, \(t) s: a piece of floor at \(body?.headDepth ?? 0) m")
+            }
+            // and the subject in the middle of the room is found at its depth
+            let scene = RGBDScene(settings: ss, time: 5)
+            let d = TestDepth(width: 640, height: 360)
+            scene.renderDepth(base: d.bytes, width: 640, height: 360, stride: d.stride)
+            var c = DepthComponents()
+            c.analyse(depth: d.view, scale: 0.001)
+            let body = NearestBodyFinder().find(c)
+            XCTAssertEqual(body?.headDepth ?? 0, 1.2 * scale, accuracy: 0.15 * scale, "\(scale)x: the subject")
+        }
+    }
+
+    func testAPieceOfFloorAwayFromTheBottomIsNoBody() {
+        // 20 x 10 cells of a floor 4.4-4.9 m away, receding 5 cm per row
+        // upwards (a 70° camera sees a floor at 35° to the picture plane lose
+        // 2 cm per row at that depth), cut off from the rest of the floor and
+        // from the bottom row by holes: no body; the same cells standing
+        // upright (a person's head and shoulders, 3 cm of noise) are
+        let d = TestDepth(width: 160, height: 90, fill: 0)
+        for y in 60..<70 { for x in 40..<60 { d[x, y] = UInt16(4900 - 50 * (y - 60)) } }
+        var c = DepthComponents()
+        c.analyse(depth: d.view, scale: 0.001)
+        XCTAssertEqual(c.count, 1)
+        XCTAssertTrue(c.isFloorPiece(0))
+        XCTAssertNil(NearestBodyFinder().find(c), "a piece of floor")
+        for y in 60..<70 { for x in 40..<60 { d[x, y] = UInt16(4650 + 30 * ((x + y) % 2)) } }
+        c.analyse(depth: d.view, scale: 0.001)
+        XCTAssertFalse(c.isFloorPiece(0))
+        XCTAssertEqual(NearestBodyFinder().find(c)?.headDepth ?? 0, 4.66, accuracy: 0.02, "upright")
+    }
+
     func testBackdropAcrossTheTopIsNoBody() {
         // the person has left: a lower wall at 2.2 m across the top of the picture
         let d = TestDepth(width: 160, height: 90, fill: 2200)
