@@ -116,7 +116,7 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         var ob = [UInt8](repeating: 0, count: VW * VH)
         for y in stride(from: 0, to: VH, by: 2) {
             for x in stride(from: 0, to: VW, by: 2) {
-                let smp = scene.sample(u: (Double(x) + 0.5) / Double(VW), v: (Double(y) + 0.5) / Double(VH))
+                let smp = scene.sample(x: x, y: y, width: VW, height: VH)
                 switch smp.object {
                 case .distractor, .surface: ob[y * VW + x] = 1
                 case .thinPart:
@@ -477,6 +477,13 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         // which the keyer halves, or 320x240), from t = 0 (session 12)
         ("chair, filtered, 4:3 640x480", .chair, 0, .face, true, false),
         ("chair, filtered, 4:3 320x240", .chair, 0, .face, true, false),
+        // a phone's portrait upright, with square pixels (colour 480x640,
+        // the 16:9 scene's central 42 %: head and shoulders fill it; depth
+        // 480x640 or 240x320) (session 13)
+        ("chair, filtered, 3:4 480x640", .chair, startTime, .face, true, false),
+        ("chair, filtered, 3:4 240x320", .chair, startTime, .face, true, false),
+        ("sway, filtered, 3:4 240x320", .portrait, startTime, .face, true, false),
+        ("chair, 3:4 480x640", .chair, startTime, .face, true, false),
         // a real detector misses faces (every third frame here: the lock
         // holds the subject from depth, `tracked`) or finds none at all
         // (mode=nearest) (session 12)
@@ -494,11 +501,14 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
         // ", 4:3 WxH": a 640x480 colour frame and that depth size (rgbdtestsrc
         // draws its scene in picture units: at 4:3 it is 3/4 as wide)
-        let portrait43 = name.contains(", 4:3 ") ? name.split(separator: " ").last?.split(separator: "x").compactMap { Int($0) } : nil
+        // ", 3:4 WxH": colour 480x640, that depth size, square pixels
+        let upright = name.contains(", 3:4 ")
+        let portrait43 = name.contains(", 4:3 ") || upright ? name.split(separator: " ").last?.split(separator: "x").compactMap { Int($0) } : nil
         let (savedW, savedH) = (VW, VH)
         defer { VW = savedW; VH = savedH }
-        if portrait43 != nil { VW = 640; VH = 480 }
+        if portrait43 != nil { (VW, VH) = upright ? (480, 640) : (640, 480) }
         var ss = SceneSettings()
+        ss.squarePixels = upright
         ss.motion = motion; ss.pan = pan
         ss.noise = true; ss.holes = env("QB_NOHOLES") == nil; ss.flyingPixels = env("QB_NOFLY") == nil; ss.misregistration = env("QB_SCMIS").flatMap { Int($0) } ?? 1; ss.seed = 7
         if env("QB_REAL") != nil { ss.quantization = true; ss.correlatedNoise = true }

@@ -22,6 +22,7 @@ extension SceneSettings {
         correlatedNoise = c.correlated_noise != 0
         pan = c.pan != 0
         filtered = c.filtered != 0
+        squarePixels = c.square_pixels != 0
     }
 }
 

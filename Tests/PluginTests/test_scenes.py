@@ -119,6 +119,38 @@ def test_chair_stays_out_when_the_stock_facedetect_misses_the_face():
     assert iou.min() >= 0.95, iou
 
 
+@pytest.mark.parametrize("dw,dh", [(480, 640), (240, 320)])
+def test_upright_phone_portrait_with_the_stock_facedetect(dw, dh):
+    # a phone's portrait as a user holds it: upright 3:4, square pixels
+    # (head and shoulders fill the picture), a filtered depth map, the chair
+    # back rising behind the shoulders and the real detector (session 13)
+    if Gst.ElementFactory.find("facedetect") is None:
+        pytest.skip("facedetect (gstreamer1.0-opencv) not installed")
+    n = 12
+    src = f"rgbdtestsrc scene=chair {ART} filtered=true square-pixels=true num-buffers={n}"
+    caps = "width=480,height=640,framerate=5/1"
+    truth = run(f"{src} stream=truth ! video/x-raw,{caps} ! appsink name=sink sync=false", n)
+    p = Gst.parse_launch(
+        f"depthmatte name=m output=matte ! video/x-raw,format=RGBA ! appsink name=sink sync=false "
+        f"{src} face-meta=false ! video/x-raw,{caps} ! videoconvert ! facedetect display=false ! videoconvert ! "
+        f"video/x-raw,format=RGBA ! m.video "
+        f"{src} stream=depth ! video/x-raw,width={dw},height={dh},framerate=5/1 ! m.depth")
+    p.set_state(Gst.State.PLAYING)
+    try:
+        alpha = [pixels(s)[:, :, 0].astype(np.float64) / 255 for s in pull_all(p)]
+        locks = []
+        while (m := p.get_bus().pop_filtered(Gst.MessageType.ELEMENT)) is not None:
+            if m.get_structure().get_name() == "depthmatte":
+                locks.append(m.get_structure().get_value("lock"))
+    finally:
+        p.set_state(Gst.State.NULL)
+    assert len(alpha) == n
+    iou = np.array([((a > 0.5) & (t > 0.5)).sum() / max(((a > 0.5) | (t > 0.5)).sum(), 1) for a, t in zip(alpha, truth)])
+    print("chair, filtered, 3:4 square pixels, stock facedetect", dw, dh, locks, iou.round(3))
+    assert "face" in locks                    # the detector found the upright face
+    assert iou.min() >= 0.95, iou
+
+
 def test_filtered_depth_has_no_holes_and_ramps_instead_of_steps():
     def depth(extra):
         p = Gst.parse_launch(f"rgbdtestsrc scene=chair {ART} {extra} num-buffers=1 stream=depth "
@@ -151,6 +183,7 @@ def test_scene_property_defaults_to_the_portrait():
     assert e.get_property("quantization") is False
     assert e.get_property("correlated-noise") is False
     assert e.get_property("filtered") is False
+    assert e.get_property("square-pixels") is False
     m = Gst.ElementFactory.make("depthmatte")
     assert m.get_property("subject-only") is True
 

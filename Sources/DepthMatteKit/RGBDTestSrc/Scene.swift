@@ -67,6 +67,13 @@ public struct SceneSettings: Equatable {
     /// the farther depth (2.5: the subject at 2.5 m, where the disparity
     /// steps are 1.75 cm). The occlusion shadows keep their width.
     public var distanceScale = 1.0
+    /// Square pixels at any aspect ratio (rgbdtestsrc `square-pixels`): the
+    /// vertical field of view stays the 16:9 picture's, the horizontal one
+    /// follows the picture's width (a 4:3 picture sees the central three
+    /// quarters of the 16:9 scene, a 3:4 portrait the central 42 %, upright
+    /// and unsqueezed: a phone's portrait). Off, a picture of any shape shows
+    /// the whole 16:9 scene (squeezed or stretched).
+    public var squarePixels = false
     /// With `flyingPixels` (kit only, for quality-bench): a reading within a
     /// sample offset of an outline is not a mix but either side's depth, a
     /// new draw every frame, biased towards the near side (a structured-light
@@ -226,14 +233,28 @@ public struct RGBDScene {
         guard pose.faceVisible, width > 0, height > 0 else { return nil }
         let z = pose.subjectDepth
         let a = SceneLayout.headHalfWidth, b = SceneLayout.headHalfHeight
-        let p0 = project(x: pose.headX - a, y: pose.headY - b, z: z)
-        let p1 = project(x: pose.headX + a, y: pose.headY + b, z: z)
-        let x0 = max(0, Int((p0.u * Double(width)).rounded(.down)))
-        let y0 = max(0, Int((p0.v * Double(height)).rounded(.down)))
-        let x1 = min(width, Int((p1.u * Double(width)).rounded(.up)))
-        let y1 = min(height, Int((p1.v * Double(height)).rounded(.up)))
-        guard x1 > x0, y1 > y0 else { return nil }
-        return Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        return pixelBox(pose.headX - a, pose.headY - b, z, pose.headX + a, pose.headY + b, z, width, height)
+    }
+
+    /// Focal length in units of a `width` x `height` picture's width
+    /// (`squarePixels`).
+    @inline(__always) func focalX(_ width: Int, _ height: Int) -> Double {
+        settings.squarePixels ? SceneLayout.focalY * Double(height) / Double(width) : SceneLayout.focalX
+    }
+
+    /// The box (pixels of a `width` x `height` picture, clipped to it) from
+    /// the projection of (x0, y0, z0) to that of (x1, y1, z1); nil when empty.
+    func pixelBox(_ x0: Double, _ y0: Double, _ z0: Double, _ x1: Double, _ y1: Double, _ z1: Double,
+                  _ width: Int, _ height: Int) -> Box? {
+        let p0 = project(x: x0, y: y0, z: z0), p1 = project(x: x1, y: y1, z: z1)
+        // the 16:9 picture's u to this picture's
+        let k = focalX(width, height) / SceneLayout.focalX
+        let u0 = 0.5 + (p0.u - 0.5) * k, u1 = 0.5 + (p1.u - 0.5) * k
+        let bx0 = max(0, Int((u0 * Double(width)).rounded(.down)))
+        let by0 = max(0, Int((p0.v * Double(height)).rounded(.down)))
+        let bx1 = min(width, Int((u1 * Double(width)).rounded(.up)))
+        let by1 = min(height, Int((p1.v * Double(height)).rounded(.up)))
+        return bx1 > bx0 && by1 > by0 ? Box(x: bx0, y: by0, width: bx1 - bx0, height: by1 - by0) : nil
     }
 
     /// The face on the poster (wall-plane metres): centre and semi-axes,
@@ -256,12 +277,7 @@ public struct RGBDScene {
         guard settings.faceMeta, width > 0, height > 0 else { return [] }
         var out: [Box] = []
         func box(_ x0: Double, _ y0: Double, _ z0: Double, _ x1: Double, _ y1: Double, _ z1: Double) -> Box? {
-            let p0 = project(x: x0, y: y0, z: z0), p1 = project(x: x1, y: y1, z: z1)
-            let bx0 = max(0, Int((p0.u * Double(width)).rounded(.down)))
-            let by0 = max(0, Int((p0.v * Double(height)).rounded(.down)))
-            let bx1 = min(width, Int((p1.u * Double(width)).rounded(.up)))
-            let by1 = min(height, Int((p1.v * Double(height)).rounded(.up)))
-            return bx1 > bx0 && by1 > by0 ? Box(x: bx0, y: by0, width: bx1 - bx0, height: by1 - by0) : nil
+            pixelBox(x0, y0, z0, x1, y1, z1, width, height)
         }
         if settings.falseFace {
             let f = Self.posterFace
@@ -282,10 +298,15 @@ public struct RGBDScene {
         SceneLayout.project(x: x - panOffset * z, y: y, z: z)
     }
 
-    /// The clean scene at a normalized image position.
+    /// The clean scene at a normalized image position (of the 16:9 picture).
     public func sample(u: Double, v: Double) -> SceneSample {
         let r = SceneLayout.ray(u: u, v: v)
         return geo.sample(r.x + panOffset, r.y)
+    }
+    /// The clean scene at the centre of pixel (x, y) of a `width` x `height`
+    /// picture (`squarePixels` taken into account).
+    public func sample(x: Int, y: Int, width: Int, height: Int) -> SceneSample {
+        geo.sample(rayX(x, width, height) + panOffset, Self.rayY(y, height))
     }
 }
 

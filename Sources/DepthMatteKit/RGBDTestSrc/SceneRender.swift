@@ -41,11 +41,11 @@ enum SceneHash {
 extension RGBDScene {
     /// Ray units per pixel (the mean of the horizontal and vertical sizes).
     @inline(__always) func pixelSize(_ width: Int, _ height: Int) -> Double {
-        0.5 * (1 / (SceneLayout.focalX * Double(width)) + 1 / (SceneLayout.focalY * Double(height)))
+        0.5 * (1 / (focalX(width, height) * Double(width)) + 1 / (SceneLayout.focalY * Double(height)))
     }
 
-    @inline(__always) static func rayX(_ px: Int, _ width: Int) -> Double {
-        ((Double(px) + 0.5) / Double(width) - 0.5) / SceneLayout.focalX
+    @inline(__always) func rayX(_ px: Int, _ width: Int, _ height: Int) -> Double {
+        ((Double(px) + 0.5) / Double(width) - 0.5) / focalX(width, height)
     }
     @inline(__always) static func rayY(_ py: Int, _ height: Int) -> Double {
         ((Double(py) + 0.5) / Double(height) - 0.5) / SceneLayout.focalY
@@ -79,7 +79,7 @@ extension RGBDScene {
             let cols = table.baseAddress!, wall = cols + w, rows = cols + 2 * w
             let wallColumn = wallColumns.baseAddress!
             for px in 0..<w {
-                cols[px] = Self.rayX(px, w) + panOffset
+                cols[px] = rayX(px, w, h) + panOffset
                 wall[px] = SceneGeometry.wallDepth(cols[px])
                 (wallColumn + px).initialize(to: SceneGeometry.wallColumn(cols[px] * wall[px]))
             }
@@ -192,7 +192,7 @@ extension RGBDScene {
         let g = geo
         let invPix = 1 / pixelSize(w, h), margin = 2 / invPix
         withUnsafeTemporaryAllocation(of: Double.self, capacity: w) { cols in
-            for px in 0..<w { cols[px] = Self.rayX(px, w) + panOffset }
+            for px in 0..<w { cols[px] = rayX(px, w, h) + panOffset }
             for py in 0..<h {
                 let y = Self.rayY(py, h)
                 let row = out.row(py)
@@ -307,7 +307,7 @@ extension RGBDScene {
         let key = SceneHash.mix(SceneHash.mix(UInt64(s.seed)) ^ frameKey)
         let clusterKey = SceneHash.mix(SceneHash.mix(UInt64(s.seed) ^ 0x5eed) ^ UInt64(bitPattern: Int64((time * 5).rounded(.down))))
         let cell = 0.03, invCell = 1 / cell
-        let fdx = 0.6 / (SceneLayout.focalX * Double(w)), fdy = 0.6 / (SceneLayout.focalY * Double(h))
+        let fdx = 0.6 / (focalX(w, h) * Double(w)), fdy = 0.6 / (SceneLayout.focalY * Double(h))
         let shift = s.misregistration
         let k = SceneLayout.noiseCoefficient
         let random = s.noise || s.holes || s.flyingPixels || s.correlatedNoise
@@ -317,7 +317,7 @@ extension RGBDScene {
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * w) { table in
             let cols = table.baseAddress!, wall = cols + w
             for px in 0..<w {
-                cols[px] = Self.rayX(px - shift, w) + panOffset
+                cols[px] = rayX(px - shift, w, h) + panOffset
                 wall[px] = SceneGeometry.wallDepth(cols[px])
             }
             for py in 0..<h {

@@ -109,6 +109,31 @@ final class SceneKindTests: XCTestCase {
         XCTAssertFalse(SceneSettings().quantization)
     }
 
+    func testSquarePixelsDrawAnUprightPortraitUnsqueezed() {
+        XCTAssertFalse(SceneSettings().squarePixels)
+        let a = scene(.portrait) { $0.motion = false }
+        let b = scene(.portrait) { $0.motion = false; $0.squarePixels = true }
+        // at 16:9 nothing changes
+        XCTAssertEqual(depth(a, 160, 90), depth(b, 160, 90))
+        XCTAssertEqual(a.faceBox(width: 320, height: 180), b.faceBox(width: 320, height: 180))
+        // 3:4: the head keeps its shape (0.16 x 0.224 m: width / height 0.71)
+        // and its height; squeezed, it is 42 % as wide
+        let fs = a.faceBox(width: 480, height: 640)!, fq = b.faceBox(width: 480, height: 640)!
+        let f16 = a.faceBox(width: 1138, height: 640)!
+        XCTAssertEqual(Double(fq.width) / Double(fq.height), 0.714, accuracy: 0.03)
+        XCTAssertEqual(fq.height, f16.height)
+        XCTAssertEqual(Double(fs.width) / Double(fs.height), 0.714 * 480 / 1138, accuracy: 0.03)
+        // the truth, the depth and the scene sample agree on the face centre
+        let cx = fq.x + fq.width / 2, cy = fq.y + fq.height / 2
+        XCTAssertTrue(b.sample(x: cx, y: cy, width: 480, height: 640).isSubject)
+        let t = truth(b, 480, 640), d = depth(b, 480, 640)
+        XCTAssertEqual(t[cy * 480 + cx], 255)
+        XCTAssertEqual(Double(d[cy * 480 + cx]) / 1000, b.pose.subjectDepth, accuracy: 0.06)
+        // and just outside the head's box, at eye height, is wall
+        XCTAssertEqual(t[cy * 480 + fq.x + fq.width + 4], 0)
+        XCTAssertGreaterThan(Double(d[cy * 480 + fq.x + fq.width + 4]) / 1000, 2.5)
+    }
+
     func testPanMovesEveryPictureTogether() {
         XCTAssertFalse(SceneSettings().pan)
         let a = scene(.portrait, 0) { $0.motion = false; $0.pan = true }
