@@ -484,6 +484,8 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("chair, filtered, 3:4 240x320", .chair, startTime, .face, true, false),
         ("sway, filtered, 3:4 240x320", .portrait, startTime, .face, true, false),
         ("chair, 3:4 480x640", .chair, startTime, .face, true, false),
+        ("doorFrame, filtered, 3:4 480x640", .doorFrame, startTime, .face, true, false),
+        ("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .face, true, false),
         // a real detector misses faces (every third frame here: the lock
         // holds the subject from depth, `tracked`) or finds none at all
         // (mode=nearest) (session 12)

@@ -10,7 +10,8 @@
 ///    `faceDepthRange` and `k` in `headSizeRange` (a human head for a 50-100°
 ///    camera). A plausible box is *consistent* when `k` is within
 ///    `sizeTolerance` of the head being tracked and its depth is within
-///    `depthTolerance(d)` of where the tracker expects the subject. The
+///    `depthTolerance(d)` of the last face's depth (right after a face) or
+///    else of where the tracker expects the subject. The
 ///    consistent box nearest the expected depth sets the lock at once.
 ///    Anything else is a *candidate*: it takes over only after being seen,
 ///    consistent with itself, on `takeoverFrames` frames, and never while the
@@ -164,8 +165,14 @@ public final class SubjectLock {
         let nearest = settings.finder.find(components)
         let nearestDepth = nearest.map { $0.headDepth + headBias }
         let strong = source == .face || source == .tracked
-        // expected subject depth for judging faces
-        let expected: Double? = tracked?.depth ?? (strong ? subjectDepth : nil) ?? nearestDepth
+        // expected subject depth for judging faces: right after a face, that
+        // face's own depth (session 13: the tracked surface's head band is
+        // that of whatever it has merged with, a door jamb joined to the
+        // shoulder by a filtered map's ramp, and the face 26 cm behind the
+        // jamb's top was refused, the lock then following the jamb); else
+        // where the tracker finds the subject
+        let expected: Double? = (source == .face ? subjectDepth : nil) ?? tracked?.depth
+            ?? (strong ? subjectDepth : nil) ?? nearestDepth
 
         // 2. face choice (mode=face only)
         var face: (d: Double, k: Double, u: Double, v: Double, box: Box)? = nil

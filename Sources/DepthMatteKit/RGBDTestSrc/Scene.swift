@@ -206,7 +206,7 @@ public struct RGBDScene {
     public let time: Double
     /// The subject's pose (at t = 0 when `settings.motion` is false).
     public let pose: ScenePose
-    let geo: SceneGeometry
+    private(set) var geo: SceneGeometry
     /// Ray units (x/z) the view has turned right (`SceneSettings.pan`).
     let panOffset: Double
 
@@ -234,6 +234,18 @@ public struct RGBDScene {
         let z = pose.subjectDepth
         let a = SceneLayout.headHalfWidth, b = SceneLayout.headHalfHeight
         return pixelBox(pose.headX - a, pose.headY - b, z, pose.headX + a, pose.headY + b, z, width, height)
+    }
+
+    /// The scene as a `width` x `height` picture shows it: with
+    /// `squarePixels`, a picture narrower than 16:9 sees less of the scene,
+    /// and the door jamb moves to its left edge (it is the edge's).
+    func fitted(_ width: Int, _ height: Int) -> RGBDScene? {
+        guard settings.squarePixels, settings.scene.hasDoor, width > 0, height > 0 else { return nil }
+        let edge = SceneExtras.doorEdge(leftRay: -0.5 / focalX(width, height))
+        if edge == geo.extras.doorX1 { return nil }
+        var s = self
+        s.geo.extras.doorX1 = edge
+        return s
     }
 
     /// Focal length in units of a `width` x `height` picture's width
@@ -306,7 +318,8 @@ public struct RGBDScene {
     /// The clean scene at the centre of pixel (x, y) of a `width` x `height`
     /// picture (`squarePixels` taken into account).
     public func sample(x: Int, y: Int, width: Int, height: Int) -> SceneSample {
-        geo.sample(rayX(x, width, height) + panOffset, Self.rayY(y, height))
+        if let f = fitted(width, height) { return f.sample(x: x, y: y, width: width, height: height) }
+        return geo.sample(rayX(x, width, height) + panOffset, Self.rayY(y, height))
     }
 }
 

@@ -43,9 +43,12 @@ struct SceneExtras {
     /// Floor plane y·cos θ + z·sin θ = floorH (camera frame), θ = 30°.
     let floorH: Double
     static let floorCos = 0.8660254, floorSin = 0.5
-    /// Door jamb: depth and right edge (ray x).
+    /// Door jamb: depth, width, and right edge (ray x): `doorWidth` inside
+    /// the picture's left edge (the 16:9 picture's unless `RGBDScene.fitted`
+    /// moves it to a narrower square-pixel picture's).
     static let doorZ = 1.0, doorWidth = 0.10
-    static let doorX1 = -0.5 / SceneLayout.focalX + doorWidth / doorZ
+    var doorX1 = SceneExtras.doorEdge(leftRay: -0.5 / SceneLayout.focalX)
+    static func doorEdge(leftRay: Double) -> Double { leftRay + doorWidth / doorZ }
 
     init(kind: SceneKind, subjectDepth zs: Double) {
         self.kind = kind
@@ -74,9 +77,9 @@ struct SceneExtras {
                 return (chairZ + 0.03 * n * n, sd, 1)
             }
         }
-        if kind.hasDoor && x < Self.doorX1 {
-            let n = (Self.doorX1 - x) * Self.doorZ / Self.doorWidth   // 0 at its inner edge, 1 at the picture edge
-            return (Self.doorZ + 0.01 * (n < 0.2 ? 1 - 5 * n : 0), x - Self.doorX1, 2)
+        if kind.hasDoor && x < doorX1 {
+            let n = (doorX1 - x) * Self.doorZ / Self.doorWidth   // 0 at its inner edge, 1 at the picture edge
+            return (Self.doorZ + 0.01 * (n < 0.2 ? 1 - 5 * n : 0), x - doorX1, 2)
         }
         if kind.hasFloor, let z = floorDepth(y), z < behind {
             return (z, -1, 3)
@@ -94,7 +97,7 @@ struct SceneExtras {
             return SceneColor(128, 34, 40).scaled(seam ? 0.7 : 1)
         case 2:
             // painted wood, a shadow line at the inner edge
-            return x > Self.doorX1 - 0.012 ? SceneColor(150, 148, 140) : SceneColor(232, 229, 220)
+            return x > doorX1 - 0.012 ? SceneColor(150, 148, 140) : SceneColor(232, 229, 220)
         default:
             // carpet: grey-brown, a faint check in floor metres
             let fx = x * z, fz = z

@@ -127,7 +127,7 @@ struct SceneGeometry {
     let handX0: Double, handX1: Double, handY0: Double, handY1: Double
     let plantX0: Double, plantX1: Double, plantY0: Double
     /// The scene's chair, floor or door (none in the portrait).
-    let extras: SceneExtras
+    var extras: SceneExtras
     let plantOn: Bool
     var hasExtras: Bool { extras.kind != .portrait }
 

@@ -65,6 +65,7 @@ extension RGBDScene {
     public func renderVideo(_ out: RGBImageView) -> Box? {
         let w = out.width, h = out.height
         guard w > 0, h > 0 else { return nil }
+        if let f = fitted(w, h) { return f.renderVideo(out) }
         let g = geo
         let invPix = 1 / pixelSize(w, h), margin = 2 / invPix
         let zd = SceneLayout.distractorDepth, zs = g.zs, zh = g.zHand
@@ -189,6 +190,7 @@ extension RGBDScene {
     public func renderTruth(_ out: Gray8View) {
         let w = out.width, h = out.height
         guard w > 0, h > 0 else { return }
+        if let f = fitted(w, h) { return f.renderTruth(out) }
         let g = geo
         let invPix = 1 / pixelSize(w, h), margin = 2 / invPix
         withUnsafeTemporaryAllocation(of: Double.self, capacity: w) { cols in
@@ -299,6 +301,7 @@ extension RGBDScene {
     /// into `height` rows of `stride` bytes at `base` (any alignment).
     public func renderDepth(base: UnsafeMutableRawPointer, width w: Int, height h: Int, stride: Int) {
         guard w > 0, h > 0 else { return }
+        if let f = fitted(w, h) { return f.renderDepth(base: base, width: w, height: h, stride: stride) }
         let s = settings
         let scale = s.depthScale > 0 ? s.depthScale : 0.001
         let invScale = 1 / scale

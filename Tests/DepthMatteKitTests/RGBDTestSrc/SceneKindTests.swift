@@ -132,6 +132,14 @@ final class SceneKindTests: XCTestCase {
         // and just outside the head's box, at eye height, is wall
         XCTAssertEqual(t[cy * 480 + fq.x + fq.width + 4], 0)
         XCTAssertGreaterThan(Double(d[cy * 480 + fq.x + fq.width + 4]) / 1000, 2.5)
+        // the door jamb stays along the left edge of the narrower picture
+        let door = scene(.doorFrame) { $0.motion = false; $0.squarePixels = true }
+        let dd = depth(door, 240, 320)
+        for y in [10, 160, 310] {
+            XCTAssertEqual(Double(dd[y * 240 + 2]) / 1000, 1.0, accuracy: 0.03)
+            XCTAssertGreaterThan(Double(dd[y * 240 + 60]) / 1000, 1.5)
+        }
+        XCTAssertEqual(door.sample(x: 2, y: 160, width: 240, height: 320).object, .surface)
     }
 
     func testPanMovesEveryPictureTogether() {
