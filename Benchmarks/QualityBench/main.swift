@@ -486,6 +486,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("chair, 3:4 480x640", .chair, startTime, .face, true, false),
         ("doorFrame, filtered, 3:4 480x640", .doorFrame, startTime, .face, true, false),
         ("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .face, true, false),
+        ("doorFrame, filtered, 3:4 240x320, faces missed", .doorFrame, startTime, .face, true, false),
         // a real detector misses faces (every third frame here: the lock
         // holds the subject from depth, `tracked`) or finds none at all
         // (mode=nearest) (session 12)
@@ -505,7 +506,9 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         // draws its scene in picture units: at 4:3 it is 3/4 as wide)
         // ", 3:4 WxH": colour 480x640, that depth size, square pixels
         let upright = name.contains(", 3:4 ")
-        let portrait43 = name.contains(", 4:3 ") || upright ? name.split(separator: " ").last?.split(separator: "x").compactMap { Int($0) } : nil
+        let portrait43 = name.contains(", 4:3 ") || upright
+            ? name.split(whereSeparator: { $0 == " " || $0 == "," }).map { $0.split(separator: "x").compactMap { Int($0) } }.first { $0.count == 2 }
+            : nil
         let (savedW, savedH) = (VW, VH)
         defer { VW = savedW; VH = savedH }
         if portrait43 != nil { (VW, VH) = upright ? (480, 640) : (640, 480) }

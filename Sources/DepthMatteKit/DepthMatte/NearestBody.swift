@@ -410,9 +410,7 @@ public struct DepthComponents {
     /// belong to, nil when the region has no reading.
     public mutating func component(inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Int? {
         guard count > 0 else { return nil }
-        let x0 = max(0, Int(u0 * Double(width))), x1 = min(width, max(x0 + 1, Int((u1 * Double(width)).rounded(.up))))
-        let y0 = max(0, Int(v0 * Double(height))), y1 = min(height, max(y0 + 1, Int((v1 * Double(height)).rounded(.up))))
-        guard x1 > x0, y1 > y0 else { return nil }
+        guard let (x0, x1, y0, y1) = cells(inU: u0, u1, v: v0, v1) else { return nil }
         for k in 0..<count { scratch[k] = 0 }
         var best = -1, bestN: Int32 = 0
         for y in y0..<y1 {
@@ -424,6 +422,28 @@ public struct DepthComponents {
             }
         }
         return best >= 0 ? best : nil
+    }
+
+    /// The grid cells `[x0, x1) x [y0, y1)` of the normalized region
+    /// `[u0, u1) x [v0, v1)` (at least one cell), nil when it is empty.
+    private func cells(inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> (Int, Int, Int, Int)? {
+        let x0 = max(0, Int(u0 * Double(width))), x1 = min(width, max(x0 + 1, Int((u1 * Double(width)).rounded(.up))))
+        let y0 = max(0, Int(v0 * Double(height))), y1 = min(height, max(y0 + 1, Int((v1 * Double(height)).rounded(.up))))
+        guard x1 > x0, y1 > y0 else { return nil }
+        return (x0, x1, y0, y1)
+    }
+
+    /// Mean depth (metres) of surface `k`'s cells in the normalized region
+    /// `[u0, u1) x [v0, v1)` (at least one cell), nil when it has none there.
+    public func meanDepth(_ k: Int, inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Double? {
+        guard k >= 0, k < count else { return nil }
+        guard let (x0, x1, y0, y1) = cells(inU: u0, u1, v: v0, v1) else { return nil }
+        let l = Int32(k)
+        var sum: Float = 0, n = 0
+        for y in y0..<y1 {
+            for x in x0..<x1 where labels[y * width + x] == l { sum += depth[y * width + x]; n += 1 }
+        }
+        return n > 0 ? Double(sum) / Double(n) : nil
     }
 
     /// The surface that overlaps `mask` (one byte per grid cell, non-zero =

@@ -157,7 +157,15 @@ public final class SubjectLock {
         // 1. where the tracker expects the subject
         var tracked: (component: Int, depth: Double)? = nil
         if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
-            let d = components.headDepth(o.component) + headBias
+            var d = components.headDepth(o.component) + headBias
+            // while a missed face is held: the surface's depth where the face
+            // was (session 13: its head band is that of whatever it has
+            // merged with, a door jamb joined to the shoulder by a filtered
+            // map's ramp)
+            if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let fc = lastFaceCentre,
+               let r = components.meanDepth(o.component, inU: fc.u0, fc.u1, v: fc.v0, fc.v1) {
+                d = r
+            }
             if abs(d - last) <= settings.maxTrackStep && settings.finder.accepts(components, o.component) {
                 tracked = (o.component, d)
             }
