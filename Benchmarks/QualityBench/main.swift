@@ -487,6 +487,8 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("doorFrame, filtered, 3:4 480x640", .doorFrame, startTime, .face, true, false),
         ("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .face, true, false),
         ("doorFrame, filtered, 3:4 240x320, faces missed", .doorFrame, startTime, .face, true, false),
+        ("chair, filtered, 3:4 240x320", .chair, startTime, .nearest, true, false),
+        ("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .nearest, true, false),
         // a real detector misses faces (every third frame here: the lock
         // holds the subject from depth, `tracked`) or finds none at all
         // (mode=nearest) (session 12)

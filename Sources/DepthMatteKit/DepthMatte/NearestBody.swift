@@ -159,9 +159,31 @@ public struct DepthComponents {
         }
     }
 
+    /// Whether the neighbours p and p + k lie in the middle of a smoothed
+    /// step (session 13): a filtered map (an iPhone's, an SDK's hole filling)
+    /// spreads the step between a door jamb and the shoulder beside it over
+    /// a few cells, none of them a `jump` from the next, and the jamb, whose
+    /// top is the top row, became the subject's surface (its head band the
+    /// jamb's). The depth changes by a `jump` or more over p - k ... p + 2k,
+    /// the pair is at least as steep as that span's mean, and beyond at
+    /// least one end of the span the depth is flatter (changes by less than
+    /// half as much over the next two cells: not a surface that keeps
+    /// receding, as a floor or a wall seen at a grazing angle). The six
+    /// cells must exist and hold readings.
+    @inline(__always)
+    static func rampMiddle(_ d: UnsafePointer<Float>, _ p: Int, _ k: Int) -> Bool {
+        let a = d[p - k], b = d[p + 2 * k]
+        guard a > 0, b > 0 else { return false }
+        let span = abs(b - a)
+        guard span >= jump(min(a, b)), 3 * abs(d[p + k] - d[p]) >= span else { return false }
+        let a2 = d[p - 3 * k], b2 = d[p + 4 * k]
+        guard a2 > 0, b2 > 0 else { return false }
+        return 2 * min(abs(a - a2), abs(b2 - b)) < span
+    }
+
     /// Union-find over the grid (4-neighbours closer than `jump` in depth,
-    /// and both floor-like or both not), then labels compacted to 0, 1, 2,
-    /// ... in scan order.
+    /// both floor-like or both not, and not in the middle of a smoothed step:
+    /// `rampMiddle`), then labels compacted to 0, 1, 2, ... in scan order.
     private mutating func label() {
         markFloorLike()
         let w = width, h = height, n = w * h
@@ -196,11 +218,13 @@ public struct DepthComponents {
                             if v > 0 {
                                 if x > 0 {
                                     let q = d[i - 1]
-                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - 1] { p[i] = sets.find(Int32(i - 1)); l = true }
+                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - 1]
+                                        && !(x >= 4 && x + 3 < w && Self.rampMiddle(d, i - 1, 1)) { p[i] = sets.find(Int32(i - 1)); l = true }
                                 }
                                 if y > 0 {
                                     let q = d[i - w]
-                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - w] {
+                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - w]
+                                        && !(y >= 4 && y + 3 < h && Self.rampMiddle(d, i - w, w)) {
                                         u = true
                                         if !(l && prevUp && aboveLeft) { sets.union(Int32(i), Int32(i - w)) }
                                     }

@@ -97,6 +97,29 @@ final class NearestBodyEdgeTests: XCTestCase {
         XCTAssertEqual(NearestBodyFinder().find(c)?.headDepth ?? 0, 4.66, accuracy: 0.02, "upright")
     }
 
+    func testASmoothedStepSplitsADoorJambFromThePerson() {
+        // a filtered map: a door jamb along the left edge at 1.0 m (12
+        // cells), the person at 1.28 m from column 17, and between them the
+        // step smoothed into a ramp of 5.6 cm per cell (less than `jump`):
+        // one surface with the jamb's top for its head band, so the finder
+        // took 1.0 m (session 13: the ramp's middle does not join)
+        let d = TestDepth(width: 160, height: 90, fill: 2800)
+        d.fill(x0: 55, y0: 40, x1: 105, y1: 90, 1320)       // the person, as `person`, at 1.28 m
+        d.fill(x0: 70, y0: 20, x1: 90, y1: 40, 1280)
+        d.fill(x0: 12, y0: 40, x1: 55, y1: 90, 1320)        // the shoulder reaching the jamb
+        d.fill(x0: 0, y0: 0, x1: 12, y1: 90, 1000)
+        for y in 40..<90 { for x in 12..<17 { d[x, y] = UInt16(1000 + 56 * (x - 11)) } }
+        let r = Self.find(d)
+        XCTAssertEqual(r.body?.headDepth ?? 0, 1.28, accuracy: 0.02, "the person, not the jamb")
+        // a wall seen at a grazing angle, receding 4 cm per cell all the way,
+        // stays one surface
+        let wall = TestDepth(width: 160, height: 90, fill: 0)
+        for y in 0..<90 { for x in 0..<160 { wall[x, y] = UInt16(1000 + 40 * x) } }
+        var c = DepthComponents()
+        c.analyse(depth: wall.view, scale: 0.001)
+        XCTAssertEqual(c.count, 1)
+    }
+
     func testBackdropAcrossTheTopIsNoBody() {
         // the person has left: a lower wall at 2.2 m across the top of the picture
         let d = TestDepth(width: 160, height: 90, fill: 2200)
