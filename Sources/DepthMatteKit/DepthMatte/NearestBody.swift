@@ -181,6 +181,32 @@ public struct DepthComponents {
         return 2 * min(abs(a - a2), abs(b2 - b)) < span
     }
 
+    /// Whether cell p and its neighbour p + k (k = 1: right, k = width:
+    /// below) join one surface: both have readings closer than `jump`, both
+    /// are floor-like or neither, and (when the grid has room for the test,
+    /// `rampRoom`) they are not in the middle of a smoothed step.
+    @inline(__always)
+    static func joinable(_ d: UnsafePointer<Float>, _ fl: UnsafePointer<UInt8>, _ p: Int, _ k: Int, rampRoom: Bool) -> Bool {
+        let a = d[p], b = d[p + k]
+        return a > 0 && b > 0 && abs(a - b) < jump(min(a, b)) && fl[p] == fl[p + k] && !(rampRoom && rampMiddle(d, p, k))
+    }
+
+    /// Whether 4-neighbouring cells i and j join one surface (`label`'s
+    /// rule, for tests and tools).
+    public func joins(_ i: Int, _ j: Int) -> Bool {
+        let n = width * height
+        guard i >= 0, j >= 0, i < n, j < n, i != j else { return false }
+        let p = min(i, j), q = max(i, j), k = q - p
+        let x = p % width, y = p / width
+        guard k == width || (k == 1 && x + 1 < width) else { return false }
+        let room = k == 1 ? x >= 3 && x + 4 < width : y >= 3 && y + 4 < height
+        return depth.withUnsafeBufferPointer { dp in
+            floorLike.withUnsafeBufferPointer { fp in
+                Self.joinable(dp.baseAddress!, fp.baseAddress!, p, k, rampRoom: room)
+            }
+        }
+    }
+
     /// Union-find over the grid (4-neighbours closer than `jump` in depth,
     /// both floor-like or both not, and not in the middle of a smoothed step:
     /// `rampMiddle`), then labels compacted to 0, 1, 2, ... in scan order.
@@ -216,18 +242,12 @@ public struct DepthComponents {
                             var l = false, u = false
                             let v = d[i]
                             if v > 0 {
-                                if x > 0 {
-                                    let q = d[i - 1]
-                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - 1]
-                                        && !(x >= 4 && x + 3 < w && Self.rampMiddle(d, i - 1, 1)) { p[i] = sets.find(Int32(i - 1)); l = true }
+                                if x > 0 && Self.joinable(d, fl, i - 1, 1, rampRoom: x >= 4 && x + 3 < w) {
+                                    p[i] = sets.find(Int32(i - 1)); l = true
                                 }
-                                if y > 0 {
-                                    let q = d[i - w]
-                                    if q > 0 && abs(q - v) < Self.jump(min(q, v)) && fl[i] == fl[i - w]
-                                        && !(y >= 4 && y + 3 < h && Self.rampMiddle(d, i - w, w)) {
-                                        u = true
-                                        if !(l && prevUp && aboveLeft) { sets.union(Int32(i), Int32(i - w)) }
-                                    }
+                                if y > 0 && Self.joinable(d, fl, i - w, w, rampRoom: y >= 4 && y + 3 < h) {
+                                    u = true
+                                    if !(l && prevUp && aboveLeft) { sets.union(Int32(i), Int32(i - w)) }
                                 }
                             }
                             prevUp = u

@@ -305,7 +305,9 @@ final class SubjectLockTests: XCTestCase {
             var c = DepthComponents()
             c.analyse(depth: d.view, scale: 0.001)
             XCTAssertEqual(c.width, w); XCTAssertEqual(c.height, h)
-            // reference: flood fill in scan order on the same sampled depths
+            // reference: flood fill in scan order on the same sampled depths,
+            // with the same rule for two neighbours (`joins`: the check is on
+            // the union-find's shortcuts)
             let v = c.depth
             var want = [Int32](repeating: -1, count: w * h)
             var next: Int32 = 0
@@ -318,7 +320,7 @@ final class SubjectLockTests: XCTestCase {
                         let nx = x + dx, ny = y + dy
                         guard nx >= 0, nx < w, ny >= 0, ny < h else { continue }
                         let j = ny * w + nx
-                        if v[j] > 0 && want[j] < 0 && abs(v[j] - v[i]) < DepthComponents.jump(min(v[j], v[i])) {
+                        if v[j] > 0 && want[j] < 0 && c.joins(i, j) {
                             want[j] = next
                             stack.append(j)
                         }
