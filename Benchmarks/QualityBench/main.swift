@@ -191,6 +191,11 @@ struct Score {
     /// truth's by more than 0.2 (on a still clip: pixels that flip), the
     /// worst frame pair, and pixels the truth itself changes by more than 0.2.
     var off = 0.0, offMax = 0, truthMoves = 0.0
+    /// The walk's figures (issue 20's Kinect target): frames whose truth is
+    /// in view and touches neither side of the picture, their IoU (sum,
+    /// then mean) and worst; frames with no truth, and how many of them key
+    /// more than 0.1 % of the picture.
+    var full = 0, fullIoU = 0.0, fullMin = 1.0, empty = 0, emptyKeyed = 0
 
     /// Add one frame's `FrameMetrics` (frame `index` of the clip, `pixels` pixels).
     mutating func add(_ fm: FrameMetrics, index: Int, pixels: Int) {
@@ -331,6 +336,18 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
         for p in 0..<(VW * VH) { let q = Double(mag[p] - tg[p]); ge += q * q }
         sc.grad += ge / 1000
         sc.add(fm, index: i, pixels: VW * VH)
+        var truthIn = 0, atSide = false, keyed = 0
+        for y in 0..<VH {
+            let r = y * VW
+            if tr[r] >= 128 || tr[r + VW - 1] >= 128 { atSide = true }
+            for x in 0..<VW { if tr[r + x] >= 128 { truthIn += 1 }; if out[4 * (r + x)] >= 128 { keyed += 1 } }
+        }
+        if truthIn == 0 {
+            sc.empty += 1
+            if keyed * 1000 > VW * VH { sc.emptyKeyed += 1 }
+        } else if !atSide {
+            sc.full += 1; sc.fullIoU += fm.iou; sc.fullMin = min(sc.fullMin, fm.iou)
+        }
         if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(fm.iou, 4)) SAD \(f(fm.sad / 1000, 2)) motion \(f(Double(m.refiner.motion.dx), 3)),\(f(Double(m.refiner.motion.dy), 3)) \(m.refiner.motion.applied) \(f(Double(m.refiner.motion.after / max(m.refiner.motion.before, 1e-12)), 3)) worse \(m.refiner.motion.worse) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount) thin \(sc.thinKept)/\(sc.thin)") }
     }
     sc.finish(frames: nFrames)
@@ -500,7 +517,13 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("enterLeft, 2.5 m", .enterLeft, 0.3, .nearest, true, false),
         ("leaveRight, 2.5 m", .enterLeft, 6.3, .nearest, true, false),
         ("enterLeft, 3.5 m", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight, 3.5 m", .enterLeft, 6.3, .nearest, true, false)]
+        ("leaveRight, 3.5 m", .enterLeft, 6.3, .nearest, true, false),
+        // the same walk as a Kinect v1 sees it: 4:3 with square pixels (57° x
+        // 43°; colour and depth 640x480) (session 13)
+        ("enterLeft, 4:3 square 640x480, 2.5 m", .enterLeft, 0.3, .nearest, true, false),
+        ("leaveRight, 4:3 square 640x480, 2.5 m", .enterLeft, 6.3, .nearest, true, false),
+        ("enterLeft, 4:3 square 640x480, 3.5 m", .enterLeft, 0.3, .nearest, true, false),
+        ("leaveRight, 4:3 square 640x480, 3.5 m", .enterLeft, 6.3, .nearest, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
@@ -515,7 +538,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         defer { VW = savedW; VH = savedH }
         if portrait43 != nil { (VW, VH) = upright ? (480, 640) : (640, 480) }
         var ss = SceneSettings()
-        ss.squarePixels = upright
+        ss.squarePixels = upright || name.contains(" square ")
         ss.motion = motion; ss.pan = pan
         ss.noise = true; ss.holes = env("QB_NOHOLES") == nil; ss.flyingPixels = env("QB_NOFLY") == nil; ss.misregistration = env("QB_SCMIS").flatMap { Int($0) } ?? 1; ss.seed = 7
         if env("QB_REAL") != nil { ss.quantization = true; ss.correlatedNoise = true }
@@ -538,6 +561,9 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
             let r = refine == .original ? orig : run(clip, refine: refine, mode: mode, subjectOnly: subjectOnly)
             print("| \(name) | \(f(start, 1)) | \(mode) | \(rname) | \(f(r.sad, 2)) | \(f(r.grad, 2)) | \(f(r.iou, 4)) | \(f(r.iouMin, 4)) | \(f(r.dt, 3)) | "
                   + "\(f(r.sad / orig.sad, 2)) | \(f(r.iou / orig.iou, 3)) | \(f(r.dt / orig.dt, 2)) | \(r.distractor) | \(r.handOut) | \(f(r.ms, 1)) |")
+            if kind == .enterLeft {
+                thinLines.append("  \(name), \(rname): person fully in view \(r.full) frames, IoU mean \(f(r.fullIoU / Double(max(r.full, 1)), 4)) worst \(f(r.full > 0 ? r.fullMin : 0, 4)); empty \(r.empty) frames, \(r.emptyKeyed) keyed")
+            }
             if r.thin > 0 { thinLines.append("  \(name), \(rname): thin rod pixels keyed \(r.thinKept) of \(r.thin) (\(f(100 * Double(r.thinKept) / Double(r.thin), 1)) %)") }
         }
     }

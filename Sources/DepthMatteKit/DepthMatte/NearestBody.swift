@@ -65,6 +65,19 @@ public struct DepthComponents {
     /// from which a cell is floor-like, for a 70° camera.
     public static let floorSlope: Float = 0.7
 
+    /// The focal length (in cells or pixels) the floor tests assume for a
+    /// `w` x `h` picture: `focalDiagonal` x its diagonal (session 13: a
+    /// camera's field of view is close to constant along the diagonal, 70°
+    /// across a 16:9 picture's width; a Kinect's 4:3 focal length is 0.82
+    /// widths, a phone's upright 3:4 portrait about 1.05; 0.714 widths for
+    /// every shape made an upright portrait's or a 4:3 floor's per-row slope
+    /// look up to 30 % shallower than it is).
+    @inline(__always) public static func focal(_ w: Int, _ h: Int) -> Float {
+        focalDiagonal * (Float(w * w + h * h)).squareRoot()
+    }
+    /// 0.714 / |(1, 9/16)|: 70° across a 16:9 picture's width.
+    public static let focalDiagonal: Float = 0.6225
+
     /// Depth jump (metres) that separates two surfaces between neighbouring
     /// cells at depth `d` (`DepthStep.surfaceJump`).
     @inline(__always) public static func jump(_ d: Float) -> Float { DepthStep.surfaceJump.at(d) }
@@ -112,12 +125,13 @@ public struct DepthComponents {
 
     /// Cells on a surface that recedes upwards steeply and smoothly (a floor,
     /// a table top, the top of a head): the least-squares depth slope over
-    /// the rows y ± 2 (cells without a reading skipped, at least three
-    /// readings) loses at least `floorSlope` / focal length x d per row
-    /// downwards, and no two successive readings there differ by `jump`
-    /// (session 13: the two samples y ± 1 alone failed in patches on a far
-    /// sensor's quantised, noisy floor, which then broke into a mosaic of
-    /// surfaces). Rows the window cannot centre on take the test of the
+    /// the rows y ± 3 (cells without a reading skipped, at least four
+    /// readings) loses at least `floorSlope` / focal length (`focal`) x d
+    /// per row downwards, and no two successive readings there differ by
+    /// `jump` (session 13: the two samples y ± 1 alone failed in patches on
+    /// a far sensor's quantised, noisy floor, which then broke into a mosaic
+    /// of surfaces, one of which the finder took for a person in an empty
+    /// room; over y ± 2 a 4:3 Kinect-like view 3.5 m away still did). Rows the window cannot centre on take the test of the
     /// nearest row it can; the top row is never floor-like. A floor-like cell
     /// never joins a cell that is not (issue 20): a floor meeting the feet,
     /// or a torso's sides at the bottom of a portrait, in depth stays a
@@ -126,8 +140,8 @@ public struct DepthComponents {
         let w = width, h = height, n = w * h
         if floorLike.count < n { floorLike = [UInt8](repeating: 0, count: n) }
         // per row downwards, over 4 rows; tan 35° with a 70° camera
-        let k = Self.floorSlope * 4 / (0.714 * Float(w))
-        let t = 2
+        let k = Self.floorSlope * 4 / Self.focal(w, h)
+        let t = 3
         depth.withUnsafeBufferPointer { dp in
             floorLike.withUnsafeMutableBufferPointer { fp in
                 let d = dp.baseAddress!, f = fp.baseAddress!
@@ -150,7 +164,7 @@ public struct DepthComponents {
                         }
                         let den = m * skk - sk * sk
                         // depth lost per row downwards, x 4 rows: 4 (sk sd − m skd) / den
-                        if smooth && m >= 3 && den > 0 && 4 * (sk * sd - m * skd) >= k * v * den { f[c] = 1 }
+                        if smooth && m > Float(t) && den > 0 && 4 * (sk * sd - m * skd) >= k * v * den { f[c] = 1 }
                     }
                 }
                 for y in 1..<t { for x in 0..<w where d[y * w + x] > 0 { f[y * w + x] = f[t * w + x] } }
@@ -422,7 +436,7 @@ public struct DepthComponents {
     public func isFloorPiece(_ k: Int) -> Bool {
         let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
         let rows = Double(maxRow[k] - minRow[k] + 1) * (1 - Double(Self.bandFraction))
-        let rise = Double(Self.floorSlope) / (0.714 * Double(width)) * rows * mid
+        let rise = Double(Self.floorSlope / Self.focal(width, height)) * rows * mid
         return rows >= 2 && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
     }
 

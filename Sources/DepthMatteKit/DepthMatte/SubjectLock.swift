@@ -26,8 +26,9 @@
 /// 3. **Depth-only.** `NearestBodyFinder`: the nearest large body that is not
 ///    floor-like. `mode=nearest` uses only this (plus tracking between frames).
 /// 4. **Smoothing.** The cutoff moves towards `subject depth + offset` with
-///    time constant `smoothing` seconds (first-order); the first lock is
-///    taken at once. Handing back from tracking to a returning face is thus
+///    time constant `smoothing` seconds (first-order); the first lock, and
+///    a subject found after none (source `fixed`: an empty room, then a
+///    person walking in), is taken at once. Handing back from tracking to a returning face is thus
 ///    without a jump, and so is any change of source.
 /// 5. With `LockStrategy.original`, none of this: the first face box's
 ///    centre depth pixel sets the cutoff, which is held when no face is seen.
@@ -239,7 +240,10 @@ public final class SubjectLock {
 
         // 4. smoothing
         let goal = target + offset
-        if let c = cutoff, settings.smoothing > 0 {
+        // (a subject found after none: at once, session 13; creeping from
+        // the cutoff setting, a person walking in 4.5 m away stayed beyond
+        // the cutoff, keyed out, for two frames)
+        if let c = cutoff, settings.smoothing > 0, !(source == .fixed && newSource != .fixed) {
             cutoff = c + (goal - c) * dt / (settings.smoothing + dt)
         } else {
             cutoff = goal

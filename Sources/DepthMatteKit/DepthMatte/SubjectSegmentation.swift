@@ -127,9 +127,10 @@ public struct SubjectSegmentation {
     /// sharpening reaches (chair, filtered r = 2: 0.9452 with `rampSteps`
     /// alone, 0.9934 with both).
     public var colourCut = true
-    /// Focal length in picture widths (70° horizontal view; a 60–90° camera
-    /// changes the slope test by at most ±40 %).
-    public var focalX: Float = 0.714
+    /// Focal length in picture diagonals (`DepthComponents.focalDiagonal`:
+    /// 70° across a 16:9 picture's width; a 60–90° camera changes the slope
+    /// test by at most ±40 %).
+    public var focalDiagonal: Float = DepthComponents.focalDiagonal
     /// A floor region touching the bottom row must reach a side of the
     /// picture or span this fraction of its width (a lap or a forearm does not).
     public var floorSpan: Float = 0.25
@@ -215,7 +216,7 @@ public struct SubjectSegmentation {
             abs(Float(a) - Float(b)) < base + gain * Float(min(a, b))
         }
         let s = max(1, w / 160)     // rows either side for the floor slope
-        let slopeK = floorSlope * 2 * Float(s) / (focalX * Float(w))   // diff over 2s rows >= slopeK · d
+        let slopeK = floorSlope * 2 * Float(s) / (focalDiagonal * Float(w * w + h * h).squareRoot())   // diff over 2s rows >= slopeK · d
         // the floor's slope is fitted over ±t rows (session 12: t = 2s)
         let t = 2 * s
         var count: Int32 = 0

@@ -187,6 +187,28 @@ final class SubjectLockTests: XCTestCase {
         XCTAssertEqual(Self.step(lock, Self.person(face: 1200), [far]).cutoff, 1.45, accuracy: 0.003)
     }
 
+    func testASubjectFoundAfterNoneIsTakenAtOnce() {
+        // an empty room (the wall alone: no body, the lock falls back to the
+        // cutoff setting), then a person walks in: the cutoff does not creep
+        // from the setting to the person over `smoothing` (session 13: a
+        // person walking in 4.5 m away stayed beyond the creeping cutoff for
+        // two frames, keyed out)
+        let lock = SubjectLock()
+        lock.settings.smoothing = 0.5
+        let empty = TestDepth(width: 160, height: 90, fill: 4500)
+        for _ in 0..<3 {
+            let s = Self.step(lock, empty, [], mode: .nearest)
+            XCTAssertEqual(s.result.lockSource, .fixed)
+            XCTAssertEqual(s.cutoff, 1.0, accuracy: 1e-6)
+        }
+        let s = Self.step(lock, Self.person(face: 4000, wall: 6000), [], mode: .nearest)
+        XCTAssertEqual(s.result.lockSource, .nearest)
+        XCTAssertEqual(s.cutoff, 4.25, accuracy: 0.05)
+        // and from then on it moves at the set speed
+        let t = Self.step(lock, Self.person(face: 4200, wall: 6000), [], mode: .nearest)
+        XCTAssertEqual(t.cutoff, s.cutoff + (4.45 - s.cutoff) / 16, accuracy: 0.01)
+    }
+
     // MARK: depth-only finder
 
     func testNearestBodyIgnoresSmallNearObjects() {
