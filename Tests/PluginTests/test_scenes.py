@@ -177,6 +177,38 @@ def test_subject_walking_in_at_the_edge_is_followed_in_mode_nearest():
     assert slab.mean() <= 0.8, slab
 
 
+def test_walk_in_a_kinect_like_4x3_view_is_followed_and_the_empty_room_stays_empty():
+    # the walk through a 4:3 square-pixel view (a Kinect v1's 57° x 43°;
+    # colour and depth 320x240, quantised, correlated noise), mode=nearest:
+    # the issue's walk figures, the frames with the person fully in view
+    # (the truth touching neither side) and the empty frames (session 13)
+    global W, H
+    saved = W, H
+    W, H = 320, 240
+    n = 50
+    art = "square-pixels=true quantization=true correlated-noise=true face-meta=false"
+    src = f"rgbdtestsrc scene=enter-left {ART} {art} num-buffers={n}"
+    caps = f"width={W},height={H},framerate=5/1"
+    try:
+        truth = run(f"{src} stream=truth ! video/x-raw,{caps} ! appsink name=sink sync=false", n)
+        alpha = run(f"depthmatte name=m output=matte mode=nearest ! video/x-raw,format=RGBA ! appsink name=sink sync=false "
+                    f"{src} ! video/x-raw,format=RGBA,{caps} ! m.video "
+                    f"{src} stream=depth ! video/x-raw,{caps} ! m.depth", n)
+    finally:
+        W, H = saved
+    full, empty = [], []
+    for a, t in zip(alpha, truth):
+        if (t > 0.5).sum() == 0:
+            empty.append((a > 0.5).mean())
+        elif not (t[:, 0] > 0.5).any() and not (t[:, -1] > 0.5).any():
+            full.append(((a > 0.5) & (t > 0.5)).sum() / max(((a > 0.5) | (t > 0.5)).sum(), 1))
+    full = np.array(full)
+    print("enter-left, 4:3 square pixels: fully in view", len(full), full.round(3), "empty", np.round(empty, 4))
+    assert len(full) >= 10 and len(empty) >= 5, (len(full), len(empty))
+    assert full.mean() >= 0.95 and full.min() >= 0.85, full
+    assert max(empty) <= 0.001, empty
+
+
 def test_scene_property_defaults_to_the_portrait():
     e = Gst.ElementFactory.make("rgbdtestsrc")
     assert e.get_property("scene") == 0 or str(e.get_property("scene")).endswith("PORTRAIT")
