@@ -85,24 +85,18 @@ def test_chair_stays_out_on_a_phones_filtered_4x3_map():
         W, H = saved
 
 
-def test_chair_stays_out_when_the_stock_facedetect_misses_the_face():
-    # the real detector misses the face on some frames (here at 3.8 and 4.2 s,
-    # as the subject steps back): the lock holds the subject from depth
-    # (lock=tracked), and its surface at the lock's coarse grid has merged
-    # the chair with the chest; the segmentation is seeded around the last
-    # face box (before session 12: its whole upper half, chair and all:
-    # IoU 0.67 on those frames)
+def with_stock_facedetect(src, caps, depth_caps, n):
+    """Key `src` (an rgbdtestsrc with its settings) with the stock OpenCV
+    facedetect finding the faces (no metas from the source): the lock
+    source of every frame and the IoU of every frame against the truth."""
     if Gst.ElementFactory.find("facedetect") is None:
         pytest.skip("facedetect (gstreamer1.0-opencv) not installed")
-    n = 24
-    src = f"rgbdtestsrc scene=chair {ART} filtered=true num-buffers={n}"
-    caps = "width=640,height=480,framerate=5/1"
     truth = run(f"{src} stream=truth ! video/x-raw,{caps} ! appsink name=sink sync=false", n)
     p = Gst.parse_launch(
         f"depthmatte name=m output=matte ! video/x-raw,format=RGBA ! appsink name=sink sync=false "
         f"{src} face-meta=false ! video/x-raw,{caps} ! videoconvert ! facedetect display=false ! videoconvert ! "
         f"video/x-raw,format=RGBA ! m.video "
-        f"{src} stream=depth ! video/x-raw,{caps} ! m.depth")
+        f"{src} stream=depth ! video/x-raw,{depth_caps} ! m.depth")
     p.set_state(Gst.State.PLAYING)
     try:
         alpha = [pixels(s)[:, :, 0].astype(np.float64) / 255 for s in pull_all(p)]
@@ -113,7 +107,19 @@ def test_chair_stays_out_when_the_stock_facedetect_misses_the_face():
     finally:
         p.set_state(Gst.State.NULL)
     assert len(alpha) == n
-    iou = np.array([((a > 0.5) & (t > 0.5)).sum() / max(((a > 0.5) | (t > 0.5)).sum(), 1) for a, t in zip(alpha, truth)])
+    return locks, np.array([((a > 0.5) & (t > 0.5)).sum() / max(((a > 0.5) | (t > 0.5)).sum(), 1)
+                            for a, t in zip(alpha, truth)])
+
+
+def test_chair_stays_out_when_the_stock_facedetect_misses_the_face():
+    # the real detector misses the face on some frames (here at 3.8 and 4.2 s,
+    # as the subject steps back): the lock holds the subject from depth
+    # (lock=tracked), and its surface at the lock's coarse grid has merged
+    # the chair with the chest; the segmentation is seeded around the last
+    # face box (before session 12: its whole upper half, chair and all:
+    # IoU 0.67 on those frames)
+    locks, iou = with_stock_facedetect(f"rgbdtestsrc scene=chair {ART} filtered=true num-buffers=24",
+                                       "width=640,height=480,framerate=5/1", "width=640,height=480,framerate=5/1", 24)
     print("chair, stock facedetect", locks, iou.round(3))
     assert "tracked" in locks                 # the detector did miss
     assert iou.min() >= 0.95, iou
@@ -124,28 +130,9 @@ def test_upright_phone_portrait_with_the_stock_facedetect(dw, dh):
     # a phone's portrait as a user holds it: upright 3:4, square pixels
     # (head and shoulders fill the picture), a filtered depth map, the chair
     # back rising behind the shoulders and the real detector (session 13)
-    if Gst.ElementFactory.find("facedetect") is None:
-        pytest.skip("facedetect (gstreamer1.0-opencv) not installed")
-    n = 12
-    src = f"rgbdtestsrc scene=chair {ART} filtered=true square-pixels=true num-buffers={n}"
-    caps = "width=480,height=640,framerate=5/1"
-    truth = run(f"{src} stream=truth ! video/x-raw,{caps} ! appsink name=sink sync=false", n)
-    p = Gst.parse_launch(
-        f"depthmatte name=m output=matte ! video/x-raw,format=RGBA ! appsink name=sink sync=false "
-        f"{src} face-meta=false ! video/x-raw,{caps} ! videoconvert ! facedetect display=false ! videoconvert ! "
-        f"video/x-raw,format=RGBA ! m.video "
-        f"{src} stream=depth ! video/x-raw,width={dw},height={dh},framerate=5/1 ! m.depth")
-    p.set_state(Gst.State.PLAYING)
-    try:
-        alpha = [pixels(s)[:, :, 0].astype(np.float64) / 255 for s in pull_all(p)]
-        locks = []
-        while (m := p.get_bus().pop_filtered(Gst.MessageType.ELEMENT)) is not None:
-            if m.get_structure().get_name() == "depthmatte":
-                locks.append(m.get_structure().get_value("lock"))
-    finally:
-        p.set_state(Gst.State.NULL)
-    assert len(alpha) == n
-    iou = np.array([((a > 0.5) & (t > 0.5)).sum() / max(((a > 0.5) | (t > 0.5)).sum(), 1) for a, t in zip(alpha, truth)])
+    locks, iou = with_stock_facedetect(
+        f"rgbdtestsrc scene=chair {ART} filtered=true square-pixels=true num-buffers=12",
+        "width=480,height=640,framerate=5/1", f"width={dw},height={dh},framerate=5/1", 12)
     print("chair, filtered, 3:4 square pixels, stock facedetect", dw, dh, locks, iou.round(3))
     assert "face" in locks                    # the detector found the upright face
     assert iou.min() >= 0.95, iou
