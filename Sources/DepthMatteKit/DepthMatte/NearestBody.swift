@@ -131,11 +131,12 @@ public struct DepthComponents {
     /// `jump` (session 13: the two samples y ± 1 alone failed in patches on
     /// a far sensor's quantised, noisy floor, which then broke into a mosaic
     /// of surfaces, one of which the finder took for a person in an empty
-    /// room; over y ± 2 a 4:3 Kinect-like view 3.5 m away still did). Rows the window cannot centre on take the test of the
-    /// nearest row it can; the top row is never floor-like. A floor-like cell
-    /// never joins a cell that is not (issue 20): a floor meeting the feet,
-    /// or a torso's sides at the bottom of a portrait, in depth stays a
-    /// surface of its own (and is then floor-like as a whole).
+    /// room; over y ± 2 a 4:3 Kinect-like view 3.5 m away still did). Rows
+    /// the window cannot centre on take the test of the nearest row it can;
+    /// the top row is never floor-like. A floor-like cell never joins a cell
+    /// that is not (issue 20): a floor meeting the feet, or a torso's sides
+    /// at the bottom of a portrait, in depth stays a surface of its own (and
+    /// is then floor-like as a whole).
     private mutating func markFloorLike() {
         let w = width, h = height, n = w * h
         if floorLike.count < n { floorLike = [UInt8](repeating: 0, count: n) }
@@ -182,8 +183,9 @@ public struct DepthComponents {
     /// the pair is at least as steep as that span's mean, and beyond at
     /// least one end of the span the depth is flatter (changes by less than
     /// half as much over the next two cells: not a surface that keeps
-    /// receding, as a floor or a wall seen at a grazing angle). The six
-    /// cells must exist and hold readings.
+    /// receding, as a floor or a wall seen at a grazing angle). The caller
+    /// makes sure the cells p - 3k ... p + 4k exist; one without a reading
+    /// makes it false.
     @inline(__always)
     static func rampMiddle(_ d: UnsafePointer<Float>, _ p: Int, _ k: Int) -> Bool {
         let a = d[p - k], b = d[p + 2 * k]

@@ -11,8 +11,8 @@
 ///    camera). A plausible box is *consistent* when `k` is within
 ///    `sizeTolerance` of the head being tracked and its depth is within
 ///    `depthTolerance(d)` of the last face's depth (right after a face) or
-///    else of where the tracker expects the subject. The
-///    consistent box nearest the expected depth sets the lock at once.
+///    else of where the tracker expects the subject. The consistent box
+///    nearest the expected depth sets the lock at once.
 ///    Anything else is a *candidate*: it takes over only after being seen,
 ///    consistent with itself, on `takeoverFrames` frames, and never while the
 ///    tracked subject is in front of it (a face on the wall behind a person
@@ -28,8 +28,9 @@
 /// 4. **Smoothing.** The cutoff moves towards `subject depth + offset` with
 ///    time constant `smoothing` seconds (first-order); the first lock, and
 ///    a subject found after none (source `fixed`: an empty room, then a
-///    person walking in), is taken at once. Handing back from tracking to a returning face is thus
-///    without a jump, and so is any change of source.
+///    person walking in), is taken at once. Handing back from tracking to a
+///    returning face is thus without a jump, and so is any other change of
+///    source.
 /// 5. With `LockStrategy.original`, none of this: the first face box's
 ///    centre depth pixel sets the cutoff, which is held when no face is seen.
 
