@@ -72,8 +72,8 @@ public struct DepthComponents {
     /// widths, a phone's upright 3:4 portrait about 1.05; 0.714 widths for
     /// every shape made an upright portrait's or a 4:3 floor's per-row slope
     /// look up to 30 % shallower than it is).
-    @inline(__always) public static func focal(_ w: Int, _ h: Int) -> Float {
-        focalDiagonal * (Float(w * w + h * h)).squareRoot()
+    @inline(__always) public static func focal(_ w: Int, _ h: Int, perDiagonal f: Float = focalDiagonal) -> Float {
+        f * (Float(w * w + h * h)).squareRoot()
     }
     /// 0.714 / |(1, 9/16)|: 70° across a 16:9 picture's width.
     public static let focalDiagonal: Float = 0.6225
@@ -197,6 +197,14 @@ public struct DepthComponents {
         return 2 * min(abs(a - a2), abs(b2 - b)) < span
     }
 
+    /// Whether the grid has room for `rampMiddle` around cell (px, py) and
+    /// its neighbour along k (1: right, else below): the cells p - 3k ...
+    /// p + 4k exist.
+    @inline(__always)
+    static func rampRoom(_ px: Int, _ py: Int, _ k: Int, _ w: Int, _ h: Int) -> Bool {
+        k == 1 ? px >= 3 && px + 4 < w : py >= 3 && py + 4 < h
+    }
+
     /// Whether cell p and its neighbour p + k (k = 1: right, k = width:
     /// below) join one surface: both have readings closer than `jump`, both
     /// are floor-like or neither, and (when the grid has room for the test,
@@ -215,7 +223,7 @@ public struct DepthComponents {
         let p = min(i, j), q = max(i, j), k = q - p
         let x = p % width, y = p / width
         guard k == width || (k == 1 && x + 1 < width) else { return false }
-        let room = k == 1 ? x >= 3 && x + 4 < width : y >= 3 && y + 4 < height
+        let room = Self.rampRoom(x, y, k, width, height)
         return depth.withUnsafeBufferPointer { dp in
             floorLike.withUnsafeBufferPointer { fp in
                 Self.joinable(dp.baseAddress!, fp.baseAddress!, p, k, rampRoom: room)
@@ -258,10 +266,10 @@ public struct DepthComponents {
                             var l = false, u = false
                             let v = d[i]
                             if v > 0 {
-                                if x > 0 && Self.joinable(d, fl, i - 1, 1, rampRoom: x >= 4 && x + 3 < w) {
+                                if x > 0 && Self.joinable(d, fl, i - 1, 1, rampRoom: Self.rampRoom(x - 1, y, 1, w, h)) {
                                     p[i] = sets.find(Int32(i - 1)); l = true
                                 }
-                                if y > 0 && Self.joinable(d, fl, i - w, w, rampRoom: y >= 4 && y + 3 < h) {
+                                if y > 0 && Self.joinable(d, fl, i - w, w, rampRoom: Self.rampRoom(x, y - 1, w, w, h)) {
                                     u = true
                                     if !(l && prevUp && aboveLeft) { sets.union(Int32(i), Int32(i - w)) }
                                 }

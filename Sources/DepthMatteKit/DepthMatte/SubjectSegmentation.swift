@@ -218,7 +218,7 @@ public struct SubjectSegmentation {
             abs(Float(a) - Float(b)) < base + gain * Float(min(a, b))
         }
         let s = max(1, w / 160)     // rows either side for the floor slope
-        let slopeK = floorSlope * 2 * Float(s) / (focalDiagonal * Float(w * w + h * h).squareRoot())   // diff over 2s rows >= slopeK · d
+        let slopeK = floorSlope * 2 * Float(s) / DepthComponents.focal(w, h, perDiagonal: focalDiagonal)   // diff over 2s rows >= slopeK · d
         // the floor's slope is fitted over ±t rows (session 12: t = 2s)
         let t = 2 * s
         var count: Int32 = 0
