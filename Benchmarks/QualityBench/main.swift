@@ -47,6 +47,7 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = shadowReadings { r.shadowReadings = v != 0 }
         if noDetail { r.colourDetail = false }
         if noShadow { r.shadowFill = false }
+        switch env("QB_SHSIDE") { case "both": r.shadowSide = .both; case "left": r.shadowSide = .left; case "right": r.shadowSide = .right; default: break }
         if let v = float("QB_SPREAD") { r.detailMinSpread = v }
         if let v = float("QB_FLATC") { r.flatContrast = v }
         if let v = float("QB_LHOLD") { r.labelHold = v }
@@ -348,7 +349,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
         } else if !atSide {
             sc.full += 1; sc.fullIoU += fm.iou; sc.fullMin = min(sc.fullMin, fm.iou)
         }
-        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(fm.iou, 4)) SAD \(f(fm.sad / 1000, 2)) motion \(f(Double(m.refiner.motion.dx), 3)),\(f(Double(m.refiner.motion.dy), 3)) \(m.refiner.motion.applied) \(f(Double(m.refiner.motion.after / max(m.refiner.motion.before, 1e-12)), 3)) worse \(m.refiner.motion.worse) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount) thin \(sc.thinKept)/\(sc.thin)") }
+        if perFrame { print("  frame \(i) dw \(c.dw) IoU \(f(fm.iou, 4)) SAD \(f(fm.sad / 1000, 2)) motion \(f(Double(m.refiner.motion.dx), 3)),\(f(Double(m.refiner.motion.dy), 3)) \(m.refiner.motion.applied) \(f(Double(m.refiner.motion.after / max(m.refiner.motion.before, 1e-12)), 3)) worse \(m.refiner.motion.worse) lock \(res.lockSource.name) cutoff \(f(res.cutoff, 3)) kept \(m.segmentation.keptCount)/\(m.segmentation.nearCount) floor \(m.segmentation.floorCount) thin \(sc.thinKept)/\(sc.thin) shadows \(m.refiner.lastShadowSides.rawValue)") }
     }
     sc.finish(frames: nFrames)
     return sc
@@ -523,7 +524,16 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("enterLeft, 4:3 square 640x480, 2.5 m", .enterLeft, 0.3, .nearest, true, false),
         ("leaveRight, 4:3 square 640x480, 2.5 m", .enterLeft, 6.3, .nearest, true, false),
         ("enterLeft, 4:3 square 640x480, 3.5 m", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight, 4:3 square 640x480, 3.5 m", .enterLeft, 6.3, .nearest, true, false)]
+        ("leaveRight, 4:3 square 640x480, 3.5 m", .enterLeft, 6.3, .nearest, true, false),
+        // the walk carrying a dark, IR-absorbing binder (90 % of its depth
+        // pixels without a reading) against the chest (session 14)
+        ("carryBinder", .carryBinder, 0.3, .nearest, true, false),
+        ("carryBinder, standing", .carryBinder, startTime, .nearest, true, false),
+        ("carryBinder, leaving", .carryBinder, 6.3, .nearest, true, false),
+        ("carryBinder, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
+        ("carryBinder, 4:3 square 640x480, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
+        ("carryBinder, leaving, 4:3 square 640x480, 2.5 m", .carryBinder, 6.3, .nearest, true, false),
+        ("carryBinder, 4:3 square 640x480, 3.5 m", .carryBinder, 0.3, .nearest, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
@@ -561,7 +571,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
             let r = refine == .original ? orig : run(clip, refine: refine, mode: mode, subjectOnly: subjectOnly)
             print("| \(name) | \(f(start, 1)) | \(mode) | \(rname) | \(f(r.sad, 2)) | \(f(r.grad, 2)) | \(f(r.iou, 4)) | \(f(r.iouMin, 4)) | \(f(r.dt, 3)) | "
                   + "\(f(r.sad / orig.sad, 2)) | \(f(r.iou / orig.iou, 3)) | \(f(r.dt / orig.dt, 2)) | \(r.distractor) | \(r.handOut) | \(f(r.ms, 1)) |")
-            if kind == .enterLeft {
+            if kind == .enterLeft || kind == .carryBinder {
                 thinLines.append("  \(name), \(rname): person fully in view \(r.full) frames, IoU mean \(f(r.fullIoU / Double(max(r.full, 1)), 4)) worst \(f(r.full > 0 ? r.fullMin : 0, 4)); empty \(r.empty) frames, \(r.emptyKeyed) keyed")
             }
             if r.thin > 0 { thinLines.append("  \(name), \(rname): thin rod pixels keyed \(r.thinKept) of \(r.thin) (\(f(100 * Double(r.thinKept) / Double(r.thin), 1)) %)") }

@@ -88,6 +88,9 @@ dm_rgbdtestsrc_scene_get_type (void)
         "enter-left"},
     {DM_SCENE_THIN_ROD, "The portrait, hand raised, holding a 5 mm rod up "
           "(a part one or two depth pixels wide)", "thin-rod"},
+    {DM_SCENE_CARRY_BINDER, "The enter-left walk carrying a dark binder "
+          "against the chest (with holes: 90 % of its depth pixels have no "
+          "reading, as an IR-absorbing surface)", "carry-binder"},
     {0, NULL, NULL},
   };
   return dm_enum_type (&type, "GstRgbdTestSrcScene", values);

@@ -114,6 +114,16 @@ public struct SubjectSegmentation {
     /// frame 0.15-0.99 -> 0.77-0.998 / 0.92-0.998; every other clip
     /// unchanged. 0 turns it off.
     public var noiseSteps: Float = 2
+    /// 5. (session 14): a surface touching only holes reached from the
+    /// subject, beyond `holeReach` of it, stays when it is in front of the
+    /// subject pixel the holes were reached from, or less than `bodyStep`
+    /// behind it (and it reaches neither picture side): the sparse readings of a dark,
+    /// IR-absorbing part of the subject (a black binder held in front, a
+    /// dark jumper, black hair). Written far, each of them made its whole
+    /// row of holes an occlusion shadow in the refiner
+    /// (`MatteRefiner.shadowFill`) and grew background into the rest.
+    /// quality-bench "binder" rows (docs/quality.md, session 14).
+    public var holeFragments = true
     /// Smoothed steps, by colour (session 11, step 3; see `rampSteps` for
     /// the filtered map): two neighbours with no step between them do not
     /// join where the depths `off` pixels either side of them are both near
@@ -452,7 +462,7 @@ public struct SubjectSegmentation {
             let m = max(c, 256) * 2
             area = [Int32](repeating: 0, count: m); adjacent = area
             touchSide = [UInt8](repeating: 0, count: m); keep = touchSide
-            frontSum = [Float](repeating: 0, count: 3 * m)
+            frontSum = [Float](repeating: 0, count: 4 * m)
         }
         let cap = area.count
         var any = false
@@ -567,11 +577,16 @@ public struct SubjectSegmentation {
                 }
                 if !joined { break }
             }
-            for k in 0..<c { adj[k] = 0; front[k] = 0 }
+            // (beyond `holeReach`: contacts, depth differences and depths)
+            let farN = front + 3 * cap
+            for k in 0..<c { adj[k] = 0; front[k] = 0; colourDiff[k] = 0; colourN[k] = 0; farN[k] = 0 }
             for k in 0..<c where kk[k] == 1 { subjectArea += ar[k] }
-            // holes next to the subject, up to `holeReach` pixels from it, carry
-            // the depth of the subject pixel they were reached from (an
-            // occlusion shadow between an arm and the body is no separation)
+            // holes next to the subject carry the depth of the subject pixel
+            // they were reached from, and how far (hs: 1 next to it); up to
+            // `holeReach` pixels from it they count as the subject's for the
+            // surfaces that touch them (an occlusion shadow between an arm
+            // and the body is no separation); further in, only for fragments
+            // at the subject's depth (`holeFragments`)
             let holeReach = UInt16(max(2, w / 64))
             let hd = holeDepth
             hs.update(repeating: 0, count: n)
@@ -590,15 +605,28 @@ public struct SubjectSegmentation {
             var head = 0
             while head < stack.count {
                 let i = Int(stack[head]); head += 1
-                if hs[i] >= holeReach { continue }
+                if !holeFragments && hs[i] >= holeReach { continue }
                 let x = i % w
+                let carried = Float(hd[i])
                 @inline(__always) func grow(_ j: Int) {
-                    if o[j] == 0 && hs[j] == 0 { hs[j] = hs[i] + 1; hd[j] = hd[i]; stack.append(Int32(j)) }
+                    if hs[j] != 0 { return }
+                    if o[j] != 0 {
+                        // (`holeFragments`: on through a fragment in front of
+                        // the carried depth or less than `bodyStep` behind)
+                        let m = lab[j]
+                        if !holeFragments || m < 0 || kk[Int(m)] != 0 || ar[Int(m)] > fragment
+                            || Float(o[j]) >= carried + bodyA + bodyB * carried { return }
+                    }
+                    hs[j] = hs[i] < 65534 ? hs[i] + 1 : 65534; hd[j] = hd[i]; stack.append(Int32(j))
                 }
                 if x > 0 { grow(i - 1) }
                 if x < w - 1 { grow(i + 1) }
                 if i >= w { grow(i - w) }
                 if i + w < n { grow(i + w) }
+            }
+            if holeFragments {
+                // the fragments the holes led to are the subject's
+                for e in stack { let j = Int(e); if o[j] != 0 { kk[Int(lab[j])] = 2 } }
             }
             // surfaces touching the subject (or its holes): how often, and how
             // much nearer (negative = in front)
@@ -612,7 +640,9 @@ public struct SubjectSegmentation {
                     let nx = x + dx, ny = y + dy
                     if nx < 0 || nx >= w || ny < 0 || ny >= h { return }
                     let q = ny * w + nx
-                    if hs[q] != 0 { adj[l] += 1; front[l] += Float(o[i]) - Float(hd[q]) }
+                    if o[q] != 0 || hs[q] == 0 { return }
+                    if hs[q] <= holeReach { adj[l] += 1; front[l] += Float(o[i]) - Float(hd[q]); return }
+                    farN[l] += 1; colourDiff[l] += Float(o[i]) - Float(hd[q]); colourN[l] += Float(o[i])
                 }
                 look(-1, 0); look(1, 0); look(0, -1); look(0, 1)
             }
@@ -620,6 +650,22 @@ public struct SubjectSegmentation {
                 // in front of the subject where they touch, or level with it across a hole
                 let meanDiff = front[k] / Float(adj[k])
                 if ar[k] <= fragment || (meanDiff < stepA && side[k] == 0 && ar[k] < subjectArea) { kk[k] = 2 }
+            }
+            if holeFragments {
+                // the readings a dark, IR-absorbing part of the subject still
+                // gives (a black binder held in front, a dark jumper, black
+                // hair): a surface that touches only holes reached from the
+                // subject, further in than `holeReach`, in front of the depth
+                // they carry or level with it (less than `bodyStep` behind:
+                // a held object is in front; the wall seen past the
+                // subject is far behind) and with neither picture side, is
+                // the subject's. (Written far, each such reading made
+                // its whole row of holes an occlusion shadow in the refiner's
+                // fill, and grew background into the rest.)
+                for k in 0..<c where kk[k] == 0 && adj[k] == 0 && farN[k] > 0 && side[k] == 0 && ar[k] < subjectArea {
+                    let diff = colourDiff[k] / farN[k], d = colourN[k] / farN[k]
+                    if diff < bodyA + bodyB * d { kk[k] = 2 }
+                }
             }
             // fragments between two kept surfaces (flying pixels between a
             // forearm and the upper arm held in front) stay with them: two

@@ -217,7 +217,7 @@ public struct RGBDScene {
         let time = time.isFinite ? time : 0
         self.time = time
         var pose = ScenePose.at(settings.motion ? time : 0)
-        if settings.scene == .enterLeft {
+        if settings.scene.walks {
             pose.subjectDepth = 1.2
             pose.headX = SceneExtras.enterX(settings.motion ? time : 0)
             pose.handRaised = false

@@ -24,11 +24,19 @@ public enum SceneKind: Int32, CaseIterable, Sendable {
     /// (5 mm, a cable or a thin boom) up from it: a part of the subject one
     /// or two depth pixels wide, in front of the wall.
     case thinRod = 5
+    /// The walk of `enterLeft`, carrying a dark binder against the right
+    /// side of the chest, sticking out past the torso: a part of the
+    /// subject that absorbs a structured-light or time-of-flight sensor's
+    /// infrared (with `holes`, 90 % of its depth pixels have no reading;
+    /// the rest are fragments amid the holes).
+    case carryBinder = 6
 }
 
 extension SceneKind {
     var hasChair: Bool { self == .chair }
-    var hasFloor: Bool { self == .slopingFloor || self == .enterLeft }
+    var hasFloor: Bool { self == .slopingFloor || walks }
+    /// The subject walks across (`enterLeft`'s pose).
+    var walks: Bool { self == .enterLeft || self == .carryBinder }
     var hasDoor: Bool { self == .doorFrame }
     /// The plant stands where the floor would cut through it: left out with a floor.
     var hasPlant: Bool { !hasFloor }

@@ -5,7 +5,7 @@
 
 /// Which piece of an object a point hit.
 enum ScenePart: UInt8 {
-    case none, head, neck, torso, hand, forearm, upperArm, pot, rim, stem, leaf, rod
+    case none, head, neck, torso, hand, forearm, upperArm, pot, rim, stem, leaf, rod, binder
 }
 
 /// A signed distance to the nearest piece of one object, with what the colour
@@ -122,6 +122,8 @@ struct SceneGeometry {
     let handRaised: Bool, faceVisible: Bool
     /// The hand holds a thin rod up (`SceneKind.thinRod`).
     let rod: Bool
+    /// A dark binder against the chest (`SceneKind.carryBinder`).
+    let binder: Bool
     // bounding boxes in ray coordinates (x/z, y/z), without margins
     let bodyX0: Double, bodyX1: Double, bodyY0: Double
     let handX0: Double, handX1: Double, handY0: Double, handY1: Double
@@ -144,6 +146,10 @@ struct SceneGeometry {
     /// 1.2 m: 2 depth pixels at 640x360, 1 at 320x180).
     static let rodX0 = handCX, rodY0 = handCY - handB + 0.01, rodX1 = handCX + 0.05, rodY1 = handCY - 0.42
     static let rodR = 0.0025
+    /// The binder (`SceneKind.carryBinder`): centre, half width and half
+    /// height in the face's plane, and its depth behind the face centre's
+    /// (the torso's front is `SceneLayout.torsoBehind` behind it).
+    static let binderX = 0.15, binderY = 0.47, binderA = 0.12, binderB = 0.16, binderBehind = 0.01
     /// Plant: absolute metres in its plane.
     static let plantX = -0.80
     /// Leaves growing from the stem (x = plantX): tip, base height, half
@@ -164,9 +170,10 @@ struct SceneGeometry {
         zs = pose.subjectDepth; hx = pose.headX; hy = pose.headY
         zHand = zs - SceneLayout.handForward
         rod = kind == .thinRod
+        binder = kind == .carryBinder
         handRaised = pose.handRaised || rod; faceVisible = pose.faceVisible
         let tw = Self.torsoHalfWidth
-        bodyX0 = (hx - tw) / zs; bodyX1 = (hx + tw) / zs; bodyY0 = (hy - Self.headB) / zs
+        bodyX0 = (hx - tw) / zs; bodyX1 = (hx + (binder ? Self.binderX + Self.binderA : tw)) / zs; bodyY0 = (hy - Self.headB) / zs
         handX0 = (hx + 0.10) / zHand; handX1 = (hx + 0.30) / zHand
         handY0 = (hy + (rod ? Self.rodY1 - Self.rodR : -0.085)) / zHand; handY1 = (hy + 0.41) / zHand
         let zd = SceneLayout.distractorDepth
@@ -192,6 +199,10 @@ struct SceneGeometry {
         let sn = sceneRoundBoxSD(rx, ry - 0.14, 0.054, 0.06, 0.01)
         let st = sceneRoundBoxSD(rx, ry - 0.77, Self.torsoHalfWidth, 0.60, 0.11)
         let snt = sceneSmin(sn, st, 0.08)               // sloping trapezius
+        if binder {
+            let sb = sceneRoundBoxSD(rx - Self.binderX, ry - Self.binderY, Self.binderA, Self.binderB, 0.01)
+            if sb < 0 || sb <= min(sh, snt) { return SceneHit(sd: min(sb, sh, snt), part: .binder, px: rx, py: ry, aux: 0) }
+        }
         if sh <= snt { return SceneHit(sd: sh, part: .head, px: rx, py: ry, aux: 0) }
         return SceneHit(sd: snt, part: sn < st ? .neck : .torso, px: rx, py: ry, aux: 0)
     }
@@ -257,6 +268,8 @@ struct SceneGeometry {
             return zs + SceneLayout.headRounding * min(nx * nx + ny * ny, 1)
         case .neck:
             return zs + 0.04
+        case .binder:
+            return zs + Self.binderBehind
         default:
             let n = h.px / Self.torsoHalfWidth
             return zs + SceneLayout.torsoBehind + 0.04 * min(n * n, 1)
@@ -300,6 +313,7 @@ struct SceneGeometry {
         if inBody(x, y, 0) {
             let b = body(x, y)
             if b.sd < 0 {
+                // (the binder held against the chest counts as the torso)
                 let o: SceneSample.Object = b.part == .head ? .head : (b.part == .neck ? .neck : .torso)
                 return SceneSample(object: o, depth: bodyDepth(b))
             }
@@ -355,6 +369,9 @@ struct SceneGeometry {
             return Self.skin.scaled(1 - 0.22 * k2 * k2)
         case .neck:
             return Self.skin.scaled(0.82)
+        case .binder:
+            // dark blue-grey plastic, a little lighter along its spine
+            return SceneColor(30, 32, 40).scaled(abs(x - Self.binderX + Self.binderA) < 0.02 ? 1.4 : 1)
         default:
             let n = x / Self.torsoHalfWidth
             var c = Self.shirt.scaled(1 - 0.35 * min(n * n, 1))

@@ -224,6 +224,8 @@ extension RGBDScene {
         /// No outline of a visible object passes within `edgeReach` of the ray
         /// (outlines hidden behind the hit object do not count).
         var clear: Bool
+        /// an IR-absorbing surface (the binder): few readings
+        var absorbing = false
     }
 
     /// The clean depth through ray (x, y); `wallZ` is the wall depth there.
@@ -244,7 +246,7 @@ extension RGBDScene {
                     let nx = b.px / SceneGeometry.headA
                     hairTop = !g.faceVisible || b.py < -0.058 + 0.035 * nx * nx
                 }
-                return DepthHit(depth: g.bodyDepth(b), layer: 0, hairTop: hairTop, clear: clear)
+                return DepthHit(depth: g.bodyDepth(b), layer: 0, hairTop: hairTop, clear: clear, absorbing: b.part == .binder)
             }
         }
         if g.hasExtras, let e = g.extras.hit(x, y, behind: wallZ) {
@@ -337,6 +339,8 @@ extension RGBDScene {
                         if inShadow(x, y, hit) {
                             hole = true
                         } else if hit.hairTop && SceneHash.unit(rnd2, 0) < 0.5 {
+                            hole = true
+                        } else if hit.absorbing && SceneHash.unit(rnd2, 8) < 0.9 {
                             hole = true
                         } else {
                             let ci = sceneFloor(x * invCell), cj = sceneFloor(y * invCell)

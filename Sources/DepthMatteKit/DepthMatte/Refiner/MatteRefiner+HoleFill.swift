@@ -36,7 +36,8 @@ extension MatteRefiner {
     /// becomes background. The occlusion shadow and hair holes sit beside
     /// near objects.
     public static func fillUnknown(label: [UInt8], filled: inout [UInt8], spare: inout [UInt8],
-                                   width w: Int, height h: Int, passes: Int, shadows: Bool = false, shadowMargin: Int = 0) {
+                                   width w: Int, height h: Int, passes: Int, shadows: Bool = false, shadowMargin: Int = 0,
+                                   shadowSides: ShadowSides = .both) {
         let n = w * h
         if filled.count < n { filled = [UInt8](repeating: 0, count: n) }
         if spare.count < n { spare = [UInt8](repeating: 0, count: n) }
@@ -44,7 +45,8 @@ extension MatteRefiner {
         filled.withUnsafeMutableBufferPointer { f in
         spare.withUnsafeMutableBufferPointer { s in
             fillUnknown(labelPlane: l.baseAddress!, filledPlane: f.baseAddress!, sparePlane: s.baseAddress!,
-                        width: w, height: h, passes: passes, shadows: shadows, shadowMargin: shadowMargin)
+                        width: w, height: h, passes: passes, shadows: shadows, shadowMargin: shadowMargin,
+                        shadowSides: shadowSides)
         }}}
     }
 
@@ -54,13 +56,13 @@ extension MatteRefiner {
     /// an occlusion shadow (`MatteRefiner.shadowFill`) and becomes background.
     static func fillUnknown(labelPlane label: UnsafePointer<UInt8>, filledPlane filled: UnsafeMutablePointer<UInt8>,
                             sparePlane spare: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int, passes: Int,
-                            shadows: Bool = false, shadowMargin: Int = 0) {
+                            shadows: Bool = false, shadowMargin: Int = 0, shadowSides: ShadowSides = .both) {
         let n = w * h
         let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
         let background = DepthLabel.background.rawValue
         var unknown = 0
         for i in 0..<n { filled[i] = label[i]; if label[i] == unknownLabel { unknown += 1 } }
-        if shadows { unknown -= shadowsAsReadings(labelPlane: filled, width: w, height: h, shadowMargin: shadowMargin) }
+        if shadows { unknown -= shadowsAsReadings(labelPlane: filled, width: w, height: h, shadowMargin: shadowMargin, sides: shadowSides) }
         var pass = 0
         while unknown > 0 && pass < passes {
             pass += 1
@@ -91,11 +93,12 @@ extension MatteRefiner {
     /// background) become background readings in `label`: 2.3 trusts them
     /// where the band agrees, interior ones keep their label. Call it on the
     /// three-state mask after `fillUnknown(shadows: true)`.
+    /// Only runs on `sides` of the subject count (`ShadowSides`).
     /// Returns how many pixels it changed. (`fillUnknown(shadows: true)`
     /// starts with the same on its copy of the mask.)
     @discardableResult
     static func shadowsAsReadings(labelPlane label: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int,
-                                  shadowMargin: Int) -> Int {
+                                  shadowMargin: Int, sides: ShadowSides = .both) -> Int {
         let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
         let background = DepthLabel.background.rawValue
         var changed = 0
@@ -106,7 +109,8 @@ extension MatteRefiner {
                 guard row[x] == unknownLabel else { x += 1; continue }
                 var e = x
                 while e < w && row[e] == unknownLabel { e += 1 }
-                if x > 0 && e < w && row[x - 1] != row[e] {
+                if x > 0 && e < w && row[x - 1] != row[e]
+                    && sides.contains(row[e] == subject ? .left : .right) {
                     // (the `shadowMargin` pixels next to the subject are left
                     // to the fill: depth and colour may be misregistered)
                     let a = row[x - 1] == subject ? min(e, x + shadowMargin) : x
@@ -118,5 +122,60 @@ extension MatteRefiner {
             }
         }
         return changed
+    }
+}
+
+/// Which side of a near object its occlusion shadow falls on, in the
+/// picture (2.2, `MatteRefiner.shadowSide`): a row run of holes with the
+/// subject at its right end and the background at its left is a shadow on
+/// the left.
+public struct ShadowSides: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let left = ShadowSides(rawValue: 1)
+    public static let right = ShadowSides(rawValue: 2)
+    public static let both: ShadowSides = [.left, .right]
+}
+
+extension MatteRefiner {
+    /// The row runs of holes between a subject and a background reading in
+    /// the three-state `label`: how many lie left of the subject (background
+    /// at the run's left end) and how many right of it.
+    static func shadowRuns(labelPlane label: UnsafePointer<UInt8>, width w: Int, height h: Int) -> (left: Int, right: Int) {
+        let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
+        var left = 0, right = 0
+        for y in 0..<h {
+            let row = label + y * w
+            var x = 0
+            while x < w {
+                guard row[x] == unknownLabel else { x += 1; continue }
+                var e = x
+                while e < w && row[e] == unknownLabel { e += 1 }
+                if x > 0 && e < w && row[x - 1] != row[e] {
+                    if row[e] == subject { left += 1 } else if row[x - 1] == subject { right += 1 }
+                }
+                x = e
+            }
+        }
+        return (left, right)
+    }
+
+    /// `shadowSide` .auto: the side that holds at least `shadowSideRatio`
+    /// times as many runs as the other (over the last frames, decaying), once
+    /// there are `shadowSideRuns` of them; both sides until then.
+    mutating func shadowSides(_ label: UnsafePointer<UInt8>, width w: Int, height h: Int) -> ShadowSides {
+        switch shadowSide {
+        case .left: return .left
+        case .right: return .right
+        case .both: return .both
+        case .auto:
+            let runs = MatteRefiner.shadowRuns(labelPlane: label, width: w, height: h)
+            shadowVotes.left = 0.8 * shadowVotes.left + Float(runs.left)
+            shadowVotes.right = 0.8 * shadowVotes.right + Float(runs.right)
+            let l = shadowVotes.left, r = shadowVotes.right
+            if l >= shadowSideRuns && l >= shadowSideRatio * r { return .left }
+            if r >= shadowSideRuns && r >= shadowSideRatio * l { return .right }
+            return .both
+        }
     }
 }

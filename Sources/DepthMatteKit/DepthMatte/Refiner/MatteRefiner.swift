@@ -123,6 +123,26 @@ public struct MatteRefiner {
     /// colours (issue 20). real-bench IoU +0.0013 to +0.0018 (docs/steady-edges.md);
     /// quality-bench `3 5`: SAD lower on every portrait and sensor clip.
     public var shadowReadings = true
+    /// 2.2 (session 14): the side of a near object its occlusion shadow falls
+    /// on. A projector-camera pair (or a stereo pair) leaves it on one side
+    /// only: on the left in the reference camera's picture for a Kinect v1,
+    /// a RealSense D400 and Middlebury's left views, on the right when the
+    /// picture is mirrored. Holes on the other side are no shadow but a part
+    /// of the subject with no reading (a dark, IR-absorbing binder sticking
+    /// out past the torso, black hair): as shadows they became background
+    /// readings and the colour never had a say. `.auto` counts the runs on
+    /// each side (`shadowRuns`) and takes a side once one holds
+    /// `shadowSideRatio` times as many as the other; until then, and with
+    /// `.both`, every run counts (as before).
+    public var shadowSide: ShadowSide = .auto
+    /// See `shadowSide`.
+    public var shadowSideRatio: Float = 3
+    /// See `shadowSide`: runs (decaying by 0.8 a frame) before a side is taken.
+    public var shadowSideRuns: Float = 20
+    /// The decaying run counts of `shadowSide` .auto.
+    var shadowVotes: (left: Float, right: Float) = (0, 0)
+    /// The shadow sides the last frame used.
+    public private(set) var lastShadowSides: ShadowSides = .both
     /// 2.6, temporal smoothing: the weight of the new matte is
     /// min(1, temporalBase + temporalGain·|Δ|), Δ its change from the previous one.
     public var temporalBase: Float = 0.35
@@ -347,12 +367,15 @@ public struct MatteRefiner {
         // (with shadow readings, the shadow runs are marked in the mask itself
         // and the fill copies them; otherwise only the fill's copy gets them)
         let readings = shadowFill && shadowReadings
+        let sides = shadowFill ? shadowSides(s.label.base, width: dw, height: dh) : .both
+        lastShadowSides = sides
         if readings {
-            MatteRefiner.shadowsAsReadings(labelPlane: s.label.base, width: dw, height: dh, shadowMargin: shadowMargin)
+            MatteRefiner.shadowsAsReadings(labelPlane: s.label.base, width: dw, height: dh, shadowMargin: shadowMargin,
+                                           sides: sides)
         }
         MatteRefiner.fillUnknown(labelPlane: s.label.base, filledPlane: s.filled.base, sparePlane: s.spare.base,
                                  width: dw, height: dh, passes: fillPasses, shadows: shadowFill && !readings,
-                                 shadowMargin: shadowMargin)
+                                 shadowMargin: shadowMargin, shadowSides: sides)
         s.gridRanges(video, width: gw, height: gh)
         s.outputColumns(gridWidth: gw, depthWidth: dw, k: k)
 
@@ -401,4 +424,13 @@ public struct MatteRefiner {
         }}}}}}
         self.motion = motion
     }
+}
+
+/// `MatteRefiner.shadowSide`.
+public enum ShadowSide: Sendable {
+    /// From the holes themselves (`MatteRefiner.shadowRuns`).
+    case auto
+    case left, right
+    /// Every run between the subject and the background (before session 14).
+    case both
 }
