@@ -533,7 +533,9 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("carryBinder, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
         ("carryBinder, 4:3 square 640x480, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
         ("carryBinder, leaving, 4:3 square 640x480, 2.5 m", .carryBinder, 6.3, .nearest, true, false),
-        ("carryBinder, 4:3 square 640x480, 3.5 m", .carryBinder, 0.3, .nearest, true, false)]
+        ("carryBinder, 4:3 square 640x480, 3.5 m", .carryBinder, 0.3, .nearest, true, false),
+        ("carryBinder, 4:3 square 320x240, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
+        ("carryBinder, standing, 4:3 square 320x240, 2.5 m", .carryBinder, startTime, .nearest, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {

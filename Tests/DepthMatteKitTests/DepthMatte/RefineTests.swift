@@ -41,6 +41,67 @@ final class RefineTests: XCTestCase {
         XCTAssertEqual(label, [1, 2, 2, 0, 0, 0, 0, 0, 1, 2, 2, 1])
     }
 
+    func testShadowsOnOneSideOnlyLeaveTheOtherSidesHolesToTheFill() {
+        // per row: background, 5 holes, subject (a shadow on its left), 5
+        // holes, background (holes right of it: a dark part of the subject)
+        let row: [UInt8] = [0, 2, 2, 2, 2, 2, 1, 1, 2, 2, 2, 2, 2, 0]
+        let label = Array(repeating: row, count: 4).flatMap { $0 }
+        let runs = label.withUnsafeBufferPointer { MatteRefiner.shadowRuns(labelPlane: $0.baseAddress!, width: 14, height: 4) }
+        XCTAssertEqual(runs.left, 4)
+        XCTAssertEqual(runs.right, 4)
+        XCTAssertEqual(runs.leftDirect, 0)
+        XCTAssertEqual(runs.rightDirect, 0)
+        func runs1(_ r: [UInt8]) -> [Int] {
+            let c = r.withUnsafeBufferPointer { MatteRefiner.shadowRuns(labelPlane: $0.baseAddress!, width: r.count, height: 1) }
+            return [c.left, c.right, c.leftDirect, c.rightDirect]
+        }
+        XCTAssertEqual(runs1([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]), [0, 0, 1, 1], "steps to the wall directly")
+        XCTAssertEqual(runs1([0, 2, 2, 2, 0, 1, 1, 0, 0, 0, 0, 0]), [1, 0, 0, 1], "holes beyond a flying pixel")
+        XCTAssertEqual(runs1([0, 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 0]), [0, 0, 1, 1], "a hole inside the subject")
+        XCTAssertEqual(runs1([2, 2, 1, 1, 2, 2, 2, 2, 2, 2, 2, 0]), [0, 1, 0, 0], "the picture's edge; a run beyond reach")
+        var filled: [UInt8] = [], spare: [UInt8] = []
+        MatteRefiner.fillUnknown(label: label, filled: &filled, spare: &spare, width: 14, height: 4, passes: 16,
+                                 shadows: true, shadowMargin: 1, shadowSides: .left)
+        // left: the shadow, background but the margin; right: the fill's split
+        XCTAssertEqual(Array(filled.prefix(14)), [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0])
+        MatteRefiner.fillUnknown(label: label, filled: &filled, spare: &spare, width: 14, height: 4, passes: 16,
+                                 shadows: true, shadowMargin: 1, shadowSides: .right)
+        XCTAssertEqual(Array(filled.prefix(14)), [0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+        MatteRefiner.fillUnknown(label: label, filled: &filled, spare: &spare, width: 14, height: 4, passes: 16,
+                                 shadows: true, shadowMargin: 1)
+        XCTAssertEqual(Array(filled.prefix(14)), [0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+    }
+
+    func testAutoShadowSideFollowsWhereTheHolesAre() {
+        // a subject with a 3-pixel shadow on its left on every row, and a
+        // run of holes on its right on a quarter of the rows (the rest step
+        // to the wall directly): the side is the left; mirrored, the right;
+        // holes on both sides on every row: both
+        let w = 40, h = 40
+        func scene(leftEvery: Int, rightEvery: Int) -> TestDepth {
+            let d = TestDepth(width: w, height: h, fill: 3000)
+            for y in 0..<h {
+                d.fill(x0: 15, y0: y, x1: 25, y1: y + 1, 1000)
+                if y % leftEvery == 0 { d.fill(x0: 12, y0: y, x1: 15, y1: y + 1, 0) }
+                if y % rightEvery == 0 { d.fill(x0: 25, y0: y, x1: 30, y1: y + 1, 0) }
+            }
+            return d
+        }
+        let v = TestRGB(width: 2 * w, height: 2 * h, fill: RGBA(120, 120, 120))
+        func side(_ d: TestDepth) -> ShadowSides {
+            var r = MatteRefiner(), m = FloatPlane()
+            for _ in 0..<3 { r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m) }
+            return r.lastShadowSides
+        }
+        XCTAssertEqual(side(scene(leftEvery: 1, rightEvery: 4)), .left)
+        XCTAssertEqual(side(scene(leftEvery: 4, rightEvery: 1)), .right)
+        XCTAssertEqual(side(scene(leftEvery: 1, rightEvery: 1)), .both)
+        var fixed = MatteRefiner(), m = FloatPlane()
+        fixed.shadowSide = .both
+        fixed.refine(depth: scene(leftEvery: 1, rightEvery: 4).view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
+        XCTAssertEqual(fixed.lastShadowSides, .both)
+    }
+
     /// Depth 40x30 behind video 80x60: the subject (0.9 m) covers depth
     /// columns x < depthEdge, the wall (3 m) the rest; the colour edge is at
     /// video column `colorEdge`.

@@ -154,6 +154,67 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertEqual(same.at(35, 10), 1150)
     }
 
+    func testADarkPartsSparseReadingsStayWithTheSubject() {
+        // a dark, IR-absorbing binder held against the chest and past its
+        // right edge (depth x 85..<121, y 50..<80, 1.02 m: in front of the
+        // torso's 1.06 m): holes, with an isolated reading on one pixel in
+        // seven; one reading (F) sits in a pocket of holes walled off by
+        // readings 4 cm behind it (another surface; the noise of a far
+        // sensor), and one, 19 cm behind the torso, is the wall's chair rail
+        // seen through the holes: no part of the subject
+        let d = Self.personScene()
+        let f = (x: 112, y: 62), behind = (x: 118, y: 55)
+        var pattern: [(Int, Int)] = []
+        for y in 50..<80 { for x in 85..<121 {
+            if abs(x - 112) <= 3 && abs(y - 62) <= 3 { d[x, y] = 0; continue }
+            if (3 * x + 5 * y) % 7 == 0 { d[x, y] = 1020; pattern.append((x, y)) } else { d[x, y] = 0 }
+        } }
+        for (x, y) in [(111, 62), (112, 61), (112, 63), (114, 62), (113, 61), (113, 63)] { d[x, y] = 1060 }
+        d[f.x + 1, f.y] = 1020
+        d[behind.x, behind.y] = 1250
+        func segment(_ on: Bool) -> (Depth16View, SubjectSegmentation) {
+            var seg = SubjectSegmentation()
+            seg.holeFragments = on
+            let out = seg.apply(depth: d.view, scale: 0.001, cutoff: 1.3) { seeds, w, h in
+                SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: 0.45, v0: 0.15, u1: 0.55, v1: 0.3)
+            }
+            return (out, seg)
+        }
+        // (deep: more than 2 pixels from the subject's own readings)
+        let deep = pattern.filter { $0.0 >= 88 && $0.1 >= 53 && $0.1 < 77 }
+        XCTAssertGreaterThan(deep.count, 60)
+        var (out, seg) = segment(true)
+        XCTAssertTrue(seg.segmented)
+        XCTAssertEqual(deep.filter { out.at($0.0, $0.1) == 1020 }.count, deep.count, "the binder's readings kept")
+        XCTAssertEqual(out.at(f.x + 1, f.y), 1020, "the reading in the walled-off pocket")
+        XCTAssertEqual(out.at(111, 62), 1060, "the wall of readings around the pocket")
+        XCTAssertEqual(out.at(behind.x, behind.y), 65535, "a reading behind the subject seen through the holes")
+        XCTAssertEqual(out.at(f.x, f.y), 0, "holes stay holes")
+        XCTAssertEqual(out.at(80, 40), 1060, "torso")
+        // without the rule only the readings next to the subject stay, and
+        // in the refiner each far one made its row of holes a shadow
+        (out, seg) = segment(false)
+        XCTAssertEqual(deep.filter { out.at($0.0, $0.1) == 65535 }.count, deep.count)
+        XCTAssertEqual(out.at(f.x + 1, f.y), 65535)
+    }
+
+    func testACarriedDarkBinderIsKeyedWithTheWalker() {
+        // rgbdtestsrc's walk carrying a dark binder (90 % of its depth pixels
+        // without a reading), 2.5 times as far, as a Kinect v1 sees it (4:3,
+        // square pixels), the person fully in view: the binder's sparse
+        // readings were written far and the refiner's shadow test turned
+        // their rows of holes into background; at this depth size (no 2 x 2
+        // reduction, 10 % readings) also the holes past its right edge,
+        // where no shadow falls (session 14)
+        var ss = Self.farWalk(2.5)
+        ss.scene = .carryBinder; ss.squarePixels = true
+        let r = Self.keyScene(ss, 320, 240, [2.6, 2.8, 3.0], mode: .nearest)
+        // (5 / 13 pixels; 3,258 left out with the binder's readings pushed
+        // far, 861 with shadows taken on both sides)
+        XCTAssertLessThan(r.extra, 300, "pixels keyed outside the walker")
+        XCTAssertLessThan(r.missing, 600, "walker and binder pixels left out")
+    }
+
     func testGuidedDefaultAlsoDropsTheChair() {
         let d = TestDepth(width: 160, height: 90, fill: 3000)
         d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)

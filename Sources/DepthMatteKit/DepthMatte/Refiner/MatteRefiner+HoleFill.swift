@@ -138,31 +138,51 @@ public struct ShadowSides: OptionSet, Sendable {
 }
 
 extension MatteRefiner {
-    /// The row runs of holes between a subject and a background reading in
-    /// the three-state `label`: how many lie left of the subject (background
-    /// at the run's left end) and how many right of it.
-    static func shadowRuns(labelPlane label: UnsafePointer<UInt8>, width w: Int, height h: Int) -> (left: Int, right: Int) {
+    /// Per side of the subject, along the rows of the three-state `label`:
+    /// how often its outline meets the background across holes (a hole
+    /// within `reach` pixels of the subject, the background beyond;
+    /// `left`: on the subject's left), and how often without one (`leftDirect`,
+    /// `rightDirect`: only readings within `reach`, one of them
+    /// background). A flying pixel between the subject and its shadow is a
+    /// reading: the holes just beyond it still count.
+    static func shadowRuns(labelPlane label: UnsafePointer<UInt8>, width w: Int, height h: Int, reach: Int = 4)
+        -> (left: Int, right: Int, leftDirect: Int, rightDirect: Int) {
         let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
-        var left = 0, right = 0
+        let background = DepthLabel.background.rawValue
+        var left = 0, right = 0, leftDirect = 0, rightDirect = 0
         for y in 0..<h {
             let row = label + y * w
-            var x = 0
-            while x < w {
-                guard row[x] == unknownLabel else { x += 1; continue }
-                var e = x
-                while e < w && row[e] == unknownLabel { e += 1 }
-                if x > 0 && e < w && row[x - 1] != row[e] {
-                    if row[e] == subject { left += 1 } else if row[x - 1] == subject { right += 1 }
+            // from subject pixel x outwards by dx: 1 holes then background,
+            // 2 background without holes, 0 neither (the picture's edge, or
+            // the subject again: a hole inside it)
+            @inline(__always) func side(_ x: Int, _ dx: Int) -> Int {
+                var j = x + dx, k = 1, hole = false, wall = false
+                while j >= 0 && j < w {
+                    let v = row[j]
+                    if v == subject { return 0 }
+                    if v == unknownLabel { if k <= reach { hole = true } } else { wall = true }
+                    // decided: a background reading seen by `reach`, or no hole within it
+                    if k >= reach && (wall || !hole) { break }
+                    j += dx; k += 1
                 }
-                x = e
+                return wall ? (hole ? 1 : 2) : 0
+            }
+            for x in 0..<w where row[x] == subject {
+                if x > 0 && row[x - 1] != subject {
+                    switch side(x, -1) { case 1: left += 1; case 2: leftDirect += 1; default: break }
+                }
+                if x + 1 < w && row[x + 1] != subject {
+                    switch side(x, 1) { case 1: right += 1; case 2: rightDirect += 1; default: break }
+                }
             }
         }
-        return (left, right)
+        return (left, right, leftDirect, rightDirect)
     }
 
-    /// `shadowSide` .auto: the side that holds at least `shadowSideRatio`
-    /// times as many runs as the other (over the last frames, decaying), once
-    /// there are `shadowSideRuns` of them; both sides until then.
+    /// `shadowSide` .auto: the side on which the subject's outline meets
+    /// the background across holes at least `shadowSideRatio` times as often
+    /// (as a share of that side's outline, over the last frames, decaying),
+    /// once it has `shadowSideRuns` such runs; both sides until then.
     mutating func shadowSides(_ label: UnsafePointer<UInt8>, width w: Int, height h: Int) -> ShadowSides {
         switch shadowSide {
         case .left: return .left
@@ -170,11 +190,11 @@ extension MatteRefiner {
         case .both: return .both
         case .auto:
             let runs = MatteRefiner.shadowRuns(labelPlane: label, width: w, height: h)
-            shadowVotes.left = 0.8 * shadowVotes.left + Float(runs.left)
-            shadowVotes.right = 0.8 * shadowVotes.right + Float(runs.right)
-            let l = shadowVotes.left, r = shadowVotes.right
-            if l >= shadowSideRuns && l >= shadowSideRatio * r { return .left }
-            if r >= shadowSideRuns && r >= shadowSideRatio * l { return .right }
+            let v = shadowVotes * 0.8 + SIMD4(Float(runs.left), Float(runs.right), Float(runs.leftDirect), Float(runs.rightDirect))
+            shadowVotes = v
+            let l = v[0] / max(v[0] + v[2], 1), r = v[1] / max(v[1] + v[3], 1)
+            if v[0] >= shadowSideRuns && l >= shadowSideRatio * r { return .left }
+            if v[1] >= shadowSideRuns && r >= shadowSideRatio * l { return .right }
             return .both
         }
     }

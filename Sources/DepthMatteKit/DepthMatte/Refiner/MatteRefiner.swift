@@ -130,17 +130,20 @@ public struct MatteRefiner {
     /// picture is mirrored. Holes on the other side are no shadow but a part
     /// of the subject with no reading (a dark, IR-absorbing binder sticking
     /// out past the torso, black hair): as shadows they became background
-    /// readings and the colour never had a say. `.auto` counts the runs on
-    /// each side (`shadowRuns`) and takes a side once one holds
-    /// `shadowSideRatio` times as many as the other; until then, and with
-    /// `.both`, every run counts (as before).
+    /// readings and the colour never had a say. `.auto` measures it
+    /// (`shadowRuns`): on the shadow side nearly every step from the subject
+    /// to the background crosses a run of holes, on the other side only a
+    /// dark part's rows do; a side is taken once its share of such runs is
+    /// `shadowSideRatio` times the other's. Until then, and with `.both`,
+    /// every run counts (as before).
     public var shadowSide: ShadowSide = .auto
     /// See `shadowSide`.
-    public var shadowSideRatio: Float = 3
+    public var shadowSideRatio: Float = 2
     /// See `shadowSide`: runs (decaying by 0.8 a frame) before a side is taken.
     public var shadowSideRuns: Float = 20
-    /// The decaying run counts of `shadowSide` .auto.
-    var shadowVotes: (left: Float, right: Float) = (0, 0)
+    /// The decaying counts of `shadowSide` .auto: runs left and right of the
+    /// subject, direct steps left and right.
+    var shadowVotes = SIMD4<Float>(repeating: 0)
     /// The shadow sides the last frame used.
     public private(set) var lastShadowSides: ShadowSides = .both
     /// 2.6, temporal smoothing: the weight of the new matte is
