@@ -164,17 +164,20 @@ def test_subject_walking_in_at_the_edge_is_followed_in_mode_nearest():
     assert slab.mean() <= 0.8, slab
 
 
-def test_walk_in_a_kinect_like_4x3_view_is_followed_and_the_empty_room_stays_empty():
+@pytest.mark.parametrize("scene", ["enter-left", "carry-binder"])
+def test_walk_in_a_kinect_like_4x3_view_is_followed_and_the_empty_room_stays_empty(scene):
     # the walk through a 4:3 square-pixel view (a Kinect v1's 57° x 43°;
     # colour and depth 320x240, quantised, correlated noise), mode=nearest:
     # the issue's walk figures, the frames with the person fully in view
-    # (the truth touching neither side) and the empty frames (session 13)
+    # (the truth touching neither side) and the empty frames (session 13);
+    # carry-binder: carrying a dark binder that gives the depth few
+    # readings (session 14)
     global W, H
     saved = W, H
     W, H = 320, 240
     n = 50
     art = "square-pixels=true quantization=true correlated-noise=true face-meta=false"
-    src = f"rgbdtestsrc scene=enter-left {ART} {art} num-buffers={n}"
+    src = f"rgbdtestsrc scene={scene} {ART} {art} num-buffers={n}"
     caps = f"width={W},height={H},framerate=5/1"
     try:
         truth = run(f"{src} stream=truth ! video/x-raw,{caps} ! appsink name=sink sync=false", n)
@@ -190,7 +193,7 @@ def test_walk_in_a_kinect_like_4x3_view_is_followed_and_the_empty_room_stays_emp
         elif not (t[:, 0] > 0.5).any() and not (t[:, -1] > 0.5).any():
             full.append(((a > 0.5) & (t > 0.5)).sum() / max(((a > 0.5) | (t > 0.5)).sum(), 1))
     full = np.array(full)
-    print("enter-left, 4:3 square pixels: fully in view", len(full), full.round(3), "empty", np.round(empty, 4))
+    print(scene, "4:3 square pixels: fully in view", len(full), full.round(3), "empty", np.round(empty, 4))
     assert len(full) >= 10 and len(empty) >= 5, (len(full), len(empty))
     assert full.mean() >= 0.95 and full.min() >= 0.85, full
     assert max(empty) <= 0.001, empty
@@ -231,3 +234,38 @@ def test_thin_rod_scene_puts_a_thin_subject_part_in_the_truth():
     x = xs[ys == y][0]
     # (depth is at 640x360 here too: the rod, 1.2 m, against the wall behind it)
     assert 0 < depth[y, x] < wall[y, x] - 500, (depth[y, x], wall[y, x])
+
+
+def test_carry_binder_scene_holds_a_dark_binder_with_few_depth_readings():
+    """scene=carry-binder: the walker holds a dark binder against the chest,
+    past its right side; it is the subject (in the truth), dark in the
+    colour, and with holes=true about 90 % of its depth pixels have no
+    reading (an IR-absorbing surface); without holes it reads as a flat
+    surface in front of the torso."""
+    def frame(scene, stream, extra=""):
+        p = Gst.parse_launch(f"rgbdtestsrc scene={scene} stream={stream} motion=false {extra} num-buffers=1 ! "
+                             f"video/x-raw,{'format=RGB,' if stream == 'video' else ''}width=640,height=360 ! "
+                             "appsink name=sink sync=false")
+        p.set_state(Gst.State.PLAYING)
+        try:
+            px = pixels(pull_all(p)[0]).astype(np.int64)
+        finally:
+            p.set_state(Gst.State.NULL)
+        return px
+    # (motion=false: the t = 0 pose, the walker's torso at the left edge)
+    binder, walker = frame("carry-binder", "truth")[:, :, 0] > 127, frame("enter-left", "truth")[:, :, 0] > 127
+    extra = binder & ~walker
+    assert extra.sum() > 500, extra.sum()           # the part past the torso's side
+    assert (walker & ~binder).sum() == 0
+    colour = frame("carry-binder", "video")
+    assert colour[extra][:, :3].sum(axis=1).mean() < 150   # dark: (30, 32, 40) with its spine
+    depth = frame("carry-binder", "depth", "holes=true")
+    d = depth[:, :, 0] + 256 * depth[:, :, 1]
+    holes = (d[extra] == 0).mean()
+    assert 0.8 <= holes <= 0.97, holes
+    plain = frame("carry-binder", "depth")
+    dp = plain[:, :, 0] + 256 * plain[:, :, 1]
+    assert (dp[extra] > 0).all()
+    ys, xs = np.nonzero(extra)
+    torso = dp[ys.min() + 5, xs.min() - 10]         # the torso beside it, at the same height
+    assert 0 < np.median(dp[extra]) < torso, (np.median(dp[extra]), torso)
