@@ -549,6 +549,8 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         let (savedW, savedH) = (VW, VH)
         defer { VW = savedW; VH = savedH }
         if portrait43 != nil { (VW, VH) = upright ? (480, 640) : (640, 480) }
+        // QB_COLOUR=WxH: another colour size for those rows (a phone's colour is 2-4x its depth)
+        if portrait43 != nil, let c = env("QB_COLOUR")?.split(separator: "x").compactMap({ Int($0) }), c.count == 2 { (VW, VH) = (c[0], c[1]) }
         var ss = SceneSettings()
         ss.squarePixels = upright || name.contains(" square ")
         ss.motion = motion; ss.pan = pan

@@ -42,7 +42,8 @@ public struct SceneSettings: Equatable {
     /// false: no face is reported at all (no face detector upstream).
     public var faceMeta = true
     /// Which scene (SceneExtras.swift): the portrait, or one with a chair
-    /// back, a sloping floor, a door frame or a subject walking in.
+    /// back, a sloping floor, a door frame, a subject walking in (also
+    /// carrying a dark binder) or holding a thin rod.
     public var scene: SceneKind = .portrait
     /// Depth in disparity steps: z is rounded to steps of
     /// `SceneLayout.quantization` · z² (2.8 mm at 1 m, 2.2 cm at 2.8 m).
