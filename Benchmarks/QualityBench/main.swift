@@ -86,6 +86,7 @@ let dumpMisregistration = env("QB_MIS") ?? "1"
 /// QB_DUMPW: the depth width of the dumped clip (640 unless set)
 let dumpDepthWidth = env("QB_DUMPW").flatMap { Int($0) } ?? 640
 let startTime = env("QB_START").flatMap { Double($0) } ?? 4
+let depthLag = env("QB_DEPTHLAG").flatMap { Double($0) } ?? 0
 struct Clip {
     var video: [[UInt8]] = [], depth: [[UInt16]] = [], truth: [[UInt8]] = [], faces: [[Box]] = []
     var objects: [[UInt8]] = []  // per output pixel: 1 distractor, 2 hand/arm, 0 other
@@ -107,7 +108,11 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
             scene.renderVideo(RGBImageView(base: $0.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3))
         }
         var d = [UInt16](repeating: 0, count: dw * dh)
-        d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw) }
+        // QB_DEPTHLAG=s: the depth taken s seconds before the colour (an
+        // unsynchronised sensor pair: a Kinect v1's depth and colour are up
+        // to half a frame apart)
+        let depthScene = depthLag == 0 ? scene : RGBDScene(settings: s, time: t - depthLag)
+        d.withUnsafeMutableBytes { depthScene.renderDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw) }
         if let r = smooth, r > 0 {
             // QB_DEPTHSMOOTH=r: every clip as a filtered map of radius r (rgbdtestsrc filtered=true: r = width / 320)
             d.withUnsafeMutableBytes { RGBDScene.filterDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw, radius: r) }
@@ -247,6 +252,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
     if let v = env("QB_RAMP").flatMap({ Float($0) }) { m.segmentation.rampSteps = v }
     if env("QB_NOCUT") != nil { m.segmentation.colourCut = false }
     if env("QB_NORAMPHOLES") != nil { m.segmentation.rampHoles = false }
+    if env("QB_NOHOLEFRAG") != nil { m.segmentation.holeFragments = false }
     if let v = env("QB_NOISESTEPS").flatMap({ Float($0) }) { m.segmentation.noiseSteps = v }
     tuning(&m.refiner)
     if let v = env("QB_JOINC").flatMap({ Float($0) }) { m.segmentation.joinColourStep = v }
