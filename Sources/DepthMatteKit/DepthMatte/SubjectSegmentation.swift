@@ -52,6 +52,9 @@
 ///     raised arm behind its own occlusion shadow, also when it reaches the
 ///     bottom; a desk edge spans the picture). The bottom edge does not
 ///     count: a close subject's forearm in front of the chest reaches it.
+///     So do the readings amid the holes reached from the subject (at any
+///     distance) that are in front of it or level: a dark part of it whose
+///     infrared the sensor barely reads (`holeFragments`).
 ///     A thin part one depth pixel wide (a rod, a cable) is sampled in
 ///     pieces that touch corner to corner: a fragment touching a kept pixel
 ///     diagonally too, at its depth (within `bodyStep`), stays, piece after
@@ -114,15 +117,19 @@ public struct SubjectSegmentation {
     /// frame 0.15-0.99 -> 0.77-0.998 / 0.92-0.998; every other clip
     /// unchanged. 0 turns it off.
     public var noiseSteps: Float = 2
-    /// 5. (session 14): a surface touching only holes reached from the
-    /// subject, beyond `holeReach` of it, stays when it is in front of the
-    /// subject pixel the holes were reached from, or less than `bodyStep`
-    /// behind it (and it reaches neither picture side): the sparse readings of a dark,
-    /// IR-absorbing part of the subject (a black binder held in front, a
-    /// dark jumper, black hair). Written far, each of them made its whole
-    /// row of holes an occlusion shadow in the refiner
-    /// (`MatteRefiner.shadowFill`) and grew background into the rest.
-    /// quality-bench "binder" rows (docs/quality.md, session 14).
+    /// 5. (session 14): the sparse readings of a dark, IR-absorbing part of
+    /// the subject (a black binder held in front, a dark jumper, black
+    /// hair) amid its holes. The holes reached from the subject carry the
+    /// depth of the subject pixel they were reached from at any distance
+    /// (not only within `holeReach`), and the search goes on through
+    /// fragments in front of that depth or less than `bodyStep` behind it,
+    /// which stay (a wall of readings a few centimetres apart in a far
+    /// sensor's noise walls off pockets of holes otherwise); a larger
+    /// surface touching only such holes stays when it is in front or level
+    /// on average and reaches neither picture side. Written far, each of
+    /// those readings made its whole row of holes an occlusion shadow in the
+    /// refiner (`MatteRefiner.shadowFill`) and grew background into the
+    /// rest. quality-bench carryBinder rows (docs/quality.md, session 14).
     public var holeFragments = true
     /// Smoothed steps, by colour (session 11, step 3; see `rampSteps` for
     /// the filtered map): two neighbours with no step between them do not
@@ -577,9 +584,11 @@ public struct SubjectSegmentation {
                 }
                 if !joined { break }
             }
-            // (beyond `holeReach`: contacts, depth differences and depths)
-            let farN = front + 3 * cap
-            for k in 0..<c { adj[k] = 0; front[k] = 0; colourDiff[k] = 0; colourN[k] = 0; farN[k] = 0 }
+            // per surface, its contacts with holes beyond `holeReach`: how
+            // many, the depth differences to what they carry, and its depths
+            // (the colour sums' planes are free again)
+            let farN = front + 3 * cap, farDiff = colourDiff, farDepth = colourN
+            for k in 0..<c { adj[k] = 0; front[k] = 0; farDiff[k] = 0; farDepth[k] = 0; farN[k] = 0 }
             for k in 0..<c where kk[k] == 1 { subjectArea += ar[k] }
             // holes next to the subject carry the depth of the subject pixel
             // they were reached from, and how far (hs: 1 next to it); up to
@@ -642,7 +651,7 @@ public struct SubjectSegmentation {
                     let q = ny * w + nx
                     if o[q] != 0 || hs[q] == 0 { return }
                     if hs[q] <= holeReach { adj[l] += 1; front[l] += Float(o[i]) - Float(hd[q]); return }
-                    farN[l] += 1; colourDiff[l] += Float(o[i]) - Float(hd[q]); colourN[l] += Float(o[i])
+                    farN[l] += 1; farDiff[l] += Float(o[i]) - Float(hd[q]); farDepth[l] += Float(o[i])
                 }
                 look(-1, 0); look(1, 0); look(0, -1); look(0, 1)
             }
@@ -663,7 +672,7 @@ public struct SubjectSegmentation {
                 // its whole row of holes an occlusion shadow in the refiner's
                 // fill, and grew background into the rest.)
                 for k in 0..<c where kk[k] == 0 && adj[k] == 0 && farN[k] > 0 && side[k] == 0 && ar[k] < subjectArea {
-                    let diff = colourDiff[k] / farN[k], d = colourN[k] / farN[k]
+                    let diff = farDiff[k] / farN[k], d = farDepth[k] / farN[k]
                     if diff < bodyA + bodyB * d { kk[k] = 2 }
                 }
             }
