@@ -87,6 +87,7 @@ let dumpMisregistration = env("QB_MIS") ?? "1"
 let dumpDepthWidth = env("QB_DUMPW").flatMap { Int($0) } ?? 640
 let startTime = env("QB_START").flatMap { Double($0) } ?? 4
 let depthLag = env("QB_DEPTHLAG").flatMap { Double($0) } ?? 0
+let edgeHoles = env("QB_EDGEHOLES").flatMap { Int($0) } ?? 0
 struct Clip {
     var video: [[UInt8]] = [], depth: [[UInt16]] = [], truth: [[UInt8]] = [], faces: [[Box]] = []
     var objects: [[UInt8]] = []  // per output pixel: 1 distractor, 2 hand/arm, 0 other
@@ -98,7 +99,7 @@ struct Clip {
 /// k - 1; QB_FACEMISS=k for every clip).
 func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = nFrames, fps: Double = fps,
             smooth: Int? = env("QB_DEPTHSMOOTH").flatMap { Int($0) },
-            faceMiss: Int = env("QB_FACEMISS").flatMap { Int($0) } ?? 0) -> Clip {
+            faceMiss: Int = env("QB_FACEMISS").flatMap { Int($0) } ?? 0, band edgeHoles: Int = edgeHoles) -> Clip {
     var c = Clip(); c.dw = dw; c.dh = dh; c.mis = s.misregistration; c.fps = fps
     for i in 0..<frames {
         let t = start + Double(i) / fps
@@ -113,6 +114,12 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         // to half a frame apart)
         let depthScene = depthLag == 0 ? scene : RGBDScene(settings: s, time: t - depthLag)
         d.withUnsafeMutableBytes { depthScene.renderDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw) }
+        if edgeHoles != 0 {
+            // QB_EDGEHOLES=n (or a row's ", band -n"): the n columns at the right
+            // edge (left: -n) have no reading, as a registered depth map's strip
+            // the depth camera does not see
+            for y in 0..<dh { for k in 0..<abs(edgeHoles) { d[y * dw + (edgeHoles > 0 ? dw - 1 - k : k)] = 0 } }
+        }
         if let r = smooth, r > 0 {
             // QB_DEPTHSMOOTH=r: every clip as a filtered map of radius r (rgbdtestsrc filtered=true: r = width / 320)
             d.withUnsafeMutableBytes { RGBDScene.filterDepth(base: $0.baseAddress!, width: dw, height: dh, stride: 2 * dw, radius: r) }
@@ -253,6 +260,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
     if env("QB_NOCUT") != nil { m.segmentation.colourCut = false }
     if env("QB_NORAMPHOLES") != nil { m.segmentation.rampHoles = false }
     if env("QB_NOHOLEFRAG") != nil { m.segmentation.holeFragments = false }
+    if let v = env("QB_EDGESTRIP").flatMap({ Float($0) }) { m.segmentation.edgeStrip = v }
     if let v = env("QB_NOISESTEPS").flatMap({ Float($0) }) { m.segmentation.noiseSteps = v }
     tuning(&m.refiner)
     if let v = env("QB_JOINC").flatMap({ Float($0) }) { m.segmentation.joinColourStep = v }
@@ -541,7 +549,16 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ("carryBinder, leaving, 4:3 square 640x480, 2.5 m", .carryBinder, 6.3, .nearest, true, false),
         ("carryBinder, 4:3 square 640x480, 3.5 m", .carryBinder, 0.3, .nearest, true, false),
         ("carryBinder, 4:3 square 320x240, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
-        ("carryBinder, standing, 4:3 square 320x240, 2.5 m", .carryBinder, startTime, .nearest, true, false)]
+        ("carryBinder, standing, 4:3 square 320x240, 2.5 m", .carryBinder, startTime, .nearest, true, false),
+        // a registered map's band of holes along a side, where the depth
+        // camera does not see (librealsense's align, depthalign): ", band N"
+        // = N columns of the depth map along the left edge (right: -N)
+        // (session 14)
+        ("enterLeft, band 2", .enterLeft, 0.3, .nearest, true, false),
+        ("enterLeft, band 40", .enterLeft, 0.3, .nearest, true, false),
+        ("leaveRight, band -40", .enterLeft, 6.3, .nearest, true, false),
+        ("doorFrame, filtered, 3:4 240x320, band 6", .doorFrame, startTime, .face, true, false),
+        ("doorFrame, filtered, 3:4 240x320, band 6", .doorFrame, startTime, .nearest, true, false)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
     for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
@@ -571,8 +588,13 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         let scw = env("QB_SCDW").flatMap { Int($0) } ?? 640  // the scenes' depth width (QB_SCDW; 16:9)
         ss.filtered = name.contains(", filtered")
         let (dw, dh) = portrait43.flatMap { $0.count == 2 ? ($0[0], $0[1]) : nil } ?? (scw, scw * 9 / 16)
+        var band: Int? = nil
+        for part in name.split(separator: ",") {
+            let words = part.split(separator: " ")
+            if words.count == 2 && words[0] == "band" { band = Int(words[1]) }
+        }
         let clip = name.hasSuffix("faces missed") ? render(ss, dw: dw, dh: dh, start: start, faceMiss: 3)
-                                                   : render(ss, dw: dw, dh: dh, start: start)
+                                                   : render(ss, dw: dw, dh: dh, start: start, band: band.map { -$0 } ?? edgeHoles)
         truthGrad = []
         let orig = run(clip, refine: .original, mode: mode)
         // the motion clips' dtSSD is the flicker figure

@@ -25,6 +25,32 @@ final class NearestBodyEdgeTests: XCTestCase {
         XCTAssertEqual(r.body!.headDepth, 2.0, accuracy: 0.02)
     }
 
+    func testDoorJambBesideARegisteredMapsBandIsStillAlongTheEdge() {
+        // a registered depth map has a band of holes along one side where
+        // the depth camera does not see (librealsense's align, depthalign):
+        // the jamb beside it reaches the picture's edge as the depth sees it
+        // (session 14); a body standing free of the band still is one
+        let d = TestDepth(width: 160, height: 90, fill: 4000)
+        Self.person(d)
+        d.fill(x0: 6, y0: 0, x1: 18, y1: 90, 1500)
+        d.fill(x0: 0, y0: 0, x1: 6, y1: 90, 0)
+        let r = Self.find(d)
+        XCTAssertNotNil(r.body)
+        XCTAssertEqual(r.body!.headDepth, 2.0, accuracy: 0.02, "the person, not the jamb")
+        // a band wider than a quarter of the picture is no band: what lies
+        // beside it stands in the picture
+        let wide = TestDepth(width: 160, height: 90, fill: 4000)
+        wide.fill(x0: 0, y0: 0, x1: 44, y1: 90, 0)
+        wide.fill(x0: 44, y0: 0, x1: 56, y1: 90, 1500)
+        var c = DepthComponents()
+        c.analyse(depth: wide.view, scale: 0.001)
+        let jamb = Int(c.labels[45 / c.step + (40 / c.step) * c.width])
+        XCTAssertEqual(c.sideTouch[jamb], 0)
+        c.analyse(depth: d.view, scale: 0.001)
+        let near = Int(c.labels[10 / c.step + (40 / c.step) * c.width])
+        XCTAssertEqual(c.sideTouch[near], 1)
+    }
+
     func testAFewCellsOfAFarFloorAreNoBody() {
         // an empty room seen by a far sensor: a piece of floor 4.2 m away,
         // 5 x 4 cells, cut off from the rest by holes (its area x depth², 0.025,

@@ -215,6 +215,24 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertLessThan(r.missing, 600, "walker and binder pixels left out")
     }
 
+    func testAFloorBesideARegisteredMapsBandStillReachesTheSide() {
+        // the walk-in with a band of holes two pixels wide along the left
+        // edge of a 640x360 map (a registered map's strip the depth camera
+        // does not see; the keyer halves the map): the floor beside it
+        // reached the picture's side only past the band; it no longer
+        // counted as the floor and was keyed in (session 14)
+        var ss = Self.farWalk(1)
+        ss.quantization = false; ss.correlatedNoise = false
+        func key(_ strip: Float) -> (extra: Int, missing: Int) {
+            Self.keyScene(ss, 640, 360, [2.3, 2.5], mode: .nearest, band: 2) { $0.edgeStrip = strip }
+        }
+        let r = key(0.25), off = key(0)
+        // (8 / 149 pixels; 5,993 keyed without)
+        XCTAssertLessThan(r.extra, 300, "floor pixels keyed")
+        XCTAssertLessThan(r.missing, 600, "subject pixels left out")
+        XCTAssertGreaterThan(off.extra, 2000, "without the band rule the floor is keyed")
+    }
+
     func testGuidedDefaultAlsoDropsTheChair() {
         let d = TestDepth(width: 160, height: 90, fill: 3000)
         d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)
@@ -313,7 +331,7 @@ final class SubjectSegmentationTests: XCTestCase {
     /// `missed`: the last frame's pixels keyed in outside the truth and the
     /// truth's pixels left out.
     static func keyScene(_ ss: SceneSettings, _ VW: Int, _ VH: Int, _ times: [Double], mode: KeyingMode = .face,
-                         missed: Set<Int> = [], smooth: Int = 0,
+                         missed: Set<Int> = [], smooth: Int = 0, band: Int = 0,
                          _ configure: (inout SubjectSegmentation) -> Void = { _ in }) -> (extra: Int, missing: Int) {
         var s = MatteSettings()
         s.mode = mode; s.output = .matte; s.threads = 1; s.frameDuration = 0.2
@@ -328,6 +346,8 @@ final class SubjectSegmentationTests: XCTestCase {
             scene.renderDepth(base: depth.bytes, width: VW, height: VH, stride: depth.stride)
             // `smooth`: three more box passes of that radius (a map filtered harder)
             if smooth > 0 { RGBDScene.filterDepth(base: depth.bytes, width: VW, height: VH, stride: depth.stride, radius: smooth) }
+            // `band`: no reading in that many columns along the left edge
+            for y in 0..<VH { for x in 0..<band { depth[x, y] = 0 } }
             _ = m.process(settings: s, video: video.view, depth: depth.view, background: nil, output: out.view,
                           faces: missed.contains(i) || mode != .face ? [] : scene.detectedFaces(width: VW, height: VH))
         }
