@@ -300,7 +300,7 @@ public struct SubjectSegmentation {
                 ends[2 * y] = Int32(first <= strip ? first : 0)
                 ends[2 * y + 1] = Int32(last >= w - 1 - strip ? last : w - 1)
             }
-            @inline(__always) func atSide(_ x: Int, _ y: Int) -> Bool { x <= Int(ends[2 * y]) || x >= Int(ends[2 * y + 1]) }
+            @inline(__always) func atSide(_ x: Int, _ y: Int) -> Bool { Self.atSide(ends, x, y) }
             // 1b. smoothed steps (`rampSteps`): sharpen them back into steps
             if rampSteps > 0 {
                 near = Self.sharpenRamps(o, lab, sharp.baseAddress!, w, h, max(2, s), limit, stepA, stepB, rampSteps, holes: rampHoles)
@@ -532,7 +532,7 @@ public struct SubjectSegmentation {
                     if l < 0 { continue }
                     let li = Int(l)
                     ar[li] += 1
-                    if x <= Int(ends[2 * y]) || x >= Int(ends[2 * y + 1]) { side[li] = 1 }
+                    if Self.atSide(ends, x, y) { side[li] = 1 }
                     if seed[i] != 0 { kk[li] = 1 }
                     @inline(__always) func other(_ j: Int) -> Bool {
                         let m = lab[j]
@@ -767,6 +767,12 @@ public struct SubjectSegmentation {
         segmented = true
         keptCount = kept
         return out.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+    }
+
+    /// Whether pixel (x, y) lies on a side of the picture as the depth sees
+    /// it (`rowEnds`: past a band of holes along the side, `edgeStrip`).
+    @inline(__always) private static func atSide(_ ends: UnsafePointer<Int32>, _ x: Int, _ y: Int) -> Bool {
+        x <= Int(ends[2 * y]) || x >= Int(ends[2 * y + 1])
     }
 
     /// Step 1b: every near pixel on a smoothed step takes the depth of the
