@@ -210,26 +210,33 @@ def test_scene_property_defaults_to_the_portrait():
     assert m.get_property("subject-only") is True
 
 
+def still_frame(scene, stream, extra=""):
+    """One 640x360 frame of rgbdtestsrc at t = 0 (motion=false): the truth as
+    0-1, the depth in millimetres, the video as RGB."""
+    fmt = "format=RGB," if stream == "video" else ""
+    p = Gst.parse_launch(f"rgbdtestsrc scene={scene} stream={stream} motion=false {extra} num-buffers=1 ! "
+                         f"video/x-raw,{fmt}width=640,height=360 ! appsink name=sink sync=false")
+    p.set_state(Gst.State.PLAYING)
+    try:
+        px = pixels(pull_all(p)[0]).astype(np.int64)
+    finally:
+        p.set_state(Gst.State.NULL)
+    if stream == "truth":
+        return px[:, :, 0] / 255
+    return px[:, :, 0] + 256 * px[:, :, 1] if stream == "depth" else px
+
+
 def test_thin_rod_scene_puts_a_thin_subject_part_in_the_truth():
     """scene=thin-rod: the raised hand holds a 5 mm rod up; it is the subject
     (in the truth stream) and it is in the depth, nearer than the wall: a part
     one or two depth pixels wide for quality-bench's thin-part figure."""
-    def frame(scene, stream):
-        p = Gst.parse_launch(f"rgbdtestsrc scene={scene} stream={stream} motion=false num-buffers=1 ! "
-                             "video/x-raw,width=640,height=360 ! appsink name=sink sync=false")
-        p.set_state(Gst.State.PLAYING)
-        try:
-            px = pixels(pull_all(p)[0])
-        finally:
-            p.set_state(Gst.State.NULL)
-        return px[:, :, 0] / 255 if px.shape[2] == 1 else px[:, :, 0] + 256 * px[:, :, 1].astype(np.int64)
-    rod, portrait = frame("thin-rod", "truth"), frame("portrait", "truth")
+    rod, portrait = still_frame("thin-rod", "truth"), still_frame("portrait", "truth")
     extra = (rod > 0.5) & (portrait < 0.5)
     ys, xs = np.nonzero(extra)
     assert extra.sum() > 300, extra.sum()                   # the hand (raised) and the rod
     widths = [np.count_nonzero(extra[y]) for y in range(ys.min(), ys.min() + 40)]
     assert max(widths) <= 4 and min(widths) >= 1, widths    # the rod's upper end: 2-3 px at 640 wide
-    depth, wall = frame("thin-rod", "depth"), frame("portrait", "depth")
+    depth, wall = still_frame("thin-rod", "depth"), still_frame("portrait", "depth")
     y = ys.min() + 5
     x = xs[ys == y][0]
     # (depth is at 640x360 here too: the rod, 1.2 m, against the wall behind it)
@@ -242,29 +249,17 @@ def test_carry_binder_scene_holds_a_dark_binder_with_few_depth_readings():
     colour, and with holes=true about 90 % of its depth pixels have no
     reading (an IR-absorbing surface); without holes it reads as a flat
     surface in front of the torso."""
-    def frame(scene, stream, extra=""):
-        p = Gst.parse_launch(f"rgbdtestsrc scene={scene} stream={stream} motion=false {extra} num-buffers=1 ! "
-                             f"video/x-raw,{'format=RGB,' if stream == 'video' else ''}width=640,height=360 ! "
-                             "appsink name=sink sync=false")
-        p.set_state(Gst.State.PLAYING)
-        try:
-            px = pixels(pull_all(p)[0]).astype(np.int64)
-        finally:
-            p.set_state(Gst.State.NULL)
-        return px
     # (motion=false: the t = 0 pose, the walker's torso at the left edge)
-    binder, walker = frame("carry-binder", "truth")[:, :, 0] > 127, frame("enter-left", "truth")[:, :, 0] > 127
+    binder, walker = still_frame("carry-binder", "truth") > 0.5, still_frame("enter-left", "truth") > 0.5
     extra = binder & ~walker
     assert extra.sum() > 500, extra.sum()           # the part past the torso's side
     assert (walker & ~binder).sum() == 0
-    colour = frame("carry-binder", "video")
+    colour = still_frame("carry-binder", "video")
     assert colour[extra][:, :3].sum(axis=1).mean() < 150   # dark: (30, 32, 40) with its spine
-    depth = frame("carry-binder", "depth", "holes=true")
-    d = depth[:, :, 0] + 256 * depth[:, :, 1]
+    d = still_frame("carry-binder", "depth", "holes=true")
     holes = (d[extra] == 0).mean()
     assert 0.8 <= holes <= 0.97, holes
-    plain = frame("carry-binder", "depth")
-    dp = plain[:, :, 0] + 256 * plain[:, :, 1]
+    dp = still_frame("carry-binder", "depth")
     assert (dp[extra] > 0).all()
     ys, xs = np.nonzero(extra)
     torso = dp[ys.min() + 5, xs.min() - 10]         # the torso beside it, at the same height

@@ -94,6 +94,17 @@ public struct DepthComponents {
     /// nearest, quality-bench QB_EDGEHOLES=-6).
     public static let edgeStrip: Float = 0.25
 
+    /// The first and the last column of a row `width` wide that holds a
+    /// `reading`, when no more than `strip` columns of holes lie between it
+    /// and its side of the picture; that side itself (0, width - 1) when more
+    /// do: a picture's sides as the depth sees them (`edgeStrip`).
+    @inline(__always) static func sideReadings(width w: Int, strip: Int, _ reading: (Int) -> Bool) -> (first: Int, last: Int) {
+        var first = 0, last = w - 1
+        while first < w - 1 && first < strip && !reading(first) { first += 1 }
+        while last > 0 && last > w - 1 - strip && !reading(last) { last -= 1 }
+        return (reading(first) ? first : 0, reading(last) ? last : w - 1)
+    }
+
     public init() {}
 
     /// Analyse one depth frame. `scale` is metres per depth unit.
@@ -340,9 +351,7 @@ public struct DepthComponents {
             // (a registered map's band the depth camera does not see)
             let strip = Int(Self.edgeStrip * Float(w))
             for y in 0..<h {
-                var first = 0, last = w - 1
-                while first < min(w - 1, strip) && depth[y * w + first] <= 0 { first += 1 }
-                while last > max(0, w - 1 - strip) && depth[y * w + last] <= 0 { last -= 1 }
+                let (first, last) = Self.sideReadings(width: w, strip: strip) { depth[y * w + $0] > 0 }
                 let a = labels[y * w + first], b = labels[y * w + last]
                 if a >= 0 { sideTouch[Int(a)] |= 1 }
                 if b >= 0 { sideTouch[Int(b)] |= 2 }

@@ -141,7 +141,7 @@ public struct SubjectSegmentation {
     /// beside a 2-pixel strip no longer reached the side and was keyed in
     /// (quality-bench QB_EDGEHOLES=-2, the walk: fully-in-view IoU 0.9953
     /// -> 0.9200).
-    public var edgeStrip: Float = 0.25
+    public var edgeStrip: Float = DepthComponents.edgeStrip
     /// Smoothed steps, by colour (session 11, step 3; see `rampSteps` for
     /// the filtered map): two neighbours with no step between them do not
     /// join where the depths `off` pixels either side of them are both near
@@ -293,12 +293,9 @@ public struct SubjectSegmentation {
                 }
                 // the picture's sides as the depth sees them: past a strip of
                 // holes along a side (`edgeStrip`)
-                let r = o + y * w, strip = Int(edgeStrip * Float(w))
-                var first = 0, last = w - 1
-                while first < w && r[first] == 0 { first += 1 }
-                while last >= 0 && r[last] == 0 { last -= 1 }
-                ends[2 * y] = Int32(first <= strip ? first : 0)
-                ends[2 * y + 1] = Int32(last >= w - 1 - strip ? last : w - 1)
+                let r = o + y * w
+                let (first, last) = DepthComponents.sideReadings(width: w, strip: Int(edgeStrip * Float(w))) { r[$0] != 0 }
+                ends[2 * y] = Int32(first); ends[2 * y + 1] = Int32(last)
             }
             @inline(__always) func atSide(_ x: Int, _ y: Int) -> Bool { Self.atSide(ends, x, y) }
             // 1b. smoothed steps (`rampSteps`): sharpen them back into steps
