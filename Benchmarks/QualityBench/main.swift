@@ -95,6 +95,40 @@ struct Clip {
     var fps = 10.0
 }
 
+/// QB_EXPOSURE=s: the colour (and the truth, as coverage) integrated over an
+/// exposure of s seconds centred on the frame time (motion blur: a person
+/// walking past an indoor camera at 1/30 s), from 7 renders; the depth stays
+/// instantaneous.
+let exposure = env("QB_EXPOSURE").flatMap { Double($0) } ?? 0
+let exposureSteps = 7
+/// The mean of `exposureSteps` renders of `count` bytes over the exposure.
+func integrated(_ s: SceneSettings, t: Double, count: Int, _ draw: (RGBDScene, UnsafeMutablePointer<UInt8>) -> Void) -> [UInt8] {
+    var acc = [Int](repeating: 0, count: count), one = [UInt8](repeating: 0, count: count)
+    for k in 0..<exposureSteps {
+        let sc = RGBDScene(settings: s, time: t + exposure * (Double(k) / Double(exposureSteps - 1) - 0.5))
+        one.withUnsafeMutableBufferPointer { draw(sc, $0.baseAddress!) }
+        for i in 0..<count { acc[i] += Int(one[i]) }
+    }
+    return acc.map { UInt8(($0 + exposureSteps / 2) / exposureSteps) }
+}
+
+/// QB_VNOISE=sigma: fresh Gaussian noise of sigma 8-bit levels on every
+/// colour channel of every frame (a small sensor's colour in dim indoor
+/// light: a Kinect v1 or a webcam reads 3-6 levels).
+let videoNoise = env("QB_VNOISE").flatMap { Double($0) } ?? 0
+func addNoise(_ v: inout [UInt8], sigma: Double, seed: UInt64) {
+    var x = seed &* 0x9E37_79B9_7F4A_7C15
+    func uniform() -> Double {
+        x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return (Double(x >> 11) + 0.5) / Double(1 << 53)
+    }
+    for i in 0..<v.count where i % 4 != 3 {
+        // Box-Muller (the cosine half)
+        let g = (-2 * log(uniform())).squareRoot() * cos(2 * Double.pi * uniform())
+        v[i] = UInt8(max(0, min(255, (Double(v[i]) + sigma * g).rounded())))
+    }
+}
+
 /// `faceMiss` k > 0: the face detector misses every k-th frame (from frame
 /// k - 1; QB_FACEMISS=k for every clip).
 func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = nFrames, fps: Double = fps,
@@ -108,6 +142,12 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         v.withUnsafeMutableBufferPointer {
             scene.renderVideo(RGBImageView(base: $0.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3))
         }
+        if exposure > 0 {
+            v = integrated(s, t: t, count: v.count) {
+                $0.renderVideo(RGBImageView(base: $1, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3))
+            }
+        }
+        if videoNoise > 0 { addNoise(&v, sigma: videoNoise, seed: UInt64(i + 1)) }
         var d = [UInt16](repeating: 0, count: dw * dh)
         // QB_DEPTHLAG=s: the depth taken s seconds before the colour (an
         // unsynchronised sensor pair: a Kinect v1's depth and colour are up
@@ -126,6 +166,7 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         }
         var tr = [UInt8](repeating: 0, count: VW * VH)
         tr.withUnsafeMutableBufferPointer { scene.renderTruth(Gray8View(base: $0.baseAddress!, width: VW, height: VH, stride: VW)) }
+        if exposure > 0 { tr = integrated(s, t: t, count: tr.count) { $0.renderTruth(Gray8View(base: $1, width: VW, height: VH, stride: VW)) } }
         var ob = [UInt8](repeating: 0, count: VW * VH)
         for y in stride(from: 0, to: VH, by: 2) {
             for x in stride(from: 0, to: VW, by: 2) {
