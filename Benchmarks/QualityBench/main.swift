@@ -129,6 +129,17 @@ func addNoise(_ v: inout [UInt8], sigma: Double, seed: UInt64) {
     }
 }
 
+/// QB_MIRROR: every clip flipped left to right.
+let mirrored = env("QB_MIRROR") != nil
+func mirror<T>(_ a: inout [T], width: Int, pixel: Int) {
+    let row = width * pixel
+    for r in stride(from: 0, to: a.count, by: row) {
+        for x in 0..<(width / 2) {
+            for c in 0..<pixel { a.swapAt(r + x * pixel + c, r + (width - 1 - x) * pixel + c) }
+        }
+    }
+}
+
 /// `faceMiss` k > 0: the face detector misses every k-th frame (from frame
 /// k - 1; QB_FACEMISS=k for every clip).
 func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = nFrames, fps: Double = fps,
@@ -186,7 +197,15 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
             }
         }
         let miss = faceMiss > 0 && i % faceMiss == faceMiss - 1
-        c.video.append(v); c.depth.append(d); c.truth.append(tr); c.faces.append(miss ? [] : scene.detectedFaces(width: VW, height: VH))
+        var faces = miss ? [] : scene.detectedFaces(width: VW, height: VH)
+        if mirrored {
+            // QB_MIRROR: every picture flipped left to right (a walk the other
+            // way, the occlusion shadow on the right of near objects)
+            mirror(&v, width: VW, pixel: 4); mirror(&d, width: dw, pixel: 1)
+            mirror(&tr, width: VW, pixel: 1); mirror(&ob, width: VW, pixel: 1)
+            faces = faces.map { Box(x: VW - $0.x - $0.width, y: $0.y, width: $0.width, height: $0.height) }
+        }
+        c.video.append(v); c.depth.append(d); c.truth.append(tr); c.faces.append(faces)
         c.objects.append(ob)
     }
     return c
