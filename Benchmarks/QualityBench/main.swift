@@ -95,6 +95,19 @@ struct Clip {
     var fps = 10.0
 }
 
+/// A row of the scenes table: the scene, where its clip starts, the lock
+/// mode, and whether the subject sways (`motion`) or the camera pans. The
+/// rest is read from the name: ", X m" (the room X times as far), ", 4:3 WxH"
+/// / ", 3:4 WxH" (that picture shape and depth size), " square ", ", filtered",
+/// ", band N", "faces missed".
+struct SceneRow {
+    var name: String, kind: SceneKind, start: Double, mode: KeyingMode
+    var motion = true, pan = false
+    init(_ name: String, _ kind: SceneKind, _ start: Double, _ mode: KeyingMode, motion: Bool = true, pan: Bool = false) {
+        (self.name, self.kind, self.start, self.mode, self.motion, self.pan) = (name, kind, start, mode, motion, pan)
+    }
+}
+
 /// QB_EXPOSURE=s: the colour (and the truth, as coverage) integrated over an
 /// exposure of s seconds centred on the frame time (motion blur: a person
 /// walking past an indoor camera at 1/30 s), from 7 renders; the depth stays
@@ -554,74 +567,75 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
     // motion (it sways ±0.10 m, steps in depth, raises a hand); "still" holds
     // the t = 0 pose (only the sensor noise changes: flicker); "pan" is
     // still with the camera panning
-    let sceneClips: [(String, SceneKind, Double, KeyingMode, Bool, Bool)] = [
-        ("sway", .portrait, startTime, .face, true, false), ("still", .portrait, startTime, .face, false, false),
-        ("pan", .portrait, startTime, .face, false, true),
-        ("chair", .chair, startTime, .face, true, false), ("slopingFloor", .slopingFloor, startTime, .face, true, false),
-        ("doorFrame", .doorFrame, startTime, .face, true, false), ("enterLeft", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight", .enterLeft, 6.3, .nearest, true, false), ("sway", .portrait, startTime, .nearest, true, false),
-        ("thinRod", .thinRod, startTime, .face, env("QB_ROSTILL") == nil, false),
+    let sceneClips: [SceneRow] = [
+        SceneRow("sway", .portrait, startTime, .face), SceneRow("still", .portrait, startTime, .face, motion: false),
+        SceneRow("pan", .portrait, startTime, .face, motion: false, pan: true),
+        SceneRow("chair", .chair, startTime, .face), SceneRow("slopingFloor", .slopingFloor, startTime, .face),
+        SceneRow("doorFrame", .doorFrame, startTime, .face), SceneRow("enterLeft", .enterLeft, 0.3, .nearest),
+        SceneRow("leaveRight", .enterLeft, 6.3, .nearest), SceneRow("sway", .portrait, startTime, .nearest),
+        SceneRow("thinRod", .thinRod, startTime, .face, motion: env("QB_ROSTILL") == nil),
         // a filtered depth map (an iPhone's AVDepthData; rgbdtestsrc
         // filtered=true, radius 2 at 640x360): the same scenes with every step
         // smoothed into a ramp and the holes filled (session 11)
-        ("chair, filtered", .chair, startTime, .face, true, false), ("sway, filtered", .portrait, startTime, .face, true, false),
+        SceneRow("chair, filtered", .chair, startTime, .face), SceneRow("sway, filtered", .portrait, startTime, .face),
         // the same as a phone's 4:3 portrait (colour 640x480; depth 640x480,
         // which the keyer halves, or 320x240), from t = 0 (session 12)
-        ("chair, filtered, 4:3 640x480", .chair, 0, .face, true, false),
-        ("chair, filtered, 4:3 320x240", .chair, 0, .face, true, false),
+        SceneRow("chair, filtered, 4:3 640x480", .chair, 0, .face),
+        SceneRow("chair, filtered, 4:3 320x240", .chair, 0, .face),
         // a phone's portrait upright, with square pixels (colour 480x640,
         // the 16:9 scene's central 42 %: head and shoulders fill it; depth
         // 480x640 or 240x320) (session 13)
-        ("chair, filtered, 3:4 480x640", .chair, startTime, .face, true, false),
-        ("chair, filtered, 3:4 240x320", .chair, startTime, .face, true, false),
-        ("sway, filtered, 3:4 240x320", .portrait, startTime, .face, true, false),
-        ("chair, 3:4 480x640", .chair, startTime, .face, true, false),
-        ("doorFrame, filtered, 3:4 480x640", .doorFrame, startTime, .face, true, false),
-        ("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .face, true, false),
-        ("doorFrame, filtered, 3:4 240x320, faces missed", .doorFrame, startTime, .face, true, false),
-        ("chair, filtered, 3:4 240x320", .chair, startTime, .nearest, true, false),
-        ("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .nearest, true, false),
+        SceneRow("chair, filtered, 3:4 480x640", .chair, startTime, .face),
+        SceneRow("chair, filtered, 3:4 240x320", .chair, startTime, .face),
+        SceneRow("sway, filtered, 3:4 240x320", .portrait, startTime, .face),
+        SceneRow("chair, 3:4 480x640", .chair, startTime, .face),
+        SceneRow("doorFrame, filtered, 3:4 480x640", .doorFrame, startTime, .face),
+        SceneRow("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .face),
+        SceneRow("doorFrame, filtered, 3:4 240x320, faces missed", .doorFrame, startTime, .face),
+        SceneRow("chair, filtered, 3:4 240x320", .chair, startTime, .nearest),
+        SceneRow("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .nearest),
         // a real detector misses faces (every third frame here: the lock
         // holds the subject from depth, `tracked`) or finds none at all
         // (mode=nearest) (session 12)
-        ("chair, faces missed", .chair, startTime, .face, true, false),
-        ("chair, filtered, faces missed", .chair, startTime, .face, true, false),
-        ("chair, filtered", .chair, startTime, .nearest, true, false),
+        SceneRow("chair, faces missed", .chair, startTime, .face),
+        SceneRow("chair, filtered, faces missed", .chair, startTime, .face),
+        SceneRow("chair, filtered", .chair, startTime, .nearest),
         // a Kinect-like walk: the room 2.5 times as far (the subject at
         // about 2.5 m), with quantisation and correlated noise (session 12)
-        ("enterLeft, 2.5 m", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight, 2.5 m", .enterLeft, 6.3, .nearest, true, false),
-        ("enterLeft, 3.5 m", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight, 3.5 m", .enterLeft, 6.3, .nearest, true, false),
+        SceneRow("enterLeft, 2.5 m", .enterLeft, 0.3, .nearest),
+        SceneRow("leaveRight, 2.5 m", .enterLeft, 6.3, .nearest),
+        SceneRow("enterLeft, 3.5 m", .enterLeft, 0.3, .nearest),
+        SceneRow("leaveRight, 3.5 m", .enterLeft, 6.3, .nearest),
         // the same walk as a Kinect v1 sees it: 4:3 with square pixels (57° x
         // 43°; colour and depth 640x480) (session 13)
-        ("enterLeft, 4:3 square 640x480, 2.5 m", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight, 4:3 square 640x480, 2.5 m", .enterLeft, 6.3, .nearest, true, false),
-        ("enterLeft, 4:3 square 640x480, 3.5 m", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight, 4:3 square 640x480, 3.5 m", .enterLeft, 6.3, .nearest, true, false),
+        SceneRow("enterLeft, 4:3 square 640x480, 2.5 m", .enterLeft, 0.3, .nearest),
+        SceneRow("leaveRight, 4:3 square 640x480, 2.5 m", .enterLeft, 6.3, .nearest),
+        SceneRow("enterLeft, 4:3 square 640x480, 3.5 m", .enterLeft, 0.3, .nearest),
+        SceneRow("leaveRight, 4:3 square 640x480, 3.5 m", .enterLeft, 6.3, .nearest),
         // the walk carrying a dark, IR-absorbing binder (90 % of its depth
         // pixels without a reading) against the chest (session 14)
-        ("carryBinder", .carryBinder, 0.3, .nearest, true, false),
-        ("carryBinder, standing", .carryBinder, startTime, .nearest, true, false),
-        ("carryBinder, leaving", .carryBinder, 6.3, .nearest, true, false),
-        ("carryBinder, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
-        ("carryBinder, 4:3 square 640x480, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
-        ("carryBinder, leaving, 4:3 square 640x480, 2.5 m", .carryBinder, 6.3, .nearest, true, false),
-        ("carryBinder, 4:3 square 640x480, 3.5 m", .carryBinder, 0.3, .nearest, true, false),
-        ("carryBinder, 4:3 square 320x240, 2.5 m", .carryBinder, 0.3, .nearest, true, false),
-        ("carryBinder, standing, 4:3 square 320x240, 2.5 m", .carryBinder, startTime, .nearest, true, false),
+        SceneRow("carryBinder", .carryBinder, 0.3, .nearest),
+        SceneRow("carryBinder, standing", .carryBinder, startTime, .nearest),
+        SceneRow("carryBinder, leaving", .carryBinder, 6.3, .nearest),
+        SceneRow("carryBinder, 2.5 m", .carryBinder, 0.3, .nearest),
+        SceneRow("carryBinder, 4:3 square 640x480, 2.5 m", .carryBinder, 0.3, .nearest),
+        SceneRow("carryBinder, leaving, 4:3 square 640x480, 2.5 m", .carryBinder, 6.3, .nearest),
+        SceneRow("carryBinder, 4:3 square 640x480, 3.5 m", .carryBinder, 0.3, .nearest),
+        SceneRow("carryBinder, 4:3 square 320x240, 2.5 m", .carryBinder, 0.3, .nearest),
+        SceneRow("carryBinder, standing, 4:3 square 320x240, 2.5 m", .carryBinder, startTime, .nearest),
         // a registered map's band of holes along a side, where the depth
         // camera does not see (librealsense's align, depthalign): ", band N"
         // = N columns of the depth map along the left edge (right: -N)
         // (session 14)
-        ("enterLeft, band 2", .enterLeft, 0.3, .nearest, true, false),
-        ("enterLeft, band 40", .enterLeft, 0.3, .nearest, true, false),
-        ("leaveRight, band -40", .enterLeft, 6.3, .nearest, true, false),
-        ("doorFrame, filtered, 3:4 240x320, band 6", .doorFrame, startTime, .face, true, false),
-        ("doorFrame, filtered, 3:4 240x320, band 6", .doorFrame, startTime, .nearest, true, false)]
+        SceneRow("enterLeft, band 2", .enterLeft, 0.3, .nearest),
+        SceneRow("enterLeft, band 40", .enterLeft, 0.3, .nearest),
+        SceneRow("leaveRight, band -40", .enterLeft, 6.3, .nearest),
+        SceneRow("doorFrame, filtered, 3:4 240x320, band 6", .doorFrame, startTime, .face),
+        SceneRow("doorFrame, filtered, 3:4 240x320, band 6", .doorFrame, startTime, .nearest)]
     var thinLines: [String] = []
     defer { for l in thinLines { print(l) } }
-    for (name, kind, start, mode, motion, pan) in sceneClips where env("QB_ONLY").map({ $0 == name }) ?? true {
+    for row in sceneClips where env("QB_ONLY").map({ $0 == row.name }) ?? true {
+        let (name, kind, start, mode, motion, pan) = (row.name, row.kind, row.start, row.mode, row.motion, row.pan)
         // ", 4:3 WxH": a 640x480 colour frame and that depth size (rgbdtestsrc
         // draws its scene in picture units: at 4:3 it is 3/4 as wide)
         // ", 3:4 WxH": colour 480x640, that depth size, square pixels
