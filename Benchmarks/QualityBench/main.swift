@@ -653,6 +653,8 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         ss.motion = motion; ss.pan = pan
         ss.noise = true; ss.holes = env("QB_NOHOLES") == nil; ss.flyingPixels = env("QB_NOFLY") == nil; ss.misregistration = env("QB_SCMIS").flatMap { Int($0) } ?? 1; ss.seed = 7
         if env("QB_REAL") != nil { ss.quantization = true; ss.correlatedNoise = true }
+        // QB_ABSORB=f: the share of the binder's depth pixels without a reading (0.9 unless set)
+        if let f = env("QB_ABSORB").flatMap({ Double($0) }) { ss.absorbedShare = f }
         ss.scene = kind
         // ", X m": the room X times as far (the subject at about X m), a far sensor's quantisation and correlated noise
         if name.hasSuffix(" m"), let x = name.split(separator: " ").dropLast().last.flatMap({ Double($0) }) {

@@ -81,6 +81,10 @@ public struct SceneSettings: Equatable {
     /// or stereo correlation window straddling the edge: the edge jitters by
     /// a depth pixel from frame to frame and is fattened).
     public var edgeJitter = false
+    /// With `holes` (kit only, for quality-bench): the share of an
+    /// IR-absorbing surface's depth pixels (scene=carry-binder's binder)
+    /// that have no reading; the rest are fragments amid the holes.
+    public var absorbedShare = 0.9
     public init() {}
 }
 

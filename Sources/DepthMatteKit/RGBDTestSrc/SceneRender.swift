@@ -340,7 +340,7 @@ extension RGBDScene {
                             hole = true
                         } else if hit.hairTop && SceneHash.unit(rnd2, 0) < 0.5 {
                             hole = true
-                        } else if hit.absorbing && SceneHash.unit(rnd2, 8) < 0.9 {
+                        } else if hit.absorbing && SceneHash.unit(rnd2, 8) < s.absorbedShare {
                             hole = true
                         } else {
                             let ci = sceneFloor(x * invCell), cj = sceneFloor(y * invCell)
