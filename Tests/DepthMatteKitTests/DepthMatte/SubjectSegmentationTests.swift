@@ -215,6 +215,20 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertLessThan(r.missing, 600, "walker and binder pixels left out")
     }
 
+    func testACarriedBinderWithNoReadingAtAllIsKeptWhileHeWalks() {
+        // the same walk, the binder absorbing all of the infrared: no
+        // fragment is left for the segmentation, and past the torso its
+        // dark colour is nearer the floor's dark tiles than the shirt; its
+        // edge to the room moves with him (session 15, `heldParts`)
+        var ss = Self.farWalk(2.5)
+        ss.scene = .carryBinder; ss.squarePixels = true; ss.absorbedShare = 1
+        let r = Self.keyScene(ss, 320, 240, [2.4, 2.6, 2.8, 3.0], mode: .nearest)
+        let off = Self.keyScene(ss, 320, 240, [2.4, 2.6, 2.8, 3.0], mode: .nearest, refiner: { $0.heldParts = false })
+        XCTAssertLessThan(r.extra, 300, "pixels keyed outside the walker")
+        XCTAssertLessThan(r.missing, 600, "walker and binder pixels left out")
+        XCTAssertGreaterThan(off.missing, 2000, "without the rule the binder past the torso is lost")
+    }
+
     func testAFloorBesideARegisteredMapsBandStillReachesTheSide() {
         // the walk-in with a band of holes two pixels wide along the left
         // edge of a 640x360 map (a registered map's strip the depth camera
@@ -332,11 +346,13 @@ final class SubjectSegmentationTests: XCTestCase {
     /// truth's pixels left out.
     static func keyScene(_ ss: SceneSettings, _ VW: Int, _ VH: Int, _ times: [Double], mode: KeyingMode = .face,
                          missed: Set<Int> = [], smooth: Int = 0, band: Int = 0,
-                         _ configure: (inout SubjectSegmentation) -> Void = { _ in }) -> (extra: Int, missing: Int) {
+                         _ configure: (inout SubjectSegmentation) -> Void = { _ in },
+                         refiner: (inout MatteRefiner) -> Void = { _ in }) -> (extra: Int, missing: Int) {
         var s = MatteSettings()
         s.mode = mode; s.output = .matte; s.threads = 1; s.frameDuration = 0.2
         let m = DepthMatter()
         configure(&m.segmentation)
+        refiner(&m.refiner)
         let video = TestRGB(width: VW, height: VH), out = TestRGB(width: VW, height: VH)
         let depth = TestDepth(width: VW, height: VH)
         var scene = RGBDScene(settings: ss, time: 0)

@@ -148,7 +148,6 @@ extension MatteRefiner {
     static func shadowRuns(labelPlane label: UnsafePointer<UInt8>, width w: Int, height h: Int, reach: Int = 4)
         -> (left: Int, right: Int, leftDirect: Int, rightDirect: Int) {
         let unknownLabel = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
-        let background = DepthLabel.background.rawValue
         var left = 0, right = 0, leftDirect = 0, rightDirect = 0
         for y in 0..<h {
             let row = label + y * w

@@ -9,6 +9,8 @@ final class RefineScratch {
     /// The three-state mask (`DepthLabel` raw values), the filled label and
     /// the hole fill's spare plane, one byte per depth pixel.
     var label = ScratchBuffer<UInt8>(), filled = ScratchBuffer<UInt8>(), spare = ScratchBuffer<UInt8>()
+    /// A component's pixels (`MatteRefiner.takeHeldParts`), one Int32 per depth pixel.
+    var members = ScratchBuffer<Int32>()
     /// Every float plane of one frame (`RefineLayout`): one pointer per plane
     /// for the worker bands, one allocation when the sizes or the band count grow.
     var planes = ScratchBuffer<Float>()
@@ -31,14 +33,14 @@ final class RefineScratch {
     init() {}
 
     deinit {
-        label.free(); filled.free(); spare.free(); planes.free(); columnSums.free(); videoSums.free()
+        label.free(); filled.free(); spare.free(); members.free(); planes.free(); columnSums.free(); videoSums.free()
         columnRange.free(); rowRange.free(); outputColumns.free(); outputWeights.free(); motion.free()
     }
 
     /// Grow the buffers for a depth map of `n` pixels `dw` wide, an output
     /// grid of `gn` pixels, `bands` bands and a video `videoWidth` wide.
     func reserve(n: Int, depthWidth dw: Int, gn: Int, bands: Int, videoWidth: Int) {
-        if label.count < n { label.reserve(n); filled.reserve(n); spare.reserve(n) }
+        if label.count < n { label.reserve(n); filled.reserve(n); spare.reserve(n); members.reserve(n) }
         planes.reserve(RefineLayout.floats(n: RefineLayout.planeStride(n), gn: RefineLayout.planeStride(gn), bands: bands))
         columnSums.reserve(bands * dw)
         videoSums.reserve(bands * 2 * videoWidth)

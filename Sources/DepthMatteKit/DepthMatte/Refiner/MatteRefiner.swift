@@ -141,6 +141,30 @@ public struct MatteRefiner {
     public var shadowSideRatio: Float = 2
     /// See `shadowSide`: runs (decaying by 0.8 a frame) before a side is taken.
     public var shadowSideRuns: Float = 20
+    /// 2.2 (session 15, `MatteRefiner+HeldParts`): a component of holes mostly
+    /// bordered by the subject whose edge to the room moves with it (a dark,
+    /// IR-absorbing part the subject carries, with no reading at all) becomes
+    /// subject readings; a pocket of holes behind the subject stays holes.
+    /// quality-bench, the binder with no reading (`QB_ABSORB=1`), fully in
+    /// view: carryBinder 0.88 -> 0.99, the 4:3 walk 0.81 -> 0.99.
+    public var heldParts = true
+    /// See `heldParts`: the smallest component, as a share of the depth map.
+    public var heldPartArea: Float = 0.005
+    /// See `heldParts`: the least share of subject readings on its border.
+    public var heldPartShare: Float = 0.5
+    /// See `heldParts`: the least share of its edge to the room that changed.
+    public var heldPartMotion: Float = 0.25
+    /// See `heldParts`: ... and how many times the room's own changed share.
+    public var heldPartRatio: Float = 4
+    /// See `heldParts`: a change of luma (0-1) that counts as moved.
+    public var heldPartChange: Float = 8.0 / 255
+    /// See `heldParts`: the least difference of mean luma (0-1) between the
+    /// component and the room's readings next to it.
+    public var heldPartContrast: Float = 0.1
+    /// See `heldParts`: the room measured around a component, depth pixels.
+    public var heldPartMargin = 8
+    /// See `heldParts`: the state it keeps between frames.
+    var held = HeldPartState()
     /// The decaying counts of `shadowSide` .auto: runs left and right of the
     /// subject, direct steps left and right.
     var shadowVotes = SIMD4<Float>(repeating: 0)
@@ -332,7 +356,7 @@ public struct MatteRefiner {
     public init() {}
 
     /// Forget the previous matte (flush, restart, a mode change).
-    public mutating func reset() { havePrevious = false }
+    public mutating func reset() { havePrevious = false; held.frame &+= 2 }
 
     /// The refined matte on the output grid into `out`. With a `pool`, the
     /// work is split into up to `threads` bands (the result does not depend on it).
@@ -375,6 +399,10 @@ public struct MatteRefiner {
         if readings {
             MatteRefiner.shadowsAsReadings(labelPlane: s.label.base, width: dw, height: dh, shadowMargin: shadowMargin,
                                            sides: sides)
+        }
+        if readings && heldParts && temporal {
+            takeHeldParts(label: s.label.base, width: dw, height: dh, video: video, visited: s.spare.base,
+                          members: s.members.base)
         }
         MatteRefiner.fillUnknown(labelPlane: s.label.base, filledPlane: s.filled.base, sparePlane: s.spare.base,
                                  width: dw, height: dh, passes: fillPasses, shadows: shadowFill && !readings,
