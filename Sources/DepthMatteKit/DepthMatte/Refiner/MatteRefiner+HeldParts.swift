@@ -12,7 +12,8 @@
 extension MatteRefiner {
     /// Per-pixel state between frames: the luma of each depth cell where it
     /// was last measured and when, and when a pixel was last taken as a held
-    /// part (frame numbers; a stamp of `heldFrame - 1` is last frame's).
+    /// part (frame numbers: a stamp of `frame - 1` is last frame's; `reset()`
+    /// moves `frame` on by two, so nothing is last frame's after a flush).
     struct HeldPartState {
         var luma: [Float] = [], measured: [UInt32] = [], taken: [UInt32] = []
         var frame: UInt32 = 1
