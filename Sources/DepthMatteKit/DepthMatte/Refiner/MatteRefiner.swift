@@ -401,6 +401,8 @@ public struct MatteRefiner {
                                            sides: sides)
         }
         if readings && heldParts && temporal {
+            // (the fill's spare plane is free until the fill: it holds the
+            // components' marks)
             takeHeldParts(label: s.label.base, width: dw, height: dh, video: video, visited: s.spare.base,
                           members: s.members.base)
         }
