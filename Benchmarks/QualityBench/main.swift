@@ -142,6 +142,21 @@ func addNoise(_ v: inout [UInt8], sigma: Double, seed: UInt64) {
     }
 }
 
+/// QB_AE=s: the colour camera's auto exposure, strength s (0-1): each
+/// frame's gain moves 30 % of the way towards (mid-grey / the frame's mean
+/// luma)^s, as a webcam's or a Kinect v1's does when a dark person enters
+/// or leaves the picture (0: a fixed exposure, as before).
+let autoExposure = env("QB_AE").flatMap { Double($0) } ?? 0
+func applyAutoExposure(_ v: inout [UInt8], gain: inout Double, strength: Double) {
+    var sum = 0.0
+    for i in stride(from: 0, to: v.count, by: 4) {
+        sum += 0.299 * Double(v[i]) + 0.587 * Double(v[i + 1]) + 0.114 * Double(v[i + 2])
+    }
+    let mean = max(sum / Double(v.count / 4), 1)
+    gain += 0.3 * (pow(118 / mean, strength) - gain)
+    for i in 0..<v.count where i % 4 != 3 { v[i] = UInt8(max(0, min(255, (Double(v[i]) * gain).rounded()))) }
+}
+
 /// QB_MIRROR: every clip flipped left to right.
 let mirrored = env("QB_MIRROR") != nil
 func mirror<T>(_ a: inout [T], width: Int, pixel: Int) {
@@ -159,6 +174,7 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
             smooth: Int? = env("QB_DEPTHSMOOTH").flatMap { Int($0) },
             faceMiss: Int = env("QB_FACEMISS").flatMap { Int($0) } ?? 0, band edgeHoles: Int = edgeHoles) -> Clip {
     var c = Clip(); c.dw = dw; c.dh = dh; c.mis = s.misregistration; c.fps = fps
+    var gain = 1.0
     for i in 0..<frames {
         let t = start + Double(i) / fps
         let scene = RGBDScene(settings: s, time: t)
@@ -171,6 +187,7 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
                 $0.renderVideo(RGBImageView(base: $1, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3))
             }
         }
+        if autoExposure > 0 { applyAutoExposure(&v, gain: &gain, strength: autoExposure) }
         if videoNoise > 0 { addNoise(&v, sigma: videoNoise, seed: UInt64(i + 1)) }
         var d = [UInt16](repeating: 0, count: dw * dh)
         // QB_DEPTHLAG=s: the depth taken s seconds before the colour (an
