@@ -179,7 +179,7 @@ func render(_ s: SceneSettings, dw: Int, dh: Int, start: Double, frames: Int = n
         let t = start + Double(i) / fps
         let scene = RGBDScene(settings: s, time: t)
         var v = [UInt8](repeating: 0, count: VW * VH * 4)
-        v.withUnsafeMutableBufferPointer {
+        _ = v.withUnsafeMutableBufferPointer {
             scene.renderVideo(RGBImageView(base: $0.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3))
         }
         if exposure > 0 {
