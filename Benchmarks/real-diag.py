@@ -153,8 +153,6 @@ def main():
                 masks.append(c)
             cnt = np.mean([[np.sum(c == j) for j in range(5)] for c in masks], axis=0)
             print("class pixels/frame: " + ", ".join(f"{classes[j]} {cnt[j]:.0f}" for j in range(5)))
-            print("| refine | class | SAD | missing | extra | wrong side at 0.5 | off > 0.2 per pair | share of SAD | share of off |")
-            print("|---|---|---|---|---|---|---|---|---|")
             # where the truth and the mattes sit against the picture's own
             # edges: the strongest colour step within 3 px of each 0.5
             # crossing (frame 5). A keyer led by colour cannot sit nearer the
@@ -177,6 +175,8 @@ def main():
                 top = st >= np.quantile(st, 0.9) if len(st) else st
                 print(f"  {name}: |strongest colour step within 3 px - 0.5 crossing|, frame 5: median {np.median(np.abs(o)):.2f} px "
                       f"(the strongest 10 % of steps: {np.median(np.abs(o[top])):.2f} px), mean {o.mean():+.2f} px, {len(o)} crossings")
+            print("| refine | class | SAD | missing | extra | wrong side at 0.5 | off > 0.2 per pair | share of SAD | share of off |")
+            print("|---|---|---|---|---|---|---|---|---|")
             for refine in ("original", "guided"):
                 A = [np.fromfile(os.path.join(dump, f"{clip}-c{k}-{refine}-{i:02d}.gray"), np.uint8).reshape(H, W) / 255
                      for i in range(n)]

@@ -142,10 +142,11 @@ func addNoise(_ v: inout [UInt8], sigma: Double, seed: UInt64) {
     }
 }
 
-/// QB_AE=s: the colour camera's auto exposure, strength s (0-1): each
-/// frame's gain moves 30 % of the way towards (mid-grey / the frame's mean
-/// luma)^s, as a webcam's or a Kinect v1's does when a dark person enters
-/// or leaves the picture (0: a fixed exposure, as before).
+/// QB_AE=s: the colour camera's auto exposure: each frame's gain moves 30 %
+/// of the way towards (mid-grey 118 / the frame's mean luma)^s, as a
+/// webcam's or a Kinect v1's does when a dark person enters or leaves the
+/// picture (s = 1 a plain exposure control, larger s exaggerates it; 0, the
+/// default: a fixed exposure, as before).
 let autoExposure = env("QB_AE").flatMap { Double($0) } ?? 0
 func applyAutoExposure(_ v: inout [UInt8], gain: inout Double, strength: Double) {
     var sum = 0.0
