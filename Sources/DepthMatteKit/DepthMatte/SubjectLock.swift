@@ -70,7 +70,7 @@ public struct SubjectLockSettings: Equatable {
     /// Metres: face depths considered at all.
     public var faceDepthRange = 0.25...5.0
     /// Box width / picture width × depth (metres) of a plausible head.
-    public var headSizeRange = 0.04...0.40
+    public var headSizeRange = 0.04...0.70
     /// Relative tolerance of `k` against the tracked head.
     public var sizeTolerance = 0.35
     /// Metres of depth change per frame above which tracking refuses a surface.

@@ -177,6 +177,10 @@ public struct SubjectSegmentation {
     /// surfaces are different things (a red chair back behind a blue shirt).
     public var joinColourStep: Float = 90
 
+    /// The plain cut as the floor: near pieces left out that are not clearly
+    /// something else come back (SubjectRestore.swift).
+    public var restore = SubjectRestore()
+
     /// The segmented copy of the depth (valid until the next call).
     private var out: [UInt16] = []
     /// Per pixel: seed flags (written by the caller's seed function).
@@ -763,6 +767,15 @@ public struct SubjectSegmentation {
         guard any else { return depth }
         segmented = true
         keptCount = kept
+        let restored = out.withUnsafeMutableBufferPointer { op in
+            seeds.withUnsafeBufferPointer { sp in
+            floorMark.withUnsafeBufferPointer { fp in
+            rowEnds.withUnsafeBufferPointer { rep in
+                restore.apply(original: depth, out: op.baseAddress!, seeds: sp.baseAddress!, floorMark: fp.baseAddress!,
+                              ends: rep.baseAddress!, limit: limit, scale: fscale)
+            }}}
+        }
+        keptCount += restored
         return out.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
     }
 

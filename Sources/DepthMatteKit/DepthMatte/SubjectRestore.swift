@@ -1,0 +1,252 @@
+/// The plain depth cut is the floor: after `SubjectSegmentation` has split
+/// the near pixels into surfaces and kept the subject's, this puts back
+/// every near piece it left out that is not *clearly* something else.
+///
+/// On real sensors a person is not one smooth surface: the chin steps to
+/// the neck and the collar to the chest (in depth and in colour at once), a
+/// head in profile steps to the shoulder, a hand is held apart from the body
+/// in front of the face. A rule that cuts wherever depth and colour both
+/// step keeps the head alone. Here the segmentation's result is a proposal,
+/// and only these pieces stay out:
+///
+///  - **floor**: mostly pixels the segmentation's geometry test called floor
+///    (a floor or desk top receding from the camera);
+///  - **slabs along the picture's border**: a piece reaching the top of the
+///    picture (a pillar, a door frame, a backdrop, branches hanging in), or
+///    both its left and right sides (a desk edge, a bench) — as the depth
+///    sees them, past a registered map's band of holes;
+///  - **behind the subject**: a piece in contact with it whose mean depth is
+///    more than `behind` farther than the subject's seed (a chair back
+///    rising behind the shoulders; a torso is level with the face or nearer);
+///  - **apart from the subject**: a piece that touches nothing kept, unless it
+///    is in front of the subject's seed and touches no border (a raised
+///    hand or a held object in front of the face).
+///
+/// Everything else that the cutoff keeps is the person's: pieces in contact
+/// with what is kept (within `contact` in depth) come back, round after
+/// round (head → neck → torso → arms → legs).
+///
+/// Passes, each its own function: `seedDepth`, `labelPieces`,
+/// `measureContacts`, `decide`, `write`. Buffers are kept between frames.
+public struct SubjectRestore {
+    /// Dropped neighbours join one piece when their depths differ by less.
+    public var pieceStep = DepthStep.surfaceJump
+    /// A dropped pixel touches the kept subject when their depths differ by
+    /// less (a chin to the neck, a collar to the chest: anatomy, not noise).
+    public var contact = DepthStep(base: 0.08, gain: 0.02)
+    /// A piece whose mean depth lies this much behind the seed's is behind the subject.
+    public var behind = DepthStep(base: 0.10, gain: 0.03)
+    /// A piece is floor when at least this share of it is floor-marked.
+    public var floorShare: Float = 0.3
+    /// Rounds of restoring pieces next to what is kept.
+    public var rounds = 6
+    /// Whether the pass runs at all (off: the segmentation's result stands).
+    public var enabled = true
+
+    /// Pixels put back in the last call.
+    public private(set) var restoredCount = 0
+
+    /// Per pixel: piece index, -1 = not a dropped pixel.
+    private var piece: [Int32] = []
+    private var stack: [Int32] = []
+    /// Per column: the first row with a reading within a quarter of the height (the top as the depth sees it).
+    private var topRow: [Int32] = []
+    private var pieces: [Piece] = []
+
+    struct Piece {
+        var area: Int32 = 0, floor: Int32 = 0, contacts: Int32 = 0
+        var depthSum: Float = 0
+        var left = false, right = false, top = false, bottom = false
+        var minX = Int32.max, maxX = Int32.min, minY = Int32.max
+        var restore = false
+        var meanDepth: Float { area > 0 ? depthSum / Float(area) : 0 }
+    }
+
+    /// Border flags of a pixel, as the depth sees the picture's sides.
+    struct Borders {
+        let ends: UnsafePointer<Int32>, top: UnsafePointer<Int32>, w: Int, h: Int
+        @inline(__always) func left(_ x: Int, _ y: Int) -> Bool { x <= Int(ends[2 * y]) }
+        @inline(__always) func right(_ x: Int, _ y: Int) -> Bool { x >= Int(ends[2 * y + 1]) }
+        @inline(__always) func top(_ x: Int, _ y: Int) -> Bool { y <= Int(top[x]) }
+        @inline(__always) func bottom(_ y: Int) -> Bool { y == h - 1 }
+    }
+
+    public init() {}
+
+    /// Restore what is not clearly something else into `out` (the
+    /// segmented copy: kept pixels hold their depth, dropped near pixels
+    /// 65535). `original`: the depth as it came; `limit`: the cutoff in depth
+    /// units; `floorMark`: bit 8 = floor; `ends`: per row the first and last
+    /// column counted as the picture's sides. Returns the pixels restored.
+    @discardableResult
+    public mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, seeds: UnsafePointer<UInt8>,
+                               floorMark: UnsafePointer<UInt8>, ends: UnsafePointer<Int32>,
+                               limit: UInt32, scale: Float) -> Int {
+        restoredCount = 0
+        let w = original.width, h = original.height, n = w * h
+        guard enabled, n > 0, limit < 65535, let seed = Self.seed(original, seeds, limit) else { return 0 }
+        if piece.count < n { piece = [Int32](repeating: -1, count: n); stack.reserveCapacity(n) }
+        if topRow.count < w { topRow = [Int32](repeating: 0, count: w) }
+        Self.topRows(original, &topRow, limit: h / 4)
+        // the per-pixel planes leave `self` while the passes (mutating) run
+        var pieceBuf = piece, topBuf = topRow
+        piece = []; topRow = []
+        defer { piece = pieceBuf; topRow = topBuf }
+        return pieceBuf.withUnsafeMutableBufferPointer { pc in
+            topBuf.withUnsafeBufferPointer { tr in
+                let borders = Borders(ends: ends, top: tr.baseAddress!, w: w, h: h)
+                labelPieces(original, out, pc.baseAddress!, floorMark, borders, limit: limit, scale: scale)
+                var total = 0
+                for _ in 0..<rounds {
+                    measureContacts(original, out, pc.baseAddress!, limit: limit, scale: scale)
+                    let newly = decide(seed: seed, scale: scale)
+                    if newly == 0 { break }
+                    total += Self.write(original, out, pc.baseAddress!, pieces)
+                }
+                restoredCount = total
+                return total
+            }
+        }
+    }
+
+    /// Where the lock's seed is: its near pixels' mean depth (units), its
+    /// columns and its middle row.
+    struct Seed {
+        var depth: Float, minX: Int32, maxX: Int32, midY: Int32
+    }
+
+    /// The seed, nil without near seed pixels.
+    static func seed(_ d: Depth16View, _ seeds: UnsafePointer<UInt8>, _ limit: UInt32) -> Seed? {
+        var sum: Float = 0, count = 0
+        var minX = Int32.max, maxX = Int32.min, minY = Int32.max, maxY = Int32.min
+        for y in 0..<d.height {
+            for x in 0..<d.width where seeds[y * d.width + x] != 0 {
+                let v = d.at(x, y)
+                guard v != 0 && UInt32(v) <= limit else { continue }
+                sum += Float(v); count += 1
+                minX = min(minX, Int32(x)); maxX = max(maxX, Int32(x))
+                minY = min(minY, Int32(y)); maxY = max(maxY, Int32(y))
+            }
+        }
+        return count > 0 ? Seed(depth: sum / Float(count), minX: minX, maxX: maxX, midY: (minY + maxY) / 2) : nil
+    }
+
+    /// Per column, the first row with a reading when no more than `limit`
+    /// rows of holes lie above it (else row 0): a registered map's top band.
+    static func topRows(_ d: Depth16View, _ top: inout [Int32], limit: Int) {
+        for x in 0..<d.width {
+            var y = 0
+            while y < limit && y < d.height - 1 && d.at(x, y) == 0 { y += 1 }
+            top[x] = d.at(x, y) != 0 ? Int32(y) : 0
+        }
+    }
+
+    /// Dropped pixels (near in `original`, 65535 in `out`) into pieces:
+    /// 8-neighbours within `pieceStep`; each piece's area, depth, floor
+    /// pixels and the borders it reaches.
+    mutating func labelPieces(_ d: Depth16View, _ out: UnsafeMutablePointer<UInt16>, _ pc: UnsafeMutablePointer<Int32>,
+                              _ floorMark: UnsafePointer<UInt8>, _ b: Borders, limit: UInt32, scale: Float) {
+        let w = d.width, h = d.height
+        let a = pieceStep.base / scale, g = pieceStep.gain
+        pieces.removeAll(keepingCapacity: true)
+        for i in 0..<(w * h) { pc[i] = -1 }
+        for start in 0..<(w * h) where pc[start] < 0 && out[start] == 65535 {
+            let sv = d.at(start % w, start / w)
+            guard sv != 0 && UInt32(sv) <= limit else { continue }
+            let id = Int32(pieces.count)
+            var p = Piece()
+            pc[start] = id
+            stack.removeAll(keepingCapacity: true)
+            stack.append(Int32(start))
+            while let top = stack.popLast() {
+                let i = Int(top), x = i % w, y = i / w, v = Float(d.at(x, y))
+                p.area += 1; p.depthSum += v
+                if floorMark[i] & 8 != 0 { p.floor += 1 }
+                p.left = p.left || b.left(x, y); p.right = p.right || b.right(x, y)
+                p.top = p.top || b.top(x, y); p.bottom = p.bottom || b.bottom(y)
+                p.minX = min(p.minX, Int32(x)); p.maxX = max(p.maxX, Int32(x)); p.minY = min(p.minY, Int32(y))
+                for dy in -1...1 where y + dy >= 0 && y + dy < h {
+                    for dx in -1...1 where x + dx >= 0 && x + dx < w && (dx != 0 || dy != 0) {
+                        let j = (y + dy) * w + x + dx
+                        guard pc[j] < 0, out[j] == 65535 else { continue }
+                        let u = Float(d.at(x + dx, y + dy))
+                        guard u != 0, u <= Float(limit), abs(u - v) < a + g * min(u, v) else { continue }
+                        pc[j] = id
+                        stack.append(Int32(j))
+                    }
+                }
+            }
+            pieces.append(p)
+        }
+    }
+
+    /// Per piece: its pixels' 8-neighbours that are kept (a reading at or
+    /// nearer than the cutoff in `out`) within `contact` of their depth.
+    mutating func measureContacts(_ d: Depth16View, _ out: UnsafeMutablePointer<UInt16>, _ pc: UnsafeMutablePointer<Int32>,
+                                  limit: UInt32, scale: Float) {
+        let w = d.width, h = d.height
+        let a = contact.base / scale, g = contact.gain
+        for k in pieces.indices { pieces[k].contacts = 0 }
+        for y in 0..<h {
+            for x in 0..<w {
+                let id = Int(pc[y * w + x])
+                guard id >= 0, !pieces[id].restore else { continue }
+                let v = Float(d.at(x, y))
+                var touching = false
+                for dy in -1...1 where y + dy >= 0 && y + dy < h && !touching {
+                    for dx in -1...1 where x + dx >= 0 && x + dx < w {
+                        let u = out[(y + dy) * w + x + dx]
+                        if u != 0 && UInt32(u) <= limit && abs(Float(u) - v) < a + g * min(Float(u), v) {
+                            touching = true
+                            break
+                        }
+                    }
+                }
+                if touching { pieces[id].contacts += 1 }
+            }
+        }
+    }
+
+    /// Marks the pieces to put back this round; returns how many.
+    mutating func decide(seed: Seed, scale: Float) -> Int {
+        var newly = 0
+        for k in pieces.indices where !pieces[k].restore && Self.isPersons(pieces[k], seed, self, scale) {
+            pieces[k].restore = true
+            newly += 1
+        }
+        return newly
+    }
+
+    /// Whether a piece is not clearly something else (see the type's rules).
+    /// A piece reaching the left or right side comes back only when it is
+    /// the body under the seed: its columns cover the seed's, and it starts
+    /// below the seed's middle (a close subject's shoulders and chest cut by
+    /// both sides; not a pillar, a branch or a sofa reaching in from a side).
+    static func isPersons(_ p: Piece, _ seed: Seed, _ s: SubjectRestore, _ scale: Float) -> Bool {
+        if Float(p.floor) >= s.floorShare * Float(p.area) || p.top { return false }
+        if p.contacts == 0 {
+            // apart in the picture: a hand or an object held in front
+            return !(p.left || p.right || p.bottom) && p.meanDepth < seed.depth
+        }
+        if p.meanDepth > seed.depth + s.behind.base / scale + s.behind.gain * seed.depth { return false }
+        if p.left || p.right {
+            return p.minX <= seed.minX && p.maxX >= seed.maxX && p.minY >= seed.midY
+        }
+        return true
+    }
+
+    /// Writes the original depth of every restored piece back into `out`.
+    static func write(_ d: Depth16View, _ out: UnsafeMutablePointer<UInt16>, _ pc: UnsafePointer<Int32>,
+                      _ pieces: [Piece]) -> Int {
+        var count = 0
+        let w = d.width
+        for i in 0..<(w * d.height) {
+            let id = Int(pc[i])
+            if id >= 0 && pieces[id].restore && out[i] == 65535 {
+                out[i] = d.at(i % w, i / w)
+                count += 1
+            }
+        }
+        return count
+    }
+}
