@@ -34,7 +34,8 @@ public struct SubjectRestore {
     /// A dropped pixel touches the kept subject when their depths differ by
     /// less (a chin to the neck, a collar to the chest: anatomy, not noise).
     public var contact = DepthStep(base: 0.08, gain: 0.02)
-    /// A piece whose mean depth lies this much behind the seed's is behind the subject.
+    /// A piece whose mean depth lies this much behind the kept depths it
+    /// touches is behind the subject.
     public var behind = DepthStep(base: 0.10, gain: 0.03)
     /// A piece is floor when at least this share of it is floor-marked.
     public var floorShare: Float = 0.3
@@ -55,7 +56,8 @@ public struct SubjectRestore {
 
     struct Piece {
         var area: Int32 = 0, floor: Int32 = 0, contacts: Int32 = 0
-        var depthSum: Float = 0
+        /// Sums of the piece's depths and of the kept depths it touches.
+        var depthSum: Float = 0, contactSum: Float = 0
         var left = false, right = false, top = false, bottom = false
         var minX = Int32.max, maxX = Int32.min, minY = Int32.max
         var restore = false
@@ -100,6 +102,7 @@ public struct SubjectRestore {
                 for _ in 0..<rounds {
                     measureContacts(original, out, pc.baseAddress!, limit: limit, scale: scale)
                     let newly = decide(seed: seed, scale: scale)
+                    if DEBUGR { print("seed", seed); for p in pieces where p.area > 50 { print(p) } }
                     if newly == 0 { break }
                     total += Self.write(original, out, pc.baseAddress!, pieces)
                 }
@@ -186,23 +189,23 @@ public struct SubjectRestore {
                                   limit: UInt32, scale: Float) {
         let w = d.width, h = d.height
         let a = contact.base / scale, g = contact.gain
-        for k in pieces.indices { pieces[k].contacts = 0 }
+        for k in pieces.indices { pieces[k].contacts = 0; pieces[k].contactSum = 0 }
         for y in 0..<h {
             for x in 0..<w {
                 let id = Int(pc[y * w + x])
                 guard id >= 0, !pieces[id].restore else { continue }
                 let v = Float(d.at(x, y))
-                var touching = false
-                for dy in -1...1 where y + dy >= 0 && y + dy < h && !touching {
+                var touching: Float = 0
+                for dy in -1...1 where y + dy >= 0 && y + dy < h && touching == 0 {
                     for dx in -1...1 where x + dx >= 0 && x + dx < w {
                         let u = out[(y + dy) * w + x + dx]
                         if u != 0 && UInt32(u) <= limit && abs(Float(u) - v) < a + g * min(Float(u), v) {
-                            touching = true
+                            touching = Float(u)
                             break
                         }
                     }
                 }
-                if touching { pieces[id].contacts += 1 }
+                if touching > 0 { pieces[id].contacts += 1; pieces[id].contactSum += touching }
             }
         }
     }
@@ -228,7 +231,10 @@ public struct SubjectRestore {
             // apart in the picture: a hand or an object held in front
             return !(p.left || p.right || p.bottom) && p.meanDepth < seed.depth
         }
-        if p.meanDepth > seed.depth + s.behind.base / scale + s.behind.gain * seed.depth { return false }
+        // behind what it touches (a chair back behind the shoulders; a torso
+        // under the chin, a head in profile above the near shoulder are not)
+        let at = p.contactSum / Float(p.contacts)
+        if p.meanDepth > at + s.behind.base / scale + s.behind.gain * at { return false }
         if p.left || p.right {
             return p.minX <= seed.minX && p.maxX >= seed.maxX && p.minY >= seed.midY
         }
@@ -250,3 +256,5 @@ public struct SubjectRestore {
         return count
     }
 }
+
+let DEBUGR = false
