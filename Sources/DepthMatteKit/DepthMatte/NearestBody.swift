@@ -597,20 +597,27 @@ public struct NearestBodyFinder: Equatable {
 
     public init() {}
 
-    /// Whether surface `k` can be the subject.
-    public func accepts(_ c: DepthComponents, _ k: Int) -> Bool {
+    /// Whether surface `k` can be the subject. A surface that `moved` into
+    /// view is no door jamb, however it touches a side: a person entering
+    /// at the picture's edge.
+    public func accepts(_ c: DepthComponents, _ k: Int, moved: Bool = false) -> Bool {
         c.physicalSize(k) >= minSize && c.areaFraction(k) >= minArea && depthRange.contains(c.headDepth(k))
             && !c.isFloorLike(k, rise: floorRise) && !c.isFloorPiece(k)
-            && !c.isEdgeSlab(k) && !c.isBackdrop(k)
+            && (moved || !c.isEdgeSlab(k)) && !c.isBackdrop(k)
     }
 
-    /// The subject surface and its head depth (metres), nil when no surface qualifies.
-    public func find(_ c: DepthComponents) -> (component: Int, headDepth: Double)? {
-        var best: (Int, Double)? = nil
-        for k in 0..<c.count where accepts(c, k) {
+    /// The subject surface and its head depth (metres), nil when no surface
+    /// qualifies. With `room`, a surface that moved into view (`RoomDepth`)
+    /// wins over any that did not, the nearest among each.
+    public func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
+        var best: (k: Int, d: Double, moved: Bool)? = nil
+        for k in 0..<c.count {
+            let m = room?.moved(k) ?? false
+            guard accepts(c, k, moved: m) else { continue }
             let d = c.headDepth(k)
-            if best == nil || d < best!.1 { best = (k, d) }
+            if let b = best, (b.moved && !m) || (b.moved == m && b.d <= d) { continue }
+            best = (k, d, m)
         }
-        return best.map { (component: $0.0, headDepth: $0.1) }
+        return best.map { (component: $0.k, headDepth: $0.d) }
     }
 }

@@ -109,6 +109,11 @@ public final class SubjectLock {
     var hasSeedMask: Bool { hasMask }
     func seedMaskCell(_ g: Int) -> Bool { hasMask && g < subjectMask.count && subjectMask[g] != 0 }
     private(set) var components = DepthComponents()
+    /// The room as the depth-only finder knows it (farthest readings).
+    private var room = RoomDepth()
+    /// This frame's surfaces that moved into view and could be a subject
+    /// (`RoomDepth`, `NearestBodyFinder.accepts`): seeds besides the subject.
+    private(set) var movers: [Int] = []
     /// This frame's seeds for `SubjectSegmentation` (see `writeSeeds`): the
     /// surface the lock took the subject from, the accepted face box (video
     /// pixels) and the picture sizes they refer to. nil/empty in mode=fixed.
@@ -128,6 +133,7 @@ public final class SubjectLock {
     public func reset() {
         cutoff = nil; subjectDepth = nil; source = .fixed; clock = 0; lastFaceTime = nil
         headSize = nil; headBias = 0; candidate = nil; hasMask = false; lastFaceCentre = nil
+        room.reset()
     }
 
     /// The cutoff for one frame.
@@ -154,6 +160,11 @@ public final class SubjectLock {
             return cutoff ?? cutoffSetting
         }
         components.analyse(depth: depth, scale: depthScale)
+        room.measure(components)
+        movers.removeAll(keepingCapacity: true)
+        for k in 0..<components.count where room.moved(k) && settings.finder.accepts(components, k, moved: true) {
+            movers.append(k)
+        }
         seedDepthSize = (depth.width, depth.height); seedVideoSize = (videoWidth, videoHeight)
 
         // 1. where the tracker expects the subject
@@ -172,7 +183,7 @@ public final class SubjectLock {
                 tracked = (o.component, d)
             }
         }
-        let nearest = settings.finder.find(components)
+        let nearest = settings.finder.find(components, room: room)
         let nearestDepth = nearest.map { $0.headDepth + headBias }
         let strong = source == .face || source == .tracked
         // expected subject depth for judging faces: right after a face, that
@@ -225,8 +236,11 @@ public final class SubjectLock {
             target = tr.depth
             newSource = .nearest
             maskComponent = tr.component
-            if let n = nearest, n.component != tr.component, n.headDepth + headBias < tr.depth - settings.depthTolerance(tr.depth) {
-                // a clearly nearer body appeared: the nearest rule wins
+            if let n = nearest, n.component != tr.component,
+               n.headDepth + headBias < tr.depth - settings.depthTolerance(tr.depth)
+                || (room.moved(n.component) && !room.moved(tr.component)) {
+                // a clearly nearer body appeared, or a body moved while the
+                // tracked one never did: the finder's choice wins
                 target = n.headDepth + headBias
                 maskComponent = n.component
             }

@@ -18,9 +18,10 @@
 ///  - **behind the subject**: a piece in contact with it whose mean depth is
 ///    more than `behind` farther than the subject's seed (a chair back
 ///    rising behind the shoulders; a torso is level with the face or nearer);
-///  - **apart from the subject**: a piece that touches nothing kept, unless it
-///    is in front of the subject's seed and touches no border (a raised
-///    hand or a held object in front of the face).
+///  - **apart from the subject**: a piece that touches nothing kept, unless
+///    it lies in front of the seed and reaches no border (a raised hand, a
+///    held object in front of the face). Other people within the cutoff band
+///    are the lock's movers (`RoomDepth`), seeds of their own.
 ///
 /// Everything else that the cutoff keeps is the person's: pieces in contact
 /// with what is kept (within `contact` in depth) come back, round after
@@ -36,9 +37,15 @@ public struct SubjectRestore {
     public var contact = DepthStep(base: 0.08, gain: 0.02)
     /// A piece whose mean depth lies this much behind the kept depths it
     /// touches is behind the subject.
-    public var behind = DepthStep(base: 0.10, gain: 0.03)
+    public var behind = DepthStep(base: 0.05, gain: 0.02)
+    /// ... or this much behind the seed (a chair back 16-20 cm behind the
+    /// face; a head in profile sits 13 cm behind the near shoulder that
+    /// seeds a depth-only lock).
+    public var behindSeed = DepthStep(base: 0.12, gain: 0.02)
     /// A piece is floor when at least this share of it is floor-marked.
     public var floorShare: Float = 0.3
+    /// Pixels a piece apart from the subject needs to come back (speckle stays out).
+    public var minApartArea: Int32 = 24
     /// Rounds of restoring pieces next to what is kept.
     public var rounds = 6
     /// Whether the pass runs at all (off: the segmentation's result stands).
@@ -102,7 +109,6 @@ public struct SubjectRestore {
                 for _ in 0..<rounds {
                     measureContacts(original, out, pc.baseAddress!, limit: limit, scale: scale)
                     let newly = decide(seed: seed, scale: scale)
-                    if DEBUGR { print("seed", seed); for p in pieces where p.area > 50 { print(p) } }
                     if newly == 0 { break }
                     total += Self.write(original, out, pc.baseAddress!, pieces)
                 }
@@ -228,15 +234,21 @@ public struct SubjectRestore {
     static func isPersons(_ p: Piece, _ seed: Seed, _ s: SubjectRestore, _ scale: Float) -> Bool {
         if Float(p.floor) >= s.floorShare * Float(p.area) || p.top { return false }
         if p.contacts == 0 {
-            // apart in the picture: a hand or an object held in front
-            return !(p.left || p.right || p.bottom) && p.meanDepth < seed.depth
+            // apart in the picture: a hand or an object held in front of the
+            // subject (other people are the lock's movers, seeds already)
+            return !(p.left || p.right || p.bottom) && p.area >= s.minApartArea && p.meanDepth < seed.depth
         }
         // behind what it touches (a chair back behind the shoulders; a torso
         // under the chin, a head in profile above the near shoulder are not)
         let at = p.contactSum / Float(p.contacts)
         if p.meanDepth > at + s.behind.base / scale + s.behind.gain * at { return false }
+        // or behind the seed itself (what it touches may be a kept piece of it)
+        if p.meanDepth > seed.depth + s.behindSeed.base / scale + s.behindSeed.gain * seed.depth { return false }
         if p.left || p.right {
+            // the body under the seed, and not in front of what it touches (a
+            // desk edge across the picture in front of the arms is)
             return p.minX <= seed.minX && p.maxX >= seed.maxX && p.minY >= seed.midY
+                && p.meanDepth >= at - s.behind.base / scale
         }
         return true
     }
@@ -257,4 +269,3 @@ public struct SubjectRestore {
     }
 }
 
-let DEBUGR = false

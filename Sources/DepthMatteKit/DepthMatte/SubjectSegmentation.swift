@@ -902,8 +902,33 @@ extension SubjectLock {
     /// a chair back merged with the chest at the lock's coarser grid);
     /// otherwise, while a lost subject is held, last frame's subject cells
     /// (in that box, if any). Returns false when there is no seed
-    /// (mode=fixed, nothing found).
+    /// (mode=fixed, nothing found). With a subject, the bodies that moved
+    /// into view (`movers`) are seeds too, where nearer than the cutoff:
+    /// other people within the cutoff band, a person entering at a side.
     public func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) -> Bool {
+        guard writeSubjectSeeds(into: &seeds, width: w, height: h) else { return false }
+        writeMoverSeeds(into: &seeds, width: w, height: h)
+        return true
+    }
+
+    /// Marks the cells of every mover nearer than the cutoff.
+    func writeMoverSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) {
+        let c = components
+        guard !movers.isEmpty, let cut = cutoff, c.width > 0, c.height > 0,
+              seedDepthSize.0 > 0, seedDepthSize.1 > 0 else { return }
+        let sx = Double(seedDepthSize.0) / Double(c.step) / Double(w)
+        let sy = Double(seedDepthSize.1) / Double(c.step) / Double(h)
+        for y in 0..<h {
+            let gy = min(Int((Double(y) + 0.5) * sy), c.height - 1)
+            for x in 0..<w {
+                let g = gy * c.width + min(Int((Double(x) + 0.5) * sx), c.width - 1)
+                let k = Int(c.labels[g])
+                if k >= 0 && c.depth[g] <= Float(cut) && movers.contains(k) { seeds[y * w + x] = 1 }
+            }
+        }
+    }
+
+    private func writeSubjectSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) -> Bool {
         guard w > 0, h > 0 else { return false }
         if let f = seedFace, let b = FaceCentre(f, videoWidth: seedVideoSize.0, videoHeight: seedVideoSize.1) {
             return SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: b.u0, v0: b.v0, u1: b.u1, v1: b.v1)

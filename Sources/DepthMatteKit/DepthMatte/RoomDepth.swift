@@ -1,0 +1,49 @@
+/// What the depth-only lock knows of the room: per cell of the surfaces'
+/// grid (`DepthComponents`), the farthest reading seen since the last reset.
+///
+/// A fixed camera sees people only in front of the room: where a person
+/// walked, the room behind them was read at some time, so a surface nearer
+/// than the room's farthest reading by more than `margin` has appeared or
+/// moved there (a person walking in, away or about), while a table, a
+/// chair or a cupboard that has stood still since the start has not. The
+/// lock (`SubjectLock`, `mode=nearest` and the face lock's depth-only
+/// fallback) prefers a body that moved to a nearer one that never did: in a
+/// lab seen from above, the man walking to the door and not the chair back
+/// in front of the camera. On the first frames nothing has moved yet and
+/// the nearest body wins as before; a moving camera makes whole surfaces
+/// "moved", which changes nothing as long as they all do.
+public struct RoomDepth {
+    /// Farther than the room's reading by less than this is the room.
+    public var margin = DepthStep(base: 0.15, gain: 0.04)
+    /// Share of a surface's cells in front of the room that makes it a mover.
+    public var moverShare = 0.3
+    /// Per cell: the farthest reading (metres), 0 = none yet.
+    private var far: [Float] = []
+    /// Per surface of the last `measure`: the share of its cells in front of the room.
+    public private(set) var movedShare: [Double] = []
+    private var counts: [Int32] = []
+
+    public init() {}
+
+    public mutating func reset() { far.removeAll(keepingCapacity: true) }
+
+    /// Measures each surface of `c` against the room, then adds this frame's
+    /// readings to the room (farthest wins).
+    public mutating func measure(_ c: DepthComponents) {
+        let n = c.width * c.height
+        if far.count != n { far = [Float](repeating: 0, count: n) }
+        movedShare = [Double](repeating: 0, count: c.count)
+        counts = [Int32](repeating: 0, count: c.count)
+        for i in 0..<n {
+            let k = Int(c.labels[i]), d = c.depth[i]
+            guard k >= 0, d > 0 else { continue }
+            counts[k] += 1
+            if far[i] > 0 && d < far[i] - margin.at(far[i]) { movedShare[k] += 1 }
+        }
+        for k in 0..<c.count where counts[k] > 0 { movedShare[k] /= Double(counts[k]) }
+        for i in 0..<n where c.depth[i] > far[i] { far[i] = c.depth[i] }
+    }
+
+    /// Whether surface `k` of the last measured frame has moved into view.
+    public func moved(_ k: Int) -> Bool { k >= 0 && k < movedShare.count && movedShare[k] >= moverShare }
+}
