@@ -111,8 +111,6 @@ def with_stock_facedetect(src, caps, depth_caps, n):
                             for a, t in zip(alpha, truth)])
 
 
-@pytest.mark.xfail(reason="the restore pass (the plain cut as the floor) keys the chair back again while a missed face "
-                          "is tracked: IoU 0.70; a known regression, docs/quality.md", strict=False)
 def test_chair_stays_out_when_the_stock_facedetect_misses_the_face():
     # the real detector misses the face on some frames (here at 3.8 and 4.2 s,
     # as the subject steps back): the lock holds the subject from depth

@@ -175,9 +175,9 @@ public final class DepthMatter {
     private func keepSubject(_ depth: Depth16View, _ settings: MatteSettings, cutoff: Double,
                              video: RGBImageView?) -> Depth16View {
         guard settings.subjectOnly, settings.mode.followsSubject else { return depth }
-        let lock = subjectLock
+        let lock = subjectLock, movers = segmentation.moverSeeds
         return segmentation.apply(depth: depth, scale: settings.depthScale, cutoff: cutoff, video: video) { seeds, w, h in
-            lock.writeSeeds(into: &seeds, width: w, height: h)
+            lock.writeSeeds(into: &seeds, width: w, height: h, movers: movers)
         }
     }
 

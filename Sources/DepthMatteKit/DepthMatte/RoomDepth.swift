@@ -22,6 +22,8 @@ public struct RoomDepth {
     /// Per surface of the last `measure`: the share of its cells in front of the room.
     public private(set) var movedShare: [Double] = []
     private var counts: [Int32] = []
+    /// Per cell of the last `measure`: 1 where the reading is in front of the room.
+    private var moving: [UInt8] = []
 
     public init() {}
 
@@ -32,17 +34,22 @@ public struct RoomDepth {
     public mutating func measure(_ c: DepthComponents) {
         let n = c.width * c.height
         if far.count != n { far = [Float](repeating: 0, count: n) }
+        if moving.count != n { moving = [UInt8](repeating: 0, count: n) }
         movedShare = [Double](repeating: 0, count: c.count)
         counts = [Int32](repeating: 0, count: c.count)
         for i in 0..<n {
+            moving[i] = 0
             let k = Int(c.labels[i]), d = c.depth[i]
             guard k >= 0, d > 0 else { continue }
             counts[k] += 1
-            if far[i] > 0 && d < far[i] - margin.at(far[i]) { movedShare[k] += 1 }
+            if far[i] > 0 && d < far[i] - margin.at(far[i]) { movedShare[k] += 1; moving[i] = 1 }
         }
         for k in 0..<c.count where counts[k] > 0 { movedShare[k] /= Double(counts[k]) }
         for i in 0..<n where c.depth[i] > far[i] { far[i] = c.depth[i] }
     }
+
+    /// Whether grid cell `i` of the last measured frame is in front of the room.
+    public func movedCell(_ i: Int) -> Bool { i >= 0 && i < moving.count && moving[i] != 0 }
 
     /// Whether surface `k` of the last measured frame has moved into view.
     public func moved(_ k: Int) -> Bool { k >= 0 && k < movedShare.count && movedShare[k] >= moverShare }

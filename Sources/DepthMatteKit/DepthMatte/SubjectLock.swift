@@ -110,7 +110,7 @@ public final class SubjectLock {
     func seedMaskCell(_ g: Int) -> Bool { hasMask && g < subjectMask.count && subjectMask[g] != 0 }
     private(set) var components = DepthComponents()
     /// The room as the depth-only finder knows it (farthest readings).
-    private var room = RoomDepth()
+    private(set) var room = RoomDepth()
     /// This frame's surfaces that moved into view and could be a subject
     /// (`RoomDepth`, `NearestBodyFinder.accepts`): seeds besides the subject.
     private(set) var movers: [Int] = []

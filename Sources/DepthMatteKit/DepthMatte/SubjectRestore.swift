@@ -245,10 +245,11 @@ public struct SubjectRestore {
         // or behind the seed itself (what it touches may be a kept piece of it)
         if p.meanDepth > seed.depth + s.behindSeed.base / scale + s.behindSeed.gain * seed.depth { return false }
         if p.left || p.right {
-            // the body under the seed, and not in front of what it touches (a
-            // desk edge across the picture in front of the arms is)
+            // the body under the seed, and not in front of the seed (a desk
+            // edge across the picture in front of the subject is; a torso
+            // under the chin is not)
             return p.minX <= seed.minX && p.maxX >= seed.maxX && p.minY >= seed.midY
-                && p.meanDepth >= at - s.behind.base / scale
+                && p.meanDepth >= seed.depth - s.behind.base / scale
         }
         return true
     }

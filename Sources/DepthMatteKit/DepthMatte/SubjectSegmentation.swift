@@ -181,6 +181,10 @@ public struct SubjectSegmentation {
     /// something else come back (SubjectRestore.swift).
     public var restore = SubjectRestore()
 
+    /// The bodies that moved into view (the lock's movers) seed the
+    /// segmentation too, besides the subject's own seed.
+    public var moverSeeds = true
+
     /// The segmented copy of the depth (valid until the next call).
     private var out: [UInt16] = []
     /// Per pixel: seed flags (written by the caller's seed function).
@@ -905,13 +909,15 @@ extension SubjectLock {
     /// (mode=fixed, nothing found). With a subject, the bodies that moved
     /// into view (`movers`) are seeds too, where nearer than the cutoff:
     /// other people within the cutoff band, a person entering at a side.
-    public func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) -> Bool {
+    public func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int, movers withMovers: Bool = true) -> Bool {
         guard writeSubjectSeeds(into: &seeds, width: w, height: h) else { return false }
-        writeMoverSeeds(into: &seeds, width: w, height: h)
+        if withMovers { writeMoverSeeds(into: &seeds, width: w, height: h) }
         return true
     }
 
-    /// Marks the cells of every mover nearer than the cutoff.
+    /// Marks the cells of every mover that moved (a chair merged with a
+    /// walking subject at the lock's coarse grid did not) and lie nearer
+    /// than the cutoff.
     func writeMoverSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) {
         let c = components
         guard !movers.isEmpty, let cut = cutoff, c.width > 0, c.height > 0,
@@ -923,7 +929,7 @@ extension SubjectLock {
             for x in 0..<w {
                 let g = gy * c.width + min(Int((Double(x) + 0.5) * sx), c.width - 1)
                 let k = Int(c.labels[g])
-                if k >= 0 && c.depth[g] <= Float(cut) && movers.contains(k) { seeds[y * w + x] = 1 }
+                if k >= 0 && c.depth[g] <= Float(cut) && room.movedCell(g) && movers.contains(k) { seeds[y * w + x] = 1 }
             }
         }
     }
