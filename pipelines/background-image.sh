@@ -7,7 +7,7 @@ source "$(dirname "$0")/common.sh"
 picture=${1:?usage: $0 picture.jpg [out.mp4]}
 out=${2:-background-image.mp4}
 exec gst-launch-1.0 -e \
-  depthmatte name=m ! videoconvert ! x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out" \
+  depthmatte name=m ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out" \
   rgbdtestsrc num-buffers=150 ! video/x-raw,width=1280,height=720,framerate=30/1 ! m.video \
   rgbdtestsrc stream=depth num-buffers=150 ! video/x-raw,width=640,height=360,framerate=30/1 ! m.depth \
   filesrc location="$picture" ! decodebin ! videoconvert ! imagefreeze ! m.background

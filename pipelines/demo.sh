@@ -14,7 +14,7 @@ DEPTH="video/x-raw,width=640,height=360,framerate=30/1"
 echo "demo: keying $frames frames to $out/demo.mp4"
 start=$(date +%s%N)
 gst-launch-1.0 -q -e \
-  depthmatte name=m ! videoconvert ! x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out/demo.mp4" \
+  depthmatte name=m ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out/demo.mp4" \
   rgbdtestsrc num-buffers="$frames" ! $VIDEO ! m.video \
   rgbdtestsrc stream=depth num-buffers="$frames" ! $DEPTH ! m.depth \
   videotestsrc pattern=smpte75 num-buffers="$frames" ! video/x-raw,width=640,height=360,framerate=30/1 ! m.background

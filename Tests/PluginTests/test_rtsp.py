@@ -134,3 +134,24 @@ def test_shared_media_two_clients_one_leaves(server, tmp_path):
         assert sub.std(axis=0).max() > 10
     text = "".join(log)
     assert text.count("client connected") == 3 and "client closed" in text, text
+
+
+def test_ffmpeg_client_decodes_every_frame_cleanly(server, tmp_path):
+    # an ffmpeg-based player (ffplay, mpv, VLC's avcodec): every keyframe
+    # decodes without concealment and no frame is corrupt; the last frame is
+    # the keyed composite
+    p, url, log = server
+    raw = tmp_path / "last.rgb"
+    r = subprocess.run(["ffmpeg", "-hide_banner", "-nostdin", "-rtsp_transport", "tcp", "-i", url,
+                        "-vf", "select=gte(n\\,89)", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24",
+                        "-y", str(raw)], capture_output=True, text=True, timeout=90)
+    err = r.stderr
+    assert r.returncode == 0, err[-2000:]
+    bad = [ln for ln in err.splitlines() if "corrupt decoded frame" in ln or "concealing" in ln
+           or "error while decoding" in ln]
+    assert bad == [], "\n".join(bad[:10])
+    img = np.frombuffer(raw.read_bytes(), np.uint8).reshape(H, W, 3).astype(int)
+    subject, background = still_regions(W, H)
+    assert close(colour_in(img, background), MAGENTA, 16), colour_in(img, background)
+    assert (np.abs(img[subject] - MAGENTA).sum(axis=1) > 120).mean() > 0.95
+    assert p.poll() is None, "server died:\n" + "".join(log)

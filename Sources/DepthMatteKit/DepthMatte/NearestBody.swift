@@ -606,6 +606,15 @@ public struct NearestBodyFinder: Equatable {
             && (moved || !c.isEdgeSlab(k)) && !c.isBackdrop(k)
     }
 
+    /// Whether surface `k`, which moved into view, is another person or a
+    /// part of one: as `accepts`, but a quarter of `minSize` is enough (a
+    /// head and shoulders leaving at the bottom of the picture, most of the
+    /// body already out of view).
+    public func acceptsMover(_ c: DepthComponents, _ k: Int) -> Bool {
+        c.physicalSize(k) >= minSize / 4 && c.areaFraction(k) >= minArea && depthRange.contains(c.headDepth(k))
+            && !c.isFloorLike(k, rise: floorRise) && !c.isFloorPiece(k) && !c.isBackdrop(k)
+    }
+
     /// The subject surface and its head depth (metres), nil when no surface
     /// qualifies. With `room`, a surface that moved into view (`RoomDepth`)
     /// wins over any that did not, the nearest among each.

@@ -30,7 +30,8 @@
 ///    a subject found after none (source `fixed`: an empty room, then a
 ///    person walking in), is taken at once. Handing back from tracking to a
 ///    returning face is thus without a jump, and so is any other change of
-///    source.
+///    source. A subject walking away never lags more than half the offset
+///    behind: the cutoff stays beyond them.
 /// 5. With `LockStrategy.original`, none of this: the first face box's
 ///    centre depth pixel sets the cutoff, which is held when no face is seen.
 
@@ -112,7 +113,7 @@ public final class SubjectLock {
     /// The room as the depth-only finder knows it (farthest readings).
     private(set) var room = RoomDepth()
     /// This frame's surfaces that moved into view and could be a subject
-    /// (`RoomDepth`, `NearestBodyFinder.accepts`): seeds besides the subject.
+    /// (`RoomDepth`, `NearestBodyFinder.acceptsMover`): seeds besides the subject.
     private(set) var movers: [Int] = []
     /// This frame's seeds for `SubjectSegmentation` (see `writeSeeds`): the
     /// surface the lock took the subject from, the accepted face box (video
@@ -162,7 +163,7 @@ public final class SubjectLock {
         components.analyse(depth: depth, scale: depthScale)
         room.measure(components)
         movers.removeAll(keepingCapacity: true)
-        for k in 0..<components.count where room.moved(k) && settings.finder.accepts(components, k, moved: true) {
+        for k in 0..<components.count where room.moved(k) && settings.finder.acceptsMover(components, k) {
             movers.append(k)
         }
         seedDepthSize = (depth.width, depth.height); seedVideoSize = (videoWidth, videoHeight)
@@ -260,6 +261,11 @@ public final class SubjectLock {
         // the cutoff, keyed out, for two frames)
         if let c = cutoff, settings.smoothing > 0, !(source == .fixed && newSource != .fixed) {
             cutoff = c + (goal - c) * dt / (settings.smoothing + dt)
+            // a subject walking away is never left behind the smoothed
+            // cutoff: it lags the goal by at most half the offset (a Kinect
+            // walk at 10 frames/s moves 0.27 m a frame, which a 0.1 s time
+            // constant lagged by as much, the whole body beyond the cutoff)
+            if offset > 0 { cutoff = max(cutoff!, goal - offset / 2) }
         } else {
             cutoff = goal
         }

@@ -19,8 +19,8 @@
 ///    more than `behind` farther than the subject's seed (a chair back
 ///    rising behind the shoulders; a torso is level with the face or nearer);
 ///  - **apart from the subject**: a piece that touches nothing kept, unless
-///    it lies in front of the seed and reaches no border (a raised hand, a
-///    held object in front of the face). Other people within the cutoff band
+///    it lies in front of the seed, within arm's reach (`reach`), and
+///    reaches no border (a raised hand, a held object in front of the face). Other people within the cutoff band
 ///    are the lock's movers (`RoomDepth`), seeds of their own.
 ///
 /// Everything else that the cutoff keeps is the person's: pieces in contact
@@ -46,6 +46,10 @@ public struct SubjectRestore {
     public var floorShare: Float = 0.3
     /// Pixels a piece apart from the subject needs to come back (speckle stays out).
     public var minApartArea: Int32 = 24
+    /// Metres: how far in front of the seed a piece apart from the subject
+    /// may lie (a hand held out at arm's length; not a chair or a desk
+    /// between the camera and a subject standing metres behind it).
+    public var reach: Float = 0.8
     /// Rounds of restoring pieces next to what is kept.
     public var rounds = 6
     /// Whether the pass runs at all (off: the segmentation's result stands).
@@ -237,6 +241,7 @@ public struct SubjectRestore {
             // apart in the picture: a hand or an object held in front of the
             // subject (other people are the lock's movers, seeds already)
             return !(p.left || p.right || p.bottom) && p.area >= s.minApartArea && p.meanDepth < seed.depth
+                && p.meanDepth >= seed.depth - s.reach / scale
         }
         // behind what it touches (a chair back behind the shoulders; a torso
         // under the chin, a head in profile above the near shoulder are not)

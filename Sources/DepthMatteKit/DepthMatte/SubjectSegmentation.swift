@@ -703,9 +703,13 @@ public struct SubjectSegmentation {
                 // the subject's. (Written far, each such reading made
                 // its whole row of holes an occlusion shadow in the refiner's
                 // fill, and grew background into the rest.)
+                // (within arm's reach in front: not a chair or a desk between
+                // the camera and a subject walking metres behind it, across a
+                // Kinect's holes of monitors and windows)
+                let reachUnits = restore.reach / fscale
                 for k in 0..<c where kk[k] == 0 && adj[k] == 0 && farN[k] > 0 && side[k] == 0 && ar[k] < subjectArea {
                     let diff = farDiff[k] / farN[k], d = farDepth[k] / farN[k]
-                    if diff < bodyA + bodyB * d { kk[k] = 2 }
+                    if diff < bodyA + bodyB * d && diff > -reachUnits { kk[k] = 2 }
                 }
             }
             // fragments between two kept surfaces (flying pixels between a

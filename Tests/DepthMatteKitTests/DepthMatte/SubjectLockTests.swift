@@ -177,14 +177,36 @@ final class SubjectLockTests: XCTestCase {
         lock.settings.smoothing = 0.5
         _ = Self.step(lock, Self.person(face: 1000), [Self.face()])
         XCTAssertEqual(lock.cutoff ?? 0, 1.25, accuracy: 1e-6)    // the first lock is immediate
-        // a step to 1.2 m (consistent: k grows with depth... same box, so use a matching one)
-        let far = Box(x: 143, y: 24, width: 33, height: 37)         // k = 33/320 x 1.2 = 0.124
-        let s = Self.step(lock, Self.person(face: 1200), [far])
+        // a step to 1.1 m (the face box shrinks to match: k = 36/320 x 1.1 = 0.124)
+        let far = Box(x: 142, y: 22, width: 36, height: 40)
+        let s = Self.step(lock, Self.person(face: 1100), [far])
         XCTAssertTrue(s.result.faceFound)
         // one frame of 1/30 s with tau 0.5 s moves 1/16 of the way
-        XCTAssertEqual(s.cutoff, 1.25 + 0.2 / 16, accuracy: 0.003)
+        XCTAssertEqual(s.cutoff, 1.25 + 0.1 / 16, accuracy: 0.003)
         lock.settings.smoothing = 0
-        XCTAssertEqual(Self.step(lock, Self.person(face: 1200), [far]).cutoff, 1.45, accuracy: 0.003)
+        XCTAssertEqual(Self.step(lock, Self.person(face: 1100), [far]).cutoff, 1.35, accuracy: 0.003)
+    }
+
+    func testASubjectWalkingAwayStaysNearerThanTheSmoothedCutoff() {
+        // a person stepping back 0.3 m a frame (a walk filmed at 10 frames/s)
+        // with a long time constant, found from depth alone: the smoothed
+        // cutoff would lag by metres; it stays at least half the offset
+        // (0.125 m) beyond the head
+        let lock = SubjectLock()
+        lock.settings.smoothing = 0.5
+        var cutoffs: [Double] = []
+        for i in 0..<6 {
+            let d = 1000 + 300 * i
+            let s = Self.step(lock, Self.person(face: d, wall: 6000), [], mode: .nearest)
+            XCTAssertEqual(s.result.lockSource, .nearest, "frame \(i)")
+            XCTAssertGreaterThanOrEqual(s.cutoff, Double(d) / 1000 + 0.125 - 0.01, "frame \(i): the head beyond the cutoff")
+            cutoffs.append(s.cutoff)
+        }
+        // still smoothed: below the goal (head + 0.25) while it moves
+        XCTAssertLessThan(cutoffs.last!, 2.5 + 0.25 - 0.05)
+        // and coming back nearer, it follows at the set speed again
+        let s = Self.step(lock, Self.person(face: 2200, wall: 6000), [], mode: .nearest)
+        XCTAssertEqual(s.cutoff, cutoffs.last! + (2.45 - cutoffs.last!) / 16, accuracy: 0.01)
     }
 
     func testASubjectFoundAfterNoneIsTakenAtOnce() {
@@ -205,8 +227,8 @@ final class SubjectLockTests: XCTestCase {
         XCTAssertEqual(s.result.lockSource, .nearest)
         XCTAssertEqual(s.cutoff, 4.25, accuracy: 0.05)
         // and from then on it moves at the set speed
-        let t = Self.step(lock, Self.person(face: 4200, wall: 6000), [], mode: .nearest)
-        XCTAssertEqual(t.cutoff, s.cutoff + (4.45 - s.cutoff) / 16, accuracy: 0.01)
+        let t = Self.step(lock, Self.person(face: 4100, wall: 6000), [], mode: .nearest)
+        XCTAssertEqual(t.cutoff, s.cutoff + (4.35 - s.cutoff) / 16, accuracy: 0.01)
     }
 
     // MARK: depth-only finder
