@@ -16,6 +16,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <string.h>
 #include <unistd.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -33,6 +34,30 @@ GST_DEBUG_CATEGORY_STATIC (gst_depth_matte_debug);
 
 #define GST_TYPE_DEPTH_MATTE (gst_depth_matte_get_type ())
 G_DECLARE_FINAL_TYPE (GstDepthMatte, gst_depth_matte, GST, DEPTH_MATTE, GstVideoAggregator)
+
+/* A frame kept for pairing colour and depth by time: the pad's prepared
+ * frame's buffer (the colour pad's may be a converted copy), its layout,
+ * its running time and (colour) the face boxes of the original buffer. */
+typedef struct
+{
+  GstBuffer *buf;
+  GstVideoInfo info;
+  GstClockTime rt;
+  GstClockTime duration;
+  DMBox faces[DM_MAX_FACES];
+  gint n_faces;
+} DMHeldFrame;
+
+#define DM_COLOUR_HISTORY 4
+/* depth frames are copied (a camera's buffer pool is not starved): about
+ * two seconds at 30 frames/s, 30 MB at 640x360 */
+#define DM_DEPTH_HISTORY 64
+
+typedef struct
+{
+  DMHeldFrame *f;               /* cap entries (allocated at init) */
+  guint n, cap;
+} DMHistory;
 
 struct _GstDepthMatte
 {
@@ -57,6 +82,16 @@ struct _GstDepthMatte
   gint logged_lock;             /* lock source last logged; -1: none yet */
   gdouble logged_cutoff;        /* cutoff (m) last logged */
   guint present;                /* bit per input: had a frame last output */
+
+  /* pairing by time, streaming thread only (cleared on start, flush, stop) */
+  DMHistory colour_history, depth_history;
+  GMutex depth_lock;            /* depth_history and depth_segment: the
+                                 * depth pad's probe fills them as frames
+                                 * arrive, before the base class drops a
+                                 * late one */
+  GstSegment depth_segment;
+  DMHeldFrame pair_colour, pair_depth;  /* the last good pairing (bufs ref'd) */
+  gboolean holding;             /* the last output repeated that pairing */
 };
 
 /* inputs, for the per-input warning bits */
@@ -73,6 +108,10 @@ struct _GstDepthMatte
 
 
 G_DEFINE_TYPE (GstDepthMatte, gst_depth_matte, GST_TYPE_VIDEO_AGGREGATOR);
+
+static void pairing_clear (GstDepthMatte * self);
+static GstPadProbeReturn depth_probe (GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data);
 
 /* ---- enums ---------------------------------------------------------------- */
 
@@ -275,6 +314,9 @@ gst_depth_matte_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
    * frame repeats) until the video ends. */
   if (slot != &self->video_pad)
     g_object_set (pad, "repeat-after-eos", TRUE, NULL);
+  if (slot == &self->depth_pad)
+    gst_pad_add_probe (GST_PAD (pad), GST_PAD_PROBE_TYPE_BUFFER
+        | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, depth_probe, self, NULL);
   dm_log_pad_caps (GST_PAD (pad), GST_CAT_DEFAULT);
   GST_INFO_OBJECT (self, "requested the %s pad", name);
   return pad;
@@ -357,6 +399,7 @@ gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     if (self->state)
       dm_state_reset (self->state);
     GST_OBJECT_UNLOCK (self);
+    pairing_clear (self);
   }
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->sink_event (agg,
       aggpad, event);
@@ -655,6 +698,187 @@ log_presence (GstDepthMatte * self, GstVideoAggregatorPad * pad,
   }
 }
 
+/* ---- pairing colour and depth by time ------------------------------------- */
+
+static void
+held_clear (DMHeldFrame * h)
+{
+  gst_clear_buffer (&h->buf);
+  h->rt = GST_CLOCK_TIME_NONE;
+}
+
+static void
+held_copy (DMHeldFrame * dst, const DMHeldFrame * src)
+{
+  GstBuffer *old = dst->buf;
+  *dst = *src;
+  if (dst->buf)
+    gst_buffer_ref (dst->buf);
+  if (old)
+    gst_buffer_unref (old);
+}
+
+static void
+history_clear (DMHistory * h)
+{
+  guint i;
+  for (i = 0; i < h->n; i++)
+    held_clear (&h->f[i]);
+  h->n = 0;
+}
+
+static void
+pairing_clear (GstDepthMatte * self)
+{
+  history_clear (&self->colour_history);
+  g_mutex_lock (&self->depth_lock);
+  history_clear (&self->depth_history);
+  g_mutex_unlock (&self->depth_lock);
+  held_clear (&self->pair_colour);
+  held_clear (&self->pair_depth);
+  self->holding = FALSE;
+}
+
+/* Adds the pad's current (prepared) frame to the history when it is a new
+ * one (another running time than the newest kept). */
+static void
+history_push (DMHistory * h, GstVideoAggregatorPad * pad, GstVideoFrame * frame,
+    gboolean faces)
+{
+  GstBuffer *cur;
+  GstClockTime rt;
+  DMHeldFrame *e;
+
+  if (!pad || !frame)
+    return;
+  cur = gst_video_aggregator_pad_get_current_buffer (pad);
+  if (!cur || !GST_BUFFER_PTS_IS_VALID (cur))
+    return;
+  rt = gst_segment_to_running_time (&GST_AGGREGATOR_PAD (pad)->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (cur));
+  if (!GST_CLOCK_TIME_IS_VALID (rt))
+    return;
+  if (h->n > 0 && h->f[h->n - 1].rt == rt)
+    return;
+  if (h->n == h->cap) {
+    held_clear (&h->f[0]);
+    memmove (&h->f[0], &h->f[1], (h->cap - 1) * sizeof (DMHeldFrame));
+    h->n--;
+  }
+  e = &h->f[h->n++];
+  e->buf = gst_buffer_ref (frame->buffer);
+  e->info = frame->info;
+  e->rt = rt;
+  e->duration = GST_BUFFER_DURATION (cur);
+  e->n_faces = faces ? collect_faces (cur, e->faces) : 0;
+}
+
+static void
+history_add (DMHistory * h, GstBuffer * buf, const GstVideoInfo * info,
+    GstClockTime rt)
+{
+  DMHeldFrame *e;
+  if (h->n > 0 && h->f[h->n - 1].rt == rt)
+    return;
+  if (h->n == h->cap) {
+    held_clear (&h->f[0]);
+    memmove (&h->f[0], &h->f[1], (h->cap - 1) * sizeof (DMHeldFrame));
+    h->n--;
+  }
+  e = &h->f[h->n++];
+  e->buf = gst_buffer_copy_deep (buf);
+  e->info = *info;
+  e->rt = rt;
+  e->duration = GST_BUFFER_DURATION (buf);
+  e->n_faces = 0;
+}
+
+/* Every depth frame as it arrives on the depth pad (upstream's thread): a
+ * frame arriving after its output time is dropped by the base class before
+ * it becomes the pad's current frame, yet it is the one a colour frame of
+ * that time needs. */
+static GstPadProbeReturn
+depth_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (user_data);
+
+  if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+    GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
+      const GstSegment *seg;
+      gst_event_parse_segment (ev, &seg);
+      g_mutex_lock (&self->depth_lock);
+      gst_segment_copy_into (seg, &self->depth_segment);
+      g_mutex_unlock (&self->depth_lock);
+    }
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+    GstCaps *caps = gst_pad_get_current_caps (pad);
+    GstVideoInfo vinfo;
+    if (caps && GST_BUFFER_PTS_IS_VALID (buf)
+        && gst_video_info_from_caps (&vinfo, caps)) {
+      g_mutex_lock (&self->depth_lock);
+      if (self->depth_segment.format == GST_FORMAT_TIME) {
+        GstClockTime rt = gst_segment_to_running_time (&self->depth_segment,
+            GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+        if (GST_CLOCK_TIME_IS_VALID (rt))
+          history_add (&self->depth_history, buf, &vinfo, rt);
+      }
+      g_mutex_unlock (&self->depth_lock);
+    }
+    if (caps)
+      gst_caps_unref (caps);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstClockTime
+pairing_tolerance (GstDepthMatte * self, guint64 setting)
+{
+  GstClockTime longest = 0;
+  guint i;
+  if (setting > 0)
+    return setting;
+  /* half the longer frame duration of the two inputs, plus 5 ms */
+  for (i = 0; i < self->colour_history.n; i++)
+    if (GST_CLOCK_TIME_IS_VALID (self->colour_history.f[i].duration))
+      longest = MAX (longest, self->colour_history.f[i].duration);
+  for (i = 0; i < self->depth_history.n; i++)
+    if (GST_CLOCK_TIME_IS_VALID (self->depth_history.f[i].duration))
+      longest = MAX (longest, self->depth_history.f[i].duration);
+  if (longest == 0)
+    longest = GST_SECOND / 30;
+  return longest / 2 + 5 * GST_MSECOND;
+}
+
+/* The newest colour frame that has a depth frame within `tol` of its time,
+ * and that depth frame (the nearest). FALSE when no colour frame has. */
+static gboolean
+pairing_choose (GstDepthMatte * self, GstClockTime tol, DMHeldFrame ** colour,
+    DMHeldFrame ** depth)
+{
+  gint i;
+  guint j;
+  for (i = (gint) self->colour_history.n - 1; i >= 0; i--) {
+    DMHeldFrame *c = &self->colour_history.f[i], *best = NULL;
+    GstClockTime best_d = GST_CLOCK_TIME_NONE;
+    for (j = 0; j < self->depth_history.n; j++) {
+      DMHeldFrame *d = &self->depth_history.f[j];
+      GstClockTime diff = d->rt > c->rt ? d->rt - c->rt : c->rt - d->rt;
+      if (!best || diff < best_d) {
+        best = d;
+        best_d = diff;
+      }
+    }
+    if (best && best_d <= tol) {
+      *colour = c;
+      *depth = best;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
 static GstFlowReturn
 gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     GstBuffer * outbuf)
@@ -669,6 +893,9 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   DMBox faces[DM_MAX_FACES];
   gboolean post;
   GstFlowReturn ret = GST_FLOW_OK;
+  GstVideoFrame paired_colour, paired_depth;
+  gboolean own_colour = FALSE, own_depth = FALSE;
+  DMHeldFrame *paired_faces = NULL;
 
   /* controlled properties (GstController) take their values for this frame */
   dm_props_sync (GST_OBJECT (self),
@@ -706,6 +933,52 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     check_stalled (self, bpad, out_rt, "background", INPUT_BACKGROUND);
   }
 
+  /* colour and depth paired by time: the newest colour frame with a depth
+   * frame near its own time (a slow branch delivers one late: the other's
+   * frame of that time is still in its history); none that close: the last
+   * good pairing again, never one of mixed times */
+  if (vframe && dframe) {
+    DMHeldFrame *c = NULL, *d = NULL;
+    GstClockTime tol;
+    history_push (&self->colour_history, vpad, vframe, TRUE);
+    g_mutex_lock (&self->depth_lock);
+    if (self->depth_history.n == 0)
+      history_push (&self->depth_history, dpad, dframe, FALSE);
+    tol = pairing_tolerance (self, settings.sync_tolerance);
+    if (pairing_choose (self, tol, &c, &d)) {
+      if (self->holding)
+        GST_INFO_OBJECT (self, "colour at %" GST_TIME_FORMAT " paired with "
+            "depth at %" GST_TIME_FORMAT " again", GST_TIME_ARGS (c->rt),
+            GST_TIME_ARGS (d->rt));
+      held_copy (&self->pair_colour, c);
+      held_copy (&self->pair_depth, d);
+      self->holding = FALSE;
+    } else if (self->pair_colour.buf) {
+      if (!self->holding)
+        GST_INFO_OBJECT (self, "no depth within %" GST_TIME_FORMAT " of the "
+            "newest colour frames: repeating the last pairing (colour at %"
+            GST_TIME_FORMAT ", depth at %" GST_TIME_FORMAT ")",
+            GST_TIME_ARGS (tol), GST_TIME_ARGS (self->pair_colour.rt),
+            GST_TIME_ARGS (self->pair_depth.rt));
+      self->holding = TRUE;
+    }
+    g_mutex_unlock (&self->depth_lock);
+    if (self->pair_colour.buf && self->pair_colour.buf != vframe->buffer
+        && gst_video_frame_map (&paired_colour, &self->pair_colour.info,
+            self->pair_colour.buf, GST_MAP_READ)) {
+      vframe = &paired_colour;
+      own_colour = TRUE;
+    }
+    if (self->pair_depth.buf && self->pair_depth.buf != dframe->buffer
+        && gst_video_frame_map (&paired_depth, &self->pair_depth.info,
+            self->pair_depth.buf, GST_MAP_READ)) {
+      dframe = &paired_depth;
+      own_depth = TRUE;
+    }
+    if (self->pair_colour.buf)
+      paired_faces = &self->pair_colour;
+  }
+
   if (!vframe && vpad && gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (vpad))) {
     /* the video ended: so does the output */
     ret = GST_FLOW_EOS;
@@ -722,8 +995,13 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   frame.output = dm_rgb_image_from_frame (&oframe);
   if (vframe) {
     frame.video = dm_rgb_image_from_frame (vframe);
-    frame.n_faces = collect_faces (gst_video_aggregator_pad_get_current_buffer
-        (vpad), faces);
+    if (paired_faces) {
+      frame.n_faces = paired_faces->n_faces;
+      memcpy (faces, paired_faces->faces, sizeof (faces));
+    } else {
+      frame.n_faces = collect_faces (gst_video_aggregator_pad_get_current_buffer
+          (vpad), faces);
+    }
     frame.faces = faces;
   } else {
     /* no colour for this output time: the output is the background */
@@ -773,6 +1051,10 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     post_result (self, outbuf, &result);
 
 done:
+  if (own_colour)
+    gst_video_frame_unmap (&paired_colour);
+  if (own_depth)
+    gst_video_frame_unmap (&paired_depth);
   if (vpad)
     gst_object_unref (vpad);
   if (dpad)
@@ -798,6 +1080,7 @@ gst_depth_matte_start (GstAggregator * agg)
   self->logged_lock = -1;
   self->logged_cutoff = 0.0;
   self->present = 0;
+  pairing_clear (self);
   dm_log_pad_caps (GST_AGGREGATOR_SRC_PAD (agg), GST_CAT_DEFAULT);
   GST_OBJECT_LOCK (self);
   n_threads = self->settings.n_threads;
@@ -808,6 +1091,13 @@ gst_depth_matte_start (GstAggregator * agg)
       CLAMP (sysconf (_SC_NPROCESSORS_ONLN), 1, 64), n_threads,
       n_threads ? "" : ": one per online CPU core");
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->start (agg);
+}
+
+static gboolean
+gst_depth_matte_stop (GstAggregator * agg)
+{
+  pairing_clear (GST_DEPTH_MATTE (agg));
+  return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->stop (agg);
 }
 
 /* ---- properties ------------------------------------------------------------ */
@@ -828,12 +1118,22 @@ gst_depth_matte_property_changed (GObject * object, const DMPropSpec * spec,
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (object));
 }
 
+static void
+gst_depth_matte_free_more (GObject * object)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (object);
+  pairing_clear (self);
+  g_mutex_clear (&self->depth_lock);
+  g_free (self->colour_history.f);
+  g_free (self->depth_history.f);
+}
+
 static const DMElementInfo element_info = {
   "Depth matte", "Filter/Editor/Video/Compositor",
       "Keys video by depth: locks a depth cutoff to the subject's face, "
       "builds a soft matte and puts the subject over a new background",
   DM_ELEMENT_PROPERTIES (properties), gst_depth_matte_property_changed,
-  DM_ELEMENT_LAYOUT (GstDepthMatte)
+  DM_ELEMENT_LAYOUT (GstDepthMatte), { NULL }, gst_depth_matte_free_more
 };
 
 static void
@@ -865,6 +1165,7 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
   agg_class->fixate_src_caps =
       GST_DEBUG_FUNCPTR (gst_depth_matte_fixate_src_caps);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_depth_matte_start);
+  agg_class->stop = GST_DEBUG_FUNCPTR (gst_depth_matte_stop);
   vagg_class->aggregate_frames =
       GST_DEBUG_FUNCPTR (gst_depth_matte_aggregate_frames);
 
@@ -874,6 +1175,12 @@ static void
 gst_depth_matte_init (GstDepthMatte * self)
 {
   dm_depthmatte_settings_init (&self->settings);
+  g_mutex_init (&self->depth_lock);
+  gst_segment_init (&self->depth_segment, GST_FORMAT_UNDEFINED);
+  self->colour_history.cap = DM_COLOUR_HISTORY;
+  self->colour_history.f = g_new0 (DMHeldFrame, DM_COLOUR_HISTORY);
+  self->depth_history.cap = DM_DEPTH_HISTORY;
+  self->depth_history.f = g_new0 (DMHeldFrame, DM_DEPTH_HISTORY);
 }
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthmatte, "depthmatte", GST_RANK_NONE,

@@ -16,7 +16,8 @@
 ///    both its left and right sides (a desk edge, a bench) — as the depth
 ///    sees them, past a registered map's band of holes;
 ///  - **behind the subject**: a piece in contact with it whose mean depth is
-///    more than `behind` farther than the subject's seed (a chair back
+///    more than `behind` farther than the kept depths it touches, or more
+///    than `behindSeed` farther than the subject's seed (a chair back
 ///    rising behind the shoulders; a torso is level with the face or nearer);
 ///  - **apart from the subject**: a piece that touches nothing kept, unless
 ///    it lies in front of the seed, within arm's reach (`reach`), and
@@ -128,12 +129,13 @@ public struct SubjectRestore {
         var depth: Float, minX: Int32, maxX: Int32, midY: Int32
     }
 
-    /// The seed, nil without near seed pixels.
+    /// The subject's seed (bit 0 of the seed flags; other people's mover
+    /// seeds are bit 1), nil without near seed pixels.
     static func seed(_ d: Depth16View, _ seeds: UnsafePointer<UInt8>, _ limit: UInt32) -> Seed? {
         var sum: Float = 0, count = 0
         var minX = Int32.max, maxX = Int32.min, minY = Int32.max, maxY = Int32.min
         for y in 0..<d.height {
-            for x in 0..<d.width where seeds[y * d.width + x] != 0 {
+            for x in 0..<d.width where seeds[y * d.width + x] & 1 != 0 {
                 let v = d.at(x, y)
                 guard v != 0 && UInt32(v) <= limit else { continue }
                 sum += Float(v); count += 1

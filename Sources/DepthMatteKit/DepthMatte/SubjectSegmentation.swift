@@ -921,7 +921,8 @@ extension SubjectLock {
 
     /// Marks the cells of every mover that moved (a chair merged with a
     /// walking subject at the lock's coarse grid did not) and lie nearer
-    /// than the cutoff.
+    /// than the cutoff, with bit 1 (the subject's own seeds are bit 0: the
+    /// restore pass measures the subject from those alone).
     func writeMoverSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) {
         let c = components
         guard !movers.isEmpty, let cut = cutoff, c.width > 0, c.height > 0,
@@ -933,7 +934,7 @@ extension SubjectLock {
             for x in 0..<w {
                 let g = gy * c.width + min(Int((Double(x) + 0.5) * sx), c.width - 1)
                 let k = Int(c.labels[g])
-                if k >= 0 && c.depth[g] <= Float(cut) && room.movedCell(g) && movers.contains(k) { seeds[y * w + x] = 1 }
+                if k >= 0 && c.depth[g] <= Float(cut) && room.movedCell(g) && movers.contains(k) { seeds[y * w + x] |= 2 }
             }
         }
     }

@@ -1,0 +1,448 @@
+import XCTest
+import DepthMatteKit
+
+/// The restore pass (SubjectRestore.swift) on synthetic 160x90 depth maps in
+/// millimetres, driven as `SubjectSegmentation` drives it: the segmented copy
+/// holds the kept pixels' depths and 65535 where a near pixel was left out;
+/// the seeds mark the face. One test per rule, each on a piece that only
+/// that rule keeps out (or brings back).
+final class SubjectRestoreTests: XCTestCase {
+    static let W = 160, H = 90
+
+    /// One frame as the segmentation hands it over: `depth` as it came, the
+    /// cutoff `limit` (mm), the segmented copy, seeds, floor marks and the
+    /// picture's sides per row (the whole width: no band of holes).
+    final class Frame {
+        let depth: TestDepth
+        let limit: UInt32
+        var out: [UInt16]
+        var seeds: [UInt8]
+        var floor: [UInt8]
+        var ends: [Int32]
+        /// The segmented copy before the pass ran.
+        private(set) var before: [UInt16] = []
+
+        /// Every near pixel for which `keep(x, y, depth)` is false is left out.
+        init(_ depth: TestDepth, limit: UInt32 = 1250, keep: (Int, Int, UInt16) -> Bool) {
+            self.depth = depth
+            self.limit = limit
+            let w = depth.width, h = depth.height
+            out = [UInt16](repeating: 0, count: w * h)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let v = depth[x, y]
+                    let near = v != 0 && UInt32(v) <= limit
+                    out[y * w + x] = near && !keep(x, y, v) ? 65535 : v
+                }
+            }
+            seeds = [UInt8](repeating: 0, count: w * h)
+            floor = [UInt8](repeating: 0, count: w * h)
+            ends = [Int32](repeating: 0, count: 2 * h)
+            for y in 0..<h { ends[2 * y] = 0; ends[2 * y + 1] = Int32(w - 1) }
+        }
+
+        func seed(x0: Int, y0: Int, x1: Int, y1: Int) {
+            for y in y0..<y1 { for x in x0..<x1 { seeds[y * depth.width + x] = 1 } }
+        }
+
+        /// Marks the pixels of `[x0, x1) x [y0, y1)` for which `on` holds as floor (bit 8).
+        func markFloor(x0: Int, y0: Int, x1: Int, y1: Int, where on: (Int, Int) -> Bool = { _, _ in true }) {
+            for y in y0..<y1 { for x in x0..<x1 where on(x, y) { floor[y * depth.width + x] |= 8 } }
+        }
+
+        /// Runs the pass; checks that it only ever writes a left-out pixel's
+        /// own depth back, and that it reports what it wrote.
+        @discardableResult
+        func run(_ r: inout SubjectRestore, file: StaticString = #filePath, line: UInt = #line) -> Int {
+            before = out
+            let n = depth.width * depth.height
+            let count = out.withUnsafeMutableBufferPointer { op in
+                seeds.withUnsafeBufferPointer { sp in
+                    floor.withUnsafeBufferPointer { fp in
+                        ends.withUnsafeBufferPointer { ep in
+                            r.apply(original: depth.view, out: op.baseAddress!, seeds: sp.baseAddress!,
+                                    floorMark: fp.baseAddress!, ends: ep.baseAddress!, limit: limit, scale: 0.001)
+                        }
+                    }
+                }
+            }
+            var changed = 0
+            for i in 0..<n where out[i] != before[i] {
+                changed += 1
+                let x = i % depth.width, y = i / depth.width
+                XCTAssertEqual(before[i], 65535, "(\(x), \(y)) was not left out", file: file, line: line)
+                XCTAssertEqual(out[i], depth[x, y], "(\(x), \(y)) is not the original depth", file: file, line: line)
+            }
+            XCTAssertEqual(count, changed, "pixels reported", file: file, line: line)
+            XCTAssertEqual(r.restoredCount, changed, "restoredCount", file: file, line: line)
+            return count
+        }
+
+        /// Pixels of `[x0, x1) x [y0, y1)` at depth `v` that the pass put back.
+        func restored(x0: Int, y0: Int, x1: Int, y1: Int, depth v: UInt16) -> Int {
+            var n = 0
+            for y in y0..<y1 {
+                for x in x0..<x1 where depth[x, y] == v && before[y * depth.width + x] == 65535 && out[y * depth.width + x] == v {
+                    n += 1
+                }
+            }
+            return n
+        }
+
+        /// Pixels of `[x0, x1) x [y0, y1)` at depth `v` still left out.
+        func leftOut(x0: Int, y0: Int, x1: Int, y1: Int, depth v: UInt16) -> Int {
+            var n = 0
+            for y in y0..<y1 {
+                for x in x0..<x1 where depth[x, y] == v && out[y * depth.width + x] == 65535 { n += 1 }
+            }
+            return n
+        }
+
+        /// Pixels of `[x0, x1) x [y0, y1)` at depth `v`.
+        func count(x0: Int, y0: Int, x1: Int, y1: Int, depth v: UInt16) -> Int {
+            var n = 0
+            for y in y0..<y1 { for x in x0..<x1 where depth[x, y] == v { n += 1 } }
+            return n
+        }
+    }
+
+    /// A wall at `wall` mm; a head [70, 90) x [10, 32) at `face` mm and a
+    /// torso [55, 105) x [32, 90) at `torso` mm reaching the bottom.
+    static func person(face: UInt16 = 1000, torso: UInt16 = 1060, wall: UInt16 = 3000) -> TestDepth {
+        let d = TestDepth(width: W, height: H, fill: wall)
+        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, torso)
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 32, face)
+        return d
+    }
+    static func inHead(_ x: Int, _ y: Int) -> Bool { x >= 70 && x < 90 && y >= 10 && y < 32 }
+    static func inTorso(_ x: Int, _ y: Int) -> Bool { x >= 55 && x < 105 && y >= 32 && y < 90 }
+    /// The face seeds: the central part of the head (seed columns 74-85, middle row 20).
+    static func seedFace(_ f: Frame) { f.seed(x0: 74, y0: 14, x1: 86, y1: 28) }
+
+    // MARK: in contact with the kept subject
+
+    func testTorsoLeftOutBelowTheKeptHeadComesBack() {
+        // the segmentation kept the head alone (the chin-to-chest step, in
+        // depth and colour); the torso 6 cm behind the face touches it
+        let d = Self.person()
+        let f = Frame(d) { x, y, _ in Self.inHead(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        let n = f.run(&r)
+        XCTAssertEqual(f.restored(x0: 55, y0: 32, x1: 105, y1: 90, depth: 1060), 50 * 58, "torso")
+        XCTAssertEqual(n, 50 * 58, "nothing but the torso")
+        XCTAssertEqual(f.out[20 * Self.W + 80], 1000, "head")
+        XCTAssertEqual(f.out[60 * Self.W + 20], 3000, "wall beyond the cutoff")
+    }
+
+    func testPiecesComeBackRoundAfterRound() {
+        // head (kept) -> neck 6 cm behind it -> chest 9 cm in front of the
+        // neck: the chest touches only the neck, so it comes back in the
+        // second round, once the neck is back
+        let d = TestDepth(width: Self.W, height: Self.H, fill: 3000)
+        d.fill(x0: 55, y0: 38, x1: 105, y1: 90, 970)        // chest
+        d.fill(x0: 74, y0: 32, x1: 86, y1: 38, 1060)        // neck
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)        // head
+        func pass(rounds: Int) -> Frame {
+            let f = Frame(d) { x, y, _ in Self.inHead(x, y) }
+            Self.seedFace(f)
+            var r = SubjectRestore()
+            r.rounds = rounds
+            f.run(&r)
+            return f
+        }
+        let one = pass(rounds: 1)
+        XCTAssertEqual(one.restored(x0: 74, y0: 32, x1: 86, y1: 38, depth: 1060), 12 * 6, "neck, first round")
+        XCTAssertEqual(one.leftOut(x0: 55, y0: 38, x1: 105, y1: 90, depth: 970), 50 * 52, "chest, not yet")
+        let all = pass(rounds: SubjectRestore().rounds)
+        XCTAssertEqual(all.restored(x0: 74, y0: 32, x1: 86, y1: 38, depth: 1060), 12 * 6, "neck")
+        XCTAssertEqual(all.restored(x0: 55, y0: 38, x1: 105, y1: 90, depth: 970), 50 * 52, "chest")
+    }
+
+    // MARK: floor
+
+    func testFloorPieceBesideTheFeetStaysOut() {
+        // a patch of floor beside the (kept) body at the body's depth,
+        // touching it; marked floor by the segmentation's geometry test
+        let d = Self.person()
+        d.fill(x0: 20, y0: 70, x1: 55, y1: 90, 1070)
+        func pass(floorRows: Int) -> Frame {
+            let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+            Self.seedFace(f)
+            f.markFloor(x0: 20, y0: 90 - floorRows, x1: 55, y1: 90)
+            var r = SubjectRestore()
+            f.run(&r)
+            return f
+        }
+        let area = 35 * 20
+        let floor = pass(floorRows: 20)
+        XCTAssertEqual(floor.leftOut(x0: 20, y0: 70, x1: 55, y1: 90, depth: 1070), area, "all floor")
+        // just over and just under `floorShare` of its rows marked floor
+        let share = SubjectRestore().floorShare
+        let over = pass(floorRows: Int((share * 20).rounded(.up)) + 1)
+        XCTAssertEqual(over.leftOut(x0: 20, y0: 70, x1: 55, y1: 90, depth: 1070), area, "mostly floor")
+        let under = pass(floorRows: Int((share * 20).rounded(.down)) - 1)
+        XCTAssertEqual(under.restored(x0: 20, y0: 70, x1: 55, y1: 90, depth: 1070), area, "a few floor pixels")
+    }
+
+    // MARK: the top of the picture
+
+    func testPieceReachingTheTopOfThePictureStaysOut() {
+        // a pillar from the top of the picture to the bottom, beside the
+        // kept torso at its depth, touching it
+        let d = Self.person()
+        d.fill(x0: 105, y0: 0, x1: 113, y1: 90, 1050)
+        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        XCTAssertEqual(f.leftOut(x0: 105, y0: 0, x1: 113, y1: 90, depth: 1050), 8 * 90, "pillar")
+    }
+
+    func testTopIsWhereTheDepthStartsBelowABandOfHoles() {
+        // a registered map without readings in its top 5 rows: a door frame
+        // starting at row 5 reaches the top as the depth sees it; an arm
+        // raised from the shoulder to row 2 under wall readings does not
+        let frame = Self.person()
+        frame.fill(x0: 105, y0: 5, x1: 113, y1: 90, 1050)   // door frame
+        frame.fill(x0: 0, y0: 0, x1: Self.W, y1: 5, 0)      // band of holes
+        let f = Frame(frame) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        XCTAssertEqual(f.leftOut(x0: 105, y0: 5, x1: 113, y1: 90, depth: 1050), 8 * 85, "door frame below the band")
+
+        let arm = Self.person()
+        arm.fill(x0: 56, y0: 2, x1: 62, y1: 32, 1040)       // arm raised over the shoulder
+        let g = Frame(arm) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(g)
+        var s = SubjectRestore()
+        g.run(&s)
+        XCTAssertEqual(g.restored(x0: 56, y0: 2, x1: 62, y1: 32, depth: 1040), 6 * 30, "raised arm")
+    }
+
+    // MARK: behind the subject
+
+    func testChairBackBehindWhatItTouchesStaysOut() {
+        // a chair back 7.5 cm behind the kept torso it touches (within
+        // `contact`, beyond `behind`) and less than `behindSeed` behind the
+        // face: only "behind what it touches" keeps it out
+        let d = TestDepth(width: Self.W, height: Self.H, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1135)
+        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1060)
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
+        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        let chair = f.count(x0: 35, y0: 25, x1: 125, y1: 90, depth: 1135)
+        XCTAssertEqual(chair, 90 * 65 - 50 * 58 - 20 * 7, "the chair around the person")
+        XCTAssertEqual(f.leftOut(x0: 35, y0: 25, x1: 125, y1: 90, depth: 1135), chair, "chair back")
+        XCTAssertEqual(r.restoredCount, 0)
+    }
+
+    func testChairBackBehindTheSeedStaysOut() {
+        // the face seeds at 1.0 m; the segmentation kept a torso at 1.1 m;
+        // a chair back 6.5 cm behind the torso (not `behind` it) but 16.5 cm
+        // behind the face, more than `behindSeed`
+        let d = TestDepth(width: Self.W, height: Self.H, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1165)
+        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1100)
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
+        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        let chair = f.count(x0: 35, y0: 25, x1: 125, y1: 90, depth: 1165)
+        XCTAssertEqual(chair, 90 * 65 - 50 * 58 - 20 * 7, "the chair around the person")
+        XCTAssertEqual(f.leftOut(x0: 35, y0: 25, x1: 125, y1: 90, depth: 1165), chair, "chair back")
+        XCTAssertEqual(r.restoredCount, 0)
+    }
+
+    // MARK: apart from the subject
+
+    func testHandApartInFrontOfTheFaceComesBack() {
+        // a raised hand 15 cm in front of the face, beside the head, touching
+        // nothing kept and no border of the picture
+        let d = Self.person()
+        d.fill(x0: 40, y0: 12, x1: 52, y1: 22, 850)
+        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        XCTAssertEqual(f.restored(x0: 40, y0: 12, x1: 52, y1: 22, depth: 850), 12 * 10, "hand")
+    }
+
+    func testPieceApartMoreThanReachInFrontStaysOut() {
+        // a subject 3 m away (cutoff 3.25 m, wall at 5 m); a chair 1.5 m in
+        // front of the face stays out, a box held 0.7 m in front (within
+        // `reach`) comes back; neither touches the subject or a border
+        let d = Self.person(face: 3000, torso: 3060, wall: 5000)
+        d.fill(x0: 10, y0: 40, x1: 40, y1: 70, 1500)        // chair
+        d.fill(x0: 120, y0: 40, x1: 135, y1: 55, 2300)      // held box
+        let f = Frame(d, limit: 3250) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        XCTAssertEqual(r.reach, 0.8)
+        f.run(&r)
+        XCTAssertEqual(f.leftOut(x0: 10, y0: 40, x1: 40, y1: 70, depth: 1500), 30 * 30, "chair 1.5 m in front")
+        XCTAssertEqual(f.restored(x0: 120, y0: 40, x1: 135, y1: 55, depth: 2300), 15 * 15, "box 0.7 m in front")
+    }
+
+    func testPiecesApartThatAreNoHandStayOut() {
+        // touching nothing kept: a surface behind the face, a speck smaller
+        // than `minApartArea`, and a piece in front of the face reaching the
+        // bottom of the picture (another body walking past)
+        let d = Self.person()
+        d.fill(x0: 20, y0: 10, x1: 32, y1: 20, 1050)        // behind the face
+        d.fill(x0: 120, y0: 15, x1: 124, y1: 20, 900)       // speck, 20 pixels
+        d.fill(x0: 125, y0: 50, x1: 140, y1: 90, 900)       // at the bottom
+        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        XCTAssertGreaterThan(r.minApartArea, 20)
+        f.run(&r)
+        XCTAssertEqual(f.leftOut(x0: 20, y0: 10, x1: 32, y1: 20, depth: 1050), 12 * 10, "behind the face")
+        XCTAssertEqual(f.leftOut(x0: 120, y0: 15, x1: 124, y1: 20, depth: 900), 4 * 5, "speck")
+        XCTAssertEqual(f.leftOut(x0: 125, y0: 50, x1: 140, y1: 90, depth: 900), 15 * 40, "at the bottom")
+        XCTAssertEqual(r.restoredCount, 0)
+    }
+
+    // MARK: the left and right sides
+
+    func testDeskEdgeAcrossThePictureInFrontStaysOut() {
+        // head and torso level at 1.0 m (kept); a desk edge 7 cm in front of
+        // them across the whole picture, touching the torso's bottom
+        let d = Self.person(face: 1000, torso: 1000)
+        d.fill(x0: 0, y0: 80, x1: Self.W, y1: 90, 930)
+        let f = Frame(d) { x, y, v in (Self.inHead(x, y) || Self.inTorso(x, y)) && v == 1000 }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        XCTAssertEqual(f.leftOut(x0: 0, y0: 80, x1: Self.W, y1: 90, depth: 930), Self.W * 10, "desk edge")
+        XCTAssertEqual(r.restoredCount, 0)
+    }
+
+    func testShouldersCutByBothSidesComeBack() {
+        // a close subject: head at 0.6 m kept, shoulders and chest 5 cm
+        // behind it across the whole width, below the face
+        let d = TestDepth(width: Self.W, height: Self.H, fill: 3000)
+        d.fill(x0: 0, y0: 50, x1: Self.W, y1: 90, 650)
+        d.fill(x0: 62, y0: 8, x1: 98, y1: 50, 600)
+        let f = Frame(d) { _, _, v in v == 600 }
+        f.seed(x0: 68, y0: 15, x1: 92, y1: 45)
+        var r = SubjectRestore()
+        f.run(&r)
+        XCTAssertEqual(f.restored(x0: 0, y0: 50, x1: Self.W, y1: 90, depth: 650), Self.W * 40, "shoulders")
+    }
+
+    func testPieceFromOneSideBesideTheBodyStaysOut() {
+        // a sofa arm reaching in from the right at the torso's depth,
+        // touching it, but not under the face's columns
+        let d = Self.person()
+        d.fill(x0: 105, y0: 50, x1: Self.W, y1: 70, 1060)
+        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        XCTAssertEqual(f.leftOut(x0: 105, y0: 50, x1: Self.W, y1: 70, depth: 1060), 55 * 20, "sofa arm")
+        XCTAssertEqual(r.restoredCount, 0)
+    }
+
+    func testBarAcrossThePictureAtFaceHeightStaysOut() {
+        // a rail across the whole picture at eye height, 1 cm behind the
+        // face and touching it: it spans the face's columns but starts above
+        // the seed's middle row, so it is not the body under the face
+        let d = Self.person()
+        d.fill(x0: 0, y0: 14, x1: Self.W, y1: 18, 1010)
+        let f = Frame(d) { x, y, v in (Self.inHead(x, y) || Self.inTorso(x, y)) && v != 1010 }
+        Self.seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        XCTAssertEqual(f.leftOut(x0: 0, y0: 14, x1: Self.W, y1: 18, depth: 1010), Self.W * 4, "rail")
+        XCTAssertEqual(r.restoredCount, 0)
+    }
+
+    // MARK: switched off
+
+    func testDisabledLeavesTheSegmentedCopyUntouched() {
+        let d = Self.person()
+        let f = Frame(d) { x, y, _ in Self.inHead(x, y) }
+        Self.seedFace(f)
+        let segmented = f.out
+        var r = SubjectRestore()
+        XCTAssertEqual(f.run(&r), 50 * 58, "on: the torso comes back")
+        XCTAssertEqual(r.restoredCount, 50 * 58)
+        f.out = segmented
+        r.enabled = false
+        XCTAssertEqual(f.run(&r), 0)
+        XCTAssertEqual(r.restoredCount, 0)
+        XCTAssertEqual(f.out, segmented, "off: the segmentation's output stands")
+    }
+
+    func testDisabledThroughTheSegmentation() {
+        // the segmentation cuts the torso from the head where depth (6 cm)
+        // and colour (skin to a blue shirt) step at once; the restore pass
+        // puts it back, and switched off it leaves the cut as it is
+        let d = Self.person()
+        let video = TestRGB(width: 2 * Self.W, height: 2 * Self.H, fill: RGBA(200, 200, 200))
+        for y in 64..<180 { for x in 110..<210 { video[x, y] = RGBA(40, 80, 170) } }
+        for y in 20..<64 { for x in 140..<180 { video[x, y] = RGBA(225, 180, 150) } }
+        func segment(enabled: Bool) -> (out: [UInt16], restored: Int, kept: Int) {
+            var s = SubjectSegmentation()
+            s.restore.enabled = enabled
+            let v = s.apply(depth: d.view, scale: 0.001, cutoff: 1.25, video: video.view) { seeds, w, h in
+                SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: 74.0 / 160, v0: 14.0 / 90, u1: 86.0 / 160, v1: 28.0 / 90)
+            }
+            XCTAssertTrue(s.segmented)
+            var out = [UInt16](repeating: 0, count: Self.W * Self.H)
+            for y in 0..<Self.H { for x in 0..<Self.W { out[y * Self.W + x] = v.at(x, y) } }
+            return (out, s.restore.restoredCount, s.keptCount)
+        }
+        let on = segment(enabled: true), off = segment(enabled: false)
+        var torsoOff = 0, torsoOn = 0, otherDiffs = 0
+        for y in 0..<Self.H {
+            for x in 0..<Self.W {
+                let i = y * Self.W + x
+                if Self.inTorso(x, y) {
+                    if off.out[i] == 65535 { torsoOff += 1 }
+                    if on.out[i] == 1060 { torsoOn += 1 }
+                }
+                if on.out[i] != off.out[i] {
+                    if off.out[i] != 65535 || on.out[i] != d[x, y] { otherDiffs += 1 }
+                }
+            }
+        }
+        XCTAssertGreaterThan(torsoOff, 2000, "off: the torso stays cut")
+        XCTAssertEqual(off.restored, 0)
+        XCTAssertEqual(torsoOn, 50 * 58, "on: the whole torso is back")
+        XCTAssertEqual(on.restored, torsoOff)
+        XCTAssertEqual(on.kept, off.kept + on.restored)
+        XCTAssertEqual(otherDiffs, 0, "the pass only writes left-out pixels' depths back")
+    }
+}
+
+final class SubjectRestoreMoverSeedTests: XCTestCase {
+    func testMoverSeedsDoNotMoveTheSubjectsSeed() {
+        // the face seeds a subject at 1.0 m whose torso the segmentation cut;
+        // another person who walked in at 0.6 m is seeded too (value 2)
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1060)
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
+        d.fill(x0: 5, y0: 20, x1: 40, y1: 90, 600)
+        let w = 160, h = 90
+        var out = [UInt16](repeating: 0, count: w * h), seeds = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h { for x in 0..<w {
+            let v = d[x, y], head = x >= 70 && x < 90 && y >= 10 && y < 32, mover = v == 600
+            out[y * w + x] = v <= 1250 && !head && !mover ? 65535 : v
+            if x >= 74 && x < 86 && y >= 14 && y < 28 { seeds[y * w + x] = 1 }
+            if mover { seeds[y * w + x] = 2 }
+        } }
+        let floor = [UInt8](repeating: 0, count: w * h)
+        var ends = [Int32](repeating: 0, count: 2 * h)
+        for y in 0..<h { ends[2 * y + 1] = Int32(w - 1) }
+        var r = SubjectRestore()
+        let n = r.apply(original: d.view, out: &out, seeds: seeds, floorMark: floor, ends: ends, limit: 1250, scale: 0.001)
+        XCTAssertEqual(n, 50 * 58, "the torso under the face comes back")
+    }
+}

@@ -1,0 +1,123 @@
+"""Colour and depth paired by time with live sources under load: a slow
+branch (identity sleep-time, a slow facedetect) delivers its frames late,
+and each output's matte must be made from the depth of the colour frame it
+shows. Each output's colour is identified by its pixels among the scene's
+frames, and its alpha is compared with that frame's ground truth."""
+import numpy as np
+import pytest
+
+from harness import Gst
+
+W, H, FPS = 640, 360, 30
+N = 60          # colour frames per run (2 s)
+REF = N + 30    # reference frames rendered (the live run may start a little late)
+
+
+def render(stream, fmt, n):
+    p = Gst.parse_launch(f"rgbdtestsrc stream={stream} num-buffers={n} ! "
+                         f"video/x-raw,width={W},height={H},framerate={FPS}/1 ! videoconvert ! "
+                         f"video/x-raw,format={fmt} ! appsink name=s sync=false")
+    s = p.get_by_name("s")
+    p.set_state(Gst.State.PLAYING)
+    out = []
+    while True:
+        smp = s.emit("try-pull-sample", 10 * Gst.SECOND)
+        if smp is None:
+            break
+        b = smp.get_buffer()
+        ok, mi = b.map(Gst.MapFlags.READ)
+        ch = 3 if fmt == "RGB" else 1
+        out.append(np.frombuffer(mi.data, np.uint8)[: W * H * ch].reshape(H, W, ch).copy())
+        b.unmap(mi)
+    p.set_state(Gst.State.NULL)
+    return np.stack(out)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    colour = render("video", "RGB", REF).astype(np.int16)[:, ::4, ::4]
+    truth = render("truth", "GRAY8", REF)[..., 0] >= 128
+    return colour, truth
+
+
+def run_live(colour_delay_us, depth_delay_us, facedetect=False, props=""):
+    cdelay = f"identity sleep-time={colour_delay_us} ! " if colour_delay_us else ""
+    ddelay = f"identity sleep-time={depth_delay_us} ! " if depth_delay_us else ""
+    face = "videoconvert ! facedetect display=false ! videoconvert ! " if facedetect else ""
+    p = Gst.parse_launch(
+        f"rgbdtestsrc is-live=true num-buffers={N} ! video/x-raw,width={W},height={H},framerate={FPS}/1 ! "
+        f"{cdelay}{face}queue ! m.video "
+        f"rgbdtestsrc is-live=true stream=depth num-buffers={N} ! "
+        f"video/x-raw,width={W},height={H},framerate={FPS}/1 ! {ddelay}queue ! m.depth "
+        f"depthmatte name=m mode=fixed cutoff=1.3 output=alpha {props} ! videoconvert ! video/x-raw,format=RGBA ! "
+        "appsink name=s sync=false")
+    s = p.get_by_name("s")
+    p.set_state(Gst.State.PLAYING)
+    frames = []
+    while True:
+        smp = s.emit("try-pull-sample", 10 * Gst.SECOND)
+        if smp is None:
+            break
+        b = smp.get_buffer()
+        ok, mi = b.map(Gst.MapFlags.READ)
+        frames.append(np.frombuffer(mi.data, np.uint8).reshape(H, W, 4).copy())
+        b.unmap(mi)
+    msg = p.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    assert msg is None, msg.parse_error()
+    return frames
+
+
+def score(frames, reference):
+    colour, truth = reference
+    ious, shown = [], []
+    for f in frames:
+        small = f[::4, ::4, :3].astype(np.int16)
+        err = np.abs(colour - small[None]).mean(axis=(1, 2, 3))
+        k = int(err.argmin())
+        if err[k] >= 2.0 and (f[..., 3] == 0).all():
+            continue    # no colour frame yet: the background alone
+        assert err[k] < 2.0, f"output colour matches no frame of the scene ({err[k]:.1f})"
+        a, t = f[..., 3] >= 128, truth[k]
+        ious.append((a & t).sum() / max((a | t).sum(), 1))
+        shown.append(k)
+    return np.array(ious), shown
+
+
+@pytest.mark.parametrize("colour_delay,depth_delay", [(50000, 0), (0, 50000)],
+                         ids=["slow colour", "slow depth"])
+def test_each_output_is_keyed_with_the_depth_of_its_own_colour(reference, colour_delay, depth_delay):
+    frames = run_live(colour_delay, depth_delay)
+    if depth_delay:
+        # (the very first output, before any colour frame has its depth,
+        # still keys the newest colour with the newest depth)
+        frames = frames[1:]
+    ious, shown = score(frames, reference)
+    print(f"{len(frames)} outputs, {len(set(shown))} colour frames shown: IoU mean {ious.mean():.4f} "
+          f"min {ious.min():.4f}, {int((ious < 0.95).sum())} below 0.95")
+    assert ious.min() > 0.95 and ious.mean() > 0.98, (ious.mean(), ious.min())
+    if depth_delay == 0:
+        # the slow colour branch (20 frames/s at most) is shown frame after
+        # frame, each with the depth of its own time from the history
+        assert len(set(shown)) >= N // 3, f"only {len(set(shown))} colour frames shown"
+    else:
+        # a slow depth branch: a colour frame newer than the last depth
+        # repeats the last good pairing (the colour history is short)
+        assert len(set(shown)) >= 2
+
+
+def test_pairing_holds_with_facedetect_in_the_loop(reference):
+    # the stock facedetect on the colour branch (slow, variable per frame)
+    frames = run_live(0, 0, facedetect=True)
+    ious, shown = score(frames, reference)
+    print(f"facedetect: {len(frames)} outputs, IoU mean {ious.mean():.4f} min {ious.min():.4f}")
+    assert ious.min() > 0.95 and ious.mean() > 0.98, (ious.mean(), ious.min())
+
+
+def test_sync_tolerance_property():
+    m = Gst.ElementFactory.make("depthmatte", None)
+    spec = m.find_property("sync-tolerance")
+    assert spec.flags & Gst.PARAM_MUTABLE_PLAYING and "running time" in spec.blurb
+    assert m.get_property("sync-tolerance") == 0
+    m.set_property("sync-tolerance", 20 * Gst.MSECOND)
+    assert m.get_property("sync-tolerance") == 20 * Gst.MSECOND
