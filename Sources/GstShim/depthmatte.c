@@ -739,6 +739,30 @@ pairing_clear (GstDepthMatte * self)
   self->holding = FALSE;
 }
 
+/* Adds a frame at running time `rt` unless the newest kept has that time;
+ * the oldest goes when the history is full. `copy`: a deep copy (a camera's
+ * buffer pool is not starved by a long history), else a reference. */
+static DMHeldFrame *
+history_add (DMHistory * h, GstBuffer * buf, const GstVideoInfo * info,
+    GstClockTime rt, gboolean copy)
+{
+  DMHeldFrame *e;
+  if (h->n > 0 && h->f[h->n - 1].rt == rt)
+    return NULL;
+  if (h->n == h->cap) {
+    held_clear (&h->f[0]);
+    memmove (&h->f[0], &h->f[1], (h->cap - 1) * sizeof (DMHeldFrame));
+    h->n--;
+  }
+  e = &h->f[h->n++];
+  e->buf = copy ? gst_buffer_copy_deep (buf) : gst_buffer_ref (buf);
+  e->info = *info;
+  e->rt = rt;
+  e->duration = GST_BUFFER_DURATION (buf);
+  e->n_faces = 0;
+  return e;
+}
+
 /* Adds the pad's current (prepared) frame to the history when it is a new
  * one (another running time than the newest kept). */
 static void
@@ -758,39 +782,11 @@ history_push (DMHistory * h, GstVideoAggregatorPad * pad, GstVideoFrame * frame,
       GST_FORMAT_TIME, GST_BUFFER_PTS (cur));
   if (!GST_CLOCK_TIME_IS_VALID (rt))
     return;
-  if (h->n > 0 && h->f[h->n - 1].rt == rt)
-    return;
-  if (h->n == h->cap) {
-    held_clear (&h->f[0]);
-    memmove (&h->f[0], &h->f[1], (h->cap - 1) * sizeof (DMHeldFrame));
-    h->n--;
+  e = history_add (h, frame->buffer, &frame->info, rt, FALSE);
+  if (e) {
+    e->duration = GST_BUFFER_DURATION (cur);
+    e->n_faces = faces ? collect_faces (cur, e->faces) : 0;
   }
-  e = &h->f[h->n++];
-  e->buf = gst_buffer_ref (frame->buffer);
-  e->info = frame->info;
-  e->rt = rt;
-  e->duration = GST_BUFFER_DURATION (cur);
-  e->n_faces = faces ? collect_faces (cur, e->faces) : 0;
-}
-
-static void
-history_add (DMHistory * h, GstBuffer * buf, const GstVideoInfo * info,
-    GstClockTime rt)
-{
-  DMHeldFrame *e;
-  if (h->n > 0 && h->f[h->n - 1].rt == rt)
-    return;
-  if (h->n == h->cap) {
-    held_clear (&h->f[0]);
-    memmove (&h->f[0], &h->f[1], (h->cap - 1) * sizeof (DMHeldFrame));
-    h->n--;
-  }
-  e = &h->f[h->n++];
-  e->buf = gst_buffer_copy_deep (buf);
-  e->info = *info;
-  e->rt = rt;
-  e->duration = GST_BUFFER_DURATION (buf);
-  e->n_faces = 0;
 }
 
 /* Every depth frame as it arrives on the depth pad (upstream's thread): a
@@ -822,7 +818,7 @@ depth_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
         GstClockTime rt = gst_segment_to_running_time (&self->depth_segment,
             GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
         if (GST_CLOCK_TIME_IS_VALID (rt))
-          history_add (&self->depth_history, buf, &vinfo, rt);
+          history_add (&self->depth_history, buf, &vinfo, rt, TRUE);
       }
       g_mutex_unlock (&self->depth_lock);
     }
