@@ -6,8 +6,10 @@ must match keying the original frames, and the depth must come back
 bit-exact, as record.sh promises."""
 import os
 import subprocess
+import sys
 
 import numpy as np
+import pytest
 from gi.repository import Gst, GstVideo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -102,3 +104,45 @@ def test_record_then_replay_with_installed_decoders(tmp_path):
         # and it is this frame, not a neighbour (the scene moves slowly: a
         # frame off measured 0.9-1.0)
         assert np.argmin(err[i]) == i, (i, err[i])
+
+
+# Every tool that plays a recording reads it through pipelines/recording.py:
+# record once, then play it with the Python app; serve-rtsp and the app name
+# a missing recording.
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    prefix = str(tmp_path_factory.mktemp("rec") / "s")
+    script("record.sh", "test", "-", prefix, env={"DM_FRAMES": "90", "DM_SINK": "fakesink"})
+    assert os.path.isfile(prefix + "-depth.mov") and os.path.isfile(prefix + "-colour.mkv")
+    return prefix
+
+
+def test_serve_rtsp_names_a_missing_recording(tmp_path):
+    r = subprocess.run([os.path.join(ROOT, "pipelines", "serve-rtsp"), "--port", "0", "--recording",
+                        str(tmp_path / "none")], capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "none-colour.mkv not found" in r.stderr, (r.returncode, r.stderr)
+
+
+def test_app_plays_a_recording(recorded, tmp_path):
+    app = os.path.join(ROOT, "examples", "python", "depthmatte_app.py")
+    png = tmp_path / "d.png"
+    r = subprocess.run([sys.executable, app, "--no-stdin", "--recording", recorded, "--no-facedetect", "--sink", "fakesink",
+                        "--set", "mode=fixed", "--set", "cutoff=1.6", "--set", "background-color=0xffff00ff",
+                        "--dump-at", "0.8", str(png), "--duration", "1.2"],
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "dump" in r.stdout and png.stat().st_size > 0, r.stdout
+    img = pull_all(f"filesrc location={png} ! pngdec ! videoconvert ! video/x-raw,format=RGB ! "
+                   "appsink name=sink sync=false")[0].astype(int)
+    assert img.shape == (H, W, 3)
+    # keyed: the magenta background where the scene is far, the subject elsewhere
+    magenta = (np.abs(img - (255, 0, 255)).sum(axis=2) < 40).mean()
+    assert 0.2 < magenta < 0.95, magenta
+
+
+def test_app_names_a_missing_recording(tmp_path):
+    app = os.path.join(ROOT, "examples", "python", "depthmatte_app.py")
+    r = subprocess.run([sys.executable, app, "--no-stdin", "--recording", str(tmp_path / "none")],
+                       capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert r.returncode != 0 and "none-colour.mkv not found" in r.stderr, (r.returncode, r.stderr)

@@ -14,7 +14,7 @@ Sources (one of):
   (default)                       rgbdtestsrc, the synthetic RGB-D scene, live
   --camera DEV --depth-device DEV V4L2 colour (+ facedetect) and GRAY16_LE depth
   --recording PREFIX              a session written by pipelines/record.sh
-                                  (PREFIX-colour.mkv + PREFIX-depth/%06d.png)
+                                  (PREFIX-colour.mkv + PREFIX-depth.mov)
 Outputs:
   (default)                       autovideosink
   --record out.mp4                H.264 (constrained-baseline, I420) in MP4,
@@ -63,6 +63,9 @@ gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")
 gi.require_version("GstController", "1.0")
 from gi.repository import GLib, Gst, GstController, GstVideo  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pipelines"))
+import recording  # noqa: E402  (pipelines/recording.py: the one reader of record.sh's files)
 
 DECODERS = {".png": "pngdec", ".jpg": "jpegdec", ".jpeg": "jpegdec"}
 
@@ -132,12 +135,7 @@ class App:
                       "video/x-raw,format=BGRx ! queue ! m.video "
                       f"v4l2src device={a.depth_device} ! video/x-raw,format=GRAY16_LE ! queue ! m.depth ")
         elif a.recording:
-            p = a.recording
-            face = "" if a.no_facedetect else "facedetect display=false ! videoconvert ! "
-            inputs = (f"filesrc location={p}-colour.mkv ! matroskademux ! decodebin ! videoconvert ! {face}"
-                      "video/x-raw,format=BGRx ! queue ! m.video "
-                      f"multifilesrc location={p}-depth/%06d.png caps=image/png,framerate={a.fps}/1 ! "
-                      "pngdec ! videoconvert ! video/x-raw,format=GRAY16_LE ! queue ! m.depth ")
+            inputs = recording.inputs(a.recording, a.fps, facedetect=not a.no_facedetect) + " "
         else:
             still = " motion=false" if a.still else ""
             inputs = (f"rgbdtestsrc is-live=true{still} ! {video} ! m.video "
@@ -378,7 +376,7 @@ def parse_args(argv=None):
     src = p.add_argument_group("input")
     src.add_argument("--camera", metavar="DEV", help="V4L2 colour device, e.g. /dev/video0")
     src.add_argument("--depth-device", metavar="DEV", help="V4L2 GRAY16_LE depth device, e.g. /dev/video2")
-    src.add_argument("--recording", metavar="PREFIX", help="replay PREFIX-colour.mkv + PREFIX-depth/ (record.sh)")
+    src.add_argument("--recording", metavar="PREFIX", help="replay PREFIX-colour.mkv + PREFIX-depth.mov (record.sh)")
     src.add_argument("--no-facedetect", action="store_true", help="camera/recording: no facedetect in the chain")
     src.add_argument("--size", default="640x360", help="rgbdtestsrc video size (default 640x360)")
     src.add_argument("--depth-size", default="320x180", help="rgbdtestsrc depth size (default 320x180)")
@@ -410,7 +408,11 @@ def main(argv=None):
     Gst.init(None)
     if Gst.ElementFactory.find("depthmatte") is None:
         sys.exit("depthmatte plugin not found: run scripts/setup or set GST_PLUGIN_PATH")
-    return App(args).start()
+    try:
+        app = App(args)
+    except recording.RecordingError as e:
+        sys.exit(f"depthmatte_app: {e}")
+    return app.start()
 
 
 if __name__ == "__main__":

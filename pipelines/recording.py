@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""The one reader of pipelines/record.sh's recordings, for every tool that
+plays one (replay.sh, serve-rtsp, examples/python/depthmatte_app.py).
+
+  pipelines/recording.py PREFIX [FPS] [--no-facedetect]
+
+prints the gst-launch-1.0 arguments of the two inputs, one per line, the
+colour ending in m.video and the depth in m.depth. A recording is
+PREFIX-colour.mkv (H.264) and PREFIX-depth.mov (16-bit PNG frames with their
+capture times, bit-exact); a recording from before the .mov has a
+PREFIX-depth/ folder of %06d.png frames instead, read at FPS frames per
+second from time 0. A missing recording is an error that names what is
+missing (exit status 2)."""
+import os
+import sys
+
+
+class RecordingError(Exception):
+    pass
+
+
+def tokens(prefix, fps=30, facedetect=True, video="m.video", depth="m.depth"):
+    """The inputs as gst-launch-1.0 arguments (a list)."""
+    colour = f"{prefix}-colour.mkv"
+    mov, folder = f"{prefix}-depth.mov", f"{prefix}-depth"
+    if not os.path.isfile(colour):
+        raise RecordingError(f"no recording at {prefix}: {colour} not found "
+                             "(record.sh writes PREFIX-colour.mkv and PREFIX-depth.mov)")
+    if os.path.isfile(mov):
+        d = ["filesrc", f"location={mov}", "!", "qtdemux", "!", "pngdec"]
+    elif os.path.isdir(folder):
+        d = ["multifilesrc", f"location={folder}/%06d.png", f"caps=image/png,framerate={fps}/1", "!", "pngdec"]
+    else:
+        raise RecordingError(f"no depth for the recording {prefix}: neither {mov} nor {folder}/ found")
+    face = ["facedetect", "display=false", "!", "videoconvert", "!"] if facedetect else []
+    return (["filesrc", f"location={colour}", "!", "matroskademux", "!", "decodebin", "!", "videoconvert", "!"]
+            + face + ["video/x-raw,format=BGRx", "!", "queue", "!", video]
+            + d + ["!", "videoconvert", "!", "video/x-raw,format=GRAY16_LE", "!", "queue", "!", depth])
+
+
+def inputs(prefix, fps=30, facedetect=True, video="m.video", depth="m.depth"):
+    """The inputs as one pipeline description (Gst.parse_launch)."""
+    def quote(t):
+        if " " not in t:
+            return t
+        k, _, v = t.partition("=")
+        return f'{k}="{v}"' if _ else f'"{t}"'
+    return " ".join(quote(t) for t in tokens(prefix, fps, facedetect, video, depth))
+
+
+def main(argv):
+    args = [a for a in argv if not a.startswith("--")]
+    if not args or len(args) > 2 or any(a not in ("--no-facedetect",) for a in argv if a.startswith("--")):
+        sys.exit(__doc__.split("\n\n")[1])
+    try:
+        fps = int(args[1]) if len(args) > 1 else 30
+        for t in tokens(args[0], fps, "--no-facedetect" not in argv):
+            print(t)
+    except (RecordingError, ValueError) as e:
+        print(f"recording.py: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
