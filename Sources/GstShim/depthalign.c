@@ -36,6 +36,7 @@ struct _GstDepthAlign
   void *state;                  /* Swift DepthAlignState */
   DMLoadedCalibration calibration;      /* read at start */
   gboolean have_cal;            /* and loaded into the state */
+  gboolean size_error_posted;   /* the wrong-size error, once per start */
 };
 
 G_DEFINE_TYPE (GstDepthAlign, gst_depthalign, GST_TYPE_VIDEO_FILTER);
@@ -56,6 +57,7 @@ gst_depthalign_start (GstBaseTransform * trans)
   GstDepthAlign *self = GST_DEPTHALIGN (trans);
 
   self->have_cal = FALSE;
+  self->size_error_posted = FALSE;
   if (!dm_calibration_load (GST_ELEMENT (self), &self->settings.calibration,
           &self->calibration))
     return FALSE;
@@ -175,6 +177,10 @@ gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
     return FALSE;
   if (GST_VIDEO_INFO_WIDTH (in_info) != self->calibration.cal.depth_width
       || GST_VIDEO_INFO_HEIGHT (in_info) != self->calibration.cal.depth_height) {
+    /* negotiation retries the same caps: one error, not one per try */
+    if (self->size_error_posted)
+      return FALSE;
+    self->size_error_posted = TRUE;
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The depth input is %dx%d but the calibration \"%s\" is for %dx%d "
             "depth.", GST_VIDEO_INFO_WIDTH (in_info),

@@ -101,6 +101,9 @@ struct _GstDepthMatte
 /* A live depth or background input whose newest frame ended this long before
  * the output time has stalled (its last frame keeps being used). */
 #define STALL_THRESHOLD (500 * GST_MSECOND)
+/* An input that ended (EOS) while the video goes on is held; after this
+ * long that is worth a warning. */
+#define ENDED_THRESHOLD GST_SECOND
 /* cutoff changes below this (metres) are not logged (smoothing, noise) */
 #define LOG_CUTOFF_STEP 0.03
 /* output rate for a video pad at framerate 0/1 (as compositor's) */
@@ -613,13 +616,14 @@ check_stalled (GstDepthMatte * self, GstVideoAggregatorPad * pad,
   GstBuffer *buf;
   GstClockTime end, end_rt;
   GstSegment *seg;
+  gboolean ended;
 
   if (!pad || !GST_CLOCK_TIME_IS_VALID (out_rt))
     return;
   buf = gst_video_aggregator_pad_get_current_buffer (pad);
-  if (!buf || !GST_BUFFER_PTS_IS_VALID (buf)
-      || gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad)))
+  if (!buf || !GST_BUFFER_PTS_IS_VALID (buf))
     return;
+  ended = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad));
   end = GST_BUFFER_PTS (buf);
   if (GST_BUFFER_DURATION_IS_VALID (buf))
     end += GST_BUFFER_DURATION (buf);
@@ -627,6 +631,25 @@ check_stalled (GstDepthMatte * self, GstVideoAggregatorPad * pad,
   end_rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, end);
   if (!GST_CLOCK_TIME_IS_VALID (end_rt))
     return;
+  if (ended) {
+    /* a depth stream that ended early (a truncated recording) is held: say
+     * so once it has been held for a second while the video flows (a depth
+     * still, one frame, and a background picture are held on purpose) */
+    guint frames;
+    g_mutex_lock (&self->depth_lock);
+    frames = self->depth_history.n;
+    g_mutex_unlock (&self->depth_lock);
+    if (bit == INPUT_DEPTH && frames >= 2 && end_rt + ENDED_THRESHOLD < out_rt
+        && !(self->stalled & bit)) {
+      self->stalled |= bit;
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("The %s input ended: keying with its last frame.", role),
+          ("The last %s frame ended at running time %" GST_TIME_FORMAT
+              ", the output is at %" GST_TIME_FORMAT " and the video goes on",
+              role, GST_TIME_ARGS (end_rt), GST_TIME_ARGS (out_rt)));
+    }
+    return;
+  }
   if (end_rt + STALL_THRESHOLD < out_rt) {
     if (!(self->stalled & bit)) {
       self->stalled |= bit;

@@ -18,6 +18,7 @@
  * ACCEPT_CAPS queries are answered truthfully (converters ask them to decide
  * whether to convert); only real CAPS events are judged.
  */
+#include <string.h>
 #include <gst/gst.h>
 #include "elements.h"
 
@@ -62,6 +63,20 @@ format_list (GstCaps * caps)
   return g_string_free (s, FALSE);
 }
 
+/* Whether every format in a format_list is a GRAY one (a depth pad's). */
+static gboolean
+only_gray (const gchar * list)
+{
+  gchar **f = g_strsplit (list, ", ", -1);
+  gboolean all = f[0] != NULL;
+  guint i;
+  for (i = 0; f[i]; i++)
+    if (!g_str_has_prefix (f[i], "GRAY"))
+      all = FALSE;
+  g_strfreev (f);
+  return all;
+}
+
 static void
 post_refused (GstElement * element, GstPad * pad, GstCaps * caps,
     GstCaps * templ)
@@ -69,6 +84,24 @@ post_refused (GstElement * element, GstPad * pad, GstCaps * caps,
   gchar *got = format_list (caps), *want = format_list (templ);
   gchar *got_caps = gst_caps_to_string (caps);
 
+  if (only_gray (want) && !strstr (got, "GRAY")) {
+    /* colour offered to a depth pad: videoconvert would make it grey
+     * brightness, which would then be keyed as if it were distance */
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
+        ("The %s pad of %s cannot take %s: it takes depth (%s), not colour.",
+            GST_PAD_NAME (pad), GST_ELEMENT_NAME (element), got, want),
+        ("Pad '%s' accepts %s but was offered %s (caps: %s). A colour picture is no depth "
+            "map: link a depth camera's stream (realsensesrc, openni2src "
+            "sourcetype=depth ! depthalign, a 16-bit PNG; GRAY16 in units of "
+            "depth-scale, or GRAY8 with depth-near and depth-far where the "
+            "element has them). videoconvert would turn the colour into "
+            "brightness, keyed as if it were distance", GST_PAD_NAME (pad), want,
+            got, got_caps));
+    g_free (got);
+    g_free (want);
+    g_free (got_caps);
+    return;
+  }
   GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
       ("The %s pad of %s cannot take %s: put videoconvert before it.",
           GST_PAD_NAME (pad), GST_ELEMENT_NAME (element), got),

@@ -117,3 +117,26 @@ def test_sync_tolerance_property():
     assert m.get_property("sync-tolerance") == 0
     m.set_property("sync-tolerance", 20 * Gst.MSECOND)
     assert m.get_property("sync-tolerance") == 20 * Gst.MSECOND
+
+
+@pytest.mark.parametrize("depth_frames,warned", [(20, True), (1, False), (90, False)],
+                         ids=["truncated depth", "depth still", "whole depth"])
+def test_a_depth_stream_that_ends_early_is_a_warning(depth_frames, warned):
+    # a truncated depth recording is held (its last frame keys the rest of
+    # the video): one WARNING says so; a one-frame depth still is held on
+    # purpose, and a depth stream as long as the video is never held
+    p = Gst.parse_launch(f"depthmatte name=m ! fakesink rgbdtestsrc num-buffers=90 ! m.video "
+                         f"rgbdtestsrc stream=depth num-buffers={depth_frames} ! m.depth")
+    p.set_state(Gst.State.PLAYING)
+    bus = p.get_bus()
+    warnings = []
+    while True:
+        m = bus.timed_pop_filtered(20 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR
+                                   | Gst.MessageType.WARNING)
+        assert m is not None and m.type != Gst.MessageType.ERROR, m and m.parse_error()
+        if m.type == Gst.MessageType.EOS:
+            break
+        warnings.append(m.parse_warning()[0].message)
+    p.set_state(Gst.State.NULL)
+    ended = [w for w in warnings if "depth input ended" in w]
+    assert len(ended) == (1 if warned else 0), warnings
