@@ -154,3 +154,25 @@ def test_animate_focus_follows_ramp():
     for t, c in pts:
         want = 1.0 + 0.5 * min(t, 2.0)
         assert abs(c - want) < 0.04, (t, c, want)
+
+
+def test_commands_with_values_the_property_does_not_take_are_errors(tmp_path):
+    # a bad enum nick or a number out of range is refused with the valid
+    # values, and not echoed as applied; good ones echo the applied value
+    script = tmp_path / "s.txt"
+    script.write_text("at 0.2 mode bogus\nat 0.2 cutoff -5\nat 0.2 subject-only maybe\n"
+                      "at 0.3 cutoff 1.5\nat 0.3 mode nearest\n")
+    out = run_app(["--still", "--sink", "fakesink", "--duration", "1", "--script", str(script)])
+    errors = [text for _, text in lines(out, "error")]
+    cmds = [text for _, text in lines(out, "cmd")]
+    assert any("mode bogus" in e and "nearest" in e for e in errors), errors
+    assert any("cutoff -5" in e and "0 to 100" in e for e in errors), errors
+    assert any("subject-only maybe" in e for e in errors), errors
+    assert "cutoff 1.5" in cmds and "mode nearest" in cmds, cmds
+    assert not any("bogus" in c or "-5" in c for c in cmds), cmds
+
+
+def test_a_bad_startup_value_stops_the_app():
+    p = subprocess.run([sys.executable, APP, "--no-stdin", "--still", "--sink", "fakesink", "--mode", "bogus"],
+                       capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert p.returncode != 0 and "mode takes one of" in p.stderr, (p.returncode, p.stderr)

@@ -126,9 +126,13 @@ def iou(a, b):
 # ------------------------------------------------------------------ inspect
 
 def test_gst_inspect_shows_pads_and_properties(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     r = subprocess.run(["gst-inspect-1.0", "realsensesrc"], capture_output=True, text=True,
-                       env=subprocess_env(tmp_path), timeout=120)
+                       env=dict(subprocess_env(tmp_path), TMPDIR=str(tmp)), timeout=120)
     assert r.returncode == 0, r.stderr
+    # inspecting leaves nothing behind (no empty realsensesrc-* folder)
+    assert list(tmp.iterdir()) == []
     out = r.stdout
     assert "SRC template: 'video'" in out and "SRC template: 'depth'" in out
     assert "GRAY16_LE" in out

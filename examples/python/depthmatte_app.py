@@ -62,7 +62,7 @@ import gi
 gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")
 gi.require_version("GstController", "1.0")
-from gi.repository import GLib, Gst, GstController, GstVideo  # noqa: E402
+from gi.repository import GLib, GObject, Gst, GstController, GstVideo  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pipelines"))
 import recording  # noqa: E402  (pipelines/recording.py: the one reader of record.sh's files)
@@ -74,17 +74,55 @@ def log(kind, t, text):
     print(f"{kind:<6} t={t:.3f} {text}", flush=True)
 
 
+def check_value(spec, value):
+    """Raises ValueError unless `value` (a command's text) is one the
+    property takes: an enum's nick, name or number, a number within the
+    property's range, a boolean."""
+    if hasattr(spec, "enum_class"):
+        values = spec.enum_class.__enum_values__.values()
+        names = {v.value_nick for v in values} | {v.value_name for v in values} | {str(int(v)) for v in values}
+        if value not in names:
+            raise ValueError(f"{spec.name} takes one of {', '.join(sorted(v.value_nick for v in values))}")
+    elif spec.value_type == GObject.TYPE_BOOLEAN:
+        if value.lower() not in ("true", "false", "yes", "no", "1", "0"):
+            raise ValueError(f"{spec.name} takes true or false")
+    elif hasattr(spec, "minimum") and hasattr(spec, "maximum"):
+        try:
+            v = float(int(value, 0)) if value.lower().startswith("0x") else float(value)
+        except ValueError:
+            raise ValueError(f"{spec.name} takes a number") from None
+        if not spec.minimum <= v <= spec.maximum:
+            raise ValueError(f"{spec.name} takes {spec.minimum:g} to {spec.maximum:g}")
+
+
+def shown_value(v, typed):
+    """A property's value as applied, written as the command was where that
+    is the same value (0xff00ff00, not 4278255360)."""
+    if hasattr(v, "value_nick"):
+        return v.value_nick
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        try:
+            t = int(typed, 0) if typed.lower().startswith("0x") else float(typed)
+            if t == v:
+                return typed
+        except ValueError:
+            pass
+    return v
+
+
 class App:
     def __init__(self, args):
         self.args = args
         self.loop = GLib.MainLoop()
         self.pipeline = Gst.parse_launch(self.describe())
         self.matte = self.pipeline.get_by_name("m")
-        for prop in args.set:
-            name, _, value = prop.partition("=")
+        sets = [p.partition("=")[::2] for p in args.set] + ([("mode", args.mode)] if args.mode else [])
+        for name, value in sets:
+            spec = self.matte.find_property(name)
+            if spec is None:
+                raise ValueError(f"depthmatte has no property {name}")
+            check_value(spec, value)
             Gst.util_set_object_arg(self.matte, name, value)
-        if args.mode:
-            Gst.util_set_object_arg(self.matte, "mode", args.mode)
 
         self.bg_elements = []   # the current background branch, if any
         self.bg_pad = None      # depthmatte's background request pad
@@ -256,10 +294,12 @@ class App:
                 if len(words) != 2:
                     raise ValueError("expected PROPERTY VALUE")
                 name, value = words
-                if self.matte.find_property(name) is None:
+                spec = self.matte.find_property(name)
+                if spec is None:
                     raise ValueError(f"depthmatte has no property {name}")
+                check_value(spec, value)
                 Gst.util_set_object_arg(self.matte, name, value)
-                log("cmd", t, f"{name} {value}")
+                log("cmd", t, f"{name} {shown_value(self.matte.get_property(name), value)}")
         except (ValueError, RuntimeError) as e:
             log("error", t, f"{' '.join(words)}: {e}")
 
@@ -410,7 +450,7 @@ def main(argv=None):
         sys.exit("depthmatte plugin not found: run scripts/setup or set GST_PLUGIN_PATH")
     try:
         app = App(args)
-    except recording.RecordingError as e:
+    except (recording.RecordingError, ValueError) as e:
         sys.exit(f"depthmatte_app: {e}")
     return app.start()
 

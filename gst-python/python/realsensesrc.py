@@ -168,8 +168,10 @@ class RealSenseSrc(Gst.Bin):
         self._lock = threading.Lock()
         self._depth_scale = 0.0
         self._align_method = "none"
-        self._calib_dir = tempfile.mkdtemp(prefix="realsensesrc-")
-        weakref.finalize(self, shutil.rmtree, self._calib_dir, True)
+        # made when a calibration is first written (not at construction:
+        # gst-inspect-1.0 builds an instance and its interpreter never
+        # finalises, leaving the folder behind)
+        self._calib_dir = None
         self._calib_file = None
         self._session = None
         self._internal = []  # elements added at READY, removed at NULL
@@ -248,6 +250,9 @@ class RealSenseSrc(Gst.Bin):
     def _write_calibration(self, depth_profile, color_profile, depth_scale, tag):
         calib = calibration_dict(depth_profile, color_profile, depth_scale)
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in tag) or "device"
+        if self._calib_dir is None:
+            self._calib_dir = tempfile.mkdtemp(prefix="realsensesrc-")
+            weakref.finalize(self, shutil.rmtree, self._calib_dir, True)
         path = os.path.join(self._calib_dir, f"{safe}-calibration.json")
         with open(path + ".tmp", "w") as f:
             json.dump(calib, f, indent=1)
