@@ -5,8 +5,9 @@
 # losslessly as 16-bit PNG frames in a QuickTime file (matroskamux cannot
 # carry GRAY16; qtmux carries PNG), with their timestamps, so replay pairs
 # each depth frame with the colour frame it was captured with, and the
-# replayed depth is bit-exact. The depth file is written in 1 s fragments
-# (Matroska writes the colour in clusters): a crash loses about the last second.
+# replayed depth is bit-exact. The depth file and the keyed MP4 are written
+# in 1 s fragments (Matroska writes the colour in clusters): a crash or a
+# killed process loses about the last second, and what was written plays.
 # Both H.264 tracks are 4:2:0 (I420), High profile, so the decoder that
 # scripts/setup installs (openh264dec) plays them: left to itself,
 # videoconvert hands x264enc Y444 from RGB, giving High 4:4:4, which only
@@ -35,7 +36,7 @@ exec gst-launch-1.0 -e \
   depthmatte name=m ! videoconvert ! tee name=t \
     t. ! queue ! ${DM_SINK:-autovideosink} \
     t. ! queue ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast tune=zerolatency ! \
-      video/x-h264,profile=high ! mp4mux ! filesink location="$prefix-keyed.mp4" \
+      video/x-h264,profile=high ! mp4mux fragment-duration=1000 ! filesink location="$prefix-keyed.mp4" \
   $csrc ! videoconvert ! video/x-raw,format=BGRx ! tee name=vt \
     vt. ! queue ! videoconvert ! facedetect display=false ! videoconvert ! video/x-raw,format=BGRx ! m.video \
     vt. ! queue ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast quantizer=12 pass=quant ! \

@@ -30,20 +30,32 @@ fi
 
 # depth-scale hand-over: realsensesrc reads the depth units from the recording at
 # READY; depthmatte needs the same metres-per-unit to read the GRAY16 values.
-scale=$(/usr/bin/python3 - "$rec" <<'EOF'
+# (the reason it cannot is printed; GStreamer's warning about Python-made
+# elements not being floating is not)
+errs=$(mktemp)
+trap 'rm -f "$errs"' EXIT
+scale=$(/usr/bin/python3 - "$rec" 2>"$errs" <<'EOF'
 import sys, gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst
 Gst.init(None)
+p = Gst.Pipeline()
 s = Gst.ElementFactory.make("realsensesrc")
+p.add(s)
 s.set_property("location", sys.argv[1])
-if s.set_state(Gst.State.READY) != Gst.StateChangeReturn.SUCCESS:
-    msg = s.get_bus().pop_filtered(Gst.MessageType.ERROR) if s.get_bus() else None
-    sys.exit(f"realsensesrc: cannot open {sys.argv[1]}")
+if p.set_state(Gst.State.READY) != Gst.StateChangeReturn.SUCCESS:
+    msg = p.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    why = "no reason given"
+    if msg:
+        err, dbg = msg.parse_error()
+        why = err.message + (f" ({dbg})" if dbg else "")
+    p.set_state(Gst.State.NULL)
+    sys.exit(f"cannot read {sys.argv[1]} as a librealsense recording: {why}")
 print(s.get_property("depth-scale"))
-s.set_state(Gst.State.NULL)
+p.set_state(Gst.State.NULL)
 EOF
-) 2>/dev/null || { echo "cannot read $rec as a librealsense recording" >&2; exit 1; }
+) || { grep -v -e "should be floating" -e '^$' "$errs" >&2; exit 1; }
+rm -f "$errs"
 echo "replay-realsense: depth-scale $scale m/unit -> $out"
 
 exec gst-launch-1.0 -e \

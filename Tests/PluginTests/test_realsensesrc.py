@@ -412,3 +412,14 @@ def test_replay_script_writes_an_mp4_that_openh264dec_plays(scene, tmp_path):
     rows, info, _, _ = frames[10]
     keyed = rows.reshape(info.height, info.width) > 40  # the red box over a black background
     assert iou(keyed, scene.box_mask[10]) > 0.9
+
+
+def test_replay_script_says_why_it_cannot_open_a_recording(tmp_path):
+    bad = tmp_path / "bad.bag"
+    bad.write_bytes(b"not a bag")
+    r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", "replay-realsense.sh"), str(bad), str(tmp_path / "o.mp4")],
+                       capture_output=True, text=True, env=subprocess_env(tmp_path), timeout=120)
+    assert r.returncode != 0
+    # the reason from librealsense, not only that it failed
+    assert f"cannot read {bad} as a librealsense recording: " in r.stderr and "ros reader" in r.stderr, r.stderr
+    assert "should be floating" not in r.stderr

@@ -5,8 +5,10 @@ decoder takes, and replay failed with not-linked), the replayed composite
 must match keying the original frames, and the depth must come back
 bit-exact, as record.sh promises."""
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -146,3 +148,28 @@ def test_app_names_a_missing_recording(tmp_path):
     r = subprocess.run([sys.executable, app, "--no-stdin", "--recording", str(tmp_path / "none")],
                        capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert r.returncode != 0 and "none-colour.mkv not found" in r.stderr, (r.returncode, r.stderr)
+
+
+def test_a_killed_recording_still_plays(tmp_path):
+    # record.sh killed outright (no EOS, no chance to finish the files):
+    # the keyed MP4, written in fragments, plays up to its last fragment
+    prefix = str(tmp_path / "k")
+    e = {k: v for k, v in os.environ.items() if k != "G_DEBUG"}
+    e["DM_SINK"] = "fakesink"
+    p = subprocess.Popen(["bash", os.path.join(ROOT, "pipelines", "record.sh"), "test", "-", prefix],
+                         env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (os.path.exists(prefix + "-keyed.mp4")
+                                                    and os.path.getsize(prefix + "-keyed.mp4") > 200_000):
+            time.sleep(0.2)
+        time.sleep(2.5)
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    frames = pull_all(f"filesrc location={prefix}-keyed.mp4 ! qtdemux ! h264parse ! openh264dec ! videoconvert ! "
+                      "video/x-raw,format=RGB ! appsink name=sink sync=false")
+    assert len(frames) >= 30, len(frames)
+    depth = pull_all(f"filesrc location={prefix}-depth.mov ! qtdemux ! pngdec ! videoconvert ! "
+                     "video/x-raw,format=GRAY16_LE ! appsink name=sink sync=false")
+    assert len(depth) >= 30, len(depth)
