@@ -898,6 +898,27 @@ pairing_choose (GstDepthMatte * self, GstClockTime tol, DMHeldFrame ** colour,
   return FALSE;
 }
 
+/* The colour and depth frames closest in time of the two histories (before
+ * any pairing within the tolerance: the first frames of a run). */
+static gboolean
+pairing_closest (GstDepthMatte * self, DMHeldFrame ** colour,
+    DMHeldFrame ** depth)
+{
+  guint i, j;
+  GstClockTime best = GST_CLOCK_TIME_NONE;
+  for (i = 0; i < self->colour_history.n; i++)
+    for (j = 0; j < self->depth_history.n; j++) {
+      DMHeldFrame *c = &self->colour_history.f[i], *d = &self->depth_history.f[j];
+      GstClockTime diff = d->rt > c->rt ? d->rt - c->rt : c->rt - d->rt;
+      if (!GST_CLOCK_TIME_IS_VALID (best) || diff <= best) {
+        best = diff;
+        *colour = c;
+        *depth = d;
+      }
+    }
+  return GST_CLOCK_TIME_IS_VALID (best);
+}
+
 static GstFlowReturn
 gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
     GstBuffer * outbuf)
@@ -972,6 +993,10 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
       held_copy (&self->pair_colour, c);
       held_copy (&self->pair_depth, d);
       self->holding = FALSE;
+    } else if (!self->pair_colour.buf && pairing_closest (self, &c, &d)) {
+      /* nothing paired yet: the two frames closest in time */
+      held_copy (&self->pair_colour, c);
+      held_copy (&self->pair_depth, d);
     } else if (self->pair_colour.buf) {
       if (!self->holding)
         GST_INFO_OBJECT (self, "no depth within %" GST_TIME_FORMAT " of the "
