@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """real-clip.py: sensor-like RGB-D clips from a real colour image and its real
-structured-light ground-truth disparity (issue 20; docs/steady-edges.md).
+structured-light ground-truth disparity (docs/steady-edges.md).
 
   Benchmarks/real-clip.py COLOUR.ppm GT.pgm OUTDIR [--motion pan|still] [--seed N]
 
@@ -8,7 +8,7 @@ COLOUR.ppm (P6) and GT.pgm (P5, 8-bit disparity in colour pixels, 0 = unknown)
 are the same size (Middlebury 2006 "Aloe", 1282x1110: Benchmarks/real-bench
 decodes them with GStreamer's pngdec/jpegdec ! pnmenc). numpy only.
 
-Protocol (what the independent evaluation of issue 20 describes):
+Protocol (what the independent evaluation describes):
 - colour: a crop of the real image (1256x720 from x=13, y=280), shifted by a
   sub-pixel pan with linear (bilinear) resampling, plus mild per-frame sensor
   noise (sigma 1 level; --colour-noise);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""real-diag.py: where the matte's errors are on the real clips (issue 20).
+"""real-diag.py: where the matte's errors are on the real clips.
 
   Benchmarks/real-diag.py DATA DUMP      (Benchmarks/real-bench --diag runs it)
 

@@ -124,7 +124,7 @@ func ratio(_ a: Double, _ b: Double) -> String {
 }
 
 if args.contains("--subject-cost") {
-    // issue 20: the default (refine=guided, subject-only) against the same
+    // the default (refine=guided, subject-only) against the same
     // with subject-only=false, 1080p composite, cached and streaming (ring of
     // 8), 1 and 2 threads; blocks of 40 frames alternate between the two
     // settings so load on the machine hits both alike; then the segmentation
@@ -416,7 +416,7 @@ if runPipelines {
         row("depthmatte refine=guided (the default), n-threads=0", g)
         row("depthmatte refine=guided, n-threads=1", g1)
         row("sources alone (rgbdtestsrc frame + imagefreeze)", c)
-        // (the guard since session 8's decision: the default mode's pipeline CPU
+        // (the guard: the default mode's pipeline CPU
         // <= 0.25x the stock chroma key in the same run; 0.05x is retired)
         let gm = g.marginal / max(b.marginal, 1e-9)
         print("  guard: the default (refine=guided, n-threads=0) / chroma key <= 0.25x: "

@@ -17,7 +17,7 @@ let seconds = args.count > 1 ? Double(args[1]) ?? 20 : 20
 let fps = args.count > 2 ? Double(args[2]) ?? 15 : 15
 // Video at 640x360 with depth at 320x180 (the quality bench's coarse depth);
 // the real rendered colour frame is the guide for refine=guided (until
-// session 3 the bench ran 320x180 video over a flat grey frame, 160x90 depth).
+// before, the bench ran 320x180 video over a flat grey frame, 160x90 depth).
 let VW = args.count > 3 ? Int(args[3]) ?? 640 : 640
 let VH = VW * 9 / 16, DW = VW / 2, DH = VH / 2
 let nFrames = Int(seconds * fps)

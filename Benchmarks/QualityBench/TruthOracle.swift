@@ -1,4 +1,4 @@
-// Oracle rows for the real clips (issue 20): what the SAD / IoU / dtSSD
+// Oracle rows for the real clips: what the SAD / IoU / dtSSD
 // targets mean, measured on the truth itself. A matte that were the truth
 // turned binary at 0.5, or the truth moved by half a pixel, or the truth
 // with a 3 px ramp instead of its 1 px edge, is the best a keyer working

@@ -1,7 +1,7 @@
 // quality-bench: matte quality of the refine modes on rgbdtestsrc scenes with
 // realistic depth artefacts (noise, holes, flying pixels, misregistration),
 // run in-process through DepthMatter and scored against the scene's
-// ground-truth matte (issue 3; docs/quality.md).
+// ground-truth matte (docs/quality.md).
 //
 //   swift run -c release quality-bench [seconds] [fps]
 //
@@ -295,7 +295,7 @@ struct Score {
     /// truth's by more than 0.2 (on a still clip: pixels that flip), the
     /// worst frame pair, and pixels the truth itself changes by more than 0.2.
     var off = 0.0, offMax = 0, truthMoves = 0.0
-    /// The walk's figures (issue 20's Kinect target): frames whose truth is
+    /// The walk's figures (the Kinect target): frames whose truth is
     /// in view and touches neither side of the picture, their IoU (sum,
     /// then mean) and worst; frames with no truth, and how many of them key
     /// more than 0.1 % of the picture.
@@ -503,7 +503,7 @@ if let clipDirs = env("QB_CLIP") {
             c.faces.append([]); c.objects.append([UInt8](repeating: 0, count: w * h))
         }
         if !header {
-            print("real structured-light depth (issue 20): colour \(w)x\(h) (real), depth \(dw)x\(dh) (first clip; *-full: at the colour's resolution) sampled from real GT disparity, quantisation + correlated noise + noise + holes + real shadows + edge fattening, misregistration 1.5 depth px, mode=fixed, \(n) frames at \(f(c.fps, 0)) fps")
+            print("real structured-light depth: colour \(w)x\(h) (real), depth \(dw)x\(dh) (first clip; *-full: at the colour's resolution) sampled from real GT disparity, quantisation + correlated noise + noise + holes + real shadows + edge fattening, misregistration 1.5 depth px, mode=fixed, \(n) frames at \(f(c.fps, 0)) fps")
             print("| clip | cutoff m | refine | SAD | Grad | IoU | IoU min | dtSSD | SAD/orig | IoU/orig | dtSSD/orig | off > 0.2 per frame (max) | truth moves | ms/frame |")
             print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
             header = true
@@ -531,7 +531,7 @@ if let clipDirs = env("QB_CLIP") {
             }
         }
     }
-    print("targets (issue 20, pan at the plant/background cutoff): SAD <= 0.30x, IoU >= 0.94, dtSSD <= 0.60x the original")
+    print("targets (pan at the plant/background cutoff): SAD <= 0.30x, IoU >= 0.94, dtSSD <= 0.60x the original")
     if env("QB_NOORACLE") == nil {
         print("oracle rows: the truth itself turned binary at 0.5, moved 0.5 px (half of it one pixel to the right), "
               + "or spread over a 3 px horizontal ramp; dtSSD compares frame-to-frame changes pixel by pixel, so on a "
@@ -578,7 +578,7 @@ for (dw, dh) in env("QB_NOMAIN") != nil || sensorOnly ? [] : depthSizes {
 // pixel and row, summed over frames). "guided, slab" is the default with
 // subject-only=false: everything nearer than the cutoff.
 if env("QB_NOSCENES") == nil && !sensorOnly {
-    print("\nscenes (issue 20): depth 640x360, misregistration 1, noise + holes + flying pixels\(env("QB_REAL") != nil ? " + quantisation + correlated noise" : "")")
+    print("\nscenes: depth 640x360, misregistration 1, noise + holes + flying pixels\(env("QB_REAL") != nil ? " + quantisation + correlated noise" : "")")
     print("| scene | start s | mode | refine | SAD | Grad | IoU | IoU min | dtSSD | SAD/orig | IoU/orig | dtSSD/orig | distractor in | hand out | ms/frame |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     // (name, scene, start, mode, motion, pan): "sway" is the portrait's own
@@ -594,15 +594,15 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         SceneRow("thinRod", .thinRod, startTime, .face, motion: env("QB_ROSTILL") == nil),
         // a filtered depth map (an iPhone's AVDepthData; rgbdtestsrc
         // filtered=true, radius 2 at 640x360): the same scenes with every step
-        // smoothed into a ramp and the holes filled (session 11)
+        // smoothed into a ramp and the holes filled
         SceneRow("chair, filtered", .chair, startTime, .face), SceneRow("sway, filtered", .portrait, startTime, .face),
         // the same as a phone's 4:3 portrait (colour 640x480; depth 640x480,
-        // which the keyer halves, or 320x240), from t = 0 (session 12)
+        // which the keyer halves, or 320x240), from t = 0
         SceneRow("chair, filtered, 4:3 640x480", .chair, 0, .face),
         SceneRow("chair, filtered, 4:3 320x240", .chair, 0, .face),
         // a phone's portrait upright, with square pixels (colour 480x640,
         // the 16:9 scene's central 42 %: head and shoulders fill it; depth
-        // 480x640 or 240x320) (session 13)
+        // 480x640 or 240x320)
         SceneRow("chair, filtered, 3:4 480x640", .chair, startTime, .face),
         SceneRow("chair, filtered, 3:4 240x320", .chair, startTime, .face),
         SceneRow("sway, filtered, 3:4 240x320", .portrait, startTime, .face),
@@ -614,24 +614,24 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         SceneRow("doorFrame, filtered, 3:4 240x320", .doorFrame, startTime, .nearest),
         // a real detector misses faces (every third frame here: the lock
         // holds the subject from depth, `tracked`) or finds none at all
-        // (mode=nearest) (session 12)
+        // (mode=nearest)
         SceneRow("chair, faces missed", .chair, startTime, .face),
         SceneRow("chair, filtered, faces missed", .chair, startTime, .face),
         SceneRow("chair, filtered", .chair, startTime, .nearest),
         // a Kinect-like walk: the room 2.5 times as far (the subject at
-        // about 2.5 m), with quantisation and correlated noise (session 12)
+        // about 2.5 m), with quantisation and correlated noise
         SceneRow("enterLeft, 2.5 m", .enterLeft, 0.3, .nearest),
         SceneRow("leaveRight, 2.5 m", .enterLeft, 6.3, .nearest),
         SceneRow("enterLeft, 3.5 m", .enterLeft, 0.3, .nearest),
         SceneRow("leaveRight, 3.5 m", .enterLeft, 6.3, .nearest),
         // the same walk as a Kinect v1 sees it: 4:3 with square pixels (57° x
-        // 43°; colour and depth 640x480) (session 13)
+        // 43°; colour and depth 640x480)
         SceneRow("enterLeft, 4:3 square 640x480, 2.5 m", .enterLeft, 0.3, .nearest),
         SceneRow("leaveRight, 4:3 square 640x480, 2.5 m", .enterLeft, 6.3, .nearest),
         SceneRow("enterLeft, 4:3 square 640x480, 3.5 m", .enterLeft, 0.3, .nearest),
         SceneRow("leaveRight, 4:3 square 640x480, 3.5 m", .enterLeft, 6.3, .nearest),
         // the walk carrying a dark, IR-absorbing binder (90 % of its depth
-        // pixels without a reading) against the chest (session 14)
+        // pixels without a reading) against the chest
         SceneRow("carryBinder", .carryBinder, 0.3, .nearest),
         SceneRow("carryBinder, standing", .carryBinder, startTime, .nearest),
         SceneRow("carryBinder, leaving", .carryBinder, 6.3, .nearest),
@@ -644,7 +644,6 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
         // a registered map's band of holes along a side, where the depth
         // camera does not see (librealsense's align, depthalign): ", band N"
         // = N columns of the depth map along the left edge (right: -N)
-        // (session 14)
         SceneRow("enterLeft, band 2", .enterLeft, 0.3, .nearest),
         SceneRow("enterLeft, band 40", .enterLeft, 0.3, .nearest),
         SceneRow("leaveRight, band -40", .enterLeft, 6.3, .nearest),
@@ -718,7 +717,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
 // QB_NOSENSOR skips it.
 if env("QB_NOSENSOR") == nil {
     let scale = 2.5
-    print("\nsensor (issue 20, steady edges): colour 1280x720, depth 320x180, world x\(f(scale, 1)) (subject at 2.5 m), quantisation + correlated noise + noise + holes + edges jittering by a sample each frame, fixed cutoff \(f(scale * 1.25, 3)) m, 10 frames at 30 fps")
+    print("\nsensor (steady edges): colour 1280x720, depth 320x180, world x\(f(scale, 1)) (subject at 2.5 m), quantisation + correlated noise + noise + holes + edges jittering by a sample each frame, fixed cutoff \(f(scale * 1.25, 3)) m, 10 frames at 30 fps")
     print("| clip | misreg | refine | SAD | IoU | dtSSD | dtSSD/orig | off > 0.2 per frame (max) | truth moves | ms/frame |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for (name, pan, motion) in [("still", false, false), ("pan", true, false), ("sway", false, true)] {

@@ -1,5 +1,4 @@
-"""GST_DEBUG=<element>:N shows what a user debugging a pipeline needs
-(issue 21): each element logs in its own category, named like the element,
+"""GST_DEBUG=<element>:N shows what a user debugging a pipeline needs: each element logs in its own category, named like the element,
 the caps every pad negotiated (INFO), depthmatte's pad requests, worker
 threads and lock changes (INFO); and nothing per frame below LOG, so the
 number of lines at level 4 does not grow with the number of frames."""

@@ -112,7 +112,7 @@ def test_walk_keyed_through_depthalign_as_through_registered_depth(tmp_path, sce
     # the colour camera, brought back by depthalign: the registered map has
     # a band of holes along one side, and the floor beside it used to fail
     # "reaches a side of the picture" and be keyed (fully-in-view IoU 0.91,
-    # worst 0.83; session 14). Fully in view: the truth touching neither side.
+    # worst 0.83, before the edge strip). Fully in view: the truth touching neither side.
     from harness import pixels, pull_all
     w, h = 320, 240
     cal = write_calibration(tmp_path / "walk.json", depth=intrinsics(w, h, 62), color=intrinsics(w, h, 62),

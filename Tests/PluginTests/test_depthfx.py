@@ -1,4 +1,4 @@
-"""depthmatte's depth encodings (issue 5): depth-kind=disparity and GRAY8
+"""depthmatte's depth encodings: depth-kind=disparity and GRAY8
 normalised maps on the depth pad give the same matte as GRAY16 millimetres for
 the same scene."""
 import numpy as np

@@ -361,7 +361,7 @@ def _panned_scene(shift, w=320, h=240, dw=160, dh=120):
 
 @pytest.mark.parametrize("step", [0.0, 0.6])
 def test_camera_motion_is_reported_and_only_when_the_picture_moves(step):
-    """refine=guided follows a pan of the whole picture (issue 20): the message
+    """refine=guided follows a pan of the whole picture: the message
     says so, with the picture's shift in video pixels; a still camera never."""
     k = Keyer("mode=fixed cutoff=1.5", size=(320, 240), depth_size=(160, 120))
     try:

@@ -1,4 +1,4 @@
-"""Matte quality (issue 3): refine=guided, the default, against the original
+"""Matte quality: refine=guided, the default, against the original
 sample's chain on a small rgbdtestsrc clip with realistic depth artefacts
 (noise, holes, flying pixels, misregistration 2), scored against the
 source's ground-truth matte."""
@@ -43,7 +43,7 @@ def test_default_refine_beats_original_on_a_clip_with_depth_artefacts():
                          f"rgbdtestsrc stream=depth {ART} num-buffers={N} ! video/x-raw,width={DW},height={DH} ! m.depth"),
                      truth)
     assert default == guided
-    # margins (issue 3's targets, on this small clip): SAD at most 0.3x the
+    # margins (the quality targets, on this small clip): SAD at most 0.3x the
     # original's, IoU at 0.5 at least 0.98 and 0.1 above it, dtSSD at most
     # 0.7x (measured when written: SAD 0.08 vs 3.40, IoU 0.995 vs 0.839,
     # dtSSD 1.60 vs 3.67); quality-bench measures it at 1280x720 over longer

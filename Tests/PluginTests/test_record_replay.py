@@ -1,5 +1,5 @@
 """pipelines/record.sh then pipelines/replay.sh, through the scripts, with
-only what scripts/setup installs (issue 21): the recording must play back
+only what scripts/setup installs: the recording must play back
 (the colour track used to come out as H.264 High 4:4:4, which no installed
 decoder takes, and replay failed with not-linked), the replayed composite
 must match keying the original frames, and the depth must come back

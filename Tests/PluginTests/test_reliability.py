@@ -1,4 +1,4 @@
-"""Reliability (issue 8): bad and odd input, stream faults, state changes,
+"""Reliability: bad and odd input, stream faults, state changes,
 threads, leaks and property ranges, for every element of the plugin
 (depthmatte, rgbdtestsrc, sparkle, framestack, depthview).
 

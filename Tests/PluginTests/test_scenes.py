@@ -1,4 +1,4 @@
-"""The subject, not a slab of space (issue 20): rgbdtestsrc's scenes with a
+"""The subject, not a slab of space: rgbdtestsrc's scenes with a
 surface nearer than the cutoff that is not the subject (a chair back, a
 sloping floor, a door frame) and a subject walking in at the edge
 (mode=nearest, no face metas), through the built plugin; IoU against the
@@ -60,7 +60,7 @@ def test_surfaces_stay_out_on_a_filtered_depth_map(scene):
     default = ious(scene, "filtered=true", "", dw=640, dh=360)
     slab = ious(scene, "filtered=true", "subject-only=false", dw=640, dh=360)
     print(scene, "filtered, subject-only", default.round(3), "slab", slab.round(3))
-    # (chair: 0.91 at 0.8 s before session 12's ramp holes, where the
+    # (chair: 0.91 at 0.8 s before the ramp holes, where the
     # torso's edge runs diagonally and the ramp beside it joined the chair;
     # now 0.987; door frame 0.963: docs/quality.md)
     assert default.mean() >= 0.95 and default.min() >= 0.95, default
@@ -72,7 +72,7 @@ def test_chair_stays_out_on_a_phones_filtered_4x3_map():
     # iPhone's AVDepthData is 640x480 or 320x240); where the sloping shoulder
     # meets the chair's outer edge, wall, chair and shoulder meet, and the
     # in-between depths of two ramps chained chair and shoulder (worst frame
-    # 0.84-0.92 before session 12's ramp holes)
+    # 0.84-0.92 before the ramp holes)
     global W, H
     saved = W, H
     W, H = 320, 240
@@ -116,7 +116,7 @@ def test_chair_stays_out_when_the_stock_facedetect_misses_the_face():
     # as the subject steps back): the lock holds the subject from depth
     # (lock=tracked), and its surface at the lock's coarse grid has merged
     # the chair with the chest; the segmentation is seeded around the last
-    # face box (before session 12: its whole upper half, chair and all:
+    # face box (before: its whole upper half, chair and all:
     # IoU 0.67 on those frames)
     locks, iou = with_stock_facedetect(f"rgbdtestsrc scene=chair {ART} filtered=true num-buffers=24",
                                        "width=640,height=480,framerate=5/1", "width=640,height=480,framerate=5/1", 24)
@@ -129,7 +129,7 @@ def test_chair_stays_out_when_the_stock_facedetect_misses_the_face():
 def test_upright_phone_portrait_with_the_stock_facedetect(dw, dh):
     # a phone's portrait as a user holds it: upright 3:4, square pixels
     # (head and shoulders fill the picture), a filtered depth map, the chair
-    # back rising behind the shoulders and the real detector (session 13)
+    # back rising behind the shoulders and the real detector
     locks, iou = with_stock_facedetect(
         f"rgbdtestsrc scene=chair {ART} filtered=true square-pixels=true num-buffers=12",
         "width=480,height=640,framerate=5/1", f"width={dw},height={dh},framerate=5/1", 12)
@@ -169,9 +169,9 @@ def test_walk_in_a_kinect_like_4x3_view_is_followed_and_the_empty_room_stays_emp
     # the walk through a 4:3 square-pixel view (a Kinect v1's 57° x 43°;
     # colour and depth 320x240, quantised, correlated noise), mode=nearest:
     # the issue's walk figures, the frames with the person fully in view
-    # (the truth touching neither side) and the empty frames (session 13);
+    # (the truth touching neither side) and the empty frames;
     # carry-binder: carrying a dark binder that gives the depth few
-    # readings (session 14)
+    # readings
     global W, H
     saved = W, H
     W, H = 320, 240

@@ -1,5 +1,5 @@
 """Still images straight from pngdec (framerate 0/1, no imagefreeze) on any
-pad: keyed correctly and without a single GLib WARNING or CRITICAL (issue 21).
+pad: keyed correctly and without a single GLib WARNING or CRITICAL.
 
 Each pipeline runs in gst-launch-1.0 in a subprocess with G_DEBUG unset, as a
 new user would run it, so a critical is printed (not fatal) and read from

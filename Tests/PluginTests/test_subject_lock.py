@@ -1,4 +1,4 @@
-"""The subject lock (issue 10) in real pipelines: rgbdtestsrc with a false
+"""The subject lock in real pipelines: rgbdtestsrc with a false
 face, a covered face and no face metas, keyed by depthmatte with the default
 lock and with lock-strategy=original on the same frames, scored against the
 ground-truth matte (SAD = sum|a - a*| / 1000, IoU at 0.5)."""

@@ -21,7 +21,7 @@ public enum KeyingMode: Int32, CaseIterable, Sendable {
     public var followsSubject: Bool { self == .face || self == .nearest }
 }
 
-/// How the matte is made from the depth mask (issue 3; docs/quality.md).
+/// How the matte is made from the depth mask (docs/quality.md).
 public enum MatteRefine: Int32 {
     /// Edge-aware: holes decided from neighbours and colour, a weighted guided
     /// filter on the colour luma, temporal smoothing (see `MatteRefiner`).
@@ -81,7 +81,7 @@ public struct MatteResult: Equatable {
     public var lockSource: LockSource = .fixed
     /// The face box (video pixels) that set the cutoff on this frame, if any.
     public var faceBox: Box? = nil
-    /// refine=guided (issue 20): the camera's motion since the last frame as
+    /// refine=guided: the camera's motion since the last frame as
     /// the picture's shift in video pixels (x right, y down), when one
     /// translation explained it and the temporal state followed it
     /// (`MatteRefiner.cameraMotion`); (0, 0) and false otherwise.
@@ -97,7 +97,7 @@ public final class DepthMatter {
     public let subjectLock = SubjectLock()
 
     private var mask = FloatPlane()
-    /// The subject's surfaces among the near pixels (issue 20).
+    /// The subject's surfaces among the near pixels.
     public var segmentation = SubjectSegmentation()
     /// refine=guided: its parameters are public for experiments (quality-bench).
     public var refiner = MatteRefiner()
@@ -166,7 +166,7 @@ public final class DepthMatter {
     /// at all (no face, no body: the fixed fallback) keys nothing (except with
     /// lock-strategy=original, the sample's own fallback). An empty
     /// room stays empty instead of keying the floor or wall nearer than the
-    /// fallback cutoff (issue 20).
+    /// fallback cutoff.
     private func subjectCutoff(_ cutoff: Double, _ settings: MatteSettings, _ result: MatteResult) -> Double {
         settings.subjectOnly && settings.mode.followsSubject && settings.lockStrategy != .original
             && result.lockSource == .fixed ? 0 : cutoff

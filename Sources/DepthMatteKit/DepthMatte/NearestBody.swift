@@ -66,7 +66,7 @@ public struct DepthComponents {
     public static let floorSlope: Float = 0.7
 
     /// The focal length (in cells or pixels) the floor tests assume for a
-    /// `w` x `h` picture: `focalDiagonal` x its diagonal (session 13: a
+    /// `w` x `h` picture: `focalDiagonal` x its diagonal (a
     /// camera's field of view is close to constant along the diagonal, 70°
     /// across a 16:9 picture's width; a Kinect's 4:3 focal length is 0.82
     /// widths, a phone's upright 3:4 portrait about 1.05; 0.714 widths for
@@ -87,7 +87,7 @@ public struct DepthComponents {
     public static let bandFraction: Float = 0.2
     /// A strip of cells without a reading along a side of the grid, up to
     /// this share of its width, lies outside the picture for `sideTouch`
-    /// (session 14; as `SubjectSegmentation.edgeStrip`): a registered depth
+    /// (as `SubjectSegmentation.edgeStrip`): a registered depth
     /// map's band the depth camera does not see. Without it a door jamb
     /// beside a 6-pixel band on a 240-wide map no longer touched the side
     /// and was taken for the subject (IoU 0.99 -> 0.40 / 0.00 in mode face /
@@ -147,13 +147,13 @@ public struct DepthComponents {
     /// the rows y ± 3 (cells without a reading skipped, at least four
     /// readings) loses at least `floorSlope` / focal length (`focal`) x d
     /// per row downwards, and no two successive readings there differ by
-    /// `jump` (session 13: the two samples y ± 1 alone failed in patches on
+    /// `jump` (the two samples y ± 1 alone failed in patches on
     /// a far sensor's quantised, noisy floor, which then broke into a mosaic
     /// of surfaces, one of which the finder took for a person in an empty
     /// room; over y ± 2 a 4:3 Kinect-like view 3.5 m away still did). Rows
     /// the window cannot centre on take the test of the nearest row it can;
     /// the top row is never floor-like. A floor-like cell never joins a cell
-    /// that is not (issue 20): a floor meeting the feet, or a torso's sides
+    /// that is not: a floor meeting the feet, or a torso's sides
     /// at the bottom of a portrait, in depth stays a surface of its own (and
     /// is then floor-like as a whole).
     private mutating func markFloorLike() {
@@ -194,7 +194,7 @@ public struct DepthComponents {
     }
 
     /// Whether the neighbours p and p + k lie in the middle of a smoothed
-    /// step (session 13): a filtered map (an iPhone's, an SDK's hole filling)
+    /// step: a filtered map (an iPhone's, an SDK's hole filling)
     /// spreads the step between a door jamb and the shoulder beside it over
     /// a few cells, none of them a `jump` from the next, and the jamb, whose
     /// top is the top row, became the subject's surface (its head band the
@@ -435,7 +435,7 @@ public struct DepthComponents {
     /// A narrow slab along the picture's edge (a door frame, a wall's end, a
     /// bookcase): it reaches the top and the bottom row and the left or right
     /// column and spans at most `edgeSlabWidth` of the width, so nothing of
-    /// it shows a head (issue 20). A person entering at the edge shows the
+    /// it shows a head. A person entering at the edge shows the
     /// top of the head below the top row; a person close up whose hair
     /// reaches the top and whose shoulders reach the sides is wide.
     public func isEdgeSlab(_ k: Int) -> Bool {
@@ -458,7 +458,7 @@ public struct DepthComponents {
         let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
         return touchesBottom(k) && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
     }
-    /// A piece of a floor (session 13): a surface that recedes upwards as
+    /// A piece of a floor: a surface that recedes upwards as
     /// steeply as a floor-like cell does (`floorSlope`, over the rows between
     /// its top and bottom bands, at its middle band's depth), with the
     /// middle band in between, wherever it lies. A far sensor's floor breaks
@@ -583,7 +583,7 @@ public struct NearestBodyFinder: Equatable {
     /// shoulders at any distance for a 60-90° camera; a 8 cm cup at 0.6 m is
     /// about 0.005.
     public var minSize = 0.02
-    /// Fraction of the picture a candidate covers at least (session 12): a
+    /// Fraction of the picture a candidate covers at least: a
     /// head and shoulders at the far end of `depthRange` still cover about
     /// 0.5 %; pieces of a floor 4-5 m away that holes and a far sensor's
     /// quantisation steps cut apart (a few grid cells) reach `minSize` by

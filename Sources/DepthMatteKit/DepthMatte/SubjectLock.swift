@@ -173,7 +173,7 @@ public final class SubjectLock {
         if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
             var d = components.headDepth(o.component) + headBias
             // while a missed face is held: the surface's depth where the face
-            // was (session 13: its head band is that of whatever it has
+            // was (its head band is that of whatever it has
             // merged with, a door jamb joined to the shoulder by a filtered
             // map's ramp)
             if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let fc = lastFaceCentre,
@@ -188,7 +188,7 @@ public final class SubjectLock {
         let nearestDepth = nearest.map { $0.headDepth + headBias }
         let strong = source == .face || source == .tracked
         // expected subject depth for judging faces: right after a face, that
-        // face's own depth (session 13: the tracked surface's head band is
+        // face's own depth (the tracked surface's head band is
         // that of whatever it has merged with, a door jamb joined to the
         // shoulder by a filtered map's ramp, and the face 26 cm behind the
         // jamb's top was refused, the lock then following the jamb); else
@@ -256,7 +256,7 @@ public final class SubjectLock {
 
         // 4. smoothing
         let goal = target + offset
-        // (a subject found after none: at once, session 13; creeping from
+        // (a subject found after none: at once; creeping from
         // the cutoff setting, a person walking in 4.5 m away stayed beyond
         // the cutoff, keyed out, for two frames)
         if let c = cutoff, settings.smoothing > 0, !(source == .fixed && newSource != .fixed) {

@@ -1,4 +1,4 @@
-/// The subject, not a slab of space (issue 20): after the cutoff, keep only
+/// The subject, not a slab of space: after the cutoff, keep only
 /// the depth surfaces that belong to the locked subject.
 ///
 /// Nearer than the cutoff is necessary, not sufficient: a chair back behind
@@ -58,7 +58,7 @@
 ///     A thin part one depth pixel wide (a rod, a cable) is sampled in
 ///     pieces that touch corner to corner: a fragment touching a kept pixel
 ///     diagonally too, at its depth (within `bodyStep`), stays, piece after
-///     piece along the part (session 8).
+///     piece along the part.
 ///  6. Every other near pixel is written as "far" (65535) into a copy of the
 ///     depth; holes (0) stay holes, so the refiner still decides those next to
 ///     the subject from their neighbours and colour, as before.
@@ -75,7 +75,7 @@ public struct SubjectSegmentation {
     /// tan of the angle between a surface and the image plane (top away)
     /// above which it is floor-like: 0.7 ≈ 35°.
     public var floorSlope: Float = 0.7
-    /// Smoothed steps (session 11, step 1b): a filtered depth map (an
+    /// Smoothed steps (step 1b): a filtered depth map (an
     /// iPhone's AVDepthData, a sensor SDK's spatial or hole-filling filter)
     /// turns the step between a shoulder and the chair back 7–20 cm behind
     /// it into a ramp, and fills the occlusion shadow that separated them, so
@@ -91,7 +91,7 @@ public struct SubjectSegmentation {
     /// unfiltered depth: chair 0.9964 -> 0.9959, every other clip as before
     /// (docs/quality.md, "Filtered depth maps").
     public var rampSteps: Float = 1
-    /// 1b (session 12): a ramp pixel whose nearer side is itself no surface
+    /// 1b: a ramp pixel whose nearer side is itself no surface
     /// (the depth there still changes by a `step` or more over the next 2s
     /// pixels: a second ramp, as where a shoulder, the chair back behind it
     /// and the wall meet at the chair's edge, or a ramp running diagonally
@@ -103,9 +103,9 @@ public struct SubjectSegmentation {
     /// an iPhone-like filtered 4:3 map (colour 640x480, depth 640x480 /
     /// 320x240): IoU 0.9665 / 0.9634 -> 0.9947 / 0.9918, worst frame 0.887 /
     /// 0.842 -> 0.991 / 0.985; every 16:9 clip as good or better
-    /// (docs/quality.md, session 12, "Ramps between ramps").
+    /// (docs/quality.md, "Ramps between ramps").
     public var rampHoles = true
-    /// 3. (session 12): on a noisy map two neighbours on one surface also
+    /// 3.: on a noisy map two neighbours on one surface also
     /// join when they differ by less than this many times the map's own
     /// noise at their depth (the 90th percentile of the differences between
     /// row neighbours, as a gain on depth²: a structured-light sensor's
@@ -117,7 +117,7 @@ public struct SubjectSegmentation {
     /// frame 0.15-0.99 -> 0.77-0.998 / 0.92-0.998; every other clip
     /// unchanged. 0 turns it off.
     public var noiseSteps: Float = 2
-    /// 5. (session 14): the sparse readings of a dark, IR-absorbing part of
+    /// 5.: the sparse readings of a dark, IR-absorbing part of
     /// the subject (a black binder held in front, a dark jumper, black
     /// hair) amid its holes. The holes reached from the subject carry the
     /// depth of the subject pixel they were reached from at any distance
@@ -129,10 +129,10 @@ public struct SubjectSegmentation {
     /// on average and reaches neither picture side. Written far, each of
     /// those readings made its whole row of holes an occlusion shadow in the
     /// refiner (`MatteRefiner.shadowFill`) and grew background into the
-    /// rest. quality-bench carryBinder rows (docs/quality.md, session 14).
+    /// rest. quality-bench carryBinder rows (docs/quality.md).
     public var holeFragments = true
     /// A strip of holes along a side of the picture up to this share of its
-    /// width (session 14) counts as outside it: a registered depth map has
+    /// width counts as outside it: a registered depth map has
     /// one where the depth camera does not see what the colour camera does
     /// (librealsense's align leaves a band of zeros on the left, depthalign
     /// one on the side the depth camera is offset to). The floor's test
@@ -142,7 +142,7 @@ public struct SubjectSegmentation {
     /// (quality-bench QB_EDGEHOLES=-2, the walk: fully-in-view IoU 0.9953
     /// -> 0.9200).
     public var edgeStrip: Float = DepthComponents.edgeStrip
-    /// Smoothed steps, by colour (session 11, step 3; see `rampSteps` for
+    /// Smoothed steps, by colour (step 3; see `rampSteps` for
     /// the filtered map): two neighbours with no step between them do not
     /// join where the depths `off` pixels either side of them are both near
     /// and differ by a `step`, the pair is at least as steep as the mean
@@ -154,7 +154,7 @@ public struct SubjectSegmentation {
     /// without a step. Needed with `rampSteps` where a ramp is wider than the
     /// sharpening reaches (chair, filtered r = 2: 0.9452 with `rampSteps`
     /// alone, 0.9934 with both). The depths are those before 1b sharpened
-    /// them (session 13: a ramp wider than the sharpening reaches becomes
+    /// them (a ramp wider than the sharpening reaches becomes
     /// flat in-between plateaus, where no span shows a step).
     public var colourCut = true
     /// Focal length in picture diagonals (`DepthComponents.focalDiagonal`:
@@ -259,7 +259,7 @@ public struct SubjectSegmentation {
         }
         let s = max(1, w / 160)     // rows either side for the floor slope
         let slopeK = floorSlope * 2 * Float(s) / DepthComponents.focal(w, h, perDiagonal: focalDiagonal)   // diff over 2s rows >= slopeK · d
-        // the floor's slope is fitted over ±t rows (session 12: t = 2s)
+        // the floor's slope is fitted over ±t rows (t = 2s)
         let t = 2 * s
         var count: Int32 = 0
         // colour of a depth pixel: the video pixel at its centre
@@ -350,7 +350,7 @@ public struct SubjectSegmentation {
                 return r
             }
             // The flood also crosses a near pixel whose row has floor-like
-            // pixels 1-2 pixels either side, on its surface (session 12): on a
+            // pixels 1-2 pixels either side, on its surface: on a
             // far sensor's floor the fit fails in thin streaks (correlated
             // noise flattens it where the floor is barely steep enough) that
             // split the floor into strips none of which is wide enough.
@@ -444,7 +444,7 @@ public struct SubjectSegmentation {
             // (`colourCut`): a smoothed step (see `colourCut`). `cutLeft` and
             // bit 2 of `sd[x]` carry it like the step tests.
             let cutOn = colourCut && vw > 0
-            // the cut judges the depth before 1b sharpened it (session 13: a
+            // the cut judges the depth before 1b sharpened it (a
             // ramp wider than the sharpening reaches is sharpened to flat
             // in-between plateaus, where no span shows a step; a map smoothed
             // twice as much as rgbdtestsrc's, chair 3:4 480x640: IoU 0.9721
@@ -955,7 +955,7 @@ extension SubjectLock {
         let sy = Double(seedDepthSize.1) / Double(c.step) / Double(h)
         // The surface the lock tracks (its grid is coarser) may have merged a
         // chair back with the chest, within the depth tolerance of the face
-        // (session 12): a face missed this frame while the lock holds it
+        //: a face missed this frame while the lock holds it
         // (`tracked`) seeds only the cells in the central half of the last
         // face box, if any (in the upper half of the surface); otherwise the
         // surface's top band (its top fifth of rows: the head) is the seed.

@@ -1,4 +1,4 @@
-/// The scenes beyond the portrait (issue 20): surfaces that are nearer than
+/// The scenes beyond the portrait: surfaces that are nearer than
 /// the cutoff without being the subject, and a subject walking in at the
 /// picture's edge. Each is a layer behind the subject (and its hand) and in
 /// front of the plant and the wall; none of it is in the ground-truth matte.

@@ -1,4 +1,4 @@
-/// rgbdtestsrc `filtered=true` (session 11, issue 20): depth as a phone's or
+/// rgbdtestsrc `filtered=true`: depth as a phone's or
 /// a sensor SDK's filtered map delivers it (an iPhone's AVDepthData with
 /// isDepthDataFiltered, librealsense's spatial and hole-filling filters):
 /// the holes filled and every step smoothed into a ramp a few pixels wide,

@@ -1,4 +1,4 @@
-// Property-based fuzzing of the kit's entry points (issue 8): random sizes
+// Property-based fuzzing of the kit's entry points: random sizes
 // (including 1x1 and odd sizes), row padding, every packed layout, parameter
 // values across and beyond their documented ranges, NaN and infinities where a
 // Double is accepted, and random or absurd face boxes. A seeded generator

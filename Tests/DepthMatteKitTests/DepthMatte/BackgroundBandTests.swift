@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.3 (issue 20, `MatteRefiner.backgroundBand`): a real sensor's
+/// README step 2.3 (`MatteRefiner.backgroundBand`): a real sensor's
 /// subject grows into the background at its edges (edge fattening, flying
 /// pixels, misregistration), never the other way, so a background reading
 /// one pixel from the subject's label is trusted, while subject readings

@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.6, camera motion (issue 20, `MatteRefiner.cameraMotion`):
+/// README step 2.6, camera motion (`MatteRefiner.cameraMotion`):
 /// one translation of the picture since the last frame is estimated from the
 /// guide at depth resolution and, when it explains the change everywhere,
 /// the temporal state moves with it before the hold compares the new frame.

@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// Step 3's colour detail (`MatteRefiner.colourDetail`, issue 20) and 2.2's
+/// Step 3's colour detail (`MatteRefiner.colourDetail`) and 2.2's
 /// occlusion-shadow fill (`MatteRefiner.shadowFill`).
 final class ColourDetailTests: XCTestCase {
     static let fg = RGBA(200, 40, 40), bg = RGBA(60, 160, 90)
@@ -97,7 +97,7 @@ final class ColourDetailTests: XCTestCase {
     }
 }
 
-/// Subject-only keying with no subject found (issue 20: empty frames stay empty).
+/// Subject-only keying with no subject found (empty frames stay empty).
 final class EmptySceneTests: XCTestCase {
     func run(_ mode: KeyingMode, subjectOnly: Bool, strategy: LockStrategy = .robust) -> (MatteResult, Int) {
         // a wall 2 m away filling the frame, nearer than the fallback cutoff (4 m)

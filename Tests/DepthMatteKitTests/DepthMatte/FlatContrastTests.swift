@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.5 (session 8, `MatteRefiner.flatContrast`): where the
+/// README step 2.5 (`MatteRefiner.flatContrast`): where the
 /// coarse depth-resolution fit has no edge, partial values are the colour
 /// model's imprint of texture, not coverage: a stronger contrast there
 /// pushes them to their side without moving any pixel across 0.5.

@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// A dark part the subject carries with no reading at all (session 15,
+/// A dark part the subject carries with no reading at all (
 /// `MatteRefiner.heldParts`): taken as the subject when its edge to the room
 /// moves with it, left to the colour when it stays (a pocket of holes behind
 /// the subject) or when the whole room moves (a pan).

@@ -29,7 +29,7 @@ final class NearestBodyEdgeTests: XCTestCase {
         // a registered depth map has a band of holes along one side where
         // the depth camera does not see (librealsense's align, depthalign):
         // the jamb beside it reaches the picture's edge as the depth sees it
-        // (session 14); a body standing free of the band still is one
+        //; a body standing free of the band still is one
         let d = TestDepth(width: 160, height: 90, fill: 4000)
         Self.person(d)
         d.fill(x0: 6, y0: 0, x1: 18, y1: 90, 1500)
@@ -55,7 +55,7 @@ final class NearestBodyEdgeTests: XCTestCase {
         // an empty room seen by a far sensor: a piece of floor 4.2 m away,
         // 5 x 4 cells, cut off from the rest by holes (its area x depth², 0.025,
         // passes `minSize` by its depth alone); a person at 4.2 m is no smaller
-        // than 0.5 % of the picture (session 12)
+        // than 0.5 % of the picture
         let d = TestDepth(width: 160, height: 90, fill: 0)
         d.fill(x0: 100, y0: 50, x1: 105, y1: 54, 4200)
         var c = DepthComponents()
@@ -76,7 +76,7 @@ final class NearestBodyEdgeTests: XCTestCase {
         // left, with disparity quantisation and correlated noise: the floor's
         // cells failed the two-sample floor test in patches, the floor broke
         // into a mosaic of small surfaces, and one that did not reach the
-        // bottom row was taken for the subject (session 13: least-squares
+        // bottom row was taken for the subject (least-squares
         // slope over 5 rows; a surface receding like a floor is no body)
         for scale in [2.5, 3.5] {
             var ss = SubjectSegmentationTests.farWalk(scale)
@@ -128,7 +128,7 @@ final class NearestBodyEdgeTests: XCTestCase {
         // cells), the person at 1.28 m from column 17, and between them the
         // step smoothed into a ramp of 5.6 cm per cell (less than `jump`):
         // one surface with the jamb's top for its head band, so the finder
-        // took 1.0 m (session 13: the ramp's middle does not join)
+        // took 1.0 m (the ramp's middle does not join)
         let d = TestDepth(width: 160, height: 90, fill: 2800)
         d.fill(x0: 55, y0: 40, x1: 105, y1: 90, 1320)       // the person, as `person`, at 1.28 m
         d.fill(x0: 70, y0: 20, x1: 90, y1: 40, 1280)

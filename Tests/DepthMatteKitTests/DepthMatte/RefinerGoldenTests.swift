@@ -1,15 +1,15 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// Golden outputs of the refiner and the compositor (issue 18: they were
+/// Golden outputs of the refiner and the compositor (they were
 /// split into parts with no change in any output value). Each case hashes
 /// every output bit (FNV-1a over the float bit patterns or the output bytes)
 /// over several frames of the synthetic scene with every depth artefact; the
-/// hashes were recorded before the split (re-recorded in session 7 for
-/// issue 20's deliberate changes: step 3's colour detail, 2.2's shadow
-/// fill and shadow readings, 2.6's colour hold on; in session 9 for 2.3's
-/// `backgroundBand` 1 and 2.6's `temporalLeak` 0.25 and `labelHold` 0.2,
-/// whose case "session 8" sets them back and keeps session 8's default hash). A deliberate change of the
+/// hashes were recorded before the split (re-recorded for the deliberate
+/// changes since: step 3's colour detail, 2.2's shadow fill and shadow
+/// readings, 2.6's colour hold on; 2.3's `backgroundBand` 1 and 2.6's
+/// `temporalLeak` 0.25 and `labelHold` 0.2, whose case "earlier band and
+/// hold" sets them back and keeps the earlier default's hash). A deliberate change of the
 /// algorithm changes them: record the new ones (the failure message prints them).
 final class RefinerGoldenTests: XCTestCase {
     struct Hash {
@@ -67,9 +67,9 @@ final class RefinerGoldenTests: XCTestCase {
             ("no match widening", 0x20afdbcf3d0a74d9, { $0.matchWidening = false }, true),
             ("window means only", 0x1fb8d605be1d699d, { $0.decisionRadius = 0 }, true),
             ("upscale 1, radius 4", 0xc945d6e3d777f18d, { $0.maxUpscale = 1; $0.radius = 4 }, true),
-            // (session 9's `backgroundBand`, `temporalLeak` and `labelHold` back:
-            // session 8's default, to the bit)
-            ("session 8", 0xedeeaa48e86511d, { $0.backgroundBand = 2; $0.temporalLeak = 0.35; $0.labelHold = 0.3 }, true),
+            // (`backgroundBand`, `temporalLeak` and `labelHold` set back:
+            // the earlier default, to the bit)
+            ("earlier band and hold", 0xedeeaa48e86511d, { $0.backgroundBand = 2; $0.temporalLeak = 0.35; $0.labelHold = 0.3 }, true),
         ]
         var got: [String] = []
         for (name, expected, configure, temporal) in cases {

@@ -212,7 +212,7 @@ final class SubjectLockTests: XCTestCase {
     func testASubjectFoundAfterNoneIsTakenAtOnce() {
         // an empty room (the wall alone: no body, the lock falls back to the
         // cutoff setting), then a person walks in: the cutoff does not creep
-        // from the setting to the person over `smoothing` (session 13: a
+        // from the setting to the person over `smoothing` (a
         // person walking in 4.5 m away stayed beyond the creeping cutoff for
         // two frames, keyed out)
         let lock = SubjectLock()

@@ -1,7 +1,7 @@
 import XCTest
 import DepthMatteKit
 
-/// The subject, not a slab of space (issue 20; SubjectSegmentation.swift):
+/// The subject, not a slab of space (SubjectSegmentation.swift):
 /// synthetic 160x90 depth behind a 320x180 video, keyed with refine=none
 /// (the hard mask, upscaled) so interior pixels are exactly 0 or 255.
 final class SubjectSegmentationTests: XCTestCase {
@@ -205,7 +205,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // readings were written far and the refiner's shadow test turned
         // their rows of holes into background; at this depth size (no 2 x 2
         // reduction, 10 % readings) also the holes past its right edge,
-        // where no shadow falls (session 14)
+        // where no shadow falls
         var ss = Self.farWalk(2.5)
         ss.scene = .carryBinder; ss.squarePixels = true
         let r = Self.keyScene(ss, 320, 240, [2.6, 2.8, 3.0], mode: .nearest)
@@ -219,7 +219,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // the same walk, the binder absorbing all of the infrared: no
         // fragment is left for the segmentation, and past the torso its
         // dark colour is nearer the floor's dark tiles than the shirt; its
-        // edge to the room moves with him (session 15, `heldParts`)
+        // edge to the room moves with him (`heldParts`)
         var ss = Self.farWalk(2.5)
         ss.scene = .carryBinder; ss.squarePixels = true; ss.absorbedShare = 1
         let r = Self.keyScene(ss, 320, 240, [2.4, 2.6, 2.8, 3.0], mode: .nearest)
@@ -234,7 +234,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // edge of a 640x360 map (a registered map's strip the depth camera
         // does not see; the keyer halves the map): the floor beside it
         // reached the picture's side only past the band; it no longer
-        // counted as the floor and was keyed in (session 14)
+        // counted as the floor and was keyed in
         var ss = Self.farWalk(1)
         ss.quantization = false; ss.correlatedNoise = false
         func key(_ strip: Float) -> (extra: Int, missing: Int) {
@@ -390,7 +390,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // filtered map's ramp joins the jamb to the shoulder in the lock's
         // grid, the tracked surface's head band became the jamb's top, and
         // the face (reported on every frame) was refused as too far from
-        // it; the lock followed the jamb (session 13: faces are judged
+        // it; the lock followed the jamb (faces are judged
         // against the last face's own depth)
         var ss = SceneSettings()
         ss.scene = .doorFrame; ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = 1; ss.seed = 7
@@ -413,7 +413,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // at 480x640, halved by the keyer): the ramps are wider than the
         // sharpening reaches and were sharpened to flat in-between plateaus
         // where the colour cut saw no step; the chair back joined the
-        // shoulder (session 13: the cut judges the unsharpened depth)
+        // shoulder (the cut judges the unsharpened depth)
         var ss = SceneSettings()
         ss.scene = .chair; ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = 1; ss.seed = 7
         ss.filtered = true; ss.squarePixels = true
@@ -428,7 +428,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // last frame (the lock holds the subject from depth, `tracked`), and
         // in mode=nearest (no face at all): the lock's surface, at its coarse
         // grid, has merged the chair with the chest, and seeding the
-        // segmentation with its whole upper half kept the chair (session 12:
+        // segmentation with its whole upper half kept the chair (
         // seeds around the last face box, or the surface's top band, the head)
         var ss = SceneSettings()
         ss.scene = .chair; ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = 1; ss.seed = 7
@@ -456,7 +456,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // at about 2.5 m), with disparity quantisation and correlated noise:
         // the floor near the bottom of the picture, within the cutoff, steps
         // by a few centimetres every few rows, and two depth samples 2s rows
-        // apart no longer showed its slope (session 12: least squares over
+        // apart no longer showed its slope (least squares over
         // 4s + 1 rows)
         let r = Self.keyScene(Self.farWalk(2.5), 320, 180, [0.1, 0.3], mode: .nearest)
         // (260 pixels outside the subject; 3,348 with the two-sample test)
@@ -469,7 +469,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // quantisation and noise there step by 4-5 cm from one reading to
         // the next, more than `step` (6-7 cm) often enough to cut the body
         // into fragments, and the neck's colour change kept the torso out
-        // (`noiseSteps`, session 12)
+        // (`noiseSteps`)
         let ss = Self.farWalk(3.5)
         for times in [[0.5, 0.7], [1.1, 1.3]] {
             let on = Self.keyScene(ss, 320, 180, times, mode: .nearest)
@@ -487,7 +487,7 @@ final class SubjectSegmentationTests: XCTestCase {
 
     func testChairStaysOutOnAPhonesFiltered4x3Map() {
         // rgbdtestsrc's chair scene as a phone's 4:3 portrait with its
-        // filtered depth (session 12): where the sloping shoulder meets the
+        // filtered depth: where the sloping shoulder meets the
         // chair's outer edge, the wall, the chair and the shoulder meet; the
         // outline pixels there lie on the wall's ramp, and the side they are
         // nearer to lies on the shoulder-to-chair ramp. Sharpened to it, they
@@ -499,7 +499,7 @@ final class SubjectSegmentationTests: XCTestCase {
         ss.misregistration = 1; ss.seed = 7; ss.filtered = true
         // (the two moments the chair joined without it, at 0.4 s and 1.2 s:
         // 60 and 31 pixels outside with it, 1,928 and 779 without; 79 and
-        // 117 left out, 86 and 122 without. Since session 13 the colour cut,
+        // 117 left out, 86 and 122 without. The colour cut,
         // judging the unsharpened depth, also cuts there: 2 and 31 pixels
         // without `rampHoles`; without both the chair joins)
         for times in [[0, 0.2, 0.4], [0.8, 1.0, 1.2]] {

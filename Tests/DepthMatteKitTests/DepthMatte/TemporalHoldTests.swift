@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.6 (issue 20, steady edges): where the colour did not
+/// README step 2.6 (steady edges): where the colour did not
 /// change, the depth's noise does not move the matte; where it did, the
 /// matte follows at once.
 final class TemporalHoldTests: XCTestCase {

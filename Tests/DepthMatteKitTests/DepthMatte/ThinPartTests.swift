@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.3, thin parts (session 8, `MatteRefiner.thinParts`): a rod
+/// README step 2.3, thin parts (`MatteRefiner.thinParts`): a rod
 /// one or two depth pixels wide is all within the untrusted band; where
 /// depth says it is there, its colour places it; where only colour says so,
 /// nothing is invented.

@@ -1,4 +1,4 @@
-// FrameStack: the measured claims of issue 6 on synthetic frames, plus exact
+// FrameStack: the measured claims on synthetic frames, plus exact
 // results of the kernels against straightforward reference code.
 import XCTest
 import DepthMatteKit

@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// rgbdtestsrc's scenes beyond the portrait and its extra artefacts (issue 20):
+/// rgbdtestsrc's scenes beyond the portrait and its extra artefacts:
 /// each scene puts a surface nearer than the default cutoff (face + 0.25 m)
 /// that is not in the truth; the walk-in moves the subject across the edge.
 final class SceneKindTests: XCTestCase {

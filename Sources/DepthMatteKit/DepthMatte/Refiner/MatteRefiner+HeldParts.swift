@@ -1,4 +1,4 @@
-/// README step 2, refine=guided, sub-step 2.2 (session 15): a dark part the
+/// README step 2, refine=guided, sub-step 2.2: a dark part the
 /// subject carries that the sensor cannot read at all (`heldParts`).
 ///
 /// A black binder held against the chest can absorb the infrared entirely:

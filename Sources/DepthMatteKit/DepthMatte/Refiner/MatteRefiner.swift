@@ -1,4 +1,4 @@
-/// refine=guided: an edge-aware matte from depth and colour (issue 3), README
+/// refine=guided: an edge-aware matte from depth and colour, README
 /// step 2 (after step 1, the subject lock, has given the cutoff; steps 3 and
 /// 4, the bicubic upscale and the blend, are `MatteCompositor`'s). Its
 /// sub-steps, numbered as in the README, each in the file named after it:
@@ -66,7 +66,7 @@
 /// All buffers are kept between frames (`RefineScratch`) and only grow: no
 /// heap allocation per frame once the sizes (and the thread count) are stable.
 ///
-/// Threads (issue 4): with a `WorkerPool`, every sub-step after the hole fill
+/// Threads: with a `WorkerPool`, every sub-step after the hole fill
 /// is split into bands (`RefinePhase`, `RefinePass`): rows of the depth or
 /// output grid, or whole planes for the box means (each band with its own
 /// scratch plane and column sums). Every output value is computed by the same
@@ -84,7 +84,7 @@ public struct MatteRefiner {
     public var eps: Float = 1e-3
     /// Half-width, in depth pixels, of the untrusted band around the depth edge.
     public var band = 2
-    /// 2.3, trust of background readings (session 9, issue 20): a background
+    /// 2.3, trust of background readings: a background
     /// reading is trusted when the filled label is background within this
     /// many depth pixels (subject readings: within `band`). A real sensor's
     /// subject grows into the background at its edges (edge fattening of a
@@ -103,7 +103,7 @@ public struct MatteRefiner {
     /// Passes of the hole fill (depth pixels reached from a valid neighbour);
     /// unknown pixels farther away count as background.
     public var fillPasses = 16
-    /// 2.2, occlusion shadows (issue 20): a run of holes along a row between
+    /// 2.2, occlusion shadows: a run of holes along a row between
     /// a subject reading and a background reading is the wall beside a near
     /// object that the projector (or the second camera) cannot see, so it is
     /// filled as background, not split between the two sides; 2.3's colour
@@ -120,10 +120,10 @@ public struct MatteRefiner {
     /// are. Before, every hole stayed untrusted and never interior, so deep
     /// in a wide shadow the colour model alone decided, and on a
     /// multi-coloured wall it keyed in wall that matches the subject's
-    /// colours (issue 20). real-bench IoU +0.0013 to +0.0018 (docs/steady-edges.md);
+    /// colours. real-bench IoU +0.0013 to +0.0018 (docs/steady-edges.md);
     /// quality-bench `3 5`: SAD lower on every portrait and sensor clip.
     public var shadowReadings = true
-    /// 2.2 (session 14): the side of a near object its occlusion shadow falls
+    /// 2.2: the side of a near object its occlusion shadow falls
     /// on. A projector-camera pair (or a stereo pair) leaves it on one side
     /// only: on the left in the reference camera's picture for a Kinect v1,
     /// a RealSense D400 and Middlebury's left views, on the right when the
@@ -141,7 +141,7 @@ public struct MatteRefiner {
     public var shadowSideRatio: Float = 2
     /// See `shadowSide`: runs (decaying by 0.8 a frame) before a side is taken.
     public var shadowSideRuns: Float = 20
-    /// 2.2 (session 15, `MatteRefiner+HeldParts`): a component of holes mostly
+    /// 2.2 (`MatteRefiner+HeldParts`): a component of holes mostly
     /// bordered by the subject whose edge to the room moves with it (a dark,
     /// IR-absorbing part the subject carries, with no reading at all) becomes
     /// subject readings; a pocket of holes behind the subject stays holes.
@@ -184,7 +184,7 @@ public struct MatteRefiner {
     /// matte can only come from the depth's noise: it is held (see
     /// `temporalHold`). A change of twice this or more is motion: the matte
     /// follows at once. Between the two, both ramp. 0 turns the hold off.
-    /// On (4/255) since session 7: on real structured-light depth
+    /// On (4/255): on real structured-light depth
     /// (`Benchmarks/real-bench`, whose sensor model flips edge pixels as
     /// real matchers do) a still pair flipped 2,200–3,100 pixels by more
     /// than 0.2 without it, about 140 with it (leak 0.35), and the swaying
@@ -201,7 +201,7 @@ public struct MatteRefiner {
     /// 2.6: a held pixel still moves this fraction of the way to the new
     /// value each frame, so a change the colour cannot see (a uniform
     /// shirt's edge moving in depth) is reached within a few frames while
-    /// one noisy frame moves it by at most this much. 0.25 since session 9
+    /// one noisy frame moves it by at most this much. 0.25
     /// (0.35 before; with `labelHold` 0.2): real-bench still clips' dtSSD
     /// 0.43-0.46x -> 0.34x (Aloe), 0.62-0.63x -> 0.46-0.47x (Motorcycle),
     /// moving clips 1-2 % lower, IoU unchanged; quality-bench SAD +1-6 %
@@ -235,7 +235,7 @@ public struct MatteRefiner {
     /// side, and the nearest-colour decision p moves the filled label f only
     /// as far as it is clear: f + c·(p − f), c = |d_bg − d_fg| / (d_bg + d_fg).
     public var matchWidening = true
-    /// 2.3, thin parts (session 8): an untrusted pixel with no trusted subject
+    /// 2.3, thin parts: an untrusted pixel with no trusted subject
     /// pixel within `decisionRadius` (a rod, a cable, a strand one or two
     /// depth pixels wide is all within the band) and whose colour does not
     /// match the nearest trusted background colour is decided against the
@@ -265,7 +265,7 @@ public struct MatteRefiner {
     public var fitWeighting = true
     /// The label variance below which a window counts as uniform (see `fitWeighting`).
     public var fitFloor: Float = 1e-3
-    /// Step 3's colour detail (issue 20): the output grid is coarser than the
+    /// Step 3's colour detail: the output grid is coarser than the
     /// video (2x the depth resolution at most), so its edge is a ramp of 3–4
     /// video pixels that moves in whole grid cells. Where the colour model
     /// decided a grid pixel (not clamped, not saturated), its gain
@@ -282,7 +282,7 @@ public struct MatteRefiner {
     /// colour's texture would only add flicker and dig dark details out of
     /// it. real-bench: pan dtSSD 1.08x -> 1.03-1.05x, still 0.83-0.88x ->
     /// 0.70-0.76x, still flips 90-96 -> 38-64, IoU +0.001; quality-bench
-    /// portrait SAD 0.82-0.94 -> 0.93-1.04 (session 6: 1.42-1.73).
+    /// portrait SAD 0.82-0.94 -> 0.93-1.04 (1.42-1.73).
     public var detailMinSpread: Float = 0.5
     /// 2.5 where the coarse fit has no edge (the four depth-resolution fit
     /// values around a grid pixel span less than `detailMinSpread`): the
@@ -290,7 +290,7 @@ public struct MatteRefiner {
     /// milder value and the noise is not amplified before it). Such pixels
     /// lie in a region the coarse model calls one side, and values like 0.3
     /// there are the colour model's imprint of texture near the edge (a
-    /// patterned wall behind leaves), not coverage. 2 (session 8): real-bench
+    /// patterned wall behind leaves), not coverage. 2: real-bench
     /// SAD -16 %, IoU unchanged; quality-bench portrait SAD 0.93-1.04 ->
     /// 0.70-0.77 (with `labelHold`). Alone it cost flicker on real depth
     /// (still dtSSD 0.70x -> 0.81x); with `labelHold` the still clip is at
@@ -311,7 +311,7 @@ public struct MatteRefiner {
     private var havePrevious = false
     /// The label at depth resolution after 2.3 and the guide there (`labelHold`).
     private var previousLabel = FloatPlane()
-    /// 2.6 at depth resolution, before the fit (session 8, issue 20): where
+    /// 2.6 at depth resolution, before the fit: where
     /// the guide at depth resolution did not change by more than
     /// `colourNoise` since the label there was last followed, and the
     /// label's mean over `band` did not shift (`labelShift`), the decided
@@ -323,7 +323,7 @@ public struct MatteRefiner {
     /// 38-64 -> 3-19; the sensor clips' still dtSSD 0.07/0.25x -> 0.03/0.10x.
     /// Lag: kept off the moving edge by `labelShift` and the colour
     /// (`LabelHoldTests`).
-    /// 0.2 since session 9 (with `temporalLeak` 0.25; 0.3 before).
+    /// 0.2 (with `temporalLeak` 0.25; 0.3 before).
     public var labelHold: Float = 0.2
     /// See `labelHold`: a change of the label's mean over `band` (a
     /// (2·band+1)² window) of this much or more since the label was last
@@ -333,7 +333,7 @@ public struct MatteRefiner {
     /// 0.3 held the synthetic pan's edge back (IoU min 0.9963 -> 0.9938);
     /// 0.15 does not (0.9963).
     public var labelShift: Float = 0.15
-    /// 2.6, camera motion (issue 20; `MatteRefiner+Motion`): when one
+    /// 2.6, camera motion (`MatteRefiner+Motion`): when one
     /// translation of the picture explains the change since the last frame
     /// (a pan, a hand-held camera), the temporal state (2.6 on the output
     /// grid, `labelHold` at depth resolution) is moved with it first, so the
@@ -464,6 +464,6 @@ public enum ShadowSide: Sendable {
     /// From the holes themselves (`MatteRefiner.shadowRuns`).
     case auto
     case left, right
-    /// Every run between the subject and the background (before session 14).
+    /// Every run between the subject and the background (as before the edge strip).
     case both
 }
