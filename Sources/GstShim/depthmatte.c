@@ -92,6 +92,8 @@ struct _GstDepthMatte
   GstSegment depth_segment;
   DMHeldFrame pair_colour, pair_depth;  /* the last good pairing (bufs ref'd) */
   gboolean holding;             /* the last output repeated that pairing */
+  gint flush_pending;           /* (atomic) a FLUSH_STOP arrived: reset the
+                                 * lock and the pairing at the next frame */
 };
 
 /* inputs, for the per-input warning bits */
@@ -389,7 +391,7 @@ gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
       aggpad, query);
 }
 
-/* A flushing seek starts a new lock. (Caps a pad cannot take are refused by
+/* A flushing seek starts a new lock (at the next aggregate). (Caps a pad cannot take are refused by
  * the shared refused-caps probes, refusedcaps.c.) */
 static gboolean
 gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
@@ -397,13 +399,12 @@ gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
 {
   GstDepthMatte *self = GST_DEPTH_MATTE (agg);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
-    GST_OBJECT_LOCK (self);
-    if (self->state)
-      dm_state_reset (self->state);
-    GST_OBJECT_UNLOCK (self);
-    pairing_clear (self);
-  }
+  /* (this runs on the thread that flushes, while the aggregate may be
+   * running on the source task: the Swift state and the pairing are only
+   * touched on the streaming thread, which honours the flag at its next
+   * frame) */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    g_atomic_int_set (&self->flush_pending, 1);
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->sink_event (agg,
       aggpad, event);
 }
@@ -937,6 +938,12 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   gboolean own_colour = FALSE, own_depth = FALSE;
   DMHeldFrame *paired_faces = NULL;
 
+  if (g_atomic_int_compare_and_exchange (&self->flush_pending, 1, 0)) {
+    if (self->state)
+      dm_state_reset (self->state);
+    pairing_clear (self);
+  }
+
   /* controlled properties (GstController) take their values for this frame */
   dm_props_sync (GST_OBJECT (self),
       &GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (vagg))->segment,
@@ -1124,6 +1131,7 @@ gst_depth_matte_start (GstAggregator * agg)
   self->logged_lock = -1;
   self->logged_cutoff = 0.0;
   self->present = 0;
+  g_atomic_int_set (&self->flush_pending, 0);
   pairing_clear (self);
   dm_log_pad_caps (GST_AGGREGATOR_SRC_PAD (agg), GST_CAT_DEFAULT);
   GST_OBJECT_LOCK (self);

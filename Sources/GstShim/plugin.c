@@ -17,14 +17,27 @@
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  gboolean ok = TRUE;
-  ok &= GST_ELEMENT_REGISTER (depthmatte, plugin);
-  ok &= GST_ELEMENT_REGISTER (rgbdtestsrc, plugin);
-  ok &= GST_ELEMENT_REGISTER (sparkle, plugin);
-  ok &= GST_ELEMENT_REGISTER (framestack, plugin);
-  ok &= GST_ELEMENT_REGISTER (depthview, plugin);
-  ok &= GST_ELEMENT_REGISTER (depthalign, plugin);
-  return ok;
+  /* one element that fails to register does not take the others down */
+  struct
+  {
+    const gchar *name;
+    gboolean (*reg) (GstPlugin *);
+  } elements[] = {
+    {"depthmatte", gst_element_register_depthmatte},
+    {"rgbdtestsrc", gst_element_register_rgbdtestsrc},
+    {"sparkle", gst_element_register_sparkle},
+    {"framestack", gst_element_register_framestack},
+    {"depthview", gst_element_register_depthview},
+    {"depthalign", gst_element_register_depthalign},
+  };
+  guint i, registered = 0;
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    if (elements[i].reg (plugin))
+      registered++;
+    else
+      GST_WARNING ("could not register the %s element", elements[i].name);
+  }
+  return registered > 0;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, depthmatte,
