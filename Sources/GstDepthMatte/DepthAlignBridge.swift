@@ -7,20 +7,21 @@ final class DepthAlignState {
     let registration = DepthRegistration()
     var calibration: DepthCalibration?
     /// GRAY16_BE input in little-endian order (reused).
-    var swapped: [UInt16] = []
+    let swapped = DepthBuffer()
 
     /// The depth picture as little-endian samples.
     func littleEndian(_ d: DMGrayImage, bigEndian: Bool) -> Depth16View {
         guard bigEndian, let data = d.data else { return Depth16View(d) }
         let w = Int(d.width), h = Int(d.height)
-        if swapped.count < w * h { swapped = [UInt16](repeating: 0, count: w * h) }
-        swapped.withUnsafeMutableBufferPointer { out in
+        swapped.reserve(w * h)
+        do {
+            let out = swapped.base
             for y in 0..<h {
                 let row = UnsafeRawPointer(data + y * Int(d.stride))
                 for x in 0..<w { out[y * w + x] = UInt16(littleEndian: UInt16(row.load(fromByteOffset: 2 * x, as: UInt16.self).byteSwapped)) }
             }
         }
-        return swapped.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+        return swapped.view(width: w, height: h)
     }
 }
 

@@ -103,7 +103,7 @@ public final class DepthMatter {
     public var refiner = MatteRefiner()
     /// Depth maps wider than this are halved (repeatedly) before refine=guided.
     public static var guidedMaxDepthWidth = 400
-    private var halfDepth: [UInt16] = []
+    private let halfDepth = DepthBuffer()
 
     /// f×f blocks (f the smallest power of two that brings the width to at
     /// most guidedMaxDepthWidth; odd factors measured worse) → one sample: the one at the block's centre
@@ -119,8 +119,9 @@ public final class DepthMatter {
         while d.width / f > DepthMatter.guidedMaxDepthWidth && d.height / (2 * f) > 0 { f *= 2 }
         if f == 1 { return d }
         let w = d.width / f, h = d.height / f, c = (f - 1) / 2
-        if halfDepth.count < w * h { halfDepth = [UInt16](repeating: 0, count: w * h) }
-        halfDepth.withUnsafeMutableBufferPointer { out in
+        halfDepth.reserve(w * h)
+        do {
+            let out = halfDepth.base
             for y in 0..<h {
                 for x in 0..<w {
                     var v = d.at(f * x + c, f * y + c)
@@ -134,7 +135,7 @@ public final class DepthMatter {
                 }
             }
         }
-        return halfDepth.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+        return halfDepth.view(width: w, height: h)
     }
     private var blur = GaussianBlur()
     private var gammaCurve = GammaCurve()

@@ -186,7 +186,7 @@ public struct SubjectSegmentation {
     public var moverSeeds = true
 
     /// The segmented copy of the depth (valid until the next call).
-    private var out: [UInt16] = []
+    private let out = DepthBuffer()
     /// Per pixel: seed flags (written by the caller's seed function).
     public var seeds: [UInt8] = []
     private var labels: [Int32] = []
@@ -233,7 +233,7 @@ public struct SubjectSegmentation {
         seeds.withUnsafeMutableBufferPointer { s in s.baseAddress!.update(repeating: 0, count: n) }
         guard writeSeeds(&seeds, w, h) else { return depth }
         if out.count < n {
-            out = [UInt16](repeating: 0, count: n)
+            out.reserve(n)
             labels = [Int32](repeating: -1, count: n)
             parent = [Int32](repeating: 0, count: n)
             floorMark = [UInt8](repeating: 0, count: n)
@@ -275,7 +275,7 @@ public struct SubjectSegmentation {
         // from it (past a 1-2 px misregistration)
         let off = max(2, w / 160)
 
-        out.withUnsafeMutableBufferPointer { op in
+        out.withSamples { op in
         labels.withUnsafeMutableBufferPointer { lp in
         parent.withUnsafeMutableBufferPointer { pp in
         floorMark.withUnsafeMutableBufferPointer { fp in
@@ -511,7 +511,7 @@ public struct SubjectSegmentation {
         let holeDepth = hdp.baseAddress!, hs = hsp.baseAddress!
         labels.withUnsafeBufferPointer { lp in
         seeds.withUnsafeBufferPointer { sp in
-        out.withUnsafeMutableBufferPointer { op in
+        out.withSamples { op in
         area.withUnsafeMutableBufferPointer { ap in
         adjacent.withUnsafeMutableBufferPointer { adp in
         touchSide.withUnsafeMutableBufferPointer { tp in
@@ -775,7 +775,7 @@ public struct SubjectSegmentation {
         guard any else { return depth }
         segmented = true
         keptCount = kept
-        let restored = out.withUnsafeMutableBufferPointer { op in
+        let restored = out.withSamples { op in
             seeds.withUnsafeBufferPointer { sp in
             floorMark.withUnsafeBufferPointer { fp in
             rowEnds.withUnsafeBufferPointer { rep in
@@ -784,7 +784,7 @@ public struct SubjectSegmentation {
             }}}
         }
         keptCount += restored
-        return out.withUnsafeBytes { Depth16View(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
+        return out.view(width: w, height: h)
     }
 
     /// Whether pixel (x, y) lies on a side of the picture as the depth sees
