@@ -655,7 +655,9 @@ check_stalled (GstDepthMatte * self, GstVideoAggregatorPad * pad,
     if (!(self->stalled & bit)) {
       self->stalled |= bit;
       GST_ELEMENT_WARNING (self, STREAM, FAILED,
-          ("The %s input stalled: keying with its last frame.", role),
+          ("The %s input stalled: %s.", role, bit == INPUT_DEPTH
+              ? "repeating the last colour frame keyed with depth of its own "
+              "time" : "keying with its last frame"),
           ("The newest %s frame ended at running time %" GST_TIME_FORMAT
               ", the output is at %" GST_TIME_FORMAT, role,
               GST_TIME_ARGS (end_rt), GST_TIME_ARGS (out_rt)));
@@ -983,8 +985,12 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   /* colour and depth paired by time: the newest colour frame with a depth
    * frame near its own time (a slow branch delivers one late: the other's
    * frame of that time is still in its history); none that close: the last
-   * good pairing again, never one of mixed times */
+   * good pairing again, never one of mixed times. A depth input that has
+   * ended is held on purpose (a depth still, one frame; a truncated
+   * recording, warned about): a colour frame past its end is keyed with
+   * its last frame, as before pairing. */
   if (vframe && dframe) {
+    gboolean depth_ended = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (dpad));
     DMHeldFrame *c = NULL, *d = NULL;
     GstClockTime tol;
     history_push (&self->colour_history, vpad, vframe, TRUE);
@@ -999,6 +1005,10 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
             GST_TIME_ARGS (d->rt));
       held_copy (&self->pair_colour, c);
       held_copy (&self->pair_depth, d);
+      self->holding = FALSE;
+    } else if (depth_ended) {
+      held_clear (&self->pair_colour);
+      held_clear (&self->pair_depth);
       self->holding = FALSE;
     } else if (!self->pair_colour.buf && pairing_closest (self, &c, &d)) {
       /* nothing paired yet: the two frames closest in time */

@@ -142,3 +142,20 @@ def test_a_depth_stream_that_ends_early_is_a_warning(depth_frames, warned):
     p.set_state(Gst.State.NULL)
     ended = [w for w in warnings if "depth input ended" in w]
     assert len(ended) == (1 if warned else 0), warnings
+
+
+def test_a_depth_still_keys_every_colour_frame():
+    # one depth frame (a still) held for a moving video: every colour frame
+    # is shown and keyed with it, not the first pairing repeated
+    p = Gst.parse_launch(f"depthmatte name=m output=alpha ! videoconvert ! video/x-raw,format=RGBA ! "
+                         f"appsink name=s sync=false rgbdtestsrc num-buffers=40 ! "
+                         f"video/x-raw,width={W},height={H},framerate={FPS}/1 ! m.video "
+                         f"rgbdtestsrc stream=depth num-buffers=1 ! video/x-raw,width={W},height={H} ! m.depth")
+    frames = pull(p, 4)
+    p.set_state(Gst.State.NULL)
+    assert len(frames) == 40
+    # (until the depth's end is known, a frame or three repeat the first
+    # pairing; before, a still's one pairing held for the whole video)
+    distinct = len({f[::7, ::7, :3].tobytes() for f in frames})
+    assert distinct >= 35, f"only {distinct} of 40 colour frames shown"
+    assert all((f[..., 3] >= 128).mean() > 0.05 for f in frames), "a frame not keyed"
