@@ -909,3 +909,23 @@ def test_hundreds_of_flushing_seeks_on_one_branch_and_both():
                        env=env, timeout=240)
     assert r.returncode == 0, (r.returncode, r.stdout[-1000:], r.stderr[-2000:])
     assert "locks" in r.stdout
+
+
+def test_worker_threads_are_named():
+    # the row bands' threads carry a name (top -H, perf, gdb show it)
+    p = Gst.parse_launch("depthmatte name=m n-threads=3 ! fakesink "
+                         "rgbdtestsrc num-buffers=5 ! video/x-raw,width=1280,height=720 ! m.video "
+                         "rgbdtestsrc stream=depth num-buffers=5 ! video/x-raw,width=640,height=360 ! m.depth")
+    p.set_state(Gst.State.PLAYING)
+    try:
+        m = p.get_bus().timed_pop_filtered(20 * SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+        assert m is not None and m.type == Gst.MessageType.EOS
+        names = set()
+        for t in os.listdir("/proc/self/task"):
+            try:
+                names.add(open(f"/proc/self/task/{t}/comm").read().strip())
+            except OSError:
+                pass
+        assert {"dm-worker-1", "dm-worker-2"} <= names, names
+    finally:
+        p.set_state(Gst.State.NULL)
