@@ -90,6 +90,8 @@ struct _GstDepthMatte
                                  * arrive, before the base class drops a
                                  * late one */
   GstSegment depth_segment;
+  GstVideoInfo depth_info;      /* from the depth pad's caps event */
+  gboolean depth_info_valid;
   DMHeldFrame pair_colour, pair_depth;  /* the last good pairing (bufs ref'd) */
   gboolean holding;             /* the last output repeated that pairing */
   gint flush_pending;           /* (atomic) a FLUSH_STOP arrived: reset the
@@ -832,24 +834,25 @@ depth_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       g_mutex_lock (&self->depth_lock);
       gst_segment_copy_into (seg, &self->depth_segment);
       g_mutex_unlock (&self->depth_lock);
+    } else if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
+      /* the layout once per caps, not per frame */
+      GstCaps *caps;
+      gst_event_parse_caps (ev, &caps);
+      g_mutex_lock (&self->depth_lock);
+      self->depth_info_valid = gst_video_info_from_caps (&self->depth_info, caps);
+      g_mutex_unlock (&self->depth_lock);
     }
   } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
     GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-    GstCaps *caps = gst_pad_get_current_caps (pad);
-    GstVideoInfo vinfo;
-    if (caps && GST_BUFFER_PTS_IS_VALID (buf)
-        && gst_video_info_from_caps (&vinfo, caps)) {
-      g_mutex_lock (&self->depth_lock);
-      if (self->depth_segment.format == GST_FORMAT_TIME) {
-        GstClockTime rt = gst_segment_to_running_time (&self->depth_segment,
-            GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
-        if (GST_CLOCK_TIME_IS_VALID (rt))
-          history_add (&self->depth_history, buf, &vinfo, rt, TRUE);
-      }
-      g_mutex_unlock (&self->depth_lock);
+    g_mutex_lock (&self->depth_lock);
+    if (self->depth_info_valid && GST_BUFFER_PTS_IS_VALID (buf)
+        && self->depth_segment.format == GST_FORMAT_TIME) {
+      GstClockTime rt = gst_segment_to_running_time (&self->depth_segment,
+          GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+      if (GST_CLOCK_TIME_IS_VALID (rt))
+        history_add (&self->depth_history, buf, &self->depth_info, rt, TRUE);
     }
-    if (caps)
-      gst_caps_unref (caps);
+    g_mutex_unlock (&self->depth_lock);
   }
   return GST_PAD_PROBE_OK;
 }
@@ -873,6 +876,12 @@ pairing_tolerance (GstDepthMatte * self, guint64 setting)
   return longest / 2 + 5 * GST_MSECOND;
 }
 
+static inline GstClockTime
+rt_distance (const DMHeldFrame * a, const DMHeldFrame * b)
+{
+  return a->rt > b->rt ? a->rt - b->rt : b->rt - a->rt;
+}
+
 /* The newest colour frame that has a depth frame within `tol` of its time,
  * and that depth frame (the nearest). FALSE when no colour frame has. */
 static gboolean
@@ -886,7 +895,7 @@ pairing_choose (GstDepthMatte * self, GstClockTime tol, DMHeldFrame ** colour,
     GstClockTime best_d = GST_CLOCK_TIME_NONE;
     for (j = 0; j < self->depth_history.n; j++) {
       DMHeldFrame *d = &self->depth_history.f[j];
-      GstClockTime diff = d->rt > c->rt ? d->rt - c->rt : c->rt - d->rt;
+      GstClockTime diff = rt_distance (c, d);
       if (!best || diff < best_d) {
         best = d;
         best_d = diff;
@@ -912,7 +921,7 @@ pairing_closest (GstDepthMatte * self, DMHeldFrame ** colour,
   for (i = 0; i < self->colour_history.n; i++)
     for (j = 0; j < self->depth_history.n; j++) {
       DMHeldFrame *c = &self->colour_history.f[i], *d = &self->depth_history.f[j];
-      GstClockTime diff = d->rt > c->rt ? d->rt - c->rt : c->rt - d->rt;
+      GstClockTime diff = rt_distance (c, d);
       if (!GST_CLOCK_TIME_IS_VALID (best) || diff <= best) {
         best = diff;
         *colour = c;

@@ -601,6 +601,10 @@ public struct NearestBodyFinder: Equatable {
     /// view is no door jamb, however it touches a side: a person entering
     /// at the picture's edge.
     public func accepts(_ c: DepthComponents, _ k: Int, moved: Bool = false) -> Bool {
+        accepts(c, k, moved: moved, minSize: minSize)
+    }
+
+    private func accepts(_ c: DepthComponents, _ k: Int, moved: Bool, minSize: Double) -> Bool {
         c.physicalSize(k) >= minSize && c.areaFraction(k) >= minArea && depthRange.contains(c.headDepth(k))
             && !c.isFloorLike(k, rise: floorRise) && !c.isFloorPiece(k)
             && (moved || !c.isEdgeSlab(k)) && !c.isBackdrop(k)
@@ -611,8 +615,7 @@ public struct NearestBodyFinder: Equatable {
     /// head and shoulders leaving at the bottom of the picture, most of the
     /// body already out of view).
     public func acceptsMover(_ c: DepthComponents, _ k: Int) -> Bool {
-        c.physicalSize(k) >= minSize / 4 && c.areaFraction(k) >= minArea && depthRange.contains(c.headDepth(k))
-            && !c.isFloorLike(k, rise: floorRise) && !c.isFloorPiece(k) && !c.isBackdrop(k)
+        accepts(c, k, moved: true, minSize: minSize / 4)
     }
 
     /// The subject surface and its head depth (metres), nil when no surface
