@@ -10,7 +10,13 @@ PREFIX-colour.mkv (H.264) and PREFIX-depth.mov (16-bit PNG frames with their
 capture times, bit-exact); a recording from before the .mov has a
 PREFIX-depth/ folder of %06d.png frames instead, read at FPS frames per
 second from time 0. A missing recording is an error that names what is
-missing (exit status 2)."""
+missing (exit status 2).
+
+Each file goes through decodebin, which exposes its pad only once its
+demuxer and decoder are running. A bare demuxer (qtdemux ! pngdec) starts
+reading as soon as it is paused and can push into a decoder that the
+pipeline's state change has not reached yet: the push fails as flushing and
+that input never starts (seen in about half the runs under rtsp-media)."""
 import os
 import sys
 
@@ -27,13 +33,13 @@ def tokens(prefix, fps=30, facedetect=True, video="m.video", depth="m.depth"):
         raise RecordingError(f"no recording at {prefix}: {colour} not found "
                              "(record.sh writes PREFIX-colour.mkv and PREFIX-depth.mov)")
     if os.path.isfile(mov):
-        d = ["filesrc", f"location={mov}", "!", "qtdemux", "!", "pngdec"]
+        d = ["filesrc", f"location={mov}", "!", "decodebin"]
     elif os.path.isdir(folder):
         d = ["multifilesrc", f"location={folder}/%06d.png", f"caps=image/png,framerate={fps}/1", "!", "pngdec"]
     else:
         raise RecordingError(f"no depth for the recording {prefix}: neither {mov} nor {folder}/ found")
     face = ["facedetect", "display=false", "!", "videoconvert", "!"] if facedetect else []
-    return (["filesrc", f"location={colour}", "!", "matroskademux", "!", "decodebin", "!", "videoconvert", "!"]
+    return (["filesrc", f"location={colour}", "!", "decodebin", "!", "videoconvert", "!"]
             + face + ["video/x-raw,format=BGRx", "!", "queue", "!", video]
             + d + ["!", "videoconvert", "!", "video/x-raw,format=GRAY16_LE", "!", "queue", "!", depth])
 
