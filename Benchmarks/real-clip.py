@@ -12,11 +12,14 @@ Protocol (what the independent evaluation describes):
 - colour: a crop of the real image (1256x720 from x=13, y=280), shifted by a
   sub-pixel pan with linear (bilinear) resampling, plus mild per-frame sensor
   noise (sigma 1 level; --colour-noise);
-- truth: coverage of "disparity >= cutoff disparity" at colour resolution with
-  sub-pixel edges (the binary map at GT resolution resampled like the colour:
-  box coverage of the shifted pixels). Unknown GT pixels (0: occlusion and
-  projector shadows) are filled from the background side, i.e. with the
-  smaller of the nearest valid disparities to the left and right on the row;
+- truth = coverage: the subject mask at the GT's own resolution
+  ("disparity >= cutoff disparity", 1/0) sampled bilinearly at the exact
+  sub-pixel position of each colour sample after the colour's own transform
+  (the crop and the sub-pixel pan), thresholded at 0.5, 4x4 samples per
+  colour pixel. A colour pixel is known only where every bilinear neighbour
+  of its 16 samples has a GT reading: unknown GT (0: occlusion and projector
+  shadows) is never filled, and the bench leaves those pixels out of every
+  metric (known-i.gray);
 - depth: a quarter of the colour resolution (314x180), each depth pixel
   SAMPLES the shifted GT at its centre (nearest GT pixel; no averaging, so
   edges step as the grid quantises them), misregistered by 1.5 depth px
@@ -34,7 +37,8 @@ Protocol (what the independent evaluation describes):
 
 OUTDIR gets meta.txt ("key value" lines) and per frame i (two digits):
 colour-i.rgb (RGB24, width*height*3), depth-i.gray16 (GRAY16_LE mm,
-dw*dh*2), truth-cK-i.gray (GRAY8 coverage*255 for cutoff K), and
+dw*dh*2), truth-cK-i.gray (GRAY8 coverage*255 for cutoff K), known-i.gray
+(GRAY8, 255 where the truth is known), and
 shadow.gray (GRAY8 at colour resolution, frame 0 of the source: 255 where
 the GT is unknown; frame i's is shifted by the pan, see meta 'shift').
 """
@@ -92,6 +96,31 @@ def shift_x(img, x0, y0, w, h, s):
     p = img[y0:y0 + h, a:a + w].astype(np.float64)
     q = img[y0:y0 + h, a + 1:a + 1 + w].astype(np.float64)
     return (1 - f) * p + f * q
+
+
+def coverage(mask, known, x0, y0, w, h, s, n=4):
+    """The truth of a colour crop whose pixel (x, y) shows the source at
+    (x0 + x + s, y0 + y): mask (1/0 at GT resolution) sampled bilinearly at
+    n x n positions inside each colour pixel, each thresholded at 0.5, and
+    averaged; and whether every bilinear neighbour of every sample is known."""
+    cov = np.zeros((h, w))
+    ok = np.ones((h, w), bool)
+    ys, xs = np.arange(h)[:, None], np.arange(w)[None, :]
+    offs = (np.arange(n) + 0.5) / n - 0.5
+    m = mask.astype(np.float64)
+    for oy in offs:
+        py = y0 + ys + oy
+        iy = np.floor(py).astype(int)
+        fy = py - iy
+        for ox in offs:
+            px = x0 + xs + s + ox
+            ix = np.floor(px).astype(int)
+            fx = px - ix
+            v = ((1 - fy) * ((1 - fx) * m[iy, ix] + fx * m[iy, ix + 1])
+                 + fy * ((1 - fx) * m[iy + 1, ix] + fx * m[iy + 1, ix + 1]))
+            cov += v >= 0.5
+            ok &= known[iy, ix] & known[iy, ix + 1] & known[iy + 1, ix] & known[iy + 1, ix + 1]
+    return cov / (n * n), ok
 
 
 def blur(a, sigma):
@@ -212,9 +241,15 @@ def main():
             col = mc * col + (1 - mc) * bg
         col += rng.normal(0, a.colour_noise, col.shape)
         np.clip(np.rint(col), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"colour-{i:02d}.rgb"))
-        for k, fg in enumerate(fgs):
-            tr = shift_x(fg, X0, Y0, VW, VH, sp)  # (fg is within the plant layer)
+        for k, c in enumerate(cutoff_disp):
+            if sp == s:
+                tr, ok = coverage(gt >= c, gt > 0, X0, Y0, VW, VH, s)
+            else:
+                # sway: the truth is the plant layer's, at the plant's shift
+                tr, ok = coverage(fgs[k], gt > 0, X0, Y0, VW, VH, sp)
             np.clip(np.rint(tr * 255), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"truth-c{k}-{i:02d}.gray"))
+            if k == 0:
+                (ok.astype(np.uint8) * 255).tofile(os.path.join(a.out, f"known-{i:02d}.gray"))
         # depth: sample the GT at each depth pixel's centre
         u = np.rint(X0 + s + S * ii + (S - 1) / 2 + S * a.misreg).astype(int)
         v = np.rint(Y0 + S * jj + (S - 1) / 2).astype(int)

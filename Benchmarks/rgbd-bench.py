@@ -27,9 +27,14 @@ Truths (binary, at colour size; 255 = person):
            whole clip. Those who sit still count as background, so IoU here
            also charges a setting for keying them (the plain cut does);
            recall (share of the mover keyed) charges only for losing him.
-IoU and SAD (sum |a - t| / 1000, per frame) over known pixels; flicker =
-mean |a_t - a_t-1| x 100 over still stretches (empty rooms) and, where a
-truth exists, dtSSD x 100. Contact sheets: DIR/<clip>.png, columns colour |
+IoU and SAD (sum |a - t| / 1000, per frame) over known pixels; dtSSD x 100
+(pixels known in both frames); hold = mean |a_t - a_t-1| x 100 over every
+frame pair, on the pixels known in both whose truth holds within 2 px (no
+edge passes near them: the matte should hold there too); still flicker = mean |a_t - a_t-1| x 100 over
+the still stretches: the frame pairs whose truth changes in under 0.5 % of
+the pixels known in both (an empty room, a person holding still), over the
+pixels whose truth does not change. An empty room's or a still person's
+matte must hold still: the sensor noise is all that changes there. Contact sheets: DIR/<clip>.png, columns colour |
 truth | default | plain | original, a row per shown frame.
 """
 import argparse
@@ -183,13 +188,57 @@ def dtssd(alphas, truths, knowns):
     return float(np.mean(vals)) if vals else float("nan")
 
 
-def still_flicker(alphas, frames):
-    frames = [f for f in frames if f - 1 in frames]
-    if not frames:
-        return float("nan"), float("nan")
-    fl = np.mean([np.mean(np.abs(alphas[f].astype(np.float32) - alphas[f - 1])) / 255 * 100 for f in frames])
-    keyed = np.mean([np.mean(alphas[f] >= 128) * 100 for f in frames])
-    return float(fl), float(keyed)
+def still_pairs(truths, knowns):
+    """Frames f whose pair (f - 1, f) is still: the truth changes in under
+    0.5 % of the pixels known in both."""
+    out = []
+    for f in range(1, len(truths)):
+        k = knowns[f] & knowns[f - 1]
+        if k.sum() and ((truths[f] != truths[f - 1]) & k).sum() < 0.005 * k.sum():
+            out.append(f)
+    return out
+
+
+def still_flicker(alphas, truths, knowns, pairs):
+    """Mean |a_t - a_t-1| x 100 over the still pairs, on the pixels known in
+    both frames whose truth does not change."""
+    vals = []
+    for f in pairs:
+        k = knowns[f] & knowns[f - 1] & (truths[f] == truths[f - 1])
+        if k.any():
+            vals.append(np.mean(np.abs(alphas[f].astype(np.float32) - alphas[f - 1])[k]) / 255 * 100)
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+def held(truths, knowns, f, r=2):
+    """Pixels of pair (f - 1, f) known in both frames whose truth holds in
+    their whole (2r+1) x (2r+1) neighbourhood: no edge passes near them, so
+    their matte should hold too."""
+    change = (truths[f] != truths[f - 1]) | ~knowns[f] | ~knowns[f - 1]
+    h, w = change.shape
+    pad = np.pad(change, r, constant_values=True)
+    near = np.zeros_like(change)
+    for dy in range(2 * r + 1):
+        for dx in range(2 * r + 1):
+            near |= pad[dy:dy + h, dx:dx + w]
+    return ~near
+
+
+def hold_flicker(alphas, truths, knowns, frames):
+    """Mean |a_t - a_t-1| x 100 over every pair of `frames` (consecutive
+    frames only), on the pixels `held` keeps."""
+    vals = []
+    for f in frames:
+        if f - 1 in frames:
+            k = held(truths, knowns, f)
+            if k.any():
+                vals.append(np.mean(np.abs(alphas[f].astype(np.float32) - alphas[f - 1])[k]) / 255 * 100)
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+def empty_keyed(alphas, frames):
+    """Share of the picture keyed (%) in the empty-room frames."""
+    return float(np.mean([np.mean(alphas[f] >= 128) * 100 for f in frames])) if frames else float("nan")
 
 
 def grey(a):
@@ -262,6 +311,7 @@ def bench_video(name, settings, outdir, table, calib_override=None, tag=""):
         truths, knowns = derived_truth(depth, spec["empty"], spec["truth"])
     outs = {s: key_video(d, name, s, calib) for s in settings}
     colours = outs[settings[0]][..., :3]
+    still = still_pairs(truths, knowns)
     for s in settings:
         alphas = outs[s][..., 3]
         frames = [i for i in range(n) if i not in spec["empty"]]
@@ -272,11 +322,12 @@ def bench_video(name, settings, outdir, table, calib_override=None, tag=""):
                 ious.append(iou)
                 sads.append(sad)
                 recs.append(rec)
-        fl, keyed = still_flicker(alphas, spec["empty"])
+        fl, keyed = still_flicker(alphas, truths, knowns, still), empty_keyed(alphas, spec["empty"])
+        hold = hold_flicker(alphas, truths, knowns, list(range(n)))
         dt = dtssd(alphas[frames], truths[frames], knowns[frames]) if spec["truth"] != "moving" else float("nan")
         kind = {"mask": "depth<2m", "room": "room", "moving": "moving"}[spec["truth"]]
         table.append((name + tag, kind, s, float(np.mean(ious)), float(np.mean(sads)), float(np.mean(recs)),
-                      min(ious), float("nan"), dt, fl, keyed))
+                      min(ious), float("nan"), dt, fl, keyed, len(still), hold))
     rows = []
     for i in spec["show"]:
         row = [colours[i], truth_picture(truths[i], knowns[i])]
@@ -309,10 +360,15 @@ def main():
         print(f"{r[0]:28} {r[1]:6} {r[2]:9} {fmt(r[3]):>6} {fmt(r[4], 2):>8} {fmt(r[7], 1):>8}")
     print()
     print("video clips (mode=nearest, depthalign calibration-corrected.json unless said); over frames with a person:")
-    print(f"{'clip':44} {'truth':8} {'setting':9} {'IoU':>6} {'worst':>6} {'SAD':>7} {'recall':>7} {'dtSSD':>6} {'flick':>6} {'empty %':>7}")
+    print(f"{'clip':44} {'truth':8} {'setting':9} {'IoU':>6} {'worst':>6} {'SAD':>7} {'recall':>7} {'dtSSD':>6} "
+          f"{'hold':>6} {'still':>6} {'pairs':>5} {'empty %':>7}")
     for r in video_rows:
         print(f"{r[0]:44} {r[1]:8} {r[2]:9} {fmt(r[3]):>6} {fmt(r[6]):>6} {fmt(r[4], 2):>7} {fmt(r[5]):>7} "
-              f"{fmt(r[8], 2):>6} {fmt(r[9], 2):>6} {fmt(r[10], 2):>7}")
+              f"{fmt(r[8], 2):>6} {fmt(r[12], 2):>6} {fmt(r[9], 2):>6} {r[11]:>5} {fmt(r[10], 2):>7}")
+    print("hold: flicker x 100 over every frame pair, on the pixels known in both whose truth holds within 2 px "
+          "(no edge passes near them)")
+    print("still: flicker x 100 over the still pairs (the truth changes in < 0.5 % of the picture), "
+          "on the pixels whose truth holds; pairs: how many still pairs the clip has")
     print(f"\ncontact sheets: {args.out}/<clip>.png (colour | truth | " + " | ".join(settings) + ")")
     json.dump({"phone": phone_rows, "video": video_rows}, open(os.path.join(args.out, "table.json"), "w"))
 
