@@ -180,6 +180,8 @@ public struct SubjectSegmentation {
     /// The plain cut as the floor: near pieces left out that are not clearly
     /// something else come back (SubjectRestore.swift).
     public var restore = SubjectRestore()
+    /// Still pixels keep their decision (`SubjectHold`).
+    public var hold = SubjectHold()
 
     /// The bodies that moved into view (the lock's movers) seed the
     /// segmentation too, besides the subject's own seed.
@@ -231,7 +233,7 @@ public struct SubjectSegmentation {
         guard n > 0 else { return depth }
         if seeds.count < n { seeds = [UInt8](repeating: 0, count: n) }
         seeds.withUnsafeMutableBufferPointer { s in s.baseAddress!.update(repeating: 0, count: n) }
-        guard writeSeeds(&seeds, w, h) else { return depth }
+        guard writeSeeds(&seeds, w, h) else { hold.reset(); return depth }
         if out.count < n {
             out.reserve(n)
             labels = [Int32](repeating: -1, count: n)
@@ -772,7 +774,7 @@ public struct SubjectSegmentation {
                 } else { o[i] = 65535 }
             }
         }}}}}}}}}}}}}
-        guard any else { return depth }
+        guard any else { hold.reset(); return depth }
         segmented = true
         keptCount = kept
         let restored = out.withSamples { op in
@@ -784,6 +786,8 @@ public struct SubjectSegmentation {
             }}}
         }
         keptCount += restored
+        out.withSamples { op in _ = hold.apply(original: depth, out: op.baseAddress!, limit: limit, scale: fscale) }
+        keptCount -= hold.heldCount
         return out.view(width: w, height: h)
     }
 

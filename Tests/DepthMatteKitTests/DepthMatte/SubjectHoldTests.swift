@@ -1,0 +1,142 @@
+import XCTest
+import DepthMatteKit
+
+/// The hold (SubjectHold.swift) on a small synthetic map in millimetres,
+/// driven as `SubjectSegmentation` drives it: the segmented copy holds the
+/// kept near pixels' depths and 65535 where a near pixel was left out.
+final class SubjectHoldTests: XCTestCase {
+    static let limit: UInt32 = 2500
+
+    /// A 16x8 room at 3 m with a "table" at `table` mm over columns 4..<8
+    /// (rows 2..<8) and a "person" at 1.5 m over columns 10..<14.
+    func room(table: UInt16 = 2000) -> TestDepth {
+        let d = TestDepth(width: 16, height: 8, fill: 3000)
+        d.fill(x0: 4, y0: 2, x1: 8, y1: 8, table)
+        d.fill(x0: 10, y0: 1, x1: 14, y1: 8, 1500)
+        return d
+    }
+
+    /// The segmented copy of `d` with the table kept or left out (the person always kept).
+    func segmented(_ d: TestDepth, tableKept: Bool) -> [UInt16] {
+        var out = [UInt16](repeating: 0, count: d.width * d.height)
+        for y in 0..<d.height {
+            for x in 0..<d.width {
+                let v = d[x, y]
+                let near = v != 0 && UInt32(v) <= Self.limit
+                out[y * d.width + x] = near && x >= 4 && x < 8 && !tableKept ? 65535 : v
+            }
+        }
+        return out
+    }
+
+    @discardableResult
+    func run(_ h: inout SubjectHold, _ d: TestDepth, _ out: inout [UInt16], limit: UInt32 = limit) -> Int {
+        out.withUnsafeMutableBufferPointer { op in
+            h.apply(original: d.view, out: op.baseAddress!, limit: limit, scale: 0.001)
+        }
+    }
+
+    /// true: every table pixel kept with its own depth; false: every one left out.
+    func table(_ out: [UInt16], _ d: TestDepth) -> Bool? {
+        var kept = 0, out65535 = 0
+        for y in 2..<8 { for x in 4..<8 { if out[y * 16 + x] == 65535 { out65535 += 1 } else if out[y * 16 + x] == d[x, y] { kept += 1 } } }
+        return kept == 24 ? true : out65535 == 24 ? false : nil
+    }
+
+    /// Every person pixel kept with its own depth.
+    func personKept(_ out: [UInt16]) -> Bool {
+        (1..<8).allSatisfy { y in (10..<14).allSatisfy { x in out[y * 16 + x] == 1500 } }
+    }
+
+    func testAStillPieceKeptForOneFrameStaysOut() {
+        var h = SubjectHold()
+        let d = room()
+        // left out, kept for one frame at a time: left out throughout
+        for (i, k) in [false, true, false, true, false].enumerated() {
+            var out = segmented(d, tableKept: k)
+            XCTAssertEqual(run(&h, d, &out), k ? 24 : 0, "frame \(i)")
+            XCTAssertEqual(h.heldCount, k ? 24 : 0, "frame \(i)")
+            XCTAssertEqual(table(out, d), false, "frame \(i)")
+            XCTAssertTrue(personKept(out), "frame \(i)")
+        }
+    }
+
+    func testKeptTwoFramesInARowIsTaken() {
+        var h = SubjectHold()
+        let d = room()
+        var out = segmented(d, tableKept: false)
+        run(&h, d, &out)
+        out = segmented(d, tableKept: true)
+        run(&h, d, &out)
+        XCTAssertEqual(table(out, d), false, "the first frame kept is held out")
+        out = segmented(d, tableKept: true)
+        XCTAssertEqual(run(&h, d, &out), 0)
+        XCTAssertEqual(table(out, d), true, "the second is taken")
+    }
+
+    func testLeavingOutIsTakenAtOnce() {
+        var h = SubjectHold()
+        let d = room()
+        var out = segmented(d, tableKept: true)
+        run(&h, d, &out)
+        out = segmented(d, tableKept: true)
+        run(&h, d, &out)
+        out = segmented(d, tableKept: false)
+        XCTAssertEqual(run(&h, d, &out), 0)
+        XCTAssertEqual(table(out, d), false)
+    }
+
+    func testAPieceThatMovedIsKeptAtOnce() {
+        var h = SubjectHold()
+        var out = segmented(room(), tableKept: false)
+        run(&h, room(), &out)
+        // 10 cm nearer: not still (2 cm + 2 % of 1.9 m = 5.8 cm)
+        let moved = room(table: 1900)
+        out = segmented(moved, tableKept: true)
+        XCTAssertEqual(run(&h, moved, &out), 0)
+        XCTAssertEqual(table(out, moved), true)
+        // 3 cm nearer is still: held out
+        var h2 = SubjectHold()
+        out = segmented(room(), tableKept: false)
+        run(&h2, room(), &out)
+        let noisy = room(table: 1970)
+        out = segmented(noisy, tableKept: true)
+        XCTAssertEqual(run(&h2, noisy, &out), 24)
+        XCTAssertEqual(table(out, noisy), false)
+    }
+
+    func testAPixelThatWasNotNearHasNoDecisionToHold() {
+        var h = SubjectHold()
+        let d = room()
+        // the cutoff first lies in front of the table, then behind it
+        var out = segmented(d, tableKept: false)
+        run(&h, d, &out, limit: 1800)
+        out = segmented(d, tableKept: true)
+        XCTAssertEqual(run(&h, d, &out), 0)
+        XCTAssertEqual(table(out, d), true)
+    }
+
+    func testResetDisabledAndOneFrameHoldNothing() {
+        let d = room()
+        for configure in [{ (h: inout SubjectHold) in h.enabled = false }, { $0.frames = 1 }, { $0.reset() }] {
+            var h = SubjectHold()
+            var out = segmented(d, tableKept: false)
+            run(&h, d, &out)
+            configure(&h)
+            out = segmented(d, tableKept: true)
+            XCTAssertEqual(run(&h, d, &out), 0)
+            XCTAssertEqual(table(out, d), true)
+        }
+    }
+
+    func testANewMapSizeStartsAfresh() {
+        var h = SubjectHold()
+        let d = room()
+        var out = segmented(d, tableKept: false)
+        run(&h, d, &out)
+        let small = TestDepth(width: 8, height: 4, fill: 2000)
+        var o2 = [UInt16](repeating: 2000, count: 32)
+        XCTAssertEqual(run(&h, small, &o2), 0)
+        XCTAssertTrue(o2.allSatisfy { $0 == 2000 })
+    }
+}
