@@ -132,13 +132,7 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
     }
   }
   gst_caps_unref (caps);
-  if (filter) {
-    GstCaps *f = gst_caps_intersect_full (filter, out,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (out);
-    out = f;
-  }
-  return out;
+  return dm_caps_filter (out, filter);
 }
 
 /* A depth input of another size than the calibration's would fail upstream

@@ -80,12 +80,7 @@ gst_depthview_transform_caps (GstBaseTransform * trans,
     out = gst_caps_merge_structure (out, s);
   }
   gst_caps_unref (templ);
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, out,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (out);
-    out = tmp;
-  }
+  out = dm_caps_filter (out, filter);
   GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, out);
   return out;

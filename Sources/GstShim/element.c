@@ -1,5 +1,7 @@
 /* element.c: the class plumbing every element shares (element.h). */
 #include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideopool.h>
 #include "element.h"
 #include "elements.h"
 #include "padlog.h"
@@ -250,6 +252,32 @@ dm_video_filter_init (gpointer filter, GstDebugCategory * category)
   dm_watch_refused_caps (GST_ELEMENT (filter), sinkpad);
   dm_log_pad_caps (sinkpad, category);
   dm_log_pad_caps (GST_BASE_TRANSFORM_SRC_PAD (filter), category);
+}
+
+GstCaps *
+dm_caps_filter (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *res;
+
+  if (!filter)
+    return caps;
+  res = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return res;
+}
+
+GstStructure *
+dm_pool_config (GstBufferPool * pool, GstQuery * query, GstCaps * caps,
+    guint size, guint min, guint max)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  if (caps)
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  return config;
 }
 
 void

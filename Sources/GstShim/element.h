@@ -1,7 +1,8 @@
 /* element.h: the class plumbing every element shares: GObject properties
  * from the element's property table (include/<element>_properties.def; see
- * dmcommon.h), one generic set/get, control-binding sync, and the
- * finalize that frees the element's Swift state.
+ * dmcommon.h), one generic set/get, control-binding sync, the finalize
+ * that frees the element's Swift state, a caps query's filter and a
+ * buffer pool's config.
  *
  * An element writes
  *
@@ -111,6 +112,16 @@ void dm_video_filter_init (gpointer filter, GstDebugCategory * category);
     (out) = (self)->settings; \
     GST_OBJECT_UNLOCK (self); \
   } G_STMT_END
+
+/* `caps` (taken) as a caps query with `filter` wants them: their
+ * intersection in the filter's order, or `caps` itself without a filter. */
+GstCaps *dm_caps_filter (GstCaps * caps, GstCaps * filter);
+
+/* A config for `pool` with the caps (when not NULL), buffer size and counts
+ * given, and GstVideoMeta when the allocation query says downstream
+ * understands it (strides are respected through GstVideoFrame mapping). */
+GstStructure *dm_pool_config (GstBufferPool * pool, GstQuery * query,
+    GstCaps * caps, guint size, guint min, guint max);
 
 /* Bring the controlled properties to their values at `pts` (a buffer time in
  * `segment`): GstController bindings apply only when an element syncs them. */

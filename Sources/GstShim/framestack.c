@@ -25,52 +25,19 @@
  *
  * No pixel work and no decisions about frames here: the Swift bridge keeps
  * the frames (copied, so upstream buffer pools are not starved) and says
- * when an output is due.
+ * when an output is due. The output side (pool, push, message) is in
+ * framestack-output.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <gst/gst.h>
-#include <gst/video/video.h>
-#include <gst/video/gstvideopool.h>
-#include "framestack.h"
+#include "framestack-private.h"
 #include "element.h"
 #include "elements.h"
 #include "padlog.h"
 #include "rgbimage.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_frame_stack_debug);
-#define GST_CAT_DEFAULT gst_frame_stack_debug
-
-#define GST_TYPE_FRAME_STACK (gst_frame_stack_get_type ())
-G_DECLARE_FINAL_TYPE (GstFrameStack, gst_frame_stack, GST, FRAME_STACK, GstElement)
-
-struct _GstFrameStack
-{
-  GstElement parent;
-  GstPad *sinkpad, *srcpad;
-
-  /* properties (framestack_properties.def), guarded by the object lock */
-  DMFrameStackSettings settings;
-
-  /* streaming thread (chain and serialized events) */
-  void *state;                  /* Swift FrameStacker */
-  gboolean have_info;
-  GstVideoInfo info;            /* input (= output) size and format */
-  gint frames, mode;            /* taken from the properties at each CAPS */
-  GstSegment segment;
-  gboolean discont;
-  GstBufferPool *pool;
-  /* latency added in batch mode; read by the latency query */
-  GstClockTime frame_duration;  /* guarded by the object lock */
-
-  /* message arrays for DMFrameStackResult */
-  double shift_x[DM_FRAMESTACK_MAX_FRAMES], shift_y[DM_FRAMESTACK_MAX_FRAMES];
-  int32_t registered[DM_FRAMESTACK_MAX_FRAMES];
-  uint64_t frame_pts[DM_FRAMESTACK_MAX_FRAMES];
-  uint64_t sample_counts[DM_FRAMESTACK_MAX_FRAMES + 1];
-};
-
+GST_DEBUG_CATEGORY (gst_frame_stack_debug);
 
 G_DEFINE_TYPE (GstFrameStack, gst_frame_stack, GST_TYPE_ELEMENT);
 
@@ -103,8 +70,8 @@ DM_PACKED_RGB_TEMPLATE ("src", GST_PAD_SRC);
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static DMFrameStackSettings
-copy_settings (GstFrameStack * self, gboolean * post)
+DMFrameStackSettings
+gst_frame_stack_copy_settings (GstFrameStack * self, gboolean * post)
 {
   DMFrameStackSettings s;
   GST_OBJECT_LOCK (self);
@@ -148,185 +115,7 @@ query_caps_through (GstPad * pad, GstPad * otherpad, GstCaps * filter)
   }
   if (peer)
     gst_caps_unref (peer);
-  if (filter) {
-    GstCaps *f = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (res);
-    res = f;
-  }
-  return res;
-}
-
-static void
-drop_pool (GstFrameStack * self)
-{
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_object_unref (self->pool);
-    self->pool = NULL;
-  }
-}
-
-/* Use downstream's pool when it offers one, else a video pool of our own. */
-static void
-setup_pool (GstFrameStack * self, GstCaps * caps)
-{
-  GstQuery *query = gst_query_new_allocation (caps, TRUE);
-  GstBufferPool *pool = NULL;
-  guint size = self->info.size, min = 0, max = 0;
-  GstStructure *config;
-
-  drop_pool (self);
-  if (gst_pad_peer_query (self->srcpad, query)
-      && gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  if (!pool)
-    pool = gst_video_buffer_pool_new ();
-  size = MAX (size, (guint) self->info.size);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    /* the pool changed our config: take it if it still fits */
-    config = gst_buffer_pool_get_config (pool);
-    if (!gst_buffer_pool_config_validate_params (config, caps, size, min, max)
-        || !gst_buffer_pool_set_config (pool, config)) {
-      gst_object_unref (pool);
-      pool = gst_video_buffer_pool_new ();
-      config = gst_buffer_pool_get_config (pool);
-      gst_buffer_pool_config_set_params (config, caps, self->info.size, 0, 0);
-      gst_buffer_pool_set_config (pool, config);
-    }
-  }
-  gst_buffer_pool_set_active (pool, TRUE);
-  self->pool = pool;
-  gst_query_unref (query);
-}
-
-static void
-post_result (GstFrameStack * self, GstBuffer * outbuf,
-    const DMFrameStackResult * r)
-{
-  GstClockTime ts = GST_BUFFER_PTS (outbuf);
-  GValue arr_x = G_VALUE_INIT, arr_y = G_VALUE_INIT, arr_ok = G_VALUE_INIT;
-  GValue arr_ts = G_VALUE_INIT, arr_n = G_VALUE_INIT, v = G_VALUE_INIT;
-  GstStructure *s;
-  guint64 border = 0;
-  gint k;
-
-  gst_value_array_init (&arr_x, r->n_frames);
-  gst_value_array_init (&arr_y, r->n_frames);
-  gst_value_array_init (&arr_ok, r->n_frames);
-  gst_value_array_init (&arr_ts, r->n_frames);
-  gst_value_array_init (&arr_n, r->n_frames + 1);
-  for (k = 0; k < r->n_frames; k++) {
-    g_value_init (&v, G_TYPE_DOUBLE);
-    g_value_set_double (&v, r->shift_x[k]);
-    gst_value_array_append_and_take_value (&arr_x, &v);
-    g_value_init (&v, G_TYPE_DOUBLE);
-    g_value_set_double (&v, r->shift_y[k]);
-    gst_value_array_append_and_take_value (&arr_y, &v);
-    g_value_init (&v, G_TYPE_BOOLEAN);
-    g_value_set_boolean (&v, r->registered[k] != 0);
-    gst_value_array_append_and_take_value (&arr_ok, &v);
-    g_value_init (&v, G_TYPE_UINT64);
-    g_value_set_uint64 (&v, r->frame_pts[k]);
-    gst_value_array_append_and_take_value (&arr_ts, &v);
-  }
-  for (k = 0; k <= r->n_frames; k++) {
-    g_value_init (&v, G_TYPE_UINT64);
-    g_value_set_uint64 (&v, r->sample_counts[k]);
-    gst_value_array_append_and_take_value (&arr_n, &v);
-    if (k < r->n_frames)
-      border += r->sample_counts[k];
-  }
-
-  s = gst_structure_new ("framestack",
-      "timestamp", G_TYPE_UINT64, ts,
-      "stream-time", G_TYPE_UINT64,
-      gst_segment_to_stream_time (&self->segment, GST_FORMAT_TIME, ts),
-      "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time (&self->segment, GST_FORMAT_TIME, ts),
-      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (outbuf),
-      "frames", G_TYPE_INT, r->n_frames,
-      "min-samples", G_TYPE_INT, r->min_samples,
-      "border-pixels", G_TYPE_UINT64, border,
-      "full-x", G_TYPE_INT, r->full_x, "full-y", G_TYPE_INT, r->full_y,
-      "full-width", G_TYPE_INT, r->full_width,
-      "full-height", G_TYPE_INT, r->full_height, NULL);
-  gst_structure_take_value (s, "shift-x", &arr_x);
-  gst_structure_take_value (s, "shift-y", &arr_y);
-  gst_structure_take_value (s, "registered", &arr_ok);
-  gst_structure_take_value (s, "frame-timestamps", &arr_ts);
-  gst_structure_take_value (s, "sample-counts", &arr_n);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-}
-
-/* Stack what was collected and push it. */
-static GstFlowReturn
-push_stack (GstFrameStack * self)
-{
-  DMFrameStackSettings settings;
-  DMFrameStackResult result = { 0 };
-  GstVideoFrame oframe;
-  GstBuffer *outbuf = NULL;
-  DMRGBImage out;
-  gboolean post;
-  GstFlowReturn ret;
-
-  settings = copy_settings (self, &post);
-  if (self->pool)
-    ret = gst_buffer_pool_acquire_buffer (self->pool, &outbuf, NULL);
-  else {
-    outbuf = gst_buffer_new_allocate (NULL, self->info.size, NULL);
-    ret = outbuf ? GST_FLOW_OK : GST_FLOW_ERROR;
-  }
-  if (ret != GST_FLOW_OK) {
-    dm_state_reset (self->state);
-    return ret;
-  }
-  if (!gst_video_frame_map (&oframe, &self->info, outbuf, GST_MAP_WRITE)) {
-    gst_buffer_unref (outbuf);
-    dm_state_reset (self->state);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output buffer"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
-  result.shift_x = self->shift_x;
-  result.shift_y = self->shift_y;
-  result.registered = self->registered;
-  result.frame_pts = self->frame_pts;
-  result.sample_counts = self->sample_counts;
-  out = dm_rgb_image_from_frame (&oframe);
-  dm_framestack_render (self->state, &settings, &out, &result);
-  gst_video_frame_unmap (&oframe);
-
-  GST_BUFFER_PTS (outbuf) = result.pts;
-  GST_BUFFER_DTS (outbuf) = GST_CLOCK_TIME_NONE;
-  GST_BUFFER_DURATION (outbuf) = result.duration;
-  if (self->discont) {
-    GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_DISCONT);
-    self->discont = FALSE;
-  }
-  GST_LOG_OBJECT (self, "stack of %d frames at %" GST_TIME_FORMAT
-      " duration %" GST_TIME_FORMAT ", min samples %d", result.n_frames,
-      GST_TIME_ARGS (result.pts), GST_TIME_ARGS (result.duration),
-      result.min_samples);
-  if (post)
-    post_result (self, outbuf, &result);
-  return gst_pad_push (self->srcpad, outbuf);
-}
-
-/* Push a partial batch, if any. */
-static GstFlowReturn
-drain (GstFrameStack * self)
-{
-  if (self->state && self->have_info && self->mode == DM_FS_MODE_BATCH
-      && dm_framestack_pending (self->state) > 0)
-    return push_stack (self);
-  return GST_FLOW_OK;
+  return dm_caps_filter (res, filter);
 }
 
 static void
@@ -369,7 +158,7 @@ gst_frame_stack_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   dm_props_sync (GST_OBJECT (self), &self->segment, GST_BUFFER_PTS (buf));
-  settings = copy_settings (self, NULL);
+  settings = gst_frame_stack_copy_settings (self, NULL);
   in = dm_rgb_image_from_frame (&frame);
   if (!self->state)
     self->state = dm_framestack_new ();
@@ -378,7 +167,7 @@ gst_frame_stack_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   gst_video_frame_unmap (&frame);
   gst_buffer_unref (buf);
 
-  return due ? push_stack (self) : GST_FLOW_OK;
+  return due ? gst_frame_stack_push_stack (self) : GST_FLOW_OK;
 }
 
 /* ---- events ----------------------------------------------------------------- */
@@ -413,7 +202,7 @@ set_caps (GstFrameStack * self, GstCaps * caps)
       GST_INFO_OBJECT (self, "caps changed with %d frames collected: "
           "pushing them as a partial stack", self->state ?
           dm_framestack_pending (self->state) : 0);
-      drain (self);
+      gst_frame_stack_drain (self);
       forget (self);
     }
   }
@@ -448,7 +237,7 @@ set_caps (GstFrameStack * self, GstCaps * caps)
     gst_caps_unref (outcaps);
     return FALSE;
   }
-  setup_pool (self, outcaps);
+  gst_frame_stack_setup_pool (self, outcaps);
   gst_caps_unref (outcaps);
   return TRUE;
 }
@@ -468,7 +257,7 @@ gst_frame_stack_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       return ok;
     }
     case GST_EVENT_SEGMENT:
-      drain (self);
+      gst_frame_stack_drain (self);
       forget (self);
       gst_event_copy_segment (event, &self->segment);
       if (self->segment.format != GST_FORMAT_TIME) {
@@ -479,7 +268,7 @@ gst_frame_stack_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       }
       break;
     case GST_EVENT_EOS:
-      drain (self);
+      gst_frame_stack_drain (self);
       forget (self);
       break;
     case GST_EVENT_FLUSH_STOP:
@@ -510,21 +299,50 @@ answer_caps (GstFrameStack * self, GstPad * pad, GstQuery * query)
   gst_query_parse_caps (query, &filter);
   if (pad == self->srcpad)
     res = gst_pad_get_current_caps (pad);
-  if (res && filter) {
-    GstCaps *f = gst_caps_intersect_full (filter, res, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (res);
-    res = f;
-  } else if (!res) {
+  if (res)
+    res = dm_caps_filter (res, filter);
+  else
     res = query_caps_through (pad, pad == self->srcpad ? self->sinkpad :
         self->srcpad, filter);
-  }
   gst_query_set_caps_result (query, res);
   gst_caps_unref (res);
   return TRUE;
 }
 
+/* Upstream's latency plus, in batch mode, N-1 frames: a batch is output
+ * when its last frame arrives, N-1 frames after the batch's timestamp. */
 static gboolean
-gst_frame_stack_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
+answer_latency (GstFrameStack * self, GstQuery * query)
+{
+  gboolean live;
+  GstClockTime min, max, extra = 0, fdur;
+  gint frames, mode;
+
+  if (!gst_pad_peer_query (self->sinkpad, query))
+    return FALSE;
+  gst_query_parse_latency (query, &live, &min, &max);
+  GST_OBJECT_LOCK (self);
+  fdur = self->frame_duration;
+  frames = self->settings.frames;
+  mode = self->settings.mode;
+  GST_OBJECT_UNLOCK (self);
+  if (self->have_info) {
+    frames = self->frames;
+    mode = self->mode;
+  }
+  if (mode == DM_FS_MODE_BATCH && GST_CLOCK_TIME_IS_VALID (fdur))
+    extra = fdur * (frames - 1);
+  min += extra;
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += extra;
+  gst_query_set_latency (query, live, min, max);
+  return TRUE;
+}
+
+/* Both pads' queries: CAPS on either, ALLOCATION on the sink pad, LATENCY
+ * on the src pad; the rest as the default handler answers them. */
+static gboolean
+gst_frame_stack_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstFrameStack *self = GST_FRAME_STACK (parent);
 
@@ -532,53 +350,22 @@ gst_frame_stack_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
     case GST_QUERY_CAPS:
       return answer_caps (self, pad, query);
     case GST_QUERY_ALLOCATION:
+      if (pad != self->sinkpad)
+        break;
       /* frames are copied on arrival: any allocation upstream likes; we
        * read strides from GstVideoMeta */
       gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
       return TRUE;
+    case GST_QUERY_LATENCY:
+      if (pad != self->srcpad)
+        break;
+      return answer_latency (self, query);
     default:
-      return gst_pad_query_default (pad, parent, query);
+      break;
   }
+  return gst_pad_query_default (pad, parent, query);
 }
 
-static gboolean
-gst_frame_stack_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
-{
-  GstFrameStack *self = GST_FRAME_STACK (parent);
-
-  switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_CAPS:
-      return answer_caps (self, pad, query);
-    case GST_QUERY_LATENCY:{
-      gboolean live;
-      GstClockTime min, max, extra = 0, fdur;
-      gint frames, mode;
-      if (!gst_pad_peer_query (self->sinkpad, query))
-        return FALSE;
-      gst_query_parse_latency (query, &live, &min, &max);
-      GST_OBJECT_LOCK (self);
-      fdur = self->frame_duration;
-      frames = self->settings.frames;
-      mode = self->settings.mode;
-      GST_OBJECT_UNLOCK (self);
-      if (self->have_info) {
-        frames = self->frames;
-        mode = self->mode;
-      }
-      /* a batch is output when its last frame arrives, N-1 frames after
-       * the batch's timestamp */
-      if (mode == DM_FS_MODE_BATCH && GST_CLOCK_TIME_IS_VALID (fdur))
-        extra = fdur * (frames - 1);
-      min += extra;
-      if (GST_CLOCK_TIME_IS_VALID (max))
-        max += extra;
-      gst_query_set_latency (query, live, min, max);
-      return TRUE;
-    }
-    default:
-      return gst_pad_query_default (pad, parent, query);
-  }
-}
 
 /* ---- state -------------------------------------------------------------------- */
 
@@ -601,7 +388,7 @@ gst_frame_stack_change_state (GstElement * element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     forget (self);
     self->have_info = FALSE;
-    drop_pool (self);
+    gst_frame_stack_drop_pool (self);
   }
   return ret;
 }
@@ -616,7 +403,7 @@ static const DMPropSpec properties[] = {
 static void
 gst_frame_stack_free_more (GObject * object)
 {
-  drop_pool (GST_FRAME_STACK (object));
+  gst_frame_stack_drop_pool (GST_FRAME_STACK (object));
 }
 
 static const DMElementInfo element_info = {
@@ -645,13 +432,13 @@ gst_frame_stack_init (GstFrameStack * self)
   gst_pad_set_event_function (self->sinkpad,
       GST_DEBUG_FUNCPTR (gst_frame_stack_sink_event));
   gst_pad_set_query_function (self->sinkpad,
-      GST_DEBUG_FUNCPTR (gst_frame_stack_sink_query));
+      GST_DEBUG_FUNCPTR (gst_frame_stack_query));
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   dm_watch_refused_caps (GST_ELEMENT (self), self->sinkpad);
 
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_set_query_function (self->srcpad,
-      GST_DEBUG_FUNCPTR (gst_frame_stack_src_query));
+      GST_DEBUG_FUNCPTR (gst_frame_stack_query));
   gst_pad_use_fixed_caps (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 

@@ -71,11 +71,7 @@ DM_DEFINE_ENUM (static, dm_rgbdtestsrc_stream_get_type, "GstRgbdTestSrcStream",
           "depth-scale, 0 = no reading)", "depth"},
     {DM_STREAM_TRUTH, "Ground-truth matte (GRAY8, 255 = subject)", "truth"});
 
-static GType
-dm_rgbdtestsrc_scene_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
+DM_DEFINE_ENUM (static, dm_rgbdtestsrc_scene_get_type, "GstRgbdTestSrcScene",
     {DM_SCENE_PORTRAIT, "The head-and-shoulders portrait", "portrait"},
     {DM_SCENE_CHAIR, "A chair back rising behind the shoulders, 0.16 m "
           "behind the face", "chair"},
@@ -90,11 +86,7 @@ dm_rgbdtestsrc_scene_get_type (void)
           "(a part one or two depth pixels wide)", "thin-rod"},
     {DM_SCENE_CARRY_BINDER, "The enter-left walk carrying a dark binder "
           "against the chest (with holes: 90 % of its depth pixels have no "
-          "reading, as an IR-absorbing surface)", "carry-binder"},
-    {0, NULL, NULL},
-  };
-  return dm_enum_type (&type, "GstRgbdTestSrcScene", values);
-}
+          "reading, as an IR-absorbing surface)", "carry-binder"});
 
 /* ---- caps ------------------------------------------------------------------- */
 
@@ -111,8 +103,15 @@ GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY16_LE"));
 static GstStaticCaps truth_caps =
 GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8"));
 
-static GstClockTime frame_pts (GstRgbdTestSrc * self,
-    const GstVideoInfo * info, guint64 n);
+/* The timestamp of frame `n` since base_pts at the rate of `info`. */
+static GstClockTime
+frame_pts (GstRgbdTestSrc * self, const GstVideoInfo * info, guint64 n)
+{
+  if (GST_VIDEO_INFO_FPS_N (info) <= 0)
+    return self->base_pts;
+  return self->base_pts + gst_util_uint64_scale (n,
+      GST_SECOND * GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
+}
 
 static const gchar *
 stream_name (gint stream)
@@ -141,23 +140,22 @@ stream_caps (gint stream)
   }
 }
 
+/* The `stream` property (object lock). */
+static gint
+current_stream (GstRgbdTestSrc * self)
+{
+  gint stream;
+  GST_OBJECT_LOCK (self);
+  stream = self->settings.stream;
+  GST_OBJECT_UNLOCK (self);
+  return stream;
+}
+
 static GstCaps *
 gst_rgbd_test_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
-  GstCaps *caps, *result;
-  gint stream;
-
-  GST_OBJECT_LOCK (self);
-  stream = self->settings.stream;
-  GST_OBJECT_UNLOCK (self);
-
-  caps = stream_caps (stream);
-  if (!filter)
-    return caps;
-  result = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (caps);
-  return result;
+  return dm_caps_filter (stream_caps (current_stream (self)), filter);
 }
 
 /* Nearest to 640x360 (video, truth) or 320x180 (depth) at 30/1, square
@@ -166,12 +164,9 @@ static GstCaps *
 gst_rgbd_test_src_fixate (GstBaseSrc * bsrc, GstCaps * caps)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
-  gint stream, w, h;
+  gint stream = current_stream (self), w, h;
   guint i;
 
-  GST_OBJECT_LOCK (self);
-  stream = self->settings.stream;
-  GST_OBJECT_UNLOCK (self);
   w = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_WIDTH : DEFAULT_VIDEO_WIDTH;
   h = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_HEIGHT : DEFAULT_VIDEO_HEIGHT;
   if (self->calibration.json) {
@@ -204,29 +199,27 @@ gst_rgbd_test_src_negotiate (GstBaseSrc * bsrc)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
   gint stream;
+  GstCaps *ours, *peer;
+  gchar *a, *b;
 
   if (GST_BASE_SRC_CLASS (gst_rgbd_test_src_parent_class)->negotiate (bsrc))
     return TRUE;
 
-  GST_OBJECT_LOCK (self);
-  stream = self->settings.stream;
-  GST_OBJECT_UNLOCK (self);
-  {
-    GstCaps *ours = stream_caps (stream);
-    GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (bsrc), NULL);
-    gchar *a = gst_caps_to_string (ours);
-    gchar *b = peer ? gst_caps_to_string (peer) : g_strdup ("(nothing)");
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("rgbdtestsrc (stream=%s) and downstream could not agree on a format.",
-            stream_name (stream)),
-        ("stream=%s produces %s; downstream accepts %s", stream_name (stream),
-            a, b));
-    g_free (a);
-    g_free (b);
-    gst_caps_unref (ours);
-    if (peer)
-      gst_caps_unref (peer);
-  }
+  stream = current_stream (self);
+  ours = stream_caps (stream);
+  peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (bsrc), NULL);
+  a = gst_caps_to_string (ours);
+  b = peer ? gst_caps_to_string (peer) : g_strdup ("(nothing)");
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("rgbdtestsrc (stream=%s) and downstream could not agree on a format.",
+          stream_name (stream)),
+      ("stream=%s produces %s; downstream accepts %s", stream_name (stream),
+          a, b));
+  g_free (a);
+  g_free (b);
+  gst_caps_unref (ours);
+  if (peer)
+    gst_caps_unref (peer);
   return FALSE;
 }
 
@@ -235,15 +228,10 @@ gst_rgbd_test_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
   GstVideoInfo info;
-  GstCaps *ours;
-  gint stream;
+  gint stream = current_stream (self);
+  GstCaps *ours = stream_caps (stream);
   gboolean ok;
 
-  GST_OBJECT_LOCK (self);
-  stream = self->settings.stream;
-  GST_OBJECT_UNLOCK (self);
-
-  ours = stream_caps (stream);
   ok = gst_caps_can_intersect (caps, ours) && gst_video_info_from_caps (&info,
       caps);
   gst_caps_unref (ours);
@@ -278,7 +266,6 @@ gst_rgbd_test_src_decide_allocation (GstBaseSrc * bsrc, GstQuery * query)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (bsrc);
   GstBufferPool *pool = NULL;
-  GstStructure *config;
   GstCaps *caps = NULL;
   guint size, min = 0, max = 0;
   gboolean update;
@@ -298,14 +285,9 @@ gst_rgbd_test_src_decide_allocation (GstBaseSrc * bsrc, GstQuery * query)
   if (!pool)
     pool = gst_video_buffer_pool_new ();
 
-  config = gst_buffer_pool_get_config (pool);
   gst_query_parse_allocation (query, &caps, NULL);
-  if (caps)
-    gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_set_config (pool, config);
+  gst_buffer_pool_set_config (pool, dm_pool_config (pool, query, caps, size,
+          min, max));
 
   if (update)
     gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
@@ -318,15 +300,6 @@ gst_rgbd_test_src_decide_allocation (GstBaseSrc * bsrc, GstQuery * query)
 }
 
 /* ---- time ------------------------------------------------------------------- */
-
-static GstClockTime
-frame_pts (GstRgbdTestSrc * self, const GstVideoInfo * info, guint64 n)
-{
-  if (GST_VIDEO_INFO_FPS_N (info) <= 0)
-    return self->base_pts;
-  return self->base_pts + gst_util_uint64_scale (n,
-      GST_SECOND * GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
-}
 
 /* A live source syncs each buffer on its timestamp. */
 static void
@@ -428,18 +401,80 @@ gst_rgbd_test_src_query (GstBaseSrc * bsrc, GstQuery * query)
 
 /* ---- per frame --------------------------------------------------------------- */
 
+/* Renders the scene at `t` seconds into `buffer` as settings->stream asks;
+ * for stream=video also the face boxes a detector would report, into
+ * `faces`. Returns how many boxes, or -1 when the buffer does not map. */
+static gint
+render_frame (GstRgbdTestSrc * self, const DMRGBDTestSrcSettings * settings,
+    const GstVideoInfo * info, GstBuffer * buffer, double t, DMBox * faces)
+{
+  GstVideoFrame frame;
+  DMBox face = { 0 };
+  gint n_faces = 0;
+
+  if (!gst_video_frame_map (&frame, info, buffer, GST_MAP_WRITE))
+    return -1;
+  switch (settings->stream) {
+    case DM_STREAM_DEPTH:{
+      DMGrayImage img = dm_gray_image_from_frame (&frame);
+      dm_rgbdtestsrc_render_depth (settings, t, self->calibration.parsed, &img);
+      break;
+    }
+    case DM_STREAM_TRUTH:{
+      DMGrayImage img = dm_gray_image_from_frame (&frame);
+      dm_rgbdtestsrc_render_truth (settings, t, &img);
+      break;
+    }
+    default:{
+      DMRGBImage img = dm_rgb_image_from_frame (&frame);
+      dm_rgbdtestsrc_render_video (settings, t, &img, &face);
+      n_faces = dm_rgbdtestsrc_faces (settings, t, img.width, img.height, faces,
+          DM_MAX_SCENE_FACES);
+      break;
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  return n_faces;
+}
+
+/* The faces a detector would report, in its order (a false face first), as
+ * "face" ROI metas. */
+static void
+attach_faces (GstBuffer * buffer, const DMBox * faces, gint n_faces)
+{
+  gint i;
+  for (i = 0; i < n_faces; i++)
+    gst_buffer_add_video_region_of_interest_meta (buffer, "face", faces[i].x,
+        faces[i].y, faces[i].width, faces[i].height);
+}
+
+/* Counts the frame at `pts` and stamps its buffer: timestamp, duration up
+ * to the next frame's (none for a still picture), offsets. */
+static void
+stamp_buffer (GstRgbdTestSrc * self, GstBuffer * buffer,
+    const GstVideoInfo * info, GstClockTime pts)
+{
+  self->n_frames++;
+  GST_BUFFER_PTS (buffer) = pts;
+  GST_BUFFER_DTS (buffer) = GST_CLOCK_TIME_NONE;
+  if (GST_VIDEO_INFO_FPS_N (info) > 0)
+    GST_BUFFER_DURATION (buffer) = frame_pts (self, info, self->n_frames) - pts;
+  else
+    GST_BUFFER_DURATION (buffer) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_OFFSET (buffer) = self->offset;
+  GST_BUFFER_OFFSET_END (buffer) = self->offset + 1;
+  self->offset++;
+}
+
 static GstFlowReturn
 gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
 {
   GstRgbdTestSrc *self = GST_RGBD_TEST_SRC (psrc);
   DMRGBDTestSrcSettings settings;
   GstVideoInfo info;
-  GstVideoFrame frame;
-  GstClockTime pts, next;
-  DMBox face = { 0 };
+  GstClockTime pts;
   DMBox faces[DM_MAX_SCENE_FACES];
-  gint n_faces = 0, i;
-  gint stream;
+  gint n_faces;
   double t;
 
   GST_OBJECT_LOCK (self);
@@ -457,57 +492,19 @@ gst_rgbd_test_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
 
   pts = frame_pts (self, &info, self->n_frames);
   gst_object_sync_values (GST_OBJECT (self), pts);
-
   DM_COPY_SETTINGS (self, settings);
-  stream = settings.stream;
-
-  if (!gst_video_frame_map (&frame, &info, buffer, GST_MAP_WRITE)) {
+  t = (double) pts / GST_SECOND;
+  n_faces = render_frame (self, &settings, &info, buffer, t, faces);
+  if (n_faces < 0) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
         ("Could not map the output buffer."), (NULL));
     return GST_FLOW_ERROR;
   }
-  t = (double) pts / GST_SECOND;
-  switch (stream) {
-    case DM_STREAM_DEPTH:{
-      DMGrayImage img = dm_gray_image_from_frame (&frame);
-      dm_rgbdtestsrc_render_depth (&settings, t, self->calibration.parsed, &img);
-      break;
-    }
-    case DM_STREAM_TRUTH:{
-      DMGrayImage img = dm_gray_image_from_frame (&frame);
-      dm_rgbdtestsrc_render_truth (&settings, t, &img);
-      break;
-    }
-    default:{
-      DMRGBImage img = dm_rgb_image_from_frame (&frame);
-      dm_rgbdtestsrc_render_video (&settings, t, &img, &face);
-      n_faces = dm_rgbdtestsrc_faces (&settings, t, img.width, img.height, faces,
-          DM_MAX_SCENE_FACES);
-      break;
-    }
-  }
-  gst_video_frame_unmap (&frame);
-
-  /* the faces a detector would report, in its order (a false face first) */
-  for (i = 0; i < n_faces; i++)
-    gst_buffer_add_video_region_of_interest_meta (buffer, "face", faces[i].x,
-        faces[i].y, faces[i].width, faces[i].height);
-
+  attach_faces (buffer, faces, n_faces);
   GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT
       " (scene t = %.3f s), %d face boxes", self->n_frames,
       GST_TIME_ARGS (pts), t, n_faces);
-  self->n_frames++;
-  GST_BUFFER_PTS (buffer) = pts;
-  GST_BUFFER_DTS (buffer) = GST_CLOCK_TIME_NONE;
-  if (GST_VIDEO_INFO_FPS_N (&info) > 0) {
-    next = frame_pts (self, &info, self->n_frames);
-    GST_BUFFER_DURATION (buffer) = next - pts;
-  } else {
-    GST_BUFFER_DURATION (buffer) = GST_CLOCK_TIME_NONE;
-  }
-  GST_BUFFER_OFFSET (buffer) = self->offset;
-  GST_BUFFER_OFFSET_END (buffer) = self->offset + 1;
-  self->offset++;
+  stamp_buffer (self, buffer, &info, pts);
   return GST_FLOW_OK;
 }
 

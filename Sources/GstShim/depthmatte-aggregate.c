@@ -1,0 +1,447 @@
+/* depthmatte-aggregate.c: one output frame of depthmatte (streaming thread).
+ *
+ * A pending flush is honoured, the settings are copied under the object
+ * lock, each input's frame is taken and checked (unmappable, stalled,
+ * present), colour and depth are paired by time (depthmatte-pairing.c), the
+ * mapped planes and the face boxes go to dm_depthmatte_process() (Swift
+ * bridge), and the result is logged and posted. No pixel work here.
+ */
+#include <string.h>
+#include "depthmatte-private.h"
+#include "element.h"
+#include "rgbimage.h"
+
+/* A live depth or background input whose newest frame ended this long before
+ * the output time has stalled (its last frame keeps being used). */
+#define STALL_THRESHOLD (500 * GST_MSECOND)
+/* An input that ended (EOS) while the video goes on is held; after this
+ * long that is worth a warning. */
+#define ENDED_THRESHOLD GST_SECOND
+/* cutoff changes below this (metres) are not logged (smoothing, noise) */
+#define LOG_CUTOFF_STEP 0.03
+
+#define INPUT_VIDEO DM_INPUT_BIT (DM_INPUT_VIDEO)
+#define INPUT_DEPTH DM_INPUT_BIT (DM_INPUT_DEPTH)
+
+static const gchar *
+lock_source_name (gint source)
+{
+  static const gchar *names[] = { "fixed", "face", "tracked", "nearest" };
+  return source >= 0 && source < 4 ? names[source] : "fixed";
+}
+
+static GstSegment *
+output_segment (GstDepthMatte * self)
+{
+  return &GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self))->segment;
+}
+
+/* ---- checks and logs ----------------------------------------------------------- */
+
+/* An input buffer the base class could not map (smaller than its caps say)
+ * leaves the pad with a current buffer but no prepared frame: the element
+ * never reads it. Say so once per input instead of failing silently. */
+static void
+check_unmappable (GstDepthMatte * self, const DMInput * in, DMInputIndex index)
+{
+  const gchar *role = gst_depth_matte_input_role (index);
+  GstVideoAggregatorPad *pad = in->pad;
+  GstBuffer *buf;
+  gsize size, want;
+
+  if (!pad || in->frame)
+    return;
+  buf = gst_video_aggregator_pad_get_current_buffer (pad);
+  if (!buf)
+    return;
+  size = gst_buffer_get_size (buf);
+  if (size == 0 && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
+    return;
+  if (self->warned_unmappable & DM_INPUT_BIT (index))
+    return;
+  self->warned_unmappable |= DM_INPUT_BIT (index);
+  want = GST_VIDEO_INFO_SIZE (&pad->info);
+  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+      ("A %s buffer could not be mapped and was dropped.", role),
+      ("The %s buffer has %" G_GSIZE_FORMAT " bytes, its caps (%dx%d %s) "
+          "need %" G_GSIZE_FORMAT "; treated as no %s frame (warned once)",
+          role, size, GST_VIDEO_INFO_WIDTH (&pad->info),
+          GST_VIDEO_INFO_HEIGHT (&pad->info),
+          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&pad->info)),
+          want, role));
+}
+
+/* The running time at which the input's current buffer ends, or NONE. */
+static GstClockTime
+current_end_rt (GstVideoAggregatorPad * pad)
+{
+  GstBuffer *buf = gst_video_aggregator_pad_get_current_buffer (pad);
+  GstClockTime end;
+
+  if (!buf || !GST_BUFFER_PTS_IS_VALID (buf))
+    return GST_CLOCK_TIME_NONE;
+  end = GST_BUFFER_PTS (buf);
+  if (GST_BUFFER_DURATION_IS_VALID (buf))
+    end += GST_BUFFER_DURATION (buf);
+  return gst_segment_to_running_time (&GST_AGGREGATOR_PAD (pad)->segment,
+      GST_FORMAT_TIME, end);
+}
+
+/* A depth stream that ended early (a truncated recording) is held: say so
+ * once it has been held for a second while the video flows (a depth still,
+ * one frame, and a background picture are held on purpose). */
+static void
+check_ended (GstDepthMatte * self, DMInputIndex index, GstClockTime end_rt,
+    GstClockTime out_rt)
+{
+  const gchar *role = gst_depth_matte_input_role (index);
+  guint bit = DM_INPUT_BIT (index);
+  guint frames = gst_depth_matte_depth_frames_held (self);
+
+  if (bit == INPUT_DEPTH && frames >= 2 && end_rt + ENDED_THRESHOLD < out_rt
+      && !(self->stalled & bit)) {
+    self->stalled |= bit;
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("The %s input ended: keying with its last frame.", role),
+        ("The last %s frame ended at running time %" GST_TIME_FORMAT
+            ", the output is at %" GST_TIME_FORMAT " and the video goes on",
+            role, GST_TIME_ARGS (end_rt), GST_TIME_ARGS (out_rt)));
+  }
+}
+
+/* A depth or background input that stopped delivering (without EOS) keeps
+ * its last frame in use; warn when that frame is STALL_THRESHOLD old, and
+ * again after it recovers and stalls anew. */
+static void
+check_stalled (GstDepthMatte * self, const DMInput * in, DMInputIndex index,
+    GstClockTime out_rt)
+{
+  const gchar *role = gst_depth_matte_input_role (index);
+  guint bit = DM_INPUT_BIT (index);
+  GstClockTime end_rt;
+
+  if (!in->pad || !GST_CLOCK_TIME_IS_VALID (out_rt))
+    return;
+  end_rt = current_end_rt (in->pad);
+  if (!GST_CLOCK_TIME_IS_VALID (end_rt))
+    return;
+  if (gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (in->pad))) {
+    check_ended (self, index, end_rt, out_rt);
+    return;
+  }
+  if (end_rt + STALL_THRESHOLD < out_rt) {
+    if (!(self->stalled & bit)) {
+      self->stalled |= bit;
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("The %s input stalled: %s.", role, bit == INPUT_DEPTH
+              ? "repeating the last colour frame keyed with depth of its own "
+              "time" : "keying with its last frame"),
+          ("The newest %s frame ended at running time %" GST_TIME_FORMAT
+              ", the output is at %" GST_TIME_FORMAT, role,
+              GST_TIME_ARGS (end_rt), GST_TIME_ARGS (out_rt)));
+    }
+  } else if (self->stalled & bit) {
+    self->stalled &= ~bit;
+    GST_INFO_OBJECT (self, "the %s input recovered", role);
+  }
+}
+
+/* INFO when an input starts or stops having a frame for the output time
+ * (transitions only; the once-only warnings say what it means). */
+static void
+log_presence (GstDepthMatte * self, const DMInput * in, DMInputIndex index,
+    GstClockTime pts)
+{
+  const gchar *role = gst_depth_matte_input_role (index);
+  guint bit = DM_INPUT_BIT (index);
+  gboolean now = in->frame != NULL;
+  gboolean before = (self->present & bit) != 0;
+
+  if (now == before || !in->pad)
+    return;
+  if (now) {
+    self->present |= bit;
+    GST_INFO_OBJECT (self, "%s frames present from %" GST_TIME_FORMAT, role,
+        GST_TIME_ARGS (pts));
+  } else {
+    self->present &= ~bit;
+    GST_INFO_OBJECT (self, "no %s frame for the output at %" GST_TIME_FORMAT
+        "%s", role, GST_TIME_ARGS (pts),
+        gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (in->pad)) ? " (eos)" :
+        "");
+  }
+}
+
+/* What a user debugging the lock needs, from consecutive results: INFO when
+ * the lock source changes (with the face box and depth that set it), DEBUG
+ * when the cutoff moves by more than LOG_CUTOFF_STEP. Nothing per frame. */
+static void
+log_lock (GstDepthMatte * self, const DMDepthMatteResult * r, gint n_faces,
+    GstClockTime pts)
+{
+  if (r->lock_source != self->logged_lock) {
+    if (r->face_found)
+      GST_INFO_OBJECT (self, "lock %s -> %s at %" GST_TIME_FORMAT
+          ": face box %dx%d at (%d,%d) of %d, face depth %.3f m, "
+          "cutoff %.3f m", self->logged_lock < 0 ? "none" :
+          lock_source_name (self->logged_lock),
+          lock_source_name (r->lock_source), GST_TIME_ARGS (pts),
+          r->face_box.width, r->face_box.height, r->face_box.x,
+          r->face_box.y, n_faces, r->face_depth, r->cutoff);
+    else
+      GST_INFO_OBJECT (self, "lock %s -> %s at %" GST_TIME_FORMAT
+          ": cutoff %.3f m (%d face boxes)", self->logged_lock < 0 ? "none" :
+          lock_source_name (self->logged_lock),
+          lock_source_name (r->lock_source), GST_TIME_ARGS (pts), r->cutoff,
+          n_faces);
+    self->logged_lock = r->lock_source;
+    self->logged_cutoff = r->cutoff;
+  } else if (ABS (r->cutoff - self->logged_cutoff) > LOG_CUTOFF_STEP) {
+    GST_DEBUG_OBJECT (self, "cutoff %.3f -> %.3f m at %" GST_TIME_FORMAT
+        " (lock %s, face depth %.3f m)", self->logged_cutoff, r->cutoff,
+        GST_TIME_ARGS (pts), lock_source_name (r->lock_source),
+        r->face_depth);
+    self->logged_cutoff = r->cutoff;
+  }
+}
+
+static void
+post_result (GstDepthMatte * self, GstBuffer * outbuf,
+    const DMDepthMatteResult * r)
+{
+  GstSegment *seg = output_segment (self);
+  GstClockTime ts = GST_BUFFER_PTS (outbuf);
+  GstStructure *s;
+
+  s = gst_structure_new ("depthmatte",
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64,
+      gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (outbuf),
+      "face-found", G_TYPE_BOOLEAN, r->face_found != 0,
+      "face-depth", G_TYPE_DOUBLE, r->face_depth,
+      "cutoff", G_TYPE_DOUBLE, r->cutoff,
+      "coverage", G_TYPE_DOUBLE, r->coverage,
+      "lock", G_TYPE_STRING, lock_source_name (r->lock_source),
+      "camera-moving", G_TYPE_BOOLEAN, r->camera_moving != 0,
+      "camera-shift-x", G_TYPE_DOUBLE, r->camera_shift_x,
+      "camera-shift-y", G_TYPE_DOUBLE, r->camera_shift_y, NULL);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* ---- the steps of one output frame --------------------------------------------- */
+
+/* A FLUSH_STOP (sink_event, another thread) asked for a new lock and a new
+ * pairing: the Swift state is reset here, on the streaming thread. */
+static void
+honour_flush (GstDepthMatte * self)
+{
+  if (g_atomic_int_compare_and_exchange (&self->flush_pending, 1, 0)) {
+    if (self->state)
+      dm_state_reset (self->state);
+    gst_depth_matte_pairing_clear (self);
+  }
+}
+
+/* The settings and the pads in one go under the object lock, then each
+ * pad's prepared frame (NULL: none for this output). */
+static void
+take_inputs (GstDepthMatte * self, DMDepthMatteSettings * settings,
+    DMInput * in)
+{
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  *settings = self->settings;
+  for (i = 0; i < DM_N_INPUTS; i++)
+    in[i].pad = self->pads[i] ? gst_object_ref (self->pads[i]) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  for (i = 0; i < DM_N_INPUTS; i++) {
+    in[i].frame = in[i].pad ?
+        gst_video_aggregator_pad_get_prepared_frame (in[i].pad) : NULL;
+    in[i].paired_mapped = FALSE;
+  }
+}
+
+static void
+release_inputs (DMInput * in)
+{
+  guint i;
+
+  for (i = 0; i < DM_N_INPUTS; i++)
+    if (in[i].paired_mapped)
+      gst_video_frame_unmap (&in[i].paired);
+  for (i = 0; i < DM_N_INPUTS; i++)
+    if (in[i].pad)
+      gst_object_unref (in[i].pad);
+}
+
+static void
+check_inputs (GstDepthMatte * self, const DMInput * in, GstBuffer * outbuf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (outbuf);
+  GstClockTime out_rt = GST_BUFFER_PTS_IS_VALID (outbuf) ?
+      gst_segment_to_running_time (output_segment (self), GST_FORMAT_TIME,
+      pts) : GST_CLOCK_TIME_NONE;
+  guint i;
+
+  for (i = 0; i < DM_N_INPUTS; i++)
+    check_unmappable (self, &in[i], i);
+  for (i = 0; i < DM_N_INPUTS; i++)
+    log_presence (self, &in[i], i, pts);
+  check_stalled (self, &in[DM_INPUT_DEPTH], DM_INPUT_DEPTH, out_rt);
+  check_stalled (self, &in[DM_INPUT_BACKGROUND], DM_INPUT_BACKGROUND, out_rt);
+}
+
+/* The colour and its face boxes (the pairing's, else the pad's current
+ * buffer's); without colour the output is the background. */
+static void
+describe_video (GstDepthMatte * self, const DMInput * video,
+    const DMHeldFrame * paired, DMDepthMatteFrame * frame, DMBox * faces)
+{
+  if (video->frame) {
+    frame->video = dm_rgb_image_from_frame (video->frame);
+    if (paired) {
+      frame->n_faces = paired->n_faces;
+      memcpy (faces, paired->faces, DM_MAX_FACES * sizeof (DMBox));
+    } else {
+      frame->n_faces = gst_depth_matte_collect_faces
+          (gst_video_aggregator_pad_get_current_buffer (video->pad), faces);
+    }
+    frame->faces = faces;
+  } else if (!self->warned_no_video
+      && !(self->warned_unmappable & INPUT_VIDEO)) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("No video frame for this output time."),
+        ("Producing background-only frames until video arrives"));
+    self->warned_no_video = TRUE;
+  }
+}
+
+/* The depth and its encoding; colour without depth passes unkeyed. */
+static void
+describe_depth (GstDepthMatte * self, const DMInput * depth,
+    gboolean have_video, DMDepthMatteFrame * frame)
+{
+  if (depth->frame) {
+    GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (depth->frame);
+    frame->depth = dm_gray_image_from_frame (depth->frame);
+    frame->has_depth = 1;
+    frame->depth_eight_bit = format == GST_VIDEO_FORMAT_GRAY8;
+    frame->depth_big_endian = format == GST_VIDEO_FORMAT_GRAY16_BE;
+  } else if (have_video && !self->warned_no_depth
+      && !(self->warned_unmappable & INPUT_DEPTH)) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("No depth frame: passing the video through unkeyed."),
+        ("The depth pad is %s; the matte is 1 everywhere until depth arrives",
+            depth->pad ? "linked but has no buffer yet" : "not requested"));
+    self->warned_no_depth = TRUE;
+  }
+}
+
+static void
+describe_background (const DMInput * background, DMDepthMatteFrame * frame)
+{
+  if (background->frame) {
+    frame->background = dm_rgb_image_from_frame (background->frame);
+    frame->has_background = 1;
+  }
+}
+
+/* The Swift call; the lock's clock is the output frame's duration. */
+static void
+process (GstDepthMatte * self, DMDepthMatteSettings * settings,
+    GstBuffer * outbuf, const DMDepthMatteFrame * frame,
+    DMDepthMatteResult * result)
+{
+  settings->frame_duration = GST_BUFFER_DURATION_IS_VALID (outbuf) ?
+      (double) GST_BUFFER_DURATION (outbuf) / GST_SECOND : 0.0;
+  if (!self->state)
+    self->state = dm_depthmatte_new ();
+  dm_depthmatte_process (self->state, settings, frame, result);
+}
+
+static void
+report (GstDepthMatte * self, gboolean post, GstBuffer * outbuf,
+    const DMInput * in, const DMDepthMatteFrame * frame,
+    const DMDepthMatteResult * result)
+{
+  log_lock (self, result, frame->n_faces, GST_BUFFER_PTS (outbuf));
+  GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT ": video %s, depth %s, "
+      "background %s, %d face boxes, lock %s, cutoff %.3f m, coverage %.3f",
+      GST_TIME_ARGS (GST_BUFFER_PTS (outbuf)),
+      in[DM_INPUT_VIDEO].frame ? "yes" : "no",
+      in[DM_INPUT_DEPTH].frame ? "yes" : "no",
+      in[DM_INPUT_BACKGROUND].frame ? "yes" : "no", frame->n_faces,
+      lock_source_name (result->lock_source), result->cutoff,
+      result->coverage);
+  if (post)
+    post_result (self, outbuf, result);
+}
+
+/* Keys the inputs' frames into `outbuf`. */
+static GstFlowReturn
+key_frame (GstDepthMatte * self, DMDepthMatteSettings * settings,
+    const DMInput * in, const DMHeldFrame * paired, GstBuffer * outbuf)
+{
+  GstVideoFrame oframe;
+  DMDepthMatteFrame frame = { 0 };
+  DMDepthMatteResult result = { 0 };
+  DMBox faces[DM_MAX_FACES];
+
+  if (!gst_video_frame_map (&oframe, &GST_VIDEO_AGGREGATOR (self)->info,
+          outbuf, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map output buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  frame.output = dm_rgb_image_from_frame (&oframe);
+  describe_video (self, &in[DM_INPUT_VIDEO], paired, &frame, faces);
+  describe_depth (self, &in[DM_INPUT_DEPTH], in[DM_INPUT_VIDEO].frame != NULL,
+      &frame);
+  describe_background (&in[DM_INPUT_BACKGROUND], &frame);
+  process (self, settings, outbuf, &frame, &result);
+  gst_video_frame_unmap (&oframe);
+  report (self, settings->post_messages, outbuf, in, &frame, &result);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
+    GstBuffer * outbuf)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (vagg);
+  DMInput in[DM_N_INPUTS];
+  DMInput *video = &in[DM_INPUT_VIDEO], *depth = &in[DM_INPUT_DEPTH];
+  DMDepthMatteSettings settings;
+  const DMHeldFrame *paired = NULL;
+  GstFlowReturn ret;
+
+  honour_flush (self);
+  /* controlled properties (GstController) take their values for this frame */
+  dm_props_sync (GST_OBJECT (self), output_segment (self),
+      GST_BUFFER_PTS (outbuf));
+  take_inputs (self, &settings, in);
+  check_inputs (self, in, outbuf);
+  if (video->frame && depth->frame)
+    paired = gst_depth_matte_pair (self, video, depth,
+        settings.sync_tolerance);
+
+  if (!video->frame && video->pad
+      && gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (video->pad)))
+    ret = GST_FLOW_EOS;         /* the video ended: so does the output */
+  else
+    ret = key_frame (self, &settings, in, paired, outbuf);
+  release_inputs (in);
+  return ret;
+}
+
+void
+gst_depth_matte_aggregate_class_init (GstVideoAggregatorClass * vagg_class)
+{
+  vagg_class->aggregate_frames =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_aggregate_frames);
+}

@@ -1,0 +1,141 @@
+/* depthmatte-private.h: what the depthmatte element's C files share (not
+ * part of the shim/bridge contract, which is include/depthmatte.h).
+ *
+ *   depthmatte.c          the type: enums, pad templates, pad request and
+ *                         release, sink queries and events, start/stop,
+ *                         properties, class and instance init
+ *   depthmatte-caps.c     the video pad's conversion and the output caps
+ *   depthmatte-pairing.c  the depth pad's history and the pairing of colour
+ *                         and depth frames by running time
+ *   depthmatte-aggregate.c  one output frame: inputs, checks, the Swift call,
+ *                         logs and the element message
+ */
+#ifndef DM_DEPTHMATTE_PRIVATE_H
+#define DM_DEPTHMATTE_PRIVATE_H
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideoaggregator.h>
+#include "depthmatte.h"
+
+G_GNUC_INTERNAL GST_DEBUG_CATEGORY_EXTERN (gst_depth_matte_debug);
+#define GST_CAT_DEFAULT gst_depth_matte_debug
+
+#define DM_MAX_FACES 32
+
+#define GST_TYPE_DEPTH_MATTE (gst_depth_matte_get_type ())
+G_DECLARE_FINAL_TYPE (GstDepthMatte, gst_depth_matte, GST, DEPTH_MATTE, GstVideoAggregator)
+
+/* The inputs, each a request pad named after its role; also the order in
+ * which they are checked and logged per frame. */
+typedef enum
+{
+  DM_INPUT_VIDEO, DM_INPUT_DEPTH, DM_INPUT_BACKGROUND, DM_N_INPUTS
+} DMInputIndex;
+
+/* An input's bit in the per-input masks (warned_unmappable, stalled, present). */
+#define DM_INPUT_BIT(index) (1u << (index))
+
+/* A frame kept for pairing colour and depth by time: the pad's prepared
+ * frame's buffer (the colour pad's may be a converted copy), its layout,
+ * its running time and (colour) the face boxes of the original buffer. */
+typedef struct
+{
+  GstBuffer *buf;
+  GstVideoInfo info;
+  GstClockTime rt;
+  GstClockTime duration;
+  DMBox faces[DM_MAX_FACES];
+  gint n_faces;
+} DMHeldFrame;
+
+#define DM_COLOUR_HISTORY 4
+/* depth frames are copied (a camera's buffer pool is not starved): about
+ * two seconds at 30 frames/s, 30 MB at 640x360 */
+#define DM_DEPTH_HISTORY 64
+
+typedef struct
+{
+  DMHeldFrame *f;               /* cap entries (allocated at init) */
+  guint n, cap;
+} DMHistory;
+
+struct _GstDepthMatte
+{
+  GstVideoAggregator parent;
+
+  /* pads by DMInputIndex, guarded by the object lock; NULL until requested */
+  GstVideoAggregatorPad *pads[DM_N_INPUTS];
+
+  /* properties (depthmatte_properties.def), guarded by the object lock */
+  DMDepthMatteSettings settings;
+
+  /* streaming thread only */
+  void *state;                  /* Swift DepthMatter */
+  gboolean warned_no_depth;
+  gboolean warned_no_video;
+  guint warned_unmappable;      /* bit per input (DM_INPUT_BIT): warned once */
+  guint stalled;                /* bit per input: stall warned, not recovered */
+
+  /* debug log, streaming thread only (reset in start) */
+  gint logged_lock;             /* lock source last logged; -1: none yet */
+  gdouble logged_cutoff;        /* cutoff (m) last logged */
+  guint present;                /* bit per input: had a frame last output */
+
+  /* pairing by time, streaming thread only (cleared on start, flush, stop) */
+  DMHistory colour_history, depth_history;
+  GMutex depth_lock;            /* depth_history and depth_segment: the
+                                 * depth pad's probe fills them as frames
+                                 * arrive, before the base class drops a
+                                 * late one */
+  GstSegment depth_segment;
+  GstVideoInfo depth_info;      /* from the depth pad's caps event */
+  gboolean depth_info_valid;
+  DMHeldFrame pair_colour, pair_depth;  /* the last good pairing (bufs ref'd) */
+  gboolean holding;             /* the last output repeated that pairing */
+  gint flush_pending;           /* (atomic) a FLUSH_STOP arrived: reset the
+                                 * lock and the pairing at the next frame */
+};
+
+/* One input of one output frame (streaming thread). */
+typedef struct
+{
+  GstVideoAggregatorPad *pad;   /* a reference; NULL: not requested */
+  GstVideoFrame *frame;         /* what is keyed: the pad's prepared frame or
+                                 * `paired`; NULL: none for this output */
+  GstVideoFrame paired;         /* a frame of the pairing, mapped here */
+  gboolean paired_mapped;
+} DMInput;
+
+/* "video", "depth", "background": the pad names, also used in messages. */
+G_GNUC_INTERNAL const gchar *gst_depth_matte_input_role (DMInputIndex input);
+
+/* depthmatte-caps.c: the video pad's type (packed RGB is not converted) and
+ * the class's output caps vfuncs. */
+G_GNUC_INTERNAL GType gst_depth_matte_video_pad_get_type (void);
+G_GNUC_INTERNAL void gst_depth_matte_caps_class_init (GstAggregatorClass *
+    agg_class);
+
+/* depthmatte-aggregate.c: the class's aggregate_frames. */
+G_GNUC_INTERNAL void gst_depth_matte_aggregate_class_init
+    (GstVideoAggregatorClass * vagg_class);
+
+/* depthmatte-pairing.c */
+G_GNUC_INTERNAL void gst_depth_matte_pairing_init (GstDepthMatte * self);
+G_GNUC_INTERNAL void gst_depth_matte_pairing_free (GstDepthMatte * self);
+/* Drops the histories and the last pairing. */
+G_GNUC_INTERNAL void gst_depth_matte_pairing_clear (GstDepthMatte * self);
+/* Keeps every depth frame that arrives on `pad` in the depth history. */
+G_GNUC_INTERNAL void gst_depth_matte_watch_depth_pad (GstDepthMatte * self,
+    GstPad * pad);
+/* How many depth frames the history holds. */
+G_GNUC_INTERNAL guint gst_depth_matte_depth_frames_held (GstDepthMatte * self);
+/* The face boxes among the ROI metas of `buf` (at most DM_MAX_FACES). */
+G_GNUC_INTERNAL gint gst_depth_matte_collect_faces (GstBuffer * buf,
+    DMBox * boxes);
+/* Pairs the frames of `video` and `depth` (both present) by time, replacing
+ * either's frame by a mapped frame of the pairing where it differs; returns
+ * the pairing's colour frame (for its face boxes) or NULL. */
+G_GNUC_INTERNAL const DMHeldFrame *gst_depth_matte_pair (GstDepthMatte * self,
+    DMInput * video, DMInput * depth, guint64 sync_tolerance);
+
+#endif
