@@ -10,6 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 from gi.repository import Gst, GstVideo
+from harness import launch_failing
 
 SECOND = Gst.SECOND
 CW, CH = 320, 180          # colour
@@ -197,12 +198,10 @@ def test_depth_of_another_size_is_refused_with_a_clear_message(calibration):
 
 def test_depth_of_another_size_is_one_error(calibration):
     # negotiation retries the same caps: the user sees the error once
-    r = subprocess.run(["gst-launch-1.0", "rgbdtestsrc", "num-buffers=1", "stream=depth", "!",
-                        "video/x-raw,width=160,height=90", "!", "depthalign", "name=a",
-                        f"calibration={calibration}", "!", "fakesink"],
-                       capture_output=True, text=True, timeout=30)
-    out = r.stdout + r.stderr
-    assert r.returncode != 0 and out.count("is for ") == 1, out
+    rc, out = launch_failing(["rgbdtestsrc", "num-buffers=1", "stream=depth", "!",
+                              "video/x-raw,width=160,height=90", "!", "depthalign", "name=a",
+                              f"calibration={calibration}", "!", "fakesink"])
+    assert rc != 0 and out.count("is for ") == 1, out
 
 
 def test_identity_calibration_returns_the_input(tmp_path):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gi.repository import Gst, GstVideo
 
-from harness import SECOND, pixels
+from harness import SECOND, launch_failing, pixels
 
 
 def one_frame_png(name, fmt):
@@ -87,13 +87,12 @@ def test_refused_caps_give_one_clear_error_every_run(rgba_png, grey_png, desc, n
 def test_gst_launch_prints_the_clear_error(rgba_png):
     """What a user sees on the command line, four runs in a row."""
     for _ in range(4):
-        r = subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={rgba_png}", "!", "pngdec", "!",
-                            "imagefreeze", "num-buffers=5", "!", "m.depth",
-                            "videotestsrc", "num-buffers=5", "!", "video/x-raw,format=BGRx,width=32,height=24", "!",
-                            "m.video", "depthmatte", "name=m", "!", "fakesink"],
-                           capture_output=True, text=True, timeout=30)
-        assert r.returncode != 0
-        first = next(line for line in (r.stdout + r.stderr).splitlines() if line.startswith("ERROR"))
+        rc, out = launch_failing(["-q", "filesrc", f"location={rgba_png}", "!", "pngdec", "!",
+                                  "imagefreeze", "num-buffers=5", "!", "m.depth",
+                                  "videotestsrc", "num-buffers=5", "!", "video/x-raw,format=BGRx,width=32,height=24", "!",
+                                  "m.video", "depthmatte", "name=m", "!", "fakesink"])
+        assert rc != 0
+        first = next(line for line in out.splitlines() if line.startswith("ERROR"))
         assert "from element /GstPipeline:pipeline0/GstDepthMatte:m" in first
         assert "depth pad of m cannot take RGBA: it takes depth (GRAY16_LE" in first
 
