@@ -3,7 +3,6 @@ element error every run (the pad, what it accepts, what it was offered and the
 fix), for every element; the video pad takes what cameras and decoders give,
 and unnamed links land on the right pad."""
 import os
-import subprocess
 import tempfile
 
 import numpy as np
