@@ -182,19 +182,12 @@ def test_serve_rtsp_plays_a_recording(recorded, tmp_path):
     # decoder that the media's preroll has not activated yet (about half of
     # the runs stalled with no frame). Two servers in a row, since the stall
     # came and went.
-    from app_helpers import read_lines_until
-    from test_rtsp import SERVER, Client
+    from test_rtsp import Client, serving
     for run in range(2):
-        p = subprocess.Popen([SERVER, "--port", "0", "--address", "127.0.0.1", "--recording", recorded,
-                              "--no-facedetect", "--background-color", "0xffff00ff", "--preset", "ultrafast",
-                              "--set", "mode=fixed", "--set", "cutoff=1.6"],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        log = []
-        try:
-            ln = read_lines_until(p.stdout, lambda ln: ln.startswith("serving "), log)
-            assert ln, "server did not start:\n" + "".join(log)
+        with serving("--recording", recorded, "--no-facedetect", "--background-color", "0xffff00ff",
+                     "--preset", "ultrafast", "--set", "mode=fixed", "--set", "cutoff=1.6") as (_, url, _):
             last = tmp_path / f"last{run}.npy"
-            c = Client(ln.split()[1], 10, "--save", str(last))
+            c = Client(url, 10, "--save", str(last))
             c.wait_frames(90, 20)
             c.finish(15)
             # 90 frames, or 91 when the recording's depth started a few ms
@@ -205,10 +198,3 @@ def test_serve_rtsp_plays_a_recording(recorded, tmp_path):
             assert img.shape == (H, W, 3)
             magenta = (np.abs(img - (255, 0, 255)).sum(axis=2) < 60).mean()
             assert 0.2 < magenta < 0.95, (run, magenta)
-        finally:
-            p.send_signal(signal.SIGINT)
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()

@@ -1,6 +1,7 @@
 """pipelines/serve-rtsp with real clients in separate processes: the decoded
 picture is the keyed composite; two clients share the media; one client
 killed does not stop the other; a client joining later is served."""
+import contextlib
 import os
 import signal
 import subprocess
@@ -59,12 +60,10 @@ class Client:
             self.p.wait()
 
 
-@pytest.fixture
-def server():
-    """serve-rtsp on a free port (--port 0), synthetic still scene, magenta background."""
-    p = subprocess.Popen([SERVER, "--port", "0", "--address", "127.0.0.1", "--size", f"{W}x{H}",
-                          "--depth-size", "320x180", "--still", "--background-color", "0xffff00ff",
-                          "--preset", "ultrafast"],
+@contextlib.contextmanager
+def serving(*args):
+    """serve-rtsp on a free port (--port 0) with `args`: (process, URL, log lines)."""
+    p = subprocess.Popen([SERVER, "--port", "0", "--address", "127.0.0.1", *args],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     log = []
     try:
@@ -81,6 +80,14 @@ def server():
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+@pytest.fixture
+def server():
+    """serve-rtsp: synthetic still scene, magenta background."""
+    with serving("--size", f"{W}x{H}", "--depth-size", "320x180", "--still", "--background-color", "0xffff00ff",
+                 "--preset", "ultrafast") as s:
+        yield s
 
 
 def test_shared_media_two_clients_one_leaves(server, tmp_path):

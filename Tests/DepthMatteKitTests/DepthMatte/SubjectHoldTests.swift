@@ -87,22 +87,23 @@ final class SubjectHoldTests: XCTestCase {
     }
 
     func testAPieceThatMovedIsKeptAtOnce() {
+        // 10 cm nearer: not still (2 cm + 2 % of 1.9 m = 5.8 cm)
+        XCTAssertEqual(keptAfterLeftOut(tableMovedTo: 1900), 0)
+        // 3 cm nearer is still: held out
+        XCTAssertEqual(keptAfterLeftOut(tableMovedTo: 1970), 24)
+    }
+
+    /// The table left out, then at `depth` mm and kept by the rules: the
+    /// pixels held out (the table is then left out if all 24 are, kept if none).
+    func keptAfterLeftOut(tableMovedTo depth: UInt16, file: StaticString = #filePath, line: UInt = #line) -> Int {
         var h = SubjectHold()
         var out = segmented(room(), tableKept: false)
         run(&h, room(), &out)
-        // 10 cm nearer: not still (2 cm + 2 % of 1.9 m = 5.8 cm)
-        let moved = room(table: 1900)
+        let moved = room(table: depth)
         out = segmented(moved, tableKept: true)
-        XCTAssertEqual(run(&h, moved, &out), 0)
-        XCTAssertEqual(table(out, moved), true)
-        // 3 cm nearer is still: held out
-        var h2 = SubjectHold()
-        out = segmented(room(), tableKept: false)
-        run(&h2, room(), &out)
-        let noisy = room(table: 1970)
-        out = segmented(noisy, tableKept: true)
-        XCTAssertEqual(run(&h2, noisy, &out), 24)
-        XCTAssertEqual(table(out, noisy), false)
+        let held = run(&h, moved, &out)
+        XCTAssertEqual(table(out, moved), held == 0, file: file, line: line)
+        return held
     }
 
     func testAPixelThatWasNotNearHasNoDecisionToHold() {

@@ -227,36 +227,31 @@ final class SubjectRestoreTests: XCTestCase {
         // a chair back 7.5 cm behind the kept torso it touches (within
         // `contact`, beyond `behind`) and less than `behindSeed` behind the
         // face: only "behind what it touches" keeps it out
-        let d = TestDepth(width: Self.W, height: Self.H, fill: 3000)
-        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1135)
-        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1060)
-        d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
-        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        f.run(&r)
-        let chair = f.count(x0: 35, y0: 25, x1: 125, y1: 90, depth: 1135)
-        XCTAssertEqual(chair, 90 * 65 - 50 * 58 - 20 * 7, "the chair around the person")
-        XCTAssertEqual(f.leftOut(x0: 35, y0: 25, x1: 125, y1: 90, depth: 1135), chair, "chair back")
-        XCTAssertEqual(r.restoredCount, 0)
+        chairBackStaysOut(chair: 1135, torso: 1060)
     }
 
     func testChairBackBehindTheSeedStaysOut() {
         // the face seeds at 1.0 m; the segmentation kept a torso at 1.1 m;
         // a chair back 6.5 cm behind the torso (not `behind` it) but 16.5 cm
         // behind the face, more than `behindSeed`
+        chairBackStaysOut(chair: 1165, torso: 1100)
+    }
+
+    /// A chair back at `chair` mm around a kept torso at `torso` mm under a
+    /// face seeded at 1.0 m: every chair pixel stays left out.
+    func chairBackStaysOut(chair depth: UInt16, torso: UInt16, file: StaticString = #filePath, line: UInt = #line) {
         let d = TestDepth(width: Self.W, height: Self.H, fill: 3000)
-        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1165)
-        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1100)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, depth)
+        d.fill(x0: 55, y0: 32, x1: 105, y1: 90, torso)
         d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
         let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
         Self.seedFace(f)
         var r = SubjectRestore()
         f.run(&r)
-        let chair = f.count(x0: 35, y0: 25, x1: 125, y1: 90, depth: 1165)
-        XCTAssertEqual(chair, 90 * 65 - 50 * 58 - 20 * 7, "the chair around the person")
-        XCTAssertEqual(f.leftOut(x0: 35, y0: 25, x1: 125, y1: 90, depth: 1165), chair, "chair back")
-        XCTAssertEqual(r.restoredCount, 0)
+        let chair = f.count(x0: 35, y0: 25, x1: 125, y1: 90, depth: depth)
+        XCTAssertEqual(chair, 90 * 65 - 50 * 58 - 20 * 7, "the chair around the person", file: file, line: line)
+        XCTAssertEqual(f.leftOut(x0: 35, y0: 25, x1: 125, y1: 90, depth: depth), chair, "chair back", file: file, line: line)
+        XCTAssertEqual(r.restoredCount, 0, file: file, line: line)
     }
 
     // MARK: apart from the subject
