@@ -36,11 +36,12 @@ public func dm_framestack_push(_ state: UnsafeMutableRawPointer?, _ settings: Un
 
 @_cdecl("dm_framestack_render")
 public func dm_framestack_render(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFrameStackSettings>?,
-                                 _ out: UnsafePointer<DMRGBImage>?, _ result: UnsafeMutablePointer<DMFrameStackResult>?) {
+                                 _ out: UnsafePointer<DMRGBImage>?, _ result: UnsafeMutablePointer<DMFrameStackResult>?) -> Int32 {
     guard let s = ElementState.get(state, as: FrameStacker.self), let settings, let out, let result,
-          out.pointee.data != nil else { return }
+          out.pointee.data != nil else { return 0 }
     let method = StackMethod(rawValue: settings.pointee.method) ?? .median
     let r = s.render(into: RGBImageView(out.pointee), method: method)
+    guard r.ok else { return 0 }
     var c = result.pointee
     c.pts = r.pts
     c.duration = r.duration
@@ -58,4 +59,5 @@ public func dm_framestack_render(_ state: UnsafeMutableRawPointer?, _ settings: 
     }
     for k in 0...r.frames { c.sample_counts?[k] = UInt64(s.sampleCounts[k]) }
     result.pointee = c
+    return 1
 }

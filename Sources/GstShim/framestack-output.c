@@ -150,7 +150,17 @@ gst_frame_stack_push_stack (GstFrameStack * self)
   result.frame_pts = self->frame_pts;
   result.sample_counts = self->sample_counts;
   out = dm_rgb_image_from_frame (&oframe);
-  dm_framestack_render (self->state, &settings, &out, &result);
+  if (!dm_framestack_render (self->state, &settings, &out, &result)) {
+    gst_video_frame_unmap (&oframe);
+    gst_buffer_unref (outbuf);
+    dm_state_reset (self->state);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("framestack could not stack its frames into the output picture."),
+        ("output %dx%d %s", GST_VIDEO_INFO_WIDTH (&self->info),
+            GST_VIDEO_INFO_HEIGHT (&self->info),
+            GST_VIDEO_INFO_NAME (&self->info)));
+    return GST_FLOW_ERROR;
+  }
   gst_video_frame_unmap (&oframe);
 
   GST_BUFFER_PTS (outbuf) = result.pts;

@@ -47,6 +47,9 @@ public struct FrameStackOutput {
     /// Frames stacked into this output.
     public var frames = 0
     public var coverage = StackCoverage()
+    /// False when the output picture does not fit the frames (another size
+    /// or pixel layout than theirs): nothing was written.
+    public var ok = true
 }
 
 final class StackSlot {
@@ -231,12 +234,16 @@ public final class FrameStacker {
             taps.append(StackTap(source: s.pixels, shiftX: sx, shiftY: sy, width: width, height: height))
         }
         result.frames = n
-        result.coverage = taps.withUnsafeBufferPointer { t in
+        guard let coverage = taps.withUnsafeBufferPointer({ t in
             sampleCounts.withUnsafeMutableBufferPointer { c in
                 kernel.stack(taps: t, width: width, height: height, rowBytes: rowBytes, pixelStride: pixelStride,
                              method: method, out: out, sampleCounts: c.baseAddress!)
             }
+        }) else {
+            result.ok = false
+            return result
         }
+        result.coverage = coverage
         // timestamps
         if mode == .batch {
             let first = slot(head), last = slot((head + n - 1) % capacity)

@@ -28,10 +28,10 @@ public struct SelectionNetwork {
     public var count: Int { lo.count }
 
     /// - Parameters:
-    ///   - n: number of inputs (>= 1)
+    ///   - n: number of inputs (fewer than 1 counts as 1: a single wire)
     ///   - ranks: ranks wanted on their wires (0 = smallest); empty = full sort
     public init(n: Int, ranks: [Int] = []) {
-        precondition(n >= 1)
+        let n = max(n, 1)
         self.n = n
         var pairs: [(Int, Int)] = []
         if n > 1 {
@@ -175,12 +175,15 @@ public final class StackKernel {
     /// `sampleCounts[k]` receives the number of output pixels stacked from k
     /// samples (k = 0...taps.count; the array must hold taps.count + 1 entries).
     /// At least one tap should cover every pixel (the reference frame, shift 0);
-    /// a pixel no frame covers is written as 0.
+    /// a pixel no frame covers is written as 0. Returns nil, writing
+    /// nothing, when there is no tap or `out` is not a `width` x `height`
+    /// picture of the frames' pixel stride (the caller reports the error:
+    /// a host application is not aborted over a stream's geometry).
     public func stack(taps: UnsafeBufferPointer<StackTap>, width: Int, height: Int, rowBytes: Int,
                       pixelStride ps: Int, method: StackMethod, out: RGBImageView,
-                      sampleCounts: UnsafeMutablePointer<Int>) -> StackCoverage {
+                      sampleCounts: UnsafeMutablePointer<Int>) -> StackCoverage? {
         let n = taps.count
-        precondition(n >= 1 && out.pixelStride == ps && out.width == width && out.height == height)
+        guard n >= 1 && out.pixelStride == ps && out.width == width && out.height == height else { return nil }
         reserve(frames: n, pixelStride: ps)
         for k in 0...n { sampleCounts[k] = 0 }
         var cov = StackCoverage()

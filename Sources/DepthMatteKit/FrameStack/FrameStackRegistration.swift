@@ -141,9 +141,10 @@ public final class TranslationRegistrar {
 
     /// Register `moving` against `reference` (same geometry), searching
     /// displacements up to `maxShift` full-resolution pixels in x and y.
+    /// Frames of another size are not registered (`ok` false).
     public func register(_ moving: LumaPyramid, to reference: LumaPyramid, maxShift: Double) -> Registration {
-        precondition(moving.width == reference.width && moving.height == reference.height)
         var result = Registration()
+        guard moving.width == reference.width && moving.height == reference.height else { return result }
         let (fw, fh) = moving.levelSize(moving.finest)
         if fw * fh > capacity {
             residuals.deallocate()

@@ -47,7 +47,9 @@ void *dm_framestack_new(void);
 int32_t dm_framestack_pending(void *state);
 int32_t dm_framestack_push(void *state, const DMFrameStackSettings *settings,
     const DMRGBImage *in, uint64_t pts, uint64_t duration);
-void dm_framestack_render(void *state, const DMFrameStackSettings *settings,
+/* Returns 0 when the frames could not be stacked into `out` (a picture of
+ * another size or layout than the frames': nothing written). */
+int32_t dm_framestack_render(void *state, const DMFrameStackSettings *settings,
     const DMRGBImage *out, DMFrameStackResult *result);
 
 #ifdef __cplusplus

@@ -210,12 +210,42 @@ final class FrameStackTests: XCTestCase {
                 }
                 assertSame(out, expected)
                 XCTAssertEqual(counts, expCounts, "n=\(n) \(method)")
-                XCTAssertEqual(cov.minSamples, expCounts.firstIndex { $0 > 0 })
+                XCTAssertEqual(cov?.minSamples, expCounts.firstIndex { $0 > 0 })
                 // row padding untouched
                 XCTAssertEqual(out.bytes[w * 4], 0xAB)
                 withExtendedLifetime(frames) {}
             }
         }
+    }
+
+    func testAnOutputOfAnotherGeometryIsRefusedNotAborted() {
+        // an output picture that does not fit the frames (another size, or
+        // no frame at all) is refused and left untouched; the element posts
+        // an error instead of the process aborting
+        let w = 16, h = 8
+        let f = FSImage(w, h)
+        f.fill { _, _, _ in 50 }
+        let taps = [StackTap(source: f.bytes, shiftX: 0, shiftY: 0, width: w, height: h)]
+        var counts = [Int](repeating: 7, count: 2)
+        for out in [FSImage(w + 2, h), FSImage(w, h - 1)] {
+            out.fill { _, _, _ in 9 }
+            let cov = taps.withUnsafeBufferPointer { t in
+                counts.withUnsafeMutableBufferPointer { StackKernel().stack(taps: t, width: w, height: h, rowBytes: w * 4, pixelStride: 4, method: .median, out: out.view, sampleCounts: $0.baseAddress!) }
+            }
+            XCTAssertNil(cov)
+            XCTAssertEqual(out[1, 1, 0], 9, "nothing written")
+            XCTAssertEqual(counts, [7, 7])
+        }
+        let out = FSImage(w, h)
+        let none = [StackTap]().withUnsafeBufferPointer { t in
+            counts.withUnsafeMutableBufferPointer { StackKernel().stack(taps: t, width: w, height: h, rowBytes: w * 4, pixelStride: 4, method: .mean, out: out.view, sampleCounts: $0.baseAddress!) }
+        }
+        XCTAssertNil(none)
+        // frames of two sizes are not registered (and not aborted on)
+        let r = TranslationRegistrar().register(LumaPyramid(width: 32, height: 16), to: LumaPyramid(width: 16, height: 16), maxShift: 4)
+        XCTAssertFalse(r.ok)
+        XCTAssertEqual(SelectionNetwork(n: 0).n, 1)
+        withExtendedLifetime(f) {}
     }
 
     func testBorderPixelsUseOnlyTheFramesCoveringThem() {
@@ -236,8 +266,8 @@ final class FrameStackTests: XCTestCase {
         XCTAssertEqual(out[w - 2, 1, 0], 10)     // frame 0 only
         XCTAssertEqual(counts, [0, 4 * 3, 4 * 17 + 36 * 3, 36 * 17])
         withExtendedLifetime(f) {}
-        XCTAssertEqual(cov.minSamples, 1)
-        XCTAssertEqual([cov.fullX, cov.fullY, cov.fullWidth, cov.fullHeight], [0, 3, 36, 17])
+        XCTAssertEqual(cov?.minSamples, 1)
+        XCTAssertEqual(cov.map { [$0.fullX, $0.fullY, $0.fullWidth, $0.fullHeight] }, [0, 3, 36, 17])
     }
 
     // MARK: registration (measured claim: mean error < 0.25 px)
