@@ -41,7 +41,7 @@ public func dm_depthalign_new() -> UnsafeMutableRawPointer? {
 
 /// Parse a calibration for the shim: its sizes, or why it was refused.
 @discardableResult
-private func describe(_ json: UnsafePointer<CChar>, _ info: UnsafeMutablePointer<DMDepthAlignCalibration>)
+private func describe(_ json: UnsafePointer<CChar>, _ info: UnsafeMutablePointer<DMCalibrationInfo>)
     -> DepthCalibration? {
     do {
         let c = try DepthCalibration(json: String(cString: json))
@@ -68,8 +68,9 @@ final class ParsedCalibration {
 }
 
 @_cdecl("dm_calibration_parse")
-public func dm_calibration_parse(_ json: UnsafePointer<CChar>?) -> UnsafeMutableRawPointer? {
-    guard let json, let c = try? DepthCalibration(json: String(cString: json)) else { return nil }
+public func dm_calibration_parse(_ json: UnsafePointer<CChar>?,
+                                 _ info: UnsafeMutablePointer<DMCalibrationInfo>?) -> UnsafeMutableRawPointer? {
+    guard let json, let info, let c = describe(json, info) else { return nil }
     return Unmanaged.passRetained(ParsedCalibration(c)).toOpaque()
 }
 
@@ -78,20 +79,13 @@ public func dm_calibration_release(_ parsed: UnsafeMutableRawPointer?) {
     if let parsed { Unmanaged<ParsedCalibration>.fromOpaque(parsed).release() }
 }
 
-@_cdecl("dm_calibration_describe")
-public func dm_calibration_describe(_ json: UnsafePointer<CChar>?,
-                                    _ info: UnsafeMutablePointer<DMDepthAlignCalibration>?) -> Int32 {
-    guard let json, let info else { return 0 }
-    return describe(json, info) != nil ? 1 : 0
-}
-
 @_cdecl("dm_depthalign_load")
-public func dm_depthalign_load(_ state: UnsafeMutableRawPointer?, _ json: UnsafePointer<CChar>?,
-                               _ info: UnsafeMutablePointer<DMDepthAlignCalibration>?) -> Int32 {
-    guard let s = ElementState.get(state, as: DepthAlignState.self), let json, let info else { return 0 }
-    s.calibration = describe(json, info)
-    if let c = s.calibration { s.registration.prepare(c) }
-    return s.calibration != nil ? 1 : 0
+public func dm_depthalign_load(_ state: UnsafeMutableRawPointer?, _ parsed: UnsafeMutableRawPointer?) -> Int32 {
+    guard let s = ElementState.get(state, as: DepthAlignState.self), let parsed else { return 0 }
+    let c = Unmanaged<ParsedCalibration>.fromOpaque(parsed).takeUnretainedValue().calibration
+    s.calibration = c
+    s.registration.prepare(c)
+    return 1
 }
 
 @_cdecl("dm_depthalign_process")

@@ -18,6 +18,7 @@
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
 #include "depthalign.h"
+#include "calibrationfile.h"
 #include "element.h"
 #include "elements.h"
 #include "rgbimage.h"
@@ -61,7 +62,7 @@ gst_depthalign_start (GstBaseTransform * trans)
   if (!dm_calibration_load (GST_ELEMENT (self), &self->settings.calibration,
           &self->calibration))
     return FALSE;
-  if (!self->calibration.json) {
+  if (!self->calibration.parsed) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("depthalign has no calibration file."),
         ("Set the 'calibration' property to the JSON file of the camera pair "
@@ -71,8 +72,7 @@ gst_depthalign_start (GstBaseTransform * trans)
   }
   if (!self->state)
     self->state = dm_depthalign_new ();
-  dm_depthalign_load (self->state, self->calibration.json,
-      &self->calibration.cal);
+  dm_depthalign_load (self->state, self->calibration.parsed);
   self->have_cal = TRUE;
   return TRUE;
 }
@@ -115,10 +115,10 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
     gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
     if (self->have_cal) {
       GstStructure *sized = gst_structure_copy (s);
-      gint w = direction == GST_PAD_SINK ? self->calibration.cal.color_width :
-          self->calibration.cal.depth_width;
-      gint h = direction == GST_PAD_SINK ? self->calibration.cal.color_height :
-          self->calibration.cal.depth_height;
+      gint w = direction == GST_PAD_SINK ? self->calibration.info.color_width :
+          self->calibration.info.depth_width;
+      gint h = direction == GST_PAD_SINK ? self->calibration.info.color_height :
+          self->calibration.info.depth_height;
       gst_structure_set (sized, "width", G_TYPE_INT, w, "height", G_TYPE_INT,
           h, NULL);
       gst_caps_append_structure (out, sized);
@@ -169,8 +169,8 @@ gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
 
   if (!self->have_cal)
     return FALSE;
-  if (GST_VIDEO_INFO_WIDTH (in_info) != self->calibration.cal.depth_width
-      || GST_VIDEO_INFO_HEIGHT (in_info) != self->calibration.cal.depth_height) {
+  if (GST_VIDEO_INFO_WIDTH (in_info) != self->calibration.info.depth_width
+      || GST_VIDEO_INFO_HEIGHT (in_info) != self->calibration.info.depth_height) {
     /* negotiation retries the same caps: one error, not one per try */
     if (self->size_error_posted)
       return FALSE;
@@ -179,13 +179,13 @@ gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
         ("The depth input is %dx%d but the calibration \"%s\" is for %dx%d "
             "depth.", GST_VIDEO_INFO_WIDTH (in_info),
             GST_VIDEO_INFO_HEIGHT (in_info), self->calibration.path,
-            self->calibration.cal.depth_width, self->calibration.cal.depth_height),
+            self->calibration.info.depth_width, self->calibration.info.depth_height),
         ("depth.width/depth.height of the calibration must be the depth "
             "stream's size; offered %" GST_PTR_FORMAT, incaps));
     return FALSE;
   }
-  return GST_VIDEO_INFO_WIDTH (out_info) == self->calibration.cal.color_width
-      && GST_VIDEO_INFO_HEIGHT (out_info) == self->calibration.cal.color_height;
+  return GST_VIDEO_INFO_WIDTH (out_info) == self->calibration.info.color_width
+      && GST_VIDEO_INFO_HEIGHT (out_info) == self->calibration.info.color_height;
 }
 
 /* ---- per frame ------------------------------------------------------------- */
@@ -220,6 +220,12 @@ static const DMPropSpec properties[] = {
 #include "depthalign_properties.def"
 };
 
+static void
+gst_depthalign_free_more (GObject * object)
+{
+  dm_calibration_clear (&GST_DEPTHALIGN (object)->calibration);
+}
+
 static const DMElementInfo element_info = {
   "Depth align", "Filter/Converter/Video",
   "Registers depth to the colour camera: depth from the depth camera's "
@@ -227,7 +233,7 @@ static const DMElementInfo element_info = {
       "(z-buffered, upsampling gaps filled without bridging steps, occlusion "
       "shadows 0), from a calibration JSON",
   DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthAlign),
-  {&sink_template, &src_template}, NULL, DM_ELEMENT_CALIBRATION (GstDepthAlign)
+  {&sink_template, &src_template}, gst_depthalign_free_more
 };
 
 static void

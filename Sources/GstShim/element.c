@@ -16,7 +16,6 @@ typedef struct
   gsize settings_offset;        /* of the instance's settings struct */
   gssize state_offset;          /* of the instance's Swift state, or -1 */
   void (*free_more) (GObject * object);
-  gsize calibration_offset;     /* of the instance's DMLoadedCalibration, or 0 */
 } DMPropTable;
 
 G_DEFINE_QUARK (dm-prop-table, dm_prop_table);
@@ -164,8 +163,6 @@ dm_element_finalize (GObject * object)
     guint i;
     if (t->free_more)
       t->free_more (object);
-    if (t->calibration_offset)
-      dm_calibration_clear (G_STRUCT_MEMBER_P (object, t->calibration_offset));
     for (i = 0; i < t->n_specs; i++)
       if (t->specs[i].kind == DM_PROP_STRING)
         g_free (*(gchar **) G_STRUCT_MEMBER_P (object,
@@ -196,7 +193,6 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   t->settings_offset = info->settings_offset;
   t->state_offset = info->state_offset;
   t->free_more = info->free_more;
-  t->calibration_offset = info->calibration_offset;
   g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), dm_prop_table_quark (), t);
   gobject_class->set_property = dm_props_set_property;
   gobject_class->get_property = dm_props_get_property;
@@ -292,64 +288,4 @@ dm_props_sync (GstObject * object, const GstSegment * segment,
       gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts) : pts;
   if (GST_CLOCK_TIME_IS_VALID (st))
     gst_object_sync_values (object, st);
-}
-
-/* Read and check `path`: its text (g_free) into *json and what it gives into
- * *cal, or a RESOURCE error naming the file (and the field) and FALSE. */
-static gboolean
-calibration_read (GstElement * element, const gchar * path, gchar ** json,
-    DMDepthAlignCalibration * cal)
-{
-  GError *err = NULL;
-
-  if (!g_file_get_contents (path, json, NULL, &err)) {
-    if (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-      GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
-          ("The calibration file \"%s\" does not exist.", path),
-          ("%s", err->message));
-    else
-      GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ,
-          ("Could not read the calibration file \"%s\".", path),
-          ("%s", err->message));
-    g_clear_error (&err);
-    return FALSE;
-  }
-  if (!dm_calibration_describe (*json, cal)) {
-    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-        ("The calibration file \"%s\" is invalid: %s%s%s.", path, cal->field,
-            *cal->field ? ": " : "", cal->message),
-        ("field '%s' of %s", cal->field, path));
-    g_clear_pointer (json, g_free);
-    return FALSE;
-  }
-  GST_INFO_OBJECT (element, "calibration %s: depth %dx%d -> colour %dx%d, "
-      "depth scale %g m", path, cal->depth_width, cal->depth_height,
-      cal->color_width, cal->color_height, cal->depth_scale);
-  return TRUE;
-}
-
-gboolean
-dm_calibration_load (GstElement * element, gchar * const * property,
-    DMLoadedCalibration * loaded)
-{
-  dm_calibration_clear (loaded);
-  GST_OBJECT_LOCK (element);
-  loaded->path = g_strdup (*property);
-  GST_OBJECT_UNLOCK (element);
-  if (!loaded->path || !*loaded->path)
-    return TRUE;
-  if (!calibration_read (element, loaded->path, &loaded->json, &loaded->cal))
-    return FALSE;
-  /* parsed once here: streaming uses the handle, not the text */
-  loaded->parsed = dm_calibration_parse (loaded->json);
-  return TRUE;
-}
-
-void
-dm_calibration_clear (DMLoadedCalibration * loaded)
-{
-  g_free (loaded->path);
-  g_free (loaded->json);
-  dm_calibration_release (loaded->parsed);
-  memset (loaded, 0, sizeof *loaded);
 }

@@ -21,7 +21,7 @@
 #ifndef DM_ELEMENT_H
 #define DM_ELEMENT_H
 #include <gst/gst.h>
-#include "depthalign.h"
+#include "dmcommon.h"
 
 typedef enum {
   DM_PROP_DOUBLE, DM_PROP_INT, DM_PROP_UINT, DM_PROP_UINT64, DM_PROP_BOOLEAN,
@@ -68,9 +68,6 @@ typedef struct
   /* What the instance owns beyond its settings and state, freed by the
    * shared finalize before those; or NULL */
   void (*free_more) (GObject * object);
-  /* DM_ELEMENT_CALIBRATION (Instance): its DMLoadedCalibration, which the
-   * shared finalize clears; 0 for none */
-  gsize calibration_offset;
 } DMElementInfo;
 
 /* The element's metadata; every row as a GObject property with the generic
@@ -127,29 +124,5 @@ GstStructure *dm_pool_config (GstBufferPool * pool, GstQuery * query,
  * `segment`): GstController bindings apply only when an element syncs them. */
 void dm_props_sync (GstObject * object, const GstSegment * segment,
     GstClockTime pts);
-
-/* A calibration file (depthalign.h's schema) read at start: negotiation and
- * streaming only read it. All zero = none read. */
-typedef struct
-{
-  gchar *path;                  /* the `calibration` property it was read from */
-  gchar *json;                  /* its text; NULL when none was read */
-  DMDepthAlignCalibration cal;  /* what it gives */
-  void *parsed;                 /* dm_calibration_parse's handle, or NULL */
-} DMLoadedCalibration;
-
-/* Where an instance keeps its `calibration` (DMLoadedCalibration), for
- * DMElementInfo's calibration_offset. */
-#define DM_ELEMENT_CALIBRATION(Instance) G_STRUCT_OFFSET (Instance, calibration)
-
-/* Read and check the file that `*property` (a settings string, copied under
- * the element's object lock) names into *loaded, dropping what was there.
- * No file named: TRUE, with loaded->json NULL. On failure a RESOURCE error
- * naming the file (and the field) is posted and FALSE returned. */
-gboolean dm_calibration_load (GstElement * element, gchar * const * property,
-    DMLoadedCalibration * loaded);
-
-/* Free and zero what dm_calibration_load read. */
-void dm_calibration_clear (DMLoadedCalibration * loaded);
 
 #endif

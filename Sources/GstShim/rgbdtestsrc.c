@@ -20,7 +20,7 @@
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
 #include "rgbdtestsrc.h"
-#include "depthalign.h"
+#include "calibrationfile.h"
 #include "element.h"
 #include "elements.h"
 #include "padlog.h"
@@ -169,9 +169,9 @@ gst_rgbd_test_src_fixate (GstBaseSrc * bsrc, GstCaps * caps)
 
   w = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_WIDTH : DEFAULT_VIDEO_WIDTH;
   h = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_HEIGHT : DEFAULT_VIDEO_HEIGHT;
-  if (self->calibration.json) {
+  if (self->calibration.parsed) {
     /* the calibrated camera's size */
-    const DMDepthAlignCalibration *cal = &self->calibration.cal;
+    const DMCalibrationInfo *cal = &self->calibration.info;
     w = stream == DM_STREAM_DEPTH ? cal->depth_width : cal->color_width;
     h = stream == DM_STREAM_DEPTH ? cal->depth_height : cal->color_height;
   }
@@ -548,13 +548,19 @@ gst_rgbd_test_src_property_changed (GObject * object, const DMPropSpec * spec,
     gst_base_src_set_live (GST_BASE_SRC (object), new_value != 0);
 }
 
+static void
+gst_rgbd_test_src_free_more (GObject * object)
+{
+  dm_calibration_clear (&GST_RGBD_TEST_SRC (object)->calibration);
+}
+
 static const DMElementInfo element_info = {
   "RGB-D test source", "Source/Video",
   "Synthetic RGB-D scene: colour, registered depth and ground-truth "
       "matte of a person in front of a plant and a wall",
   DM_ELEMENT_PROPERTIES (properties), gst_rgbd_test_src_property_changed,
   DM_ELEMENT_LAYOUT_NO_STATE (GstRgbdTestSrc),
-  {&src_template}, NULL, DM_ELEMENT_CALIBRATION (GstRgbdTestSrc)
+  {&src_template}, gst_rgbd_test_src_free_more
 };
 
 static void

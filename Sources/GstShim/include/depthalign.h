@@ -4,6 +4,7 @@
 #define DM_DEPTHALIGN_H
 
 #include "dmcommon.h"
+#include "calibration.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,28 +26,10 @@ dm_depthalign_settings_init (DMDepthAlignSettings *s)
   s->big_endian = 0;
 }
 
-/* What a calibration gives the shim: the sizes to negotiate, or why it was
- * refused (the field path, e.g. "color.fx", and a sentence). */
-typedef struct _DMDepthAlignCalibration {
-  int32_t depth_width, depth_height;   /* the depth input's size */
-  int32_t color_width, color_height;   /* the output's size */
-  double depth_scale;                  /* metres per unit */
-  char field[64];
-  char message[256];
-} DMDepthAlignCalibration;
-
-/* Parse a calibration (the file's text) into `info`: 1, or 0 with the field
- * and message set (for any element that reads calibration files). */
-int32_t dm_calibration_describe(const char *json, DMDepthAlignCalibration *info);
-/* The calibration parsed once (a handle for per-frame use), or NULL when it
- * does not parse; dm_calibration_release frees it (NULL: nothing). */
-void *dm_calibration_parse(const char *json);
-void dm_calibration_release(void *parsed);
-
 void *dm_depthalign_new(void);
-/* Parse `json` (the calibration file's text) and keep it for the frames to
- * come; returns 1, or 0 with info->field and info->message set. */
-int32_t dm_depthalign_load(void *state, const char *json, DMDepthAlignCalibration *info);
+/* Keep a parsed calibration (dm_calibration_parse's handle, calibration.h)
+ * for the frames to come: 1, or 0 without one. */
+int32_t dm_depthalign_load(void *state, void *parsed);
 /* Register one GRAY16_LE (or, settings->big_endian, GRAY16_BE) depth frame
  * (depth camera's view) into `out`
  * (GRAY16_LE, colour camera's size and view, same units, 0 = no reading).

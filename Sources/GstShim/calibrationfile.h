@@ -1,0 +1,28 @@
+/* calibrationfile.h: a camera pair's calibration file (include/calibration.h)
+ * as an element reads it when it starts (depthalign, rgbdtestsrc): parsed
+ * once, then negotiation reads the sizes and streaming uses the handle. */
+#ifndef DM_CALIBRATION_FILE_H
+#define DM_CALIBRATION_FILE_H
+
+#include <gst/gst.h>
+#include "calibration.h"
+
+/* All zero = none read. */
+typedef struct
+{
+  gchar *path;                  /* the `calibration` property it was read from */
+  DMCalibrationInfo info;       /* what it gives */
+  void *parsed;                 /* dm_calibration_parse's handle; NULL when none was read */
+} DMLoadedCalibration;
+
+/* Read and check the file that `*property` (a settings string, copied under
+ * the element's object lock) names into *loaded, dropping what was there.
+ * No file named: TRUE, with loaded->parsed NULL. On failure a RESOURCE error
+ * naming the file (and the field) is posted and FALSE returned. */
+G_GNUC_INTERNAL gboolean dm_calibration_load (GstElement * element,
+    gchar * const *property, DMLoadedCalibration * loaded);
+
+/* Free and zero what dm_calibration_load read (an element's free_more). */
+G_GNUC_INTERNAL void dm_calibration_clear (DMLoadedCalibration * loaded);
+
+#endif
