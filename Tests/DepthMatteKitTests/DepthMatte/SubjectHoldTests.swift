@@ -61,29 +61,31 @@ final class SubjectHoldTests: XCTestCase {
         }
     }
 
-    func testKeptTwoFramesInARowIsTaken() {
+    /// The still room through frames whose table the rules keep or leave
+    /// out as `kept` says: the last frame's table (true kept, false left
+    /// out) and the pixels held out in it.
+    func last(_ kept: [Bool]) -> (table: Bool?, held: Int) {
         var h = SubjectHold()
         let d = room()
-        var out = segmented(d, tableKept: false)
-        run(&h, d, &out)
-        out = segmented(d, tableKept: true)
-        run(&h, d, &out)
-        XCTAssertEqual(table(out, d), false, "the first frame kept is held out")
-        out = segmented(d, tableKept: true)
-        XCTAssertEqual(run(&h, d, &out), 0)
-        XCTAssertEqual(table(out, d), true, "the second is taken")
+        var out: [UInt16] = [], held = 0
+        for k in kept {
+            out = segmented(d, tableKept: k)
+            held = run(&h, d, &out)
+        }
+        return (table(out, d), held)
+    }
+
+    func testKeptTwoFramesInARowIsTaken() {
+        XCTAssertEqual(last([false, true]).table, false, "the first frame kept is held out")
+        let second = last([false, true, true])
+        XCTAssertEqual(second.table, true, "the second is taken")
+        XCTAssertEqual(second.held, 0)
     }
 
     func testLeavingOutIsTakenAtOnce() {
-        var h = SubjectHold()
-        let d = room()
-        var out = segmented(d, tableKept: true)
-        run(&h, d, &out)
-        out = segmented(d, tableKept: true)
-        run(&h, d, &out)
-        out = segmented(d, tableKept: false)
-        XCTAssertEqual(run(&h, d, &out), 0)
-        XCTAssertEqual(table(out, d), false)
+        let r = last([true, true, false])
+        XCTAssertEqual(r.table, false)
+        XCTAssertEqual(r.held, 0)
     }
 
     func testAPieceThatMovedIsKeptAtOnce() {

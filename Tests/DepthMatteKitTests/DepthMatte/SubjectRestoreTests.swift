@@ -119,6 +119,16 @@ final class SubjectRestoreTests: XCTestCase {
     /// The face seeds: the central part of the head (seed columns 74-85, middle row 20).
     static func seedFace(_ f: Frame) { f.seed(x0: 74, y0: 14, x1: 86, y1: 28) }
 
+    /// The pass on `d` with the head and torso kept and the face seeded,
+    /// as the segmentation hands a person over.
+    static func restorePerson(_ d: TestDepth) -> (frame: Frame, restore: SubjectRestore) {
+        let f = Frame(d) { x, y, _ in inHead(x, y) || inTorso(x, y) }
+        seedFace(f)
+        var r = SubjectRestore()
+        f.run(&r)
+        return (f, r)
+    }
+
     // MARK: in contact with the kept subject
 
     func testTorsoLeftOutBelowTheKeptHeadComesBack() {
@@ -192,10 +202,7 @@ final class SubjectRestoreTests: XCTestCase {
         // kept torso at its depth, touching it
         let d = Self.person()
         d.fill(x0: 105, y0: 0, x1: 113, y1: 90, 1050)
-        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        f.run(&r)
+        let f = Self.restorePerson(d).frame
         XCTAssertEqual(f.leftOut(x0: 105, y0: 0, x1: 113, y1: 90, depth: 1050), 8 * 90, "pillar")
     }
 
@@ -244,10 +251,7 @@ final class SubjectRestoreTests: XCTestCase {
         d.fill(x0: 35, y0: 25, x1: 125, y1: 90, depth)
         d.fill(x0: 55, y0: 32, x1: 105, y1: 90, torso)
         d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
-        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        f.run(&r)
+        let (f, r) = Self.restorePerson(d)
         let chair = f.count(x0: 35, y0: 25, x1: 125, y1: 90, depth: depth)
         XCTAssertEqual(chair, 90 * 65 - 50 * 58 - 20 * 7, "the chair around the person", file: file, line: line)
         XCTAssertEqual(f.leftOut(x0: 35, y0: 25, x1: 125, y1: 90, depth: depth), chair, "chair back", file: file, line: line)
@@ -261,10 +265,7 @@ final class SubjectRestoreTests: XCTestCase {
         // nothing kept and no border of the picture
         let d = Self.person()
         d.fill(x0: 40, y0: 12, x1: 52, y1: 22, 850)
-        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        f.run(&r)
+        let f = Self.restorePerson(d).frame
         XCTAssertEqual(f.restored(x0: 40, y0: 12, x1: 52, y1: 22, depth: 850), 12 * 10, "hand")
     }
 
@@ -336,10 +337,7 @@ final class SubjectRestoreTests: XCTestCase {
         // touching it, but not under the face's columns
         let d = Self.person()
         d.fill(x0: 105, y0: 50, x1: Self.W, y1: 70, 1060)
-        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        f.run(&r)
+        let (f, r) = Self.restorePerson(d)
         XCTAssertEqual(f.leftOut(x0: 105, y0: 50, x1: Self.W, y1: 70, depth: 1060), 55 * 20, "sofa arm")
         XCTAssertEqual(r.restoredCount, 0)
     }
