@@ -252,13 +252,5 @@ gst_depthalign_class_init (GstDepthAlignClass * klass)
       GST_DEBUG_FUNCPTR (gst_depthalign_transform_frame);
 }
 
-static void
-gst_depthalign_init (GstDepthAlign * self)
-{
-  dm_depthalign_settings_init (&self->settings);
-  dm_video_filter_init (self, GST_CAT_DEFAULT);
-}
-
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthalign, "depthalign", GST_RANK_NONE,
-    GST_TYPE_DEPTHALIGN, GST_DEBUG_CATEGORY_INIT (gst_depthalign_debug,
-        "depthalign", 0, "depth registered to the colour camera"));
+DM_VIDEO_FILTER_DEFINE (gst_depthalign, GstDepthAlign, dm_depthalign_settings_init, depthalign, GST_TYPE_DEPTHALIGN,
+    gst_depthalign_debug, "depth registered to the colour camera");

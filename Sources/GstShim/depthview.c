@@ -148,13 +148,5 @@ gst_depthview_class_init (GstDepthViewClass * klass)
       GST_DEBUG_FUNCPTR (gst_depthview_transform_frame);
 }
 
-static void
-gst_depthview_init (GstDepthView * self)
-{
-  dm_depthview_settings_init (&self->settings);
-  dm_video_filter_init (self, GST_CAT_DEFAULT);
-}
-
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (depthview, "depthview", GST_RANK_NONE,
-    GST_TYPE_DEPTHVIEW, GST_DEBUG_CATEGORY_INIT (gst_depthview_debug, "depthview", 0,
-      "depth stream as a picture"));
+DM_VIDEO_FILTER_DEFINE (gst_depthview, GstDepthView, dm_depthview_settings_init, depthview, GST_TYPE_DEPTHVIEW,
+    gst_depthview_debug, "depth stream as a picture");

@@ -102,6 +102,21 @@ void dm_video_filter_class_init (gpointer klass, const DMElementInfo * info);
  * caps logged in the element's `category`. */
 void dm_video_filter_init (gpointer filter, GstDebugCategory * category);
 
+/* The tail every video filter made with dm_video_filter_class_init shares:
+ * its instance init (the settings to their defaults with `settings_init`,
+ * then dm_video_filter_init) and its registration as element `name` (also
+ * the debug category's name; `debug` the category, `description` its
+ * description). `prefix` is the type's function prefix (gst_depthview). */
+#define DM_VIDEO_FILTER_DEFINE(prefix, Instance, settings_init, name, TYPE, \
+    debug, description) \
+  static void prefix##_init (Instance * self) \
+  { \
+    settings_init (&self->settings); \
+    dm_video_filter_init (self, GST_CAT_DEFAULT); \
+  } \
+  GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (name, #name, GST_RANK_NONE, TYPE, \
+      GST_DEBUG_CATEGORY_INIT (debug, #name, 0, description))
+
 /* Copy the element's settings under its object lock: once per frame, so a
  * property changed while PLAYING applies from one frame to the next whole. */
 #define DM_COPY_SETTINGS(self, out) G_STMT_START { \

@@ -201,13 +201,5 @@ gst_sparkle_class_init (GstSparkleClass * klass)
       GST_DEBUG_FUNCPTR (gst_sparkle_transform_frame_ip);
 }
 
-static void
-gst_sparkle_init (GstSparkle * self)
-{
-  dm_sparkle_settings_init (&self->settings);
-  dm_video_filter_init (self, GST_CAT_DEFAULT);
-}
-
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (sparkle, "sparkle", GST_RANK_NONE,
-    GST_TYPE_SPARKLE, GST_DEBUG_CATEGORY_INIT (gst_sparkle_debug, "sparkle", 0,
-      "brightness meter and sparkle effect"));
+DM_VIDEO_FILTER_DEFINE (gst_sparkle, GstSparkle, dm_sparkle_settings_init, sparkle, GST_TYPE_SPARKLE,
+    gst_sparkle_debug, "brightness meter and sparkle effect");
