@@ -130,7 +130,16 @@ public final class DepthRegistration {
         preparedCalibration = calibration
         let dw = calibration.depth.width, dh = calibration.depth.height
         let cw = calibration.color.width, ch = calibration.color.height
-        let dn = dw * dh, cn = cw * ch
+        reserve(depthWidth: dw, depthHeight: dh, colourPixels: cw * ch)
+        prepareRays(calibration)
+        prepareFootprints(calibration)
+    }
+
+    /// Sizes the job's buffers for a `depthWidth` x `depthHeight` depth
+    /// picture and a colour picture of `colourPixels`, and clears the
+    /// padding.
+    private func reserve(depthWidth dw: Int, depthHeight dh: Int, colourPixels cn: Int) {
+        let dn = dw * dh
         // the splat's planes: a row of padding (z = 0) around the picture,
         // and 16 more so the last row's SIMD steps may load past its end
         let ps = dw + 2, pn = (dh + 2) * ps + 16
@@ -160,6 +169,13 @@ public final class DepthRegistration {
             job.zbuf = .allocate(capacity: cn)
             colorCapacity = cn
         }
+    }
+
+    /// The per-depth-pixel rays (undistorted, rotated into the colour
+    /// frame) and the job's colour intrinsics, translation and limits.
+    private func prepareRays(_ calibration: DepthCalibration) {
+        let dw = calibration.depth.width, dh = calibration.depth.height
+        let cw = calibration.color.width, ch = calibration.color.height
         let d = calibration.depth, e = calibration.depthToColor
         for y in 0..<dh {
             for x in 0..<dw {
@@ -189,6 +205,11 @@ public final class DepthRegistration {
         job.model = c.model
         // nothing nearer than 1 cm to the colour camera
         job.zNear = Float(0.01 / calibration.depthScale)
+    }
+
+    /// The footprints' half sizes (`hx`, `hy`).
+    private func prepareFootprints(_ calibration: DepthCalibration) {
+        let dw = calibration.depth.width, dh = calibration.depth.height
         // A footprint's half size towards a neighbour it does not agree with
         // (a step, the picture's edge): half the largest step between
         // neighbouring samples' projections (at 2 m, on a grid over the depth
