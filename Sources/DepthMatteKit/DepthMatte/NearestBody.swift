@@ -329,7 +329,18 @@ public struct DepthComponents {
         }
     }
 
+    /// Per surface: area, extent, the picture sides it reaches, cells in
+    /// the top row, mean depth, and the depth sums of its top, bottom and
+    /// middle bands.
     private mutating func stats() {
+        resetStats()
+        sidesAndColumns()
+        areasAndRows()
+        bandSums()
+    }
+
+    /// Sizes the per-surface arrays for `count` surfaces and zeroes them.
+    private mutating func resetStats() {
         let c = count
         if area.count < c {
             let m = max(c, 64) * 2
@@ -344,6 +355,11 @@ public struct DepthComponents {
             minCol[k] = Int32.max; maxCol[k] = -1; topRowCells[k] = 0
             topSum[k] = 0; topCount[k] = 0; bottomSum[k] = 0; bottomCount[k] = 0; midSum[k] = 0; midCount[k] = 0
         }
+    }
+
+    /// The picture sides each surface reaches, its cells in the top row,
+    /// and its first and last column.
+    private mutating func sidesAndColumns() {
         let w = width, h = height
         if w > 0 {
             // the sides as the depth sees them: past a strip of cells
@@ -373,6 +389,11 @@ public struct DepthComponents {
                 }
             }
         }
+    }
+
+    /// Each surface's area, depth sum and first and last row.
+    private mutating func areasAndRows() {
+        let w = width, h = height
         area.withUnsafeMutableBufferPointer { ar in
           depthSum.withUnsafeMutableBufferPointer { ds in
             minRow.withUnsafeMutableBufferPointer { r0 in
@@ -387,6 +408,12 @@ public struct DepthComponents {
             }
           }
         }
+    }
+
+    /// Each surface's bands (top, bottom, middle) and their depth sums.
+    private mutating func bandSums() {
+        let c = count
+        let w = width, h = height
         // band limits per surface: top rows < topEnd, bottom rows > bottomStart,
         // middle rows with 5 (y - minRow) in [2 span, 3 span]
         for k in 0..<c {
