@@ -79,13 +79,7 @@ extension RGBDScene {
           withUnsafeTemporaryAllocation(of: SceneGeometry.WallColumn.self, capacity: w) { wallColumns in
             let cols = table.baseAddress!, wall = cols + w, rows = cols + 2 * w
             let wallColumn = wallColumns.baseAddress!
-            for px in 0..<w {
-                cols[px] = rayX(px, w, h) + panOffset
-                wall[px] = SceneGeometry.wallDepth(cols[px])
-                (wallColumn + px).initialize(to: SceneGeometry.wallColumn(cols[px] * wall[px]))
-            }
-            for py in 0..<h { rows[py] = Self.rayY(py, h) }
-
+            videoRays(w, h, cols: cols, wall: wall, rows: rows, wallColumn: wallColumn)
             for ty in Swift.stride(from: 0, to: h, by: tile) {
                 let ty1 = min(ty + tile, h)
                 let yc = 0.5 * (rows[ty] + rows[ty1 - 1]), hy = 0.5 * (rows[ty1 - 1] - rows[ty])
@@ -117,23 +111,9 @@ extension RGBDScene {
                                     if plantMode == .full {
                                         c = g.plantColor(g.plant(x, y, cull: margin * zd))
                                     } else {
-                                        c = SceneGeometry.wallColor(wallColumn[px], y * wall[px])
-                                        if falseFace, let f = Self.posterFaceColor(x * wall[px], y * wall[px]) { c = f }
-                                        if plantMode == .edge && g.inPlant(x, y, margin) {
-                                            let p = g.plant(x, y, cull: margin * zd)
-                                            let a = sceneCoverage(p.sd / zd, invPix)
-                                            if a > 0 { c = g.plantColor(p).over(c, a) }
-                                        }
-                                        if g.hasExtras, let e = g.extras.hit(x, y, behind: wall[px]) {
-                                            let a = sceneCoverage(e.sd, invPix)
-                                            if a > 0 { c = g.extras.color(x, y, part: e.part, depth: e.depth).over(c, a) }
-                                        } else if g.hasExtras && g.extras.kind.hasChair {
-                                            // anti-aliased outside the chair's outline too
-                                            let cz = g.extras.chairZ
-                                            let sd = sceneRoundBoxSD(x * cz, y * cz - (SceneExtras.chairTop + 1.0), SceneExtras.chairHalfWidth, 1.0, 0.06) / cz
-                                            let a = sceneCoverage(sd, invPix)
-                                            if a > 0 { c = g.extras.color(x, y, part: 1, depth: cz).over(c, a) }
-                                        }
+                                        c = backdropColor(g, x, y, wallColumn: wallColumn[px], wall: wall[px],
+                                                          plantEdge: plantMode == .edge, falseFace: falseFace,
+                                                          margin: margin, invPix: invPix)
                                     }
                                     if bodyMode == .edge && g.inBody(x, y, margin) {
                                         let b = g.body(x, y)
@@ -157,6 +137,45 @@ extension RGBDScene {
           }
         }
         return faceBox(width: w, height: h)
+    }
+
+    /// Per column of a `w` x `h` picture its ray x (panned), the wall's
+    /// depth there and its wall column; per row its ray y.
+    private func videoRays(_ w: Int, _ h: Int, cols: UnsafeMutablePointer<Double>, wall: UnsafeMutablePointer<Double>,
+                           rows: UnsafeMutablePointer<Double>, wallColumn: UnsafeMutablePointer<SceneGeometry.WallColumn>) {
+        for px in 0..<w {
+            cols[px] = rayX(px, w, h) + panOffset
+            wall[px] = SceneGeometry.wallDepth(cols[px])
+            (wallColumn + px).initialize(to: SceneGeometry.wallColumn(cols[px] * wall[px]))
+        }
+        for py in 0..<h { rows[py] = Self.rayY(py, h) }
+    }
+
+    /// The colour behind the body and the hand at ray (x, y): the wall (its
+    /// column `wallColumn`, depth `wall`) with the poster's face, the
+    /// plant's edge (`plantEdge`: the tile has one) and a scene's extras.
+    @inline(__always)
+    private func backdropColor(_ g: SceneGeometry, _ x: Double, _ y: Double, wallColumn: SceneGeometry.WallColumn,
+                               wall: Double, plantEdge: Bool, falseFace: Bool, margin: Double, invPix: Double) -> SceneColor {
+        let zd = SceneLayout.distractorDepth
+        var c = SceneGeometry.wallColor(wallColumn, y * wall)
+        if falseFace, let f = Self.posterFaceColor(x * wall, y * wall) { c = f }
+        if plantEdge && g.inPlant(x, y, margin) {
+            let p = g.plant(x, y, cull: margin * zd)
+            let a = sceneCoverage(p.sd / zd, invPix)
+            if a > 0 { c = g.plantColor(p).over(c, a) }
+        }
+        if g.hasExtras, let e = g.extras.hit(x, y, behind: wall) {
+            let a = sceneCoverage(e.sd, invPix)
+            if a > 0 { c = g.extras.color(x, y, part: e.part, depth: e.depth).over(c, a) }
+        } else if g.hasExtras && g.extras.kind.hasChair {
+            // anti-aliased outside the chair's outline too
+            let cz = g.extras.chairZ
+            let sd = sceneRoundBoxSD(x * cz, y * cz - (SceneExtras.chairTop + 1.0), SceneExtras.chairHalfWidth, 1.0, 0.06) / cz
+            let a = sceneCoverage(sd, invPix)
+            if a > 0 { c = g.extras.color(x, y, part: 1, depth: cz).over(c, a) }
+        }
+        return c
     }
 
     /// The printed face on the poster (wall-plane metres), nil outside it.
