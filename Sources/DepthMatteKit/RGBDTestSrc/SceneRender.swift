@@ -362,43 +362,11 @@ extension RGBDScene {
                         } else if hit.absorbing && SceneHash.unit(rnd2, 8) < s.absorbedShare {
                             hole = true
                         } else {
-                            let ci = sceneFloor(x * invCell), cj = sceneFloor(y * invCell)
-                            let ch = SceneHash.hash(clusterKey, Int(ci), Int(cj))
-                            if SceneHash.unit(ch, 0) < 0.04 {
-                                let cx = (ci + 0.25 + 0.5 * SceneHash.unit(ch, 16)) * cell
-                                let cy = (cj + 0.25 + 0.5 * SceneHash.unit(ch, 32)) * cell
-                                let r = cell * (0.1 + 0.15 * SceneHash.unit(ch, 48))
-                                hole = (x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r
-                            }
+                            hole = clusterHole(x, y, key: clusterKey, cell: cell, invCell: invCell)
                         }
                     }
                     if !hole && s.flyingPixels && !hit.clear {
-                        var lo = d, hi = d
-                        var samples = (0.0, 0.0, 0.0, 0.0)
-                        let wl = SceneGeometry.wallDepth(x - fdx), wr = SceneGeometry.wallDepth(x + fdx)
-                        samples.0 = depthHit(x - fdx, y - fdy, wallZ: wl).depth
-                        samples.1 = depthHit(x + fdx, y - fdy, wallZ: wr).depth
-                        samples.2 = depthHit(x - fdx, y + fdy, wallZ: wl).depth
-                        samples.3 = depthHit(x + fdx, y + fdy, wallZ: wr).depth
-                        lo = min(lo, samples.0, samples.1, samples.2, samples.3)
-                        hi = max(hi, samples.0, samples.1, samples.2, samples.3)
-                        if hi - lo > 0.1 {
-                            let mid = 0.5 * (lo + hi)
-                            var far = 0.0
-                            if samples.0 > mid { far += 0.25 }
-                            if samples.1 > mid { far += 0.25 }
-                            if samples.2 > mid { far += 0.25 }
-                            if samples.3 > mid { far += 0.25 }
-                            if s.edgeJitter {
-                                // either side: near when the far share, less a
-                                // fattening bias, plus a fresh draw is under half
-                                d = far - 0.15 + 0.35 * SceneHash.gaussian(rnd2) < 0.5 ? lo : hi
-                            } else {
-                                var f = far + 0.4 * (SceneHash.unit(rnd2, 16) - 0.5)
-                                f = f < 0.15 ? 0.15 : (f > 0.85 ? 0.85 : f)
-                                d = lo + (hi - lo) * f
-                            }
-                        }
+                        d = flyingDepth(x, y, d, fdx: fdx, fdy: fdy, draw: rnd2, edgeJitter: s.edgeJitter)
                     }
                     var v: UInt16 = 0
                     if !hole {
@@ -417,5 +385,57 @@ extension RGBDScene {
             }
         }
         if s.filtered { Self.filterDepth(base: base, width: w, height: h, stride: stride, radius: max(1, w / 320)) }
+    }
+
+    /// Whether ray (x, y) falls in a cluster hole: one cell in 25 of a
+    /// `cell`-metre grid holds a small disc (`key`: the clusters' draw).
+    @inline(__always)
+    private func clusterHole(_ x: Double, _ y: Double, key clusterKey: UInt64, cell: Double, invCell: Double) -> Bool {
+        let ci = sceneFloor(x * invCell), cj = sceneFloor(y * invCell)
+        let ch = SceneHash.hash(clusterKey, Int(ci), Int(cj))
+        if SceneHash.unit(ch, 0) < 0.04 {
+            let cx = (ci + 0.25 + 0.5 * SceneHash.unit(ch, 16)) * cell
+            let cy = (cj + 0.25 + 0.5 * SceneHash.unit(ch, 32)) * cell
+            let r = cell * (0.1 + 0.15 * SceneHash.unit(ch, 48))
+            return (x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r
+        }
+        return false
+    }
+
+    /// A flying pixel at ray (x, y) of depth d: where the four samples
+    /// (±fdx, ±fdy) around it span a step, the depth is mixed between the
+    /// two sides (`draw`: this pixel's random bits), or taken from one side
+    /// (`edgeJitter`).
+    @inline(__always)
+    private func flyingDepth(_ x: Double, _ y: Double, _ d: Double, fdx: Double, fdy: Double, draw rnd2: UInt64,
+                             edgeJitter: Bool) -> Double {
+        var d = d
+        var lo = d, hi = d
+        var samples = (0.0, 0.0, 0.0, 0.0)
+        let wl = SceneGeometry.wallDepth(x - fdx), wr = SceneGeometry.wallDepth(x + fdx)
+        samples.0 = depthHit(x - fdx, y - fdy, wallZ: wl).depth
+        samples.1 = depthHit(x + fdx, y - fdy, wallZ: wr).depth
+        samples.2 = depthHit(x - fdx, y + fdy, wallZ: wl).depth
+        samples.3 = depthHit(x + fdx, y + fdy, wallZ: wr).depth
+        lo = min(lo, samples.0, samples.1, samples.2, samples.3)
+        hi = max(hi, samples.0, samples.1, samples.2, samples.3)
+        if hi - lo > 0.1 {
+            let mid = 0.5 * (lo + hi)
+            var far = 0.0
+            if samples.0 > mid { far += 0.25 }
+            if samples.1 > mid { far += 0.25 }
+            if samples.2 > mid { far += 0.25 }
+            if samples.3 > mid { far += 0.25 }
+            if edgeJitter {
+                // either side: near when the far share, less a
+                // fattening bias, plus a fresh draw is under half
+                d = far - 0.15 + 0.35 * SceneHash.gaussian(rnd2) < 0.5 ? lo : hi
+            } else {
+                var f = far + 0.4 * (SceneHash.unit(rnd2, 16) - 0.5)
+                f = f < 0.15 ? 0.15 : (f > 0.85 ? 0.85 : f)
+                d = lo + (hi - lo) * f
+            }
+        }
+        return d
     }
 }
