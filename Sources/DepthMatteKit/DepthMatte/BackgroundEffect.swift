@@ -111,16 +111,26 @@ public final class BackgroundEffects {
     private func blur(_ v: RGBImageView, _ out: RGBImageView, radius: Double, weight: FloatPlane?,
                       growth: FloatPlane?) {
         let f = 4
-        let W = v.width, H = v.height, ps = v.pixelStride
+        let W = v.width, H = v.height
         let sw = max(1, (W + f - 1) / f), sh = max(1, (H + f - 1) / f)
         let n = sw * sh
+        downsample(v, weight: weight, factor: f, cellsWide: sw, cells: n)
+        blurCells(radius: radius, growth: growth, factor: f, cellsWide: sw, cellsHigh: sh, cells: n)
+        if let g = growth { mixNear(g, factor: f, cellsWide: sw, cellsHigh: sh, width: W, height: H) }
+        upsample(v, into: out, factor: f, cellsWide: sw, cells: n)
+    }
+
+    /// The video's weighted sums per f x f cell into `small` (r·w, g·w,
+    /// b·w, w; weight 1 without a weight plane).
+    private func downsample(_ v: RGBImageView, weight: FloatPlane?, factor f: Int, cellsWide sw: Int, cells n: Int) {
+        let W = v.width, H = v.height, ps = v.pixelStride
+        let rOff = v.r, gOff = v.g, bOff = v.b
         // 4 channels: r*w, g*w, b*w, w
         if small.count < 4 * n { small = [Float](repeating: 0, count: 4 * n) }
         if tmp.count < 4 * n { tmp = [Float](repeating: 0, count: 4 * n) }
         for i in 0..<(4 * n) { small[i] = 0 }
         if wcol.count < W { wcol = [Int](repeating: 0, count: W) }
         if let wp = weight { for x in 0..<W { wcol[x] = min(wp.width - 1, x * wp.width / W) } }
-        let rOff = v.r, gOff = v.g, bOff = v.b
         small.withUnsafeMutableBufferPointer { S in
             wcol.withUnsafeBufferPointer { C in
                 let none: [Float] = []
@@ -148,6 +158,12 @@ public final class BackgroundEffects {
                 }
             }
         }
+    }
+
+    /// Three box passes over the cells (the blur's radius in cells); with
+    /// `growth`, also the milder blur near the subject into `near`.
+    private func blurCells(radius: Double, growth: FloatPlane?, factor f: Int, cellsWide sw: Int, cellsHigh sh: Int,
+                           cells n: Int) {
         let r = max(0, Int((radius / Double(f) / 3).rounded()))   // three passes of width 2r+1
         if growth != nil {
             // the near-the-subject blur: a third of the radius
@@ -167,24 +183,32 @@ public final class BackgroundEffects {
                 boxPass(&tmp, &small, sw, sh, r, horizontal: false)
             }
         }
-        if let g = growth {
-            // per low-res cell: mix the normalised colours of the two blurs
-            for sy in 0..<sh {
-                let gy = min(g.height - 1, (sy * f) * g.height / max(1, H))
-                for sx in 0..<sw {
-                    let t = max(0, min(1, g.pixels[gy * g.width + min(g.width - 1, (sx * f) * g.width / max(1, W))]))
-                    let k = 4 * (sy * sw + sx)
-                    let wf = small[k + 3], wn = near[k + 3]
-                    if wf > 1e-6 && wn > 1e-6 {
-                        for c in 0..<3 { small[k + c] = (t * small[k + c] / wf + (1 - t) * near[k + c] / wn) }
-                        small[k + 3] = 1
-                    } else if wn > 1e-6 {
-                        for c in 0..<4 { small[k + c] = near[k + c] }
-                    }
+    }
+
+    /// Per low-res cell: mix the normalised colours of the two blurs by
+    /// `g` (1: the full blur).
+    private func mixNear(_ g: FloatPlane, factor f: Int, cellsWide sw: Int, cellsHigh sh: Int, width W: Int, height H: Int) {
+        for sy in 0..<sh {
+            let gy = min(g.height - 1, (sy * f) * g.height / max(1, H))
+            for sx in 0..<sw {
+                let t = max(0, min(1, g.pixels[gy * g.width + min(g.width - 1, (sx * f) * g.width / max(1, W))]))
+                let k = 4 * (sy * sw + sx)
+                let wf = small[k + 3], wn = near[k + 3]
+                if wf > 1e-6 && wn > 1e-6 {
+                    for c in 0..<3 { small[k + c] = (t * small[k + c] / wf + (1 - t) * near[k + c] / wn) }
+                    small[k + 3] = 1
+                } else if wn > 1e-6 {
+                    for c in 0..<4 { small[k + c] = near[k + c] }
                 }
             }
         }
-        // one colour per cell, then copied to its pixels (cells with no weight keep the video)
+    }
+
+    /// One colour per cell, then copied to its pixels of `out` (in the
+    /// video's layout; cells with no weight keep the video).
+    private func upsample(_ v: RGBImageView, into out: RGBImageView, factor f: Int, cellsWide sw: Int, cells n: Int) {
+        let W = v.width, H = v.height, ps = v.pixelStride
+        let rOff = v.r, gOff = v.g, bOff = v.b
         if cellRGB.count < 4 * n { cellRGB = [UInt8](repeating: 0, count: 4 * n) }
         for k in 0..<n {
             let w = small[4 * k + 3]

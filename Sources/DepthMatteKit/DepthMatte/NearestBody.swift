@@ -329,7 +329,18 @@ public struct DepthComponents {
         }
     }
 
+    /// Per surface: area, extent, the picture sides it reaches, cells in
+    /// the top row, mean depth, and the depth sums of its top, bottom and
+    /// middle bands.
     private mutating func stats() {
+        resetStats()
+        sidesAndColumns()
+        areasAndRows()
+        bandSums()
+    }
+
+    /// Sizes the per-surface arrays for `count` surfaces and zeroes them.
+    private mutating func resetStats() {
         let c = count
         if area.count < c {
             let m = max(c, 64) * 2
@@ -344,6 +355,11 @@ public struct DepthComponents {
             minCol[k] = Int32.max; maxCol[k] = -1; topRowCells[k] = 0
             topSum[k] = 0; topCount[k] = 0; bottomSum[k] = 0; bottomCount[k] = 0; midSum[k] = 0; midCount[k] = 0
         }
+    }
+
+    /// The picture sides each surface reaches, its cells in the top row,
+    /// and its first and last column.
+    private mutating func sidesAndColumns() {
         let w = width, h = height
         if w > 0 {
             // the sides as the depth sees them: past a strip of cells
@@ -373,6 +389,11 @@ public struct DepthComponents {
                 }
             }
         }
+    }
+
+    /// Each surface's area, depth sum and first and last row.
+    private mutating func areasAndRows() {
+        let w = width, h = height
         area.withUnsafeMutableBufferPointer { ar in
           depthSum.withUnsafeMutableBufferPointer { ds in
             minRow.withUnsafeMutableBufferPointer { r0 in
@@ -387,6 +408,12 @@ public struct DepthComponents {
             }
           }
         }
+    }
+
+    /// Each surface's bands (top, bottom, middle) and their depth sums.
+    private mutating func bandSums() {
+        let c = count
+        let w = width, h = height
         // band limits per surface: top rows < topEnd, bottom rows > bottomStart,
         // middle rows with 5 (y - minRow) in [2 span, 3 span]
         for k in 0..<c {
@@ -411,225 +438,5 @@ public struct DepthComponents {
                 if rel >= 2 * span && rel <= 3 * span { ms[l] += v; mc[l] += 1 }
             }
             }}}}}}}}}}
-    }
-
-    /// Mean depth (metres) of a surface.
-    public func meanDepth(_ k: Int) -> Double { area[k] > 0 ? Double(depthSum[k]) / Double(area[k]) : 0 }
-    /// Mean depth of the top band of a surface: a person's head.
-    public func headDepth(_ k: Int) -> Double { topCount[k] > 0 ? Double(topSum[k]) / Double(topCount[k]) : meanDepth(k) }
-    /// Mean depth of the bottom band of a surface.
-    public func bottomDepth(_ k: Int) -> Double {
-        bottomCount[k] > 0 ? Double(bottomSum[k]) / Double(bottomCount[k]) : meanDepth(k)
-    }
-    /// Mean depth of the middle band (rows 40-60 % down the surface).
-    public func middleDepth(_ k: Int) -> Double {
-        midCount[k] > 0 ? Double(midSum[k]) / Double(midCount[k]) : meanDepth(k)
-    }
-    /// Fraction of the grid the surface covers.
-    public func areaFraction(_ k: Int) -> Double { Double(area[k]) / Double(max(width * height, 1)) }
-    /// Size that does not depend on distance: area fraction x depth², about
-    /// proportional to the surface's area in square metres (for one camera).
-    public func physicalSize(_ k: Int) -> Double { let d = meanDepth(k); return areaFraction(k) * d * d }
-    /// Whether the surface reaches the bottom row.
-    public func touchesBottom(_ k: Int) -> Bool { Int(maxRow[k]) == height - 1 }
-    /// A narrow slab along the picture's edge (a door frame, a wall's end, a
-    /// bookcase): it reaches the top and the bottom row and the left or right
-    /// column and spans at most `edgeSlabWidth` of the width, so nothing of
-    /// it shows a head. A person entering at the edge shows the
-    /// top of the head below the top row; a person close up whose hair
-    /// reaches the top and whose shoulders reach the sides is wide.
-    public func isEdgeSlab(_ k: Int) -> Bool {
-        minRow[k] == 0 && Int(maxRow[k]) == height - 1 && sideTouch[k] != 0
-            && Double(maxCol[k] - minCol[k] + 1) <= Self.edgeSlabWidth * Double(width)
-    }
-    public static let edgeSlabWidth = 0.2
-    /// A backdrop: a surface covering more than `backdropTop` of the top row
-    /// (a wall, a wall's lower part seen as a person walks out of the
-    /// picture); a person's head covers much less of it, even close up.
-    public func isBackdrop(_ k: Int) -> Bool { Double(topRowCells[k]) > Self.backdropTop * Double(width) }
-    public static let backdropTop = 0.75
-    /// A floor or table top seen from above: it reaches the bottom of the
-    /// picture and recedes upwards all the way: its top band is `rise` metres
-    /// or more farther than its bottom band, with the middle band in between
-    /// (at least a quarter of the rise from each). A person is about as far
-    /// at the head as at the chest, also when a desk in front of them joins
-    /// their surface at the bottom.
-    public func isFloorLike(_ k: Int, rise: Double = 0.25) -> Bool {
-        let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
-        return touchesBottom(k) && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
-    }
-    /// A piece of a floor: a surface that recedes upwards as
-    /// steeply as a floor-like cell does (`floorSlope`, over the rows between
-    /// its top and bottom bands, at its middle band's depth), with the
-    /// middle band in between, wherever it lies. A far sensor's floor breaks
-    /// into many such pieces (quantisation steps and correlated noise make
-    /// the cells' two-sample floor test fail in patches), and one that does
-    /// not reach the bottom row was taken for the subject in an empty room.
-    /// A person standing, sitting or walking is about as far at the head as
-    /// at the chest, or nearer when the camera looks down.
-    public func isFloorPiece(_ k: Int) -> Bool {
-        let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
-        let rows = Double(maxRow[k] - minRow[k] + 1) * (1 - Double(Self.bandFraction))
-        let rise = Double(Self.floorSlope / Self.focal(width, height)) * rows * mid
-        return rows >= 2 && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
-    }
-
-    /// Cells of surface `k` in a row run through the grid cell at normalized
-    /// (u, v), bridging gaps of up to two cells without a reading; 0 when
-    /// the cell is not on `k`.
-    public func runWidth(_ k: Int, u: Double, v: Double) -> Int {
-        guard width > 0, height > 0 else { return 0 }
-        let x = min(max(Int(u * Double(width)), 0), width - 1), y = min(max(Int(v * Double(height)), 0), height - 1)
-        let row = y * width, l = Int32(k)
-        guard labels[row + x] == l else { return 0 }
-        var x0 = x, x1 = x
-        var gap = 0, i = x - 1
-        while i >= 0 {
-            let m = labels[row + i]
-            if m == l { x0 = i; gap = 0 } else if m < 0 && gap < 2 { gap += 1 } else { break }
-            i -= 1
-        }
-        gap = 0; i = x + 1
-        while i < width {
-            let m = labels[row + i]
-            if m == l { x1 = i; gap = 0 } else if m < 0 && gap < 2 { gap += 1 } else { break }
-            i += 1
-        }
-        return x1 - x0 + 1
-    }
-
-    /// The surface most cells of the normalized region `[u0, u1) x [v0, v1)`
-    /// belong to, nil when the region has no reading.
-    public mutating func component(inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Int? {
-        guard count > 0 else { return nil }
-        guard let (x0, x1, y0, y1) = cells(inU: u0, u1, v: v0, v1) else { return nil }
-        for k in 0..<count { scratch[k] = 0 }
-        var best = -1, bestN: Int32 = 0
-        for y in y0..<y1 {
-            for x in x0..<x1 {
-                let l = Int(labels[y * width + x])
-                if l < 0 { continue }
-                scratch[l] += 1
-                if scratch[l] > bestN { bestN = scratch[l]; best = l }
-            }
-        }
-        return best >= 0 ? best : nil
-    }
-
-    /// The grid cells `[x0, x1) x [y0, y1)` of the normalized region
-    /// `[u0, u1) x [v0, v1)` (at least one cell), nil when it is empty.
-    private func cells(inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> (Int, Int, Int, Int)? {
-        let x0 = max(0, Int(u0 * Double(width))), x1 = min(width, max(x0 + 1, Int((u1 * Double(width)).rounded(.up))))
-        let y0 = max(0, Int(v0 * Double(height))), y1 = min(height, max(y0 + 1, Int((v1 * Double(height)).rounded(.up))))
-        guard x1 > x0, y1 > y0 else { return nil }
-        return (x0, x1, y0, y1)
-    }
-
-    /// Mean depth (metres) of surface `k`'s cells in the normalized region
-    /// `[u0, u1) x [v0, v1)` (at least one cell), nil when it has none there.
-    public func meanDepth(_ k: Int, inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Double? {
-        guard k >= 0, k < count else { return nil }
-        guard let (x0, x1, y0, y1) = cells(inU: u0, u1, v: v0, v1) else { return nil }
-        let l = Int32(k)
-        var sum: Float = 0, n = 0
-        for y in y0..<y1 {
-            for x in x0..<x1 where labels[y * width + x] == l { sum += depth[y * width + x]; n += 1 }
-        }
-        return n > 0 ? Double(sum) / Double(n) : nil
-    }
-
-    /// The surface that overlaps `mask` (one byte per grid cell, non-zero =
-    /// inside, same grid size) the most, with the overlap in cells.
-    public mutating func bestOverlap(_ mask: [UInt8]) -> (component: Int, cells: Int)? {
-        guard count > 0, mask.count >= width * height else { return nil }
-        for k in 0..<count { scratch[k] = 0 }
-        var best = -1, bestN: Int32 = 0
-        for i in 0..<(width * height) where mask[i] != 0 {
-            let l = Int(labels[i])
-            if l < 0 { continue }
-            scratch[l] += 1
-            if scratch[l] > bestN { bestN = scratch[l]; best = l }
-        }
-        return best >= 0 ? (best, Int(bestN)) : nil
-    }
-
-    /// Write the cells of surface `k` that are nearer than `limit` metres
-    /// into `mask` (resized to the grid); returns the number of cells set.
-    @discardableResult
-    public func writeMask(_ k: Int, nearerThan limit: Double, into mask: inout [UInt8]) -> Int {
-        let n = width * height
-        if mask.count != n { mask = [UInt8](repeating: 0, count: n) }
-        let l = Int32(k), lim = Float(limit)
-        var set = 0
-        for i in 0..<n {
-            let on = labels[i] == l && depth[i] <= lim
-            mask[i] = on ? 1 : 0
-            if on { set += 1 }
-        }
-        return set
-    }
-}
-
-/// The depth-only subject finder: the nearest large connected body.
-///
-/// A surface is a candidate when its distance-independent size
-/// (`DepthComponents.physicalSize`: area fraction x depth²) reaches
-/// `minSize` (a raised cup, a hand alone or a stray reading does not), when
-/// it is not floor-like (reaching the bottom of the picture and receding
-/// upwards), and when its top band lies within `depthRange`. Among the
-/// candidates the one whose top band (a person's head) is nearest wins.
-public struct NearestBodyFinder: Equatable {
-    /// Area fraction x depth² (m²·fraction): 0.02 is about a head and
-    /// shoulders at any distance for a 60-90° camera; a 8 cm cup at 0.6 m is
-    /// about 0.005.
-    public var minSize = 0.02
-    /// Fraction of the picture a candidate covers at least: a
-    /// head and shoulders at the far end of `depthRange` still cover about
-    /// 0.5 %; pieces of a floor 4-5 m away that holes and a far sensor's
-    /// quantisation steps cut apart (a few grid cells) reach `minSize` by
-    /// their depth alone and were taken for the subject in an empty room
-    /// (quality-bench "leaveRight, 2.5 m": the floor keyed after the subject left).
-    public var minArea = 0.002
-    /// Metres: bodies nearer or farther than this are ignored.
-    public var depthRange = 0.25...6.0
-    /// Metres of upward recession that makes a surface touching the bottom a floor.
-    public var floorRise = 0.25
-
-    public init() {}
-
-    /// Whether surface `k` can be the subject. A surface that `moved` into
-    /// view is no door jamb, however it touches a side: a person entering
-    /// at the picture's edge.
-    public func accepts(_ c: DepthComponents, _ k: Int, moved: Bool = false) -> Bool {
-        accepts(c, k, moved: moved, minSize: minSize)
-    }
-
-    private func accepts(_ c: DepthComponents, _ k: Int, moved: Bool, minSize: Double) -> Bool {
-        c.physicalSize(k) >= minSize && c.areaFraction(k) >= minArea && depthRange.contains(c.headDepth(k))
-            && !c.isFloorLike(k, rise: floorRise) && !c.isFloorPiece(k)
-            && (moved || !c.isEdgeSlab(k)) && !c.isBackdrop(k)
-    }
-
-    /// Whether surface `k`, which moved into view, is another person or a
-    /// part of one: as `accepts`, but a quarter of `minSize` is enough (a
-    /// head and shoulders leaving at the bottom of the picture, most of the
-    /// body already out of view).
-    public func acceptsMover(_ c: DepthComponents, _ k: Int) -> Bool {
-        accepts(c, k, moved: true, minSize: minSize / 4)
-    }
-
-    /// The subject surface and its head depth (metres), nil when no surface
-    /// qualifies. With `room`, a surface that moved into view (`RoomDepth`)
-    /// wins over any that did not, the nearest among each.
-    public func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
-        var best: (k: Int, d: Double, moved: Bool)? = nil
-        for k in 0..<c.count {
-            let m = room?.moved(k) ?? false
-            guard accepts(c, k, moved: m) else { continue }
-            let d = c.headDepth(k)
-            if let b = best, (b.moved && !m) || (b.moved == m && b.d <= d) { continue }
-            best = (k, d, m)
-        }
-        return best.map { (component: $0.k, headDepth: $0.d) }
     }
 }

@@ -160,30 +160,10 @@ public final class SubjectLock {
             result.lockSource = cutoff == nil ? .fixed : source
             return cutoff ?? cutoffSetting
         }
-        components.analyse(depth: depth, scale: depthScale)
-        room.measure(components)
-        movers.removeAll(keepingCapacity: true)
-        for k in 0..<components.count where room.moved(k) && settings.finder.acceptsMover(components, k) {
-            movers.append(k)
-        }
-        seedDepthSize = (depth.width, depth.height); seedVideoSize = (videoWidth, videoHeight)
+        analyse(depth, scale: depthScale, videoWidth: videoWidth, videoHeight: videoHeight)
 
         // 1. where the tracker expects the subject
-        var tracked: (component: Int, depth: Double)? = nil
-        if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
-            var d = components.headDepth(o.component) + headBias
-            // while a missed face is held: the surface's depth where the face
-            // was (its head band is that of whatever it has
-            // merged with, a door jamb joined to the shoulder by a filtered
-            // map's ramp)
-            if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let fc = lastFaceCentre,
-               let r = components.meanDepth(o.component, inU: fc.u0, fc.u1, v: fc.v0, fc.v1) {
-                d = r
-            }
-            if abs(d - last) <= settings.maxTrackStep && settings.finder.accepts(components, o.component) {
-                tracked = (o.component, d)
-            }
-        }
+        let tracked = trackedSubject(mode: mode)
         let nearest = settings.finder.find(components, room: room)
         let nearestDepth = nearest.map { $0.headDepth + headBias }
         let strong = source == .face || source == .tracked
@@ -204,6 +184,58 @@ public final class SubjectLock {
         }
 
         // 3. the target and where it came from
+        let (target, newSource, maskComponent) = chooseTarget(
+            mode: mode, face: face, tracked: tracked, nearest: nearest, cutoffSetting: cutoffSetting, offset: offset,
+            videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
+
+        // 4. smoothing
+        smooth(to: target, source: newSource, offset: offset, dt: dt, maskComponent: maskComponent)
+        result.lockSource = newSource
+        return cutoff!
+    }
+
+    /// This frame's surfaces, the room, the movers among the surfaces, and
+    /// the sizes the seeds refer to.
+    private func analyse(_ depth: Depth16View, scale depthScale: Double, videoWidth: Int, videoHeight: Int) {
+        components.analyse(depth: depth, scale: depthScale)
+        room.measure(components)
+        movers.removeAll(keepingCapacity: true)
+        for k in 0..<components.count where room.moved(k) && settings.finder.acceptsMover(components, k) {
+            movers.append(k)
+        }
+        seedDepthSize = (depth.width, depth.height); seedVideoSize = (videoWidth, videoHeight)
+    }
+
+    /// Update step 1: last frame's subject surface as it overlaps this
+    /// frame's, at its (head) depth, while it stays within a track step and
+    /// acceptable; nil otherwise.
+    private func trackedSubject(mode: KeyingMode) -> (component: Int, depth: Double)? {
+        var tracked: (component: Int, depth: Double)? = nil
+        if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
+            var d = components.headDepth(o.component) + headBias
+            // while a missed face is held: the surface's depth where the face
+            // was (its head band is that of whatever it has
+            // merged with, a door jamb joined to the shoulder by a filtered
+            // map's ramp)
+            if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let fc = lastFaceCentre,
+               let r = components.meanDepth(o.component, inU: fc.u0, fc.u1, v: fc.v0, fc.v1) {
+                d = r
+            }
+            if abs(d - last) <= settings.maxTrackStep && settings.finder.accepts(components, o.component) {
+                tracked = (o.component, d)
+            }
+        }
+        return tracked
+    }
+
+    /// Update step 3: the subject's depth this frame, where it came from,
+    /// and the surface that is the subject (for the mask and the seeds).
+    /// A face found fills in `result`'s face fields.
+    private func chooseTarget(mode: KeyingMode, face: (d: Double, k: Double, u: Double, v: Double, box: Box)?,
+                              tracked: (component: Int, depth: Double)?,
+                              nearest: (component: Int, headDepth: Double)?,
+                              cutoffSetting: Double, offset: Double, videoWidth: Int, videoHeight: Int,
+                              result: inout MatteResult) -> (Double, LockSource, Int?) {
         var target: Double
         var newSource: LockSource
         var maskComponent: Int? = nil
@@ -253,8 +285,13 @@ public final class SubjectLock {
             target = cutoffSetting - offset
             newSource = .fixed
         }
+        return (target, newSource, maskComponent)
+    }
 
-        // 4. smoothing
+    /// Update step 4: the cutoff moves towards the target plus `offset`
+    /// (smoothed); the subject, its source, its seeds and its mask become
+    /// this frame's.
+    private func smooth(to target: Double, source newSource: LockSource, offset: Double, dt: Double, maskComponent: Int?) {
         let goal = target + offset
         // (a subject found after none: at once; creeping from
         // the cutoff setting, a person walking in 4.5 m away stayed beyond
@@ -277,8 +314,6 @@ public final class SubjectLock {
         } else if newSource == .fixed || newSource == .nearest {
             hasMask = false
         }
-        result.lockSource = newSource
-        return cutoff!
     }
 
     /// The original sample's lock: first box, centre pixel, hold.

@@ -260,81 +260,11 @@ public final class TranslationRegistrar {
             if x1 - x0 < 3 || y1 - y0 < 3 { return Fit() }
             // pass 1: residuals and a histogram of |r| in quarter luma steps
             for i in 0..<256 { histogram[i] = 0; gradientHistogram[i] = 0 }
-            var n = 0
-            for y in y0...y1 {
-                // rows y-1 ... y+2 of the moving level around the sample
-                let a = img + (y + iy) * w + ix, b = a + w, au = a - w, bd = b + w
-                let t = tpl + y * w, tu = t - w, td = t + w
-                @inline(__always) func lerp(_ p: UnsafeMutablePointer<Float>, _ x: Int) -> Float {
-                    p[x] + fx * (p[x + 1] - p[x])
-                }
-                for x in x0...x1 {
-                    let top = lerp(a, x), bot = lerp(b, x)
-                    let r = top + fy * (bot - top) - t[x]
-                    residuals[n] = r
-                    // disagreement of the two gradients at the sample position
-                    let left = lerp(a, x - 1) + fy * (lerp(b, x - 1) - lerp(a, x - 1))
-                    let right = lerp(a, x + 1) + fy * (lerp(b, x + 1) - lerp(a, x + 1))
-                    let up = lerp(au, x) + fy * (top - lerp(au, x))
-                    let down = bot + fy * (lerp(bd, x) - bot)
-                    let e = 0.5 * (abs((right - left) - (t[x + 1] - t[x - 1])) + abs((down - up) - (td[x] - tu[x])))
-                    gradientResiduals[n] = e
-                    gradientHistogram[min(Int(e * 4), 255)] += 1
-                    n += 1
-                    histogram[min(Int(abs(r) * 4), 255)] += 1
-                }
-            }
-            // robust scale from the 30th percentile of |r| (|N(0,1)| has it at 0.385)
-            let target = (n * 3) / 10
-            var cum = 0, bin = 0
-            while bin < 255 && cum + histogram[bin] <= target { cum += histogram[bin]; bin += 1 }
-            let q = (Float(bin) + 0.5) / 4
-            var sigma = max(q / 0.385, 0.5)
-            // The percentile overestimates the inliers' spread when many
-            // pixels are outliers; shrink it with the second moment of the
-            // residuals within 2.5 sigma (a normal truncated there keeps 94%
-            // of its variance), twice.
-            for _ in 0..<Self.scaleRefinements {
-                let cut = 2.5 * sigma
-                var m2: Float = 0, cnt = 0
-                var lo = 0
-                while lo < 256 && (Float(lo) + 0.5) / 4 < cut {
-                    let v = (Float(lo) + 0.5) / 4
-                    m2 += Float(histogram[lo]) * v * v
-                    cnt += histogram[lo]
-                    lo += 1
-                }
-                if cnt < 16 { break }
-                sigma = max((m2 / Float(cnt) / 0.94).squareRoot(), 0.5)
-            }
-            let c2 = (Self.tukey * sigma) * (Self.tukey * sigma)
-            // the gradient disagreement has its own scale (noise, and the
-            // smoothing of bilinear resampling on steep texture)
-            cum = 0; bin = 0
-            while bin < 255 && cum + gradientHistogram[bin] <= target { cum += gradientHistogram[bin]; bin += 1 }
-            let sigmaE = max((Float(bin) + 0.5) / 4 / 0.385, 0.5)
-            let ce2 = checkGradients ? (Self.tukeyGradient * sigmaE) * (Self.tukeyGradient * sigmaE) : Float.infinity
+            let n = residualPass(img, tpl, w, ix, iy, fx, fy, x0, x1, y0, y1)
+            // robust scales of the residuals and of the gradient disagreement
+            let (c2, ce2) = robustScales(n, checkGradients: checkGradients)
             // pass 2: Tukey-weighted normal equations, template gradients
-            var hxx = 0.0, hxy = 0.0, hyy = 0.0, bx = 0.0, by = 0.0, sw = 0.0
-            var k = 0
-            for y in y0...y1 {
-                let t = tpl + y * w, tu = t - w, td = t + w
-                var rxx: Float = 0, rxy: Float = 0, ryy: Float = 0, rbx: Float = 0, rby: Float = 0, rw: Float = 0
-                for x in x0...x1 {
-                    let r = residuals[k], e = gradientResiduals[k]
-                    k += 1
-                    let rr = r * r, ee = e * e
-                    if rr < c2 && ee < ce2 {
-                        let u = 1 - rr / c2, v = 1 - ee / ce2
-                        let wt = u * u * v * v
-                        let gx = 0.5 * (t[x + 1] - t[x - 1]), gy = 0.5 * (td[x] - tu[x])
-                        rxx += wt * gx * gx; rxy += wt * gx * gy; ryy += wt * gy * gy
-                        rbx += wt * gx * r; rby += wt * gy * r; rw += wt
-                    }
-                }
-                hxx += Double(rxx); hxy += Double(rxy); hyy += Double(ryy)
-                bx += Double(rbx); by += Double(rby); sw += Double(rw)
-            }
+            let (hxx, hxy, hyy, bx, by, sw) = normalEquations(tpl, w, x0, x1, y0, y1, c2: c2, ce2: ce2)
             guard sw > 16 else { return Fit() }
             let det = hxx * hyy - hxy * hxy
             let tr = hxx + hyy
@@ -352,5 +282,104 @@ public final class TranslationRegistrar {
             if sx * sx + sy * sy < 0.0625 { checkGradients = true }
         }
         return fit
+    }
+
+    /// Gauss-Newton pass 1 at the shift (ix + fx, iy + fy): the residuals
+    /// and the gradients' disagreement over the samples x0...x1 x y0...y1
+    /// into `residuals` and `gradientResiduals`, and their histograms of
+    /// |r| in quarter luma steps. Returns the sample count.
+    private func residualPass(_ img: UnsafeMutablePointer<Float>, _ tpl: UnsafeMutablePointer<Float>, _ w: Int,
+                              _ ix: Int, _ iy: Int, _ fx: Float, _ fy: Float,
+                              _ x0: Int, _ x1: Int, _ y0: Int, _ y1: Int) -> Int {
+        var n = 0
+        for y in y0...y1 {
+            // rows y-1 ... y+2 of the moving level around the sample
+            let a = img + (y + iy) * w + ix, b = a + w, au = a - w, bd = b + w
+            let t = tpl + y * w, tu = t - w, td = t + w
+            @inline(__always) func lerp(_ p: UnsafeMutablePointer<Float>, _ x: Int) -> Float {
+                p[x] + fx * (p[x + 1] - p[x])
+            }
+            for x in x0...x1 {
+                let top = lerp(a, x), bot = lerp(b, x)
+                let r = top + fy * (bot - top) - t[x]
+                residuals[n] = r
+                // disagreement of the two gradients at the sample position
+                let left = lerp(a, x - 1) + fy * (lerp(b, x - 1) - lerp(a, x - 1))
+                let right = lerp(a, x + 1) + fy * (lerp(b, x + 1) - lerp(a, x + 1))
+                let up = lerp(au, x) + fy * (top - lerp(au, x))
+                let down = bot + fy * (lerp(bd, x) - bot)
+                let e = 0.5 * (abs((right - left) - (t[x + 1] - t[x - 1])) + abs((down - up) - (td[x] - tu[x])))
+                gradientResiduals[n] = e
+                gradientHistogram[min(Int(e * 4), 255)] += 1
+                n += 1
+                histogram[min(Int(abs(r) * 4), 255)] += 1
+            }
+        }
+        return n
+    }
+
+    /// The Tukey cut-offs (squared) from the histograms of `n` samples: the
+    /// residuals' and, with `checkGradients`, the gradient disagreement's
+    /// (infinity without).
+    private func robustScales(_ n: Int, checkGradients: Bool) -> (Float, Float) {
+        // robust scale from the 30th percentile of |r| (|N(0,1)| has it at 0.385)
+        let target = (n * 3) / 10
+        var cum = 0, bin = 0
+        while bin < 255 && cum + histogram[bin] <= target { cum += histogram[bin]; bin += 1 }
+        let q = (Float(bin) + 0.5) / 4
+        var sigma = max(q / 0.385, 0.5)
+        // The percentile overestimates the inliers' spread when many
+        // pixels are outliers; shrink it with the second moment of the
+        // residuals within 2.5 sigma (a normal truncated there keeps 94%
+        // of its variance), twice.
+        for _ in 0..<Self.scaleRefinements {
+            let cut = 2.5 * sigma
+            var m2: Float = 0, cnt = 0
+            var lo = 0
+            while lo < 256 && (Float(lo) + 0.5) / 4 < cut {
+                let v = (Float(lo) + 0.5) / 4
+                m2 += Float(histogram[lo]) * v * v
+                cnt += histogram[lo]
+                lo += 1
+            }
+            if cnt < 16 { break }
+            sigma = max((m2 / Float(cnt) / 0.94).squareRoot(), 0.5)
+        }
+        let c2 = (Self.tukey * sigma) * (Self.tukey * sigma)
+        // the gradient disagreement has its own scale (noise, and the
+        // smoothing of bilinear resampling on steep texture)
+        cum = 0; bin = 0
+        while bin < 255 && cum + gradientHistogram[bin] <= target { cum += gradientHistogram[bin]; bin += 1 }
+        let sigmaE = max((Float(bin) + 0.5) / 4 / 0.385, 0.5)
+        let ce2 = checkGradients ? (Self.tukeyGradient * sigmaE) * (Self.tukeyGradient * sigmaE) : Float.infinity
+        return (c2, ce2)
+    }
+
+    /// Gauss-Newton pass 2: the Tukey-weighted normal equations with the
+    /// template's gradients (H, b and the weights' sum).
+    private func normalEquations(_ tpl: UnsafeMutablePointer<Float>, _ w: Int, _ x0: Int, _ x1: Int, _ y0: Int, _ y1: Int,
+                                 c2: Float, ce2: Float)
+        -> (Double, Double, Double, Double, Double, Double) {
+        var hxx = 0.0, hxy = 0.0, hyy = 0.0, bx = 0.0, by = 0.0, sw = 0.0
+        var k = 0
+        for y in y0...y1 {
+            let t = tpl + y * w, tu = t - w, td = t + w
+            var rxx: Float = 0, rxy: Float = 0, ryy: Float = 0, rbx: Float = 0, rby: Float = 0, rw: Float = 0
+            for x in x0...x1 {
+                let r = residuals[k], e = gradientResiduals[k]
+                k += 1
+                let rr = r * r, ee = e * e
+                if rr < c2 && ee < ce2 {
+                    let u = 1 - rr / c2, v = 1 - ee / ce2
+                    let wt = u * u * v * v
+                    let gx = 0.5 * (t[x + 1] - t[x - 1]), gy = 0.5 * (td[x] - tu[x])
+                    rxx += wt * gx * gx; rxy += wt * gx * gy; ryy += wt * gy * gy
+                    rbx += wt * gx * r; rby += wt * gy * r; rw += wt
+                }
+            }
+            hxx += Double(rxx); hxy += Double(rxy); hyy += Double(ryy)
+            bx += Double(rbx); by += Double(rby); sw += Double(rw)
+        }
+        return (hxx, hxy, hyy, bx, by, sw)
     }
 }

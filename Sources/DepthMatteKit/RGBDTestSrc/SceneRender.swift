@@ -79,13 +79,7 @@ extension RGBDScene {
           withUnsafeTemporaryAllocation(of: SceneGeometry.WallColumn.self, capacity: w) { wallColumns in
             let cols = table.baseAddress!, wall = cols + w, rows = cols + 2 * w
             let wallColumn = wallColumns.baseAddress!
-            for px in 0..<w {
-                cols[px] = rayX(px, w, h) + panOffset
-                wall[px] = SceneGeometry.wallDepth(cols[px])
-                (wallColumn + px).initialize(to: SceneGeometry.wallColumn(cols[px] * wall[px]))
-            }
-            for py in 0..<h { rows[py] = Self.rayY(py, h) }
-
+            videoRays(w, h, cols: cols, wall: wall, rows: rows, wallColumn: wallColumn)
             for ty in Swift.stride(from: 0, to: h, by: tile) {
                 let ty1 = min(ty + tile, h)
                 let yc = 0.5 * (rows[ty] + rows[ty1 - 1]), hy = 0.5 * (rows[ty1 - 1] - rows[ty])
@@ -117,23 +111,9 @@ extension RGBDScene {
                                     if plantMode == .full {
                                         c = g.plantColor(g.plant(x, y, cull: margin * zd))
                                     } else {
-                                        c = SceneGeometry.wallColor(wallColumn[px], y * wall[px])
-                                        if falseFace, let f = Self.posterFaceColor(x * wall[px], y * wall[px]) { c = f }
-                                        if plantMode == .edge && g.inPlant(x, y, margin) {
-                                            let p = g.plant(x, y, cull: margin * zd)
-                                            let a = sceneCoverage(p.sd / zd, invPix)
-                                            if a > 0 { c = g.plantColor(p).over(c, a) }
-                                        }
-                                        if g.hasExtras, let e = g.extras.hit(x, y, behind: wall[px]) {
-                                            let a = sceneCoverage(e.sd, invPix)
-                                            if a > 0 { c = g.extras.color(x, y, part: e.part, depth: e.depth).over(c, a) }
-                                        } else if g.hasExtras && g.extras.kind.hasChair {
-                                            // anti-aliased outside the chair's outline too
-                                            let cz = g.extras.chairZ
-                                            let sd = sceneRoundBoxSD(x * cz, y * cz - (SceneExtras.chairTop + 1.0), SceneExtras.chairHalfWidth, 1.0, 0.06) / cz
-                                            let a = sceneCoverage(sd, invPix)
-                                            if a > 0 { c = g.extras.color(x, y, part: 1, depth: cz).over(c, a) }
-                                        }
+                                        c = backdropColor(g, x, y, wallColumn: wallColumn[px], wall: wall[px],
+                                                          plantEdge: plantMode == .edge, falseFace: falseFace,
+                                                          margin: margin, invPix: invPix)
                                     }
                                     if bodyMode == .edge && g.inBody(x, y, margin) {
                                         let b = g.body(x, y)
@@ -157,6 +137,45 @@ extension RGBDScene {
           }
         }
         return faceBox(width: w, height: h)
+    }
+
+    /// Per column of a `w` x `h` picture its ray x (panned), the wall's
+    /// depth there and its wall column; per row its ray y.
+    private func videoRays(_ w: Int, _ h: Int, cols: UnsafeMutablePointer<Double>, wall: UnsafeMutablePointer<Double>,
+                           rows: UnsafeMutablePointer<Double>, wallColumn: UnsafeMutablePointer<SceneGeometry.WallColumn>) {
+        for px in 0..<w {
+            cols[px] = rayX(px, w, h) + panOffset
+            wall[px] = SceneGeometry.wallDepth(cols[px])
+            (wallColumn + px).initialize(to: SceneGeometry.wallColumn(cols[px] * wall[px]))
+        }
+        for py in 0..<h { rows[py] = Self.rayY(py, h) }
+    }
+
+    /// The colour behind the body and the hand at ray (x, y): the wall (its
+    /// column `wallColumn`, depth `wall`) with the poster's face, the
+    /// plant's edge (`plantEdge`: the tile has one) and a scene's extras.
+    @inline(__always)
+    private func backdropColor(_ g: SceneGeometry, _ x: Double, _ y: Double, wallColumn: SceneGeometry.WallColumn,
+                               wall: Double, plantEdge: Bool, falseFace: Bool, margin: Double, invPix: Double) -> SceneColor {
+        let zd = SceneLayout.distractorDepth
+        var c = SceneGeometry.wallColor(wallColumn, y * wall)
+        if falseFace, let f = Self.posterFaceColor(x * wall, y * wall) { c = f }
+        if plantEdge && g.inPlant(x, y, margin) {
+            let p = g.plant(x, y, cull: margin * zd)
+            let a = sceneCoverage(p.sd / zd, invPix)
+            if a > 0 { c = g.plantColor(p).over(c, a) }
+        }
+        if g.hasExtras, let e = g.extras.hit(x, y, behind: wall) {
+            let a = sceneCoverage(e.sd, invPix)
+            if a > 0 { c = g.extras.color(x, y, part: e.part, depth: e.depth).over(c, a) }
+        } else if g.hasExtras && g.extras.kind.hasChair {
+            // anti-aliased outside the chair's outline too
+            let cz = g.extras.chairZ
+            let sd = sceneRoundBoxSD(x * cz, y * cz - (SceneExtras.chairTop + 1.0), SceneExtras.chairHalfWidth, 1.0, 0.06) / cz
+            let a = sceneCoverage(sd, invPix)
+            if a > 0 { c = g.extras.color(x, y, part: 1, depth: cz).over(c, a) }
+        }
+        return c
     }
 
     /// The printed face on the poster (wall-plane metres), nil outside it.
@@ -343,43 +362,11 @@ extension RGBDScene {
                         } else if hit.absorbing && SceneHash.unit(rnd2, 8) < s.absorbedShare {
                             hole = true
                         } else {
-                            let ci = sceneFloor(x * invCell), cj = sceneFloor(y * invCell)
-                            let ch = SceneHash.hash(clusterKey, Int(ci), Int(cj))
-                            if SceneHash.unit(ch, 0) < 0.04 {
-                                let cx = (ci + 0.25 + 0.5 * SceneHash.unit(ch, 16)) * cell
-                                let cy = (cj + 0.25 + 0.5 * SceneHash.unit(ch, 32)) * cell
-                                let r = cell * (0.1 + 0.15 * SceneHash.unit(ch, 48))
-                                hole = (x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r
-                            }
+                            hole = clusterHole(x, y, key: clusterKey, cell: cell, invCell: invCell)
                         }
                     }
                     if !hole && s.flyingPixels && !hit.clear {
-                        var lo = d, hi = d
-                        var samples = (0.0, 0.0, 0.0, 0.0)
-                        let wl = SceneGeometry.wallDepth(x - fdx), wr = SceneGeometry.wallDepth(x + fdx)
-                        samples.0 = depthHit(x - fdx, y - fdy, wallZ: wl).depth
-                        samples.1 = depthHit(x + fdx, y - fdy, wallZ: wr).depth
-                        samples.2 = depthHit(x - fdx, y + fdy, wallZ: wl).depth
-                        samples.3 = depthHit(x + fdx, y + fdy, wallZ: wr).depth
-                        lo = min(lo, samples.0, samples.1, samples.2, samples.3)
-                        hi = max(hi, samples.0, samples.1, samples.2, samples.3)
-                        if hi - lo > 0.1 {
-                            let mid = 0.5 * (lo + hi)
-                            var far = 0.0
-                            if samples.0 > mid { far += 0.25 }
-                            if samples.1 > mid { far += 0.25 }
-                            if samples.2 > mid { far += 0.25 }
-                            if samples.3 > mid { far += 0.25 }
-                            if s.edgeJitter {
-                                // either side: near when the far share, less a
-                                // fattening bias, plus a fresh draw is under half
-                                d = far - 0.15 + 0.35 * SceneHash.gaussian(rnd2) < 0.5 ? lo : hi
-                            } else {
-                                var f = far + 0.4 * (SceneHash.unit(rnd2, 16) - 0.5)
-                                f = f < 0.15 ? 0.15 : (f > 0.85 ? 0.85 : f)
-                                d = lo + (hi - lo) * f
-                            }
-                        }
+                        d = flyingDepth(x, y, d, fdx: fdx, fdy: fdy, draw: rnd2, edgeJitter: s.edgeJitter)
                     }
                     var v: UInt16 = 0
                     if !hole {
@@ -398,5 +385,57 @@ extension RGBDScene {
             }
         }
         if s.filtered { Self.filterDepth(base: base, width: w, height: h, stride: stride, radius: max(1, w / 320)) }
+    }
+
+    /// Whether ray (x, y) falls in a cluster hole: one cell in 25 of a
+    /// `cell`-metre grid holds a small disc (`key`: the clusters' draw).
+    @inline(__always)
+    private func clusterHole(_ x: Double, _ y: Double, key clusterKey: UInt64, cell: Double, invCell: Double) -> Bool {
+        let ci = sceneFloor(x * invCell), cj = sceneFloor(y * invCell)
+        let ch = SceneHash.hash(clusterKey, Int(ci), Int(cj))
+        if SceneHash.unit(ch, 0) < 0.04 {
+            let cx = (ci + 0.25 + 0.5 * SceneHash.unit(ch, 16)) * cell
+            let cy = (cj + 0.25 + 0.5 * SceneHash.unit(ch, 32)) * cell
+            let r = cell * (0.1 + 0.15 * SceneHash.unit(ch, 48))
+            return (x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r
+        }
+        return false
+    }
+
+    /// A flying pixel at ray (x, y) of depth d: where the four samples
+    /// (±fdx, ±fdy) around it span a step, the depth is mixed between the
+    /// two sides (`draw`: this pixel's random bits), or taken from one side
+    /// (`edgeJitter`).
+    @inline(__always)
+    private func flyingDepth(_ x: Double, _ y: Double, _ d: Double, fdx: Double, fdy: Double, draw rnd2: UInt64,
+                             edgeJitter: Bool) -> Double {
+        var d = d
+        var lo = d, hi = d
+        var samples = (0.0, 0.0, 0.0, 0.0)
+        let wl = SceneGeometry.wallDepth(x - fdx), wr = SceneGeometry.wallDepth(x + fdx)
+        samples.0 = depthHit(x - fdx, y - fdy, wallZ: wl).depth
+        samples.1 = depthHit(x + fdx, y - fdy, wallZ: wr).depth
+        samples.2 = depthHit(x - fdx, y + fdy, wallZ: wl).depth
+        samples.3 = depthHit(x + fdx, y + fdy, wallZ: wr).depth
+        lo = min(lo, samples.0, samples.1, samples.2, samples.3)
+        hi = max(hi, samples.0, samples.1, samples.2, samples.3)
+        if hi - lo > 0.1 {
+            let mid = 0.5 * (lo + hi)
+            var far = 0.0
+            if samples.0 > mid { far += 0.25 }
+            if samples.1 > mid { far += 0.25 }
+            if samples.2 > mid { far += 0.25 }
+            if samples.3 > mid { far += 0.25 }
+            if edgeJitter {
+                // either side: near when the far share, less a
+                // fattening bias, plus a fresh draw is under half
+                d = far - 0.15 + 0.35 * SceneHash.gaussian(rnd2) < 0.5 ? lo : hi
+            } else {
+                var f = far + 0.4 * (SceneHash.unit(rnd2, 16) - 0.5)
+                f = f < 0.15 ? 0.15 : (f > 0.85 ? 0.85 : f)
+                d = lo + (hi - lo) * f
+            }
+        }
+        return d
     }
 }

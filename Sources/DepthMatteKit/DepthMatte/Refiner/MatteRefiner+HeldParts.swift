@@ -53,34 +53,13 @@ extension MatteRefiner {
         held.frame &+= 1
         let now = held.frame, last = now &- 1
         let unknown = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
-        let background = DepthLabel.background.rawValue
         let minArea = max(16, Int(heldPartArea * Float(n)))
         for i in 0..<n { visited[i] = 0 }
         var takenPixels = 0
         for start in 0..<n where label[start] == unknown && visited[start] == 0 {
-            // the component, breadth first (`members` is the queue)
-            var head = 0, tail = 1
-            // (`visited`: 2 for this component's holes while it is looked
-            // at, 1 for those of components done)
-            members[0] = Int32(start); visited[start] = 2
-            var nS = 0, nB = 0
-            var x0 = w, x1 = 0, y0 = h, y1 = 0
-            while head < tail {
-                let i = Int(members[head]); head += 1
-                let x = i % w, y = i / w
-                x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
-                @inline(__always) func look(_ j: Int) {
-                    let v = label[j]
-                    if v == unknown {
-                        if visited[j] == 0 { visited[j] = 2; members[tail] = Int32(j); tail += 1 }
-                    } else if v == subject { nS += 1 } else { nB += 1 }
-                }
-                if x > 0 { look(i - 1) }
-                if x + 1 < w { look(i + 1) }
-                if y > 0 { look(i - w) }
-                if y + 1 < h { look(i + w) }
-            }
-            let area = tail
+            // the component, breadth first (`members` holds it)
+            let (area, nS, nB, x0, x1, y0, y1) = Self.holeComponent(from: start, label: label, width: w, height: h,
+                                                                  visited: visited, members: members)
             defer { for m in 0..<area { visited[Int(members[m])] = 1 } }
             guard area >= minArea, nS > 0, Float(nS) >= heldPartShare * Float(nS + nB) else { continue }
             var before = 0
@@ -91,51 +70,10 @@ extension MatteRefiner {
             // `visited` until the box is done)
             let gx0 = max(0, x0 - heldPartMargin), gx1 = min(w - 1, x1 + heldPartMargin)
             let gy0 = max(0, y0 - heldPartMargin), gy1 = min(h - 1, y1 + heldPartMargin)
-            for y in gy0...gy1 {
-                for x in gx0...gx1 {
-                    let i = y * w + x
-                    let l = MatteRefiner.cellLuma(video, x: x, y: y, width: w, height: h)
-                    if held.measured[i] == last {
-                        visited[i] |= 4
-                        if abs(l - held.luma[i]) > heldPartChange { visited[i] |= 8 }
-                    }
-                    held.luma[i] = l; held.measured[i] = now
-                }
-            }
+            measureLuma(video, gx0, gx1, gy0, gy1, width: w, height: h, visited: visited, now: now, last: last)
             if !take {
-                // its edge to the room: its holes next to background readings
-                // and those readings; the room: background readings with no
-                // hole within 2 px; and the mean luma of the component and of
-                // the readings next to it
-                var edge = 0, edgeMoved = 0, room = 0, roomMoved = 0
-                var lumaIn: Float = 0, lumaOut: Float = 0, nOut = 0
-                for m in 0..<area { lumaIn += held.luma[Int(members[m])] }
-                for y in gy0...gy1 {
-                    for x in gx0...gx1 {
-                        let i = y * w + x
-                        let v = label[i], f = visited[i], had = f & 4 != 0, moved = f & 8 != 0
-                        if v == unknown {
-                            if had && f & 3 == 2 && nextTo(label, i, x, y, w, h, background) {
-                                edge += 1; if moved { edgeMoved += 1 }
-                            }
-                        } else if v == background {
-                            if (x > 0 && visited[i - 1] & 3 == 2) || (x + 1 < w && visited[i + 1] & 3 == 2)
-                                || (y > 0 && visited[i - w] & 3 == 2) || (y + 1 < h && visited[i + w] & 3 == 2) {
-                                lumaOut += held.luma[i]; nOut += 1
-                                if had { edge += 1; if moved { edgeMoved += 1 } }
-                            } else if had && !holeWithin(label, x, y, w, h, 2) {
-                                room += 1; if moved { roomMoved += 1 }
-                            }
-                        }
-                    }
-                }
-                // (a pocket of wall or floor seen between an arm and the body
-                // has the room's colours; a carried part, its own)
-                let apart = nOut > 0 && abs(lumaIn / Float(area) - lumaOut / Float(nOut)) >= heldPartContrast
-                if edge >= 4 && apart {
-                    let fEdge = Float(edgeMoved) / Float(edge), fRoom = room > 0 ? Float(roomMoved) / Float(room) : 0
-                    take = fEdge >= heldPartMotion && fEdge >= heldPartRatio * fRoom
-                }
+                take = edgeMoved(label: label, visited: visited, members: members, area: area,
+                                 gx0, gx1, gy0, gy1, width: w, height: h)
             }
             for y in gy0...gy1 { for x in gx0...gx1 { visited[y * w + x] &= 3 } }
             if take {
@@ -147,6 +85,101 @@ extension MatteRefiner {
             }
         }
         return takenPixels
+    }
+
+    /// A component of holes, breadth first from `start` (`members` is the
+    /// queue and ends holding its pixels; `visited` 2 marks them): its area,
+    /// its subject and background neighbour counts, and its box.
+    @inline(__always)
+    private static func holeComponent(from start: Int, label: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int,
+                                      visited: UnsafeMutablePointer<UInt8>, members: UnsafeMutablePointer<Int32>)
+        -> (area: Int, nS: Int, nB: Int, x0: Int, x1: Int, y0: Int, y1: Int) {
+        let unknown = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
+        var head = 0, tail = 1
+        // (`visited`: 2 for this component's holes while it is looked
+        // at, 1 for those of components done)
+        members[0] = Int32(start); visited[start] = 2
+        var nS = 0, nB = 0
+        var x0 = w, x1 = 0, y0 = h, y1 = 0
+        while head < tail {
+            let i = Int(members[head]); head += 1
+            let x = i % w, y = i / w
+            x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+            @inline(__always) func look(_ j: Int) {
+                let v = label[j]
+                if v == unknown {
+                    if visited[j] == 0 { visited[j] = 2; members[tail] = Int32(j); tail += 1 }
+                } else if v == subject { nS += 1 } else { nB += 1 }
+            }
+            if x > 0 { look(i - 1) }
+            if x + 1 < w { look(i + 1) }
+            if y > 0 { look(i - w) }
+            if y + 1 < h { look(i + w) }
+        }
+        return (tail, nS, nB, x0, x1, y0, y1)
+    }
+
+    /// The cell luma over the box gx0...gx1 x gy0...gy1 into `held.luma`,
+    /// measured now; where it was measured last frame too, whether it moved
+    /// (bits 4 and 8 of `visited` until the box is done).
+    private mutating func measureLuma(_ video: RGBImageView, _ gx0: Int, _ gx1: Int, _ gy0: Int, _ gy1: Int,
+                                      width w: Int, height h: Int, visited: UnsafeMutablePointer<UInt8>,
+                                      now: UInt32, last: UInt32) {
+        for y in gy0...gy1 {
+            for x in gx0...gx1 {
+                let i = y * w + x
+                let l = MatteRefiner.cellLuma(video, x: x, y: y, width: w, height: h)
+                if held.measured[i] == last {
+                    visited[i] |= 4
+                    if abs(l - held.luma[i]) > heldPartChange { visited[i] |= 8 }
+                }
+                held.luma[i] = l; held.measured[i] = now
+            }
+        }
+    }
+
+    /// Whether the component (`members` ..< `area`, `visited` 2) moved
+    /// with its edge to the room and apart from the room itself (see
+    /// `takeHeldParts`), over its box gx0...gx1 x gy0...gy1.
+    private func edgeMoved(label: UnsafeMutablePointer<UInt8>, visited: UnsafeMutablePointer<UInt8>,
+                           members: UnsafeMutablePointer<Int32>, area: Int,
+                           _ gx0: Int, _ gx1: Int, _ gy0: Int, _ gy1: Int, width w: Int, height h: Int) -> Bool {
+        let unknown = DepthLabel.unknown.rawValue, background = DepthLabel.background.rawValue
+        var take = false
+        // its edge to the room: its holes next to background readings
+        // and those readings; the room: background readings with no
+        // hole within 2 px; and the mean luma of the component and of
+        // the readings next to it
+        var edge = 0, edgeMoved = 0, room = 0, roomMoved = 0
+        var lumaIn: Float = 0, lumaOut: Float = 0, nOut = 0
+        for m in 0..<area { lumaIn += held.luma[Int(members[m])] }
+        for y in gy0...gy1 {
+            for x in gx0...gx1 {
+                let i = y * w + x
+                let v = label[i], f = visited[i], had = f & 4 != 0, moved = f & 8 != 0
+                if v == unknown {
+                    if had && f & 3 == 2 && nextTo(label, i, x, y, w, h, background) {
+                        edge += 1; if moved { edgeMoved += 1 }
+                    }
+                } else if v == background {
+                    if (x > 0 && visited[i - 1] & 3 == 2) || (x + 1 < w && visited[i + 1] & 3 == 2)
+                        || (y > 0 && visited[i - w] & 3 == 2) || (y + 1 < h && visited[i + w] & 3 == 2) {
+                        lumaOut += held.luma[i]; nOut += 1
+                        if had { edge += 1; if moved { edgeMoved += 1 } }
+                    } else if had && !holeWithin(label, x, y, w, h, 2) {
+                        room += 1; if moved { roomMoved += 1 }
+                    }
+                }
+            }
+        }
+        // (a pocket of wall or floor seen between an arm and the body
+        // has the room's colours; a carried part, its own)
+        let apart = nOut > 0 && abs(lumaIn / Float(area) - lumaOut / Float(nOut)) >= heldPartContrast
+        if edge >= 4 && apart {
+            let fEdge = Float(edgeMoved) / Float(edge), fRoom = room > 0 ? Float(roomMoved) / Float(room) : 0
+            take = fEdge >= heldPartMotion && fEdge >= heldPartRatio * fRoom
+        }
+        return take
     }
 
     /// The mean luma ((R + 2G + B) / 4, 0-1) of the video under depth cell (x, y).

@@ -41,69 +41,20 @@ public struct MotionEstimator {
     mutating func estimate(previous p: UnsafePointer<Float>, current c: UnsafePointer<Float>, width w: Int, height h: Int,
                            outlier: Float, iterations: Int = 4) {
         dx = 0; dy = 0; before = 0; after = 0; worse = 0
-        let m = 3  // border: the shift never reads outside
+        let m = Self.border
         guard w > 2 * m + 8, h > 2 * m + 8 else { return }
         let q = MotionEstimator.regionSide
-        // the sampled rows and columns in q bands each (the regions of a
-        // q x q grid: a shift that explains a moving person makes the still
-        // room around it worse)
-        @inline(__always) func bandEnd(_ b: Int, _ n: Int) -> Int { b == q - 1 ? n - m : m + (b + 1) * (n - 2 * m) / q }
-        /// `body(x, y, region)` at every sampled pixel.
-        @inline(__always) func samples(_ body: (Int, Int, Int) -> Void) {
-            var y = m
-            for by in 0..<q {
-                let yEnd = bandEnd(by, h)
-                while y < yEnd {
-                    var x = m
-                    for bx in 0..<q {
-                        let xEnd = bandEnd(bx, w)
-                        while x < xEnd { body(x, y, by * q + bx); x += 2 }
-                    }
-                    y += 2
-                }
-            }
-        }
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * q * q) { re in
             re.initialize(repeating: 0)
             let tau2 = outlier * outlier
-            // first step, at no shift: the mean of both pictures' central
-            // differences for the gradient (no first-order bias)
-            var a11: Double = 0, a12: Double = 0, a22: Double = 0, b1: Double = 0, b2: Double = 0
-            var e0: Double = 0, count = 0
-            samples { x, y, k in
-                let i = y * w + x
-                let r: Float = c[i] - p[i]
-                let gx: Float = 0.25 * (c[i + 1] - c[i - 1] + p[i + 1] - p[i - 1])
-                let gy: Float = 0.25 * (c[i + w] - c[i - w] + p[i + w] - p[i - w])
-                a11 += Double(gx * gx); a12 += Double(gx * gy); a22 += Double(gy * gy)
-                b1 += Double(gx * r); b2 += Double(gy * r)
-                e0 += Double(r * r); count += 1
-                re[k] += Double(r * r)
-            }
+            // first step, at no shift
+            var (s, e0, count) = Self.unshiftedSums(p, c, w, h, regions: re.baseAddress!)
             before = Float(e0 / Double(max(count, 1)))
             after = before
             var vx: Float = 0, vy: Float = 0
             for it in 0..<iterations {
-                if it > 0 {
-                    // the previous luma at (x − v), bilinear, and its gradient
-                    // (residuals over `outlier` count less)
-                    let fx = (-vx).rounded(.down), fy = (-vy).rounded(.down)
-                    let ix = Int(fx), iy = Int(fy), tx = -vx - fx, ty = -vy - fy
-                    a11 = 0; a12 = 0; a22 = 0; b1 = 0; b2 = 0
-                    samples { x, y, _ in
-                        let sy = min(max(y + iy, 1), h - 3), sx = min(max(x + ix, 1), w - 3)
-                        let r0 = p + sy * w, r1 = r0 + w, r2 = r1 + w, rm = r0 - w
-                        let i = y * w + x
-                        let warped = lerp2(r0, r1, sx, sx + 1, tx, ty)
-                        let wx: Float = lerp2(r0, r1, sx + 1, sx + 2, tx, ty) - lerp2(r0, r1, sx - 1, sx, tx, ty)
-                        let wy: Float = lerp2(r1, r2, sx, sx + 1, tx, ty) - lerp2(rm, r0, sx, sx + 1, tx, ty)
-                        let gx: Float = 0.25 * (c[i + 1] - c[i - 1] + wx), gy: Float = 0.25 * (c[i + w] - c[i - w] + wy)
-                        let r: Float = c[i] - warped
-                        let wgt: Float = 1 / (1 + r * r / tau2)
-                        a11 += Double(wgt * gx * gx); a12 += Double(wgt * gx * gy); a22 += Double(wgt * gy * gy)
-                        b1 += Double(wgt * gx * r); b2 += Double(wgt * gy * r)
-                    }
-                }
+                if it > 0 { s = Self.shiftedSums(p, c, w, h, vx, vy, tau2) }
+                let a11 = s.a11, a12 = s.a12, a22 = s.a22, b1 = s.b1, b2 = s.b2
                 let det = a11 * a22 - a12 * a12
                 if det <= 1e-12 * (a11 + a22) * (a11 + a22) || det <= 0 { return }
                 // c(x) ≈ p(x − v − δ) ≈ p(x − v) − ∇ · δ: the residual
@@ -116,20 +67,106 @@ public struct MotionEstimator {
                 if abs(dvx) < 0.002 && abs(dvy) < 0.002 { break }
             }
             // the residual with the final shift, per region too
-            let fx = (-vx).rounded(.down), fy = (-vy).rounded(.down)
-            let ix = Int(fx), iy = Int(fy), tx = -vx - fx, ty = -vy - fy
-            var e: Double = 0
-            samples { x, y, k in
-                let sy = min(max(y + iy, 0), h - 2), sx = min(max(x + ix, 0), w - 2)
-                let r0 = p + sy * w
-                let r: Float = c[y * w + x] - lerp2(r0, r0 + w, sx, sx + 1, tx, ty)
-                e += Double(r * r)
-                re[q * q + k] += Double(r * r)
-            }
+            let e = Self.residual(p, c, w, h, vx, vy, regions: re.baseAddress! + q * q)
             after = Float(e / Double(max(count, 1)))
             dx = vx; dy = vy
             for k in 0..<(q * q) where re[q * q + k] > 1.1 * re[k] + 1e-9 { worse += 1 }
         }
+    }
+
+    /// The border the shift never reads outside of.
+    static let border = 3
+
+    /// The least-squares system of a step: A = [a11 a12; a12 a22], b.
+    struct Normal {
+        var a11: Double = 0, a12: Double = 0, a22: Double = 0, b1: Double = 0, b2: Double = 0
+    }
+
+    /// `body(x, y, region)` at every sampled pixel of a `w` x `h` plane:
+    /// every second pixel of every second row inside the border, the rows
+    /// and columns in q bands each (the regions of a q x q grid: a shift
+    /// that explains a moving person makes the still room around it worse).
+    @inline(__always)
+    private static func samples(_ w: Int, _ h: Int, _ body: (Int, Int, Int) -> Void) {
+        let m = border, q = regionSide
+        @inline(__always) func bandEnd(_ b: Int, _ n: Int) -> Int { b == q - 1 ? n - m : m + (b + 1) * (n - 2 * m) / q }
+        var y = m
+        for by in 0..<q {
+            let yEnd = bandEnd(by, h)
+            while y < yEnd {
+                var x = m
+                for bx in 0..<q {
+                    let xEnd = bandEnd(bx, w)
+                    while x < xEnd { body(x, y, by * q + bx); x += 2 }
+                }
+                y += 2
+            }
+        }
+    }
+
+    /// The first step, at no shift: the mean of both pictures' central
+    /// differences for the gradient (no first-order bias). Returns the
+    /// system, the squared residual's sum and the sample count; adds each
+    /// region's squared residual to `re`.
+    @inline(__always)
+    private static func unshiftedSums(_ p: UnsafePointer<Float>, _ c: UnsafePointer<Float>, _ w: Int, _ h: Int,
+                                      regions re: UnsafeMutablePointer<Double>) -> (Normal, Double, Int) {
+        var a11: Double = 0, a12: Double = 0, a22: Double = 0, b1: Double = 0, b2: Double = 0
+        var e0: Double = 0, count = 0
+        samples(w, h) { x, y, k in
+            let i = y * w + x
+            let r: Float = c[i] - p[i]
+            let gx: Float = 0.25 * (c[i + 1] - c[i - 1] + p[i + 1] - p[i - 1])
+            let gy: Float = 0.25 * (c[i + w] - c[i - w] + p[i + w] - p[i - w])
+            a11 += Double(gx * gx); a12 += Double(gx * gy); a22 += Double(gy * gy)
+            b1 += Double(gx * r); b2 += Double(gy * r)
+            e0 += Double(r * r); count += 1
+            re[k] += Double(r * r)
+        }
+        return (Normal(a11: a11, a12: a12, a22: a22, b1: b1, b2: b2), e0, count)
+    }
+
+    /// A later step: the system against the previous luma at (x − v),
+    /// bilinear, and its gradient (residuals over the outlier level, tau2
+    /// its square, count less).
+    @inline(__always)
+    private static func shiftedSums(_ p: UnsafePointer<Float>, _ c: UnsafePointer<Float>, _ w: Int, _ h: Int,
+                                    _ vx: Float, _ vy: Float, _ tau2: Float) -> Normal {
+        let fx = (-vx).rounded(.down), fy = (-vy).rounded(.down)
+        let ix = Int(fx), iy = Int(fy), tx = -vx - fx, ty = -vy - fy
+        var a11: Double = 0, a12: Double = 0, a22: Double = 0, b1: Double = 0, b2: Double = 0
+        samples(w, h) { x, y, _ in
+            let sy = min(max(y + iy, 1), h - 3), sx = min(max(x + ix, 1), w - 3)
+            let r0 = p + sy * w, r1 = r0 + w, r2 = r1 + w, rm = r0 - w
+            let i = y * w + x
+            let warped = lerp2(r0, r1, sx, sx + 1, tx, ty)
+            let wx: Float = lerp2(r0, r1, sx + 1, sx + 2, tx, ty) - lerp2(r0, r1, sx - 1, sx, tx, ty)
+            let wy: Float = lerp2(r1, r2, sx, sx + 1, tx, ty) - lerp2(rm, r0, sx, sx + 1, tx, ty)
+            let gx: Float = 0.25 * (c[i + 1] - c[i - 1] + wx), gy: Float = 0.25 * (c[i + w] - c[i - w] + wy)
+            let r: Float = c[i] - warped
+            let wgt: Float = 1 / (1 + r * r / tau2)
+            a11 += Double(wgt * gx * gx); a12 += Double(wgt * gx * gy); a22 += Double(wgt * gy * gy)
+            b1 += Double(wgt * gx * r); b2 += Double(wgt * gy * r)
+        }
+        return Normal(a11: a11, a12: a12, a22: a22, b1: b1, b2: b2)
+    }
+
+    /// The squared residual's sum with the shift (vx, vy); adds each
+    /// region's to `re`.
+    @inline(__always)
+    private static func residual(_ p: UnsafePointer<Float>, _ c: UnsafePointer<Float>, _ w: Int, _ h: Int,
+                                 _ vx: Float, _ vy: Float, regions re: UnsafeMutablePointer<Double>) -> Double {
+        let fx = (-vx).rounded(.down), fy = (-vy).rounded(.down)
+        let ix = Int(fx), iy = Int(fy), tx = -vx - fx, ty = -vy - fy
+        var e: Double = 0
+        samples(w, h) { x, y, k in
+            let sy = min(max(y + iy, 0), h - 2), sx = min(max(x + ix, 0), w - 2)
+            let r0 = p + sy * w
+            let r: Float = c[y * w + x] - lerp2(r0, r0 + w, sx, sx + 1, tx, ty)
+            e += Double(r * r)
+            re[k] += Double(r * r)
+        }
+        return e
     }
 
     /// Move `plane` (`w` × `h`, `planes` consecutive planes `stride` floats

@@ -9,7 +9,7 @@ extension RefinePass {
     /// edge, the rest of 2.5's `flatContrast`; 2.7, snap to 0 and 1.
     /// Interior pixels keep their filled label.
     func output(_ ys: Range<Int>) {
-        let A = CM, dw = dw, dh = dh, gw = gw
+        let dw = dw, dh = dh, gw = gw
         let unknown = DepthLabel.unknown.rawValue
         let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
         let invK = 1 / Float(k)
@@ -44,75 +44,9 @@ extension RefinePass {
                 } else if inner == 0 {
                     m = 0
                 } else {
-                    let x0 = Int(outputColumns[3 * x + 1]), x1 = Int(outputColumns[3 * x + 2])
-                    let tx = outputWeights[x]
-                    let w00 = (1 - tx) * (1 - ty), w01 = tx * (1 - ty), w10 = (1 - tx) * ty, w11 = tx * ty
-                    let i00 = y0 * dw + x0, i01 = y0 * dw + x1, i10 = y1 * dw + x0, i11 = y1 * dw + x1
-                    @inline(__always) func up(_ c: Coefficient) -> Float {
-                        let a = A[c]
-                        return a[i00] * w00 + a[i01] * w01 + a[i10] * w10 + a[i11] * w11
-                    }
-                    let ar = up(.aR), ag = up(.aG), ab = up(.aB)
-                    let ir = grid[.r][o], ig = grid[.g][o], ib = grid[.b][o]
-                    let fit = ar * ir + ag * ig + ab * ib + up(.b)
-                    m = fit
-                    // (the depth-resolution range: also whether the coarse fit has an
-                    // edge here at all, for step 3's colour detail below)
-                    var spread: Float = 1
-                    if rangeClamp {
-                        let a00 = low[i00], a01 = low[i01], a10 = low[i10], a11 = low[i11]
-                        let lo = min(a00, a01, a10, a11), hi = max(a00, a01, a10, a11)
-                        m = min(max(m, lo), hi)
-                        spread = hi - lo
-                    }
-                    // 2.5
-                    m = (m - 0.5) * contrast + 0.5
-                    // (where the coarse fit has no edge, `flatContrast`, after 2.6)
-                    if spread < detailMinSpread { flat = flatContrast / contrast }
-                    if detail != nil && spread >= detailMinSpread && m == (fit - 0.5) * contrast + 0.5
-                        && m > -0.5 && m < 1.5 {
-                        // (only across an edge of the coarse fit (`detailMinSpread`);
-                        // not where the range
-                        // clamp held the model back; where the
-                        // contrast saturates, the model's overshoot (up to 0.5) stays
-                        // in the offset, so a video pixel whose colour differs from
-                        // the cell's mean can still cross to the other side)
-                        let sum = abs(ar) + abs(ag) + abs(ab)
-                        let c = contrast * min(1, detailGainLimit / max(sum * contrast, 1e-9))
-                        let over = m - min(max(m, 0), 1)
-                        g = F4(c * ar, c * ag, c * ab, c * (ar * ir + ag * ig + ab * ib) - over)
-                    }
-                    m = min(max(m, 0), 1)
-                    if !(m == m) { m = 0 }
+                    (m, flat, g) = model(x, y0, y1, ty, o)
                 }
-                if blend && colourNoise <= 0 {
-                    // 2.6
-                    let prev = previous[o]
-                    let w = min(1, base + gain * abs(m - prev))
-                    m = prev + w * (m - prev)
-                } else if colourNoise > 0 {
-                    // 2.6 with colour evidence (`colourNoise`): how far the colour
-                    // moved at this pixel since its matte was last set (a slow
-                    // drift adds up until it counts)
-                    let gr = grid[.r][o], gg = grid[.g][o], gb = grid[.b][o]
-                    let pg = previousGuide + o, gs = gw * gh
-                    var held = false
-                    if blend {
-                        let prev = previous[o]
-                        let dm = abs(m - prev)
-                        let dc = max(abs(gr - pg[0]), abs(gg - pg[gs]), abs(gb - pg[2 * gs]))
-                        let moved = min(1, max(0, dc - colourNoise) / colourNoise)
-                        if dm <= hold * (1 - moved) {
-                            // the colour did not change: only the depth's noise did
-                            m = prev + leak * (m - prev)
-                            held = true
-                        } else {
-                            let w = min(1, base + gain * dm + moved)
-                            m = prev + w * (m - prev)
-                        }
-                    }
-                    if !held { pg[0] = gr; pg[gs] = gg; pg[2 * gs] = gb }
-                }
+                m = smoothed(m, o)
                 // 2.7 (2.6 keeps the value before the rest of `flatContrast`)
                 m = m < lo ? 0 : (m > hi ? 1 : m)
                 previous[o] = m
@@ -125,5 +59,95 @@ extension RefinePass {
                 if let detail { storeF4(g, detail + 4 * o) }
             }
         }
+    }
+
+    /// 2.4 and 2.5 at output pixel o (column x, between depth rows y0 and
+    /// y1 at weight ty): the colour model's matte, clamped to 0...1; the
+    /// rest of `flatContrast` to apply after 2.6 (1: none); and step 3's
+    /// colour detail gain (zero where the model has no say).
+    @inline(__always)
+    private func model(_ x: Int, _ y0: Int, _ y1: Int, _ ty: Float, _ o: Int) -> (Float, Float, F4) {
+        let A = CM
+        var m: Float
+        var flat: Float = 1
+        var g = F4(repeating: 0)
+        let x0 = Int(outputColumns[3 * x + 1]), x1 = Int(outputColumns[3 * x + 2])
+        let tx = outputWeights[x]
+        let w00 = (1 - tx) * (1 - ty), w01 = tx * (1 - ty), w10 = (1 - tx) * ty, w11 = tx * ty
+        let i00 = y0 * dw + x0, i01 = y0 * dw + x1, i10 = y1 * dw + x0, i11 = y1 * dw + x1
+        @inline(__always) func up(_ c: Coefficient) -> Float {
+            let a = A[c]
+            return a[i00] * w00 + a[i01] * w01 + a[i10] * w10 + a[i11] * w11
+        }
+        let ar = up(.aR), ag = up(.aG), ab = up(.aB)
+        let ir = grid[.r][o], ig = grid[.g][o], ib = grid[.b][o]
+        let fit = ar * ir + ag * ig + ab * ib + up(.b)
+        m = fit
+        // (the depth-resolution range: also whether the coarse fit has an
+        // edge here at all, for step 3's colour detail below)
+        var spread: Float = 1
+        if rangeClamp {
+            let a00 = low[i00], a01 = low[i01], a10 = low[i10], a11 = low[i11]
+            let lo = min(a00, a01, a10, a11), hi = max(a00, a01, a10, a11)
+            m = min(max(m, lo), hi)
+            spread = hi - lo
+        }
+        // 2.5
+        m = (m - 0.5) * contrast + 0.5
+        // (where the coarse fit has no edge, `flatContrast`, after 2.6)
+        if spread < detailMinSpread { flat = flatContrast / contrast }
+        if detail != nil && spread >= detailMinSpread && m == (fit - 0.5) * contrast + 0.5
+            && m > -0.5 && m < 1.5 {
+            // (only across an edge of the coarse fit (`detailMinSpread`);
+            // not where the range
+            // clamp held the model back; where the
+            // contrast saturates, the model's overshoot (up to 0.5) stays
+            // in the offset, so a video pixel whose colour differs from
+            // the cell's mean can still cross to the other side)
+            let sum = abs(ar) + abs(ag) + abs(ab)
+            let c = contrast * min(1, detailGainLimit / max(sum * contrast, 1e-9))
+            let over = m - min(max(m, 0), 1)
+            g = F4(c * ar, c * ag, c * ab, c * (ar * ir + ag * ig + ab * ib) - over)
+        }
+        m = min(max(m, 0), 1)
+        if !(m == m) { m = 0 }
+        return (m, flat, g)
+    }
+
+    /// 2.6 at output pixel o: the matte m smoothed against last frame's
+    /// (`previous`), by the depth's change alone or with the colour's
+    /// evidence (`colourNoise`, which also updates `previousGuide`).
+    @inline(__always)
+    private func smoothed(_ m: Float, _ o: Int) -> Float {
+        var m = m
+        if blend && colourNoise <= 0 {
+            // 2.6
+            let prev = previous[o]
+            let w = min(1, base + gain * abs(m - prev))
+            m = prev + w * (m - prev)
+        } else if colourNoise > 0 {
+            // 2.6 with colour evidence (`colourNoise`): how far the colour
+            // moved at this pixel since its matte was last set (a slow
+            // drift adds up until it counts)
+            let gr = grid[.r][o], gg = grid[.g][o], gb = grid[.b][o]
+            let pg = previousGuide + o, gs = gw * gh
+            var held = false
+            if blend {
+                let prev = previous[o]
+                let dm = abs(m - prev)
+                let dc = max(abs(gr - pg[0]), abs(gg - pg[gs]), abs(gb - pg[2 * gs]))
+                let moved = min(1, max(0, dc - colourNoise) / colourNoise)
+                if dm <= hold * (1 - moved) {
+                    // the colour did not change: only the depth's noise did
+                    m = prev + leak * (m - prev)
+                    held = true
+                } else {
+                    let w = min(1, base + gain * dm + moved)
+                    m = prev + w * (m - prev)
+                }
+            }
+            if !held { pg[0] = gr; pg[gs] = gg; pg[2 * gs] = gb }
+        }
+        return m
     }
 }

@@ -390,25 +390,7 @@ public struct MatteRefiner {
         if cameraMotion { s.motion.reserve(gn) }
 
         // 2.1 and 2.2 (serial: each pass of the fill reads the whole previous pass)
-        MatteRefiner.threeStateMask(depth, scale: scale, cutoff: cutoff, into: s.label.base)
-        // (with shadow readings, the shadow runs are marked in the mask itself
-        // and the fill copies them; otherwise only the fill's copy gets them)
-        let readings = shadowFill && shadowReadings
-        let sides = shadowFill ? shadowSides(s.label.base, width: dw, height: dh) : .both
-        lastShadowSides = sides
-        if readings {
-            MatteRefiner.shadowsAsReadings(labelPlane: s.label.base, width: dw, height: dh, shadowMargin: shadowMargin,
-                                           sides: sides)
-        }
-        if readings && heldParts && temporal {
-            // (the fill's spare plane is free until the fill: it holds the
-            // components' marks)
-            takeHeldParts(label: s.label.base, width: dw, height: dh, video: video, visited: s.spare.base,
-                          members: s.members.base)
-        }
-        MatteRefiner.fillUnknown(labelPlane: s.label.base, filledPlane: s.filled.base, sparePlane: s.spare.base,
-                                 width: dw, height: dh, passes: fillPasses, shadows: shadowFill && !readings,
-                                 shadowMargin: shadowMargin, shadowSides: sides)
+        labelAndFill(depth, scale: scale, cutoff: cutoff, video: video, temporal: temporal, scratch: s)
         s.gridRanges(video, width: gw, height: gh)
         s.outputColumns(gridWidth: gw, depthWidth: dw, k: k)
 
@@ -456,6 +438,33 @@ public struct MatteRefiner {
             }
         }}}}}}
         self.motion = motion
+    }
+
+    /// 2.1 and 2.2: the three-state mask of `depth` into `s.label`, the
+    /// occlusion shadows (as readings or for the fill), the held parts, and
+    /// the filled label into `s.filled`.
+    private mutating func labelAndFill(_ depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView,
+                                       temporal: Bool, scratch s: RefineScratch) {
+        let dw = depth.width, dh = depth.height
+        MatteRefiner.threeStateMask(depth, scale: scale, cutoff: cutoff, into: s.label.base)
+        // (with shadow readings, the shadow runs are marked in the mask itself
+        // and the fill copies them; otherwise only the fill's copy gets them)
+        let readings = shadowFill && shadowReadings
+        let sides = shadowFill ? shadowSides(s.label.base, width: dw, height: dh) : .both
+        lastShadowSides = sides
+        if readings {
+            MatteRefiner.shadowsAsReadings(labelPlane: s.label.base, width: dw, height: dh, shadowMargin: shadowMargin,
+                                           sides: sides)
+        }
+        if readings && heldParts && temporal {
+            // (the fill's spare plane is free until the fill: it holds the
+            // components' marks)
+            takeHeldParts(label: s.label.base, width: dw, height: dh, video: video, visited: s.spare.base,
+                          members: s.members.base)
+        }
+        MatteRefiner.fillUnknown(labelPlane: s.label.base, filledPlane: s.filled.base, sparePlane: s.spare.base,
+                                 width: dw, height: dh, passes: fillPasses, shadows: shadowFill && !readings,
+                                 shadowMargin: shadowMargin, shadowSides: sides)
     }
 }
 

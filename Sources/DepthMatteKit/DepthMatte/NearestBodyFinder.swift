@@ -1,0 +1,63 @@
+/// The depth-only subject finder: the nearest large connected body.
+///
+/// A surface is a candidate when its distance-independent size
+/// (`DepthComponents.physicalSize`: area fraction x depth²) reaches
+/// `minSize` (a raised cup, a hand alone or a stray reading does not), when
+/// it is not floor-like (reaching the bottom of the picture and receding
+/// upwards), and when its top band lies within `depthRange`. Among the
+/// candidates the one whose top band (a person's head) is nearest wins.
+public struct NearestBodyFinder: Equatable {
+    /// Area fraction x depth² (m²·fraction): 0.02 is about a head and
+    /// shoulders at any distance for a 60-90° camera; a 8 cm cup at 0.6 m is
+    /// about 0.005.
+    public var minSize = 0.02
+    /// Fraction of the picture a candidate covers at least: a
+    /// head and shoulders at the far end of `depthRange` still cover about
+    /// 0.5 %; pieces of a floor 4-5 m away that holes and a far sensor's
+    /// quantisation steps cut apart (a few grid cells) reach `minSize` by
+    /// their depth alone and were taken for the subject in an empty room
+    /// (quality-bench "leaveRight, 2.5 m": the floor keyed after the subject left).
+    public var minArea = 0.002
+    /// Metres: bodies nearer or farther than this are ignored.
+    public var depthRange = 0.25...6.0
+    /// Metres of upward recession that makes a surface touching the bottom a floor.
+    public var floorRise = 0.25
+
+    public init() {}
+
+    /// Whether surface `k` can be the subject. A surface that `moved` into
+    /// view is no door jamb, however it touches a side: a person entering
+    /// at the picture's edge.
+    public func accepts(_ c: DepthComponents, _ k: Int, moved: Bool = false) -> Bool {
+        accepts(c, k, moved: moved, minSize: minSize)
+    }
+
+    private func accepts(_ c: DepthComponents, _ k: Int, moved: Bool, minSize: Double) -> Bool {
+        c.physicalSize(k) >= minSize && c.areaFraction(k) >= minArea && depthRange.contains(c.headDepth(k))
+            && !c.isFloorLike(k, rise: floorRise) && !c.isFloorPiece(k)
+            && (moved || !c.isEdgeSlab(k)) && !c.isBackdrop(k)
+    }
+
+    /// Whether surface `k`, which moved into view, is another person or a
+    /// part of one: as `accepts`, but a quarter of `minSize` is enough (a
+    /// head and shoulders leaving at the bottom of the picture, most of the
+    /// body already out of view).
+    public func acceptsMover(_ c: DepthComponents, _ k: Int) -> Bool {
+        accepts(c, k, moved: true, minSize: minSize / 4)
+    }
+
+    /// The subject surface and its head depth (metres), nil when no surface
+    /// qualifies. With `room`, a surface that moved into view (`RoomDepth`)
+    /// wins over any that did not, the nearest among each.
+    public func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
+        var best: (k: Int, d: Double, moved: Bool)? = nil
+        for k in 0..<c.count {
+            let m = room?.moved(k) ?? false
+            guard accepts(c, k, moved: m) else { continue }
+            let d = c.headDepth(k)
+            if let b = best, (b.moved && !m) || (b.moved == m && b.d <= d) { continue }
+            best = (k, d, m)
+        }
+        return best.map { (component: $0.k, headDepth: $0.d) }
+    }
+}
