@@ -72,7 +72,7 @@ public struct DepthMatteSettings: Equatable {
         m.focus = focusSettings
         m.depthScale = depthScale
         m.output = output == .alpha ? .alpha : output == .matte ? .matte : .composite
-        if frameDuration > 0 { m.frameDuration = frameDuration }
+        m.frameDuration = frameDuration
         return m
     }
 }

@@ -54,8 +54,10 @@ public struct MatteSettings: Equatable {
     public var lockHold: Double = 4.0
     /// Seconds: time constant with which the cutoff follows the subject.
     public var lockSmoothing: Double = 0.1
-    /// Seconds since the previous frame (the lock's clock).
-    public var frameDuration: Double = 1.0 / 30
+    /// Seconds since the previous frame (the lock's clock); 0 = unknown,
+    /// which the lock (the one place that reads it) takes as 1/30 s, as it
+    /// does a gap of 10 s or more.
+    public var frameDuration: Double = 0
     /// Focus modes (FocusMask.swift): a soft mask replaces the threshold; nil = threshold.
     public var focus: FocusSettings? = nil
     /// How the matte is refined: guided (default), original, none.

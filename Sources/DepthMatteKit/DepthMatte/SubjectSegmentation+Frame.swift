@@ -30,10 +30,7 @@ extension SubjectSegmentation {
         init(_ seg: SubjectSegmentation, depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView?) {
             let w = depth.width, h = depth.height
             self.w = w; self.h = h; n = w * h
-            // integer cutoff as DepthThreshold
-            let q = cutoff / scale
-            let limitD = (q + abs(q) * 1e-9).rounded(.down)
-            limit = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
+            limit = DepthThreshold.limit(cutoff: cutoff, scale: scale)
             self.scale = scale
             let fscale = Float(scale)
             self.fscale = fscale

@@ -3,14 +3,22 @@ public enum DepthThreshold {
     /// `mask = 1` where `0 < depth * scale <= cutoff` (metres), else `0`.
     /// `mask` is resized to the depth picture.
     public static func mask(depth: Depth16View, scale: Double, cutoff: Double, into mask: inout FloatPlane) {
-        // depth*scale <= cutoff  <=>  depth <= cutoff/scale; compare in integers.
-        // In binary floating point cutoff/scale often lands a hair below the
-        // whole number it stands for (0.7 / 0.001 = 699.9999999999999), which
-        // would drop a depth exactly at the cutoff: allow a tiny relative slack.
+        let limit = limit(cutoff: cutoff, scale: scale)
+        mask.set(fromDepth: depth) { d in (d != 0 && UInt32(d) <= limit) ? 1 : 0 }
+    }
+
+    /// The cutoff in depth units: a depth value `d` is near when
+    /// `0 < d <= limit`. depth*scale <= cutoff  <=>  depth <= cutoff/scale,
+    /// compared in integers. In binary floating point cutoff/scale often
+    /// lands a hair below the whole number it stands for (0.7 / 0.001 =
+    /// 699.9999999999999), which would drop a depth exactly at the cutoff: a
+    /// tiny relative slack is allowed. Every pass that splits near from far
+    /// (the threshold, the refiner's three-state mask, the segmentation)
+    /// uses this one conversion.
+    @inline(__always) public static func limit(cutoff: Double, scale: Double) -> UInt32 {
         let q = cutoff / scale
         let limitD = (q + abs(q) * 1e-9).rounded(.down)
-        let limit: UInt32 = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
-        mask.set(fromDepth: depth) { d in (d != 0 && UInt32(d) <= limit) ? 1 : 0 }
+        return !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
     }
 }
 

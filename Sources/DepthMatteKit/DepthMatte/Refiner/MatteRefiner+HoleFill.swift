@@ -16,9 +16,7 @@ extension MatteRefiner {
     /// values): the integer compare of `DepthThreshold` with 0 as unknown.
     static func threeStateMask(_ depth: Depth16View, scale: Double, cutoff: Double, into label: UnsafeMutablePointer<UInt8>) {
         let dw = depth.width, dh = depth.height
-        let q = cutoff / scale
-        let limitD = (q + abs(q) * 1e-9).rounded(.down)
-        let limit: UInt32 = !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))
+        let limit = DepthThreshold.limit(cutoff: cutoff, scale: scale)
         let unknown = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
         let background = DepthLabel.background.rawValue
         for y in 0..<dh {
