@@ -476,7 +476,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
 }
 
 
-// Issue 20 on REAL depth: QB_CLIP=dir[,dir...] runs clips made by
+// Real depth: QB_CLIP=dir[,dir...] runs clips made by
 // Benchmarks/real-clip.py (real colour and real structured-light disparity
 // turned into sensor-like depth; docs/steady-edges.md, "Real structured-light
 // depth") instead of the rgbdtestsrc tables: the original chain and the
@@ -589,7 +589,7 @@ for (dw, dh) in env("QB_NOMAIN") != nil || sensorOnly ? [] : depthSizes {
         }
     }
 }
-// Issue 20: scenes with surfaces nearer than the cutoff that are not the
+// Scenes with surfaces nearer than the cutoff that are not the
 // subject, and a subject walking in at the edge (mode=nearest, no face
 // metas), with the real-sensor artefacts on top. "distractor in" counts
 // pixels of the plant, chair, floor or door keyed in (sampled every 2nd
@@ -722,7 +722,7 @@ if env("QB_NOSCENES") == nil && !sensorOnly {
     }
 }
 
-// Issue 20, steady edges: real structured-light depth as the evaluation
+// Steady edges: real structured-light depth as the evaluation
 // measured it (quarter-resolution depth, disparity quantisation and
 // spatially correlated noise, noise, holes, flying pixels, misregistration
 // 1-2, the world 2.5x farther: the subject at 2.5 m, where a disparity step

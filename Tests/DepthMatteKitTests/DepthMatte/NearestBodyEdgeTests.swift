@@ -1,7 +1,7 @@
 import XCTest
 import DepthMatteKit
 
-/// The depth-only finder's issue-20 rules (NearestBody.swift): floors do not
+/// The depth-only finder's rules for what is no body (NearestBody.swift): floors do not
 /// merge with the feet, door jambs along an edge and backdrops are no body,
 /// but a subject that fills half the picture still is.
 final class NearestBodyEdgeTests: XCTestCase {
