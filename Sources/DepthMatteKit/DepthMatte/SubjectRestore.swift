@@ -51,6 +51,13 @@ public struct SubjectRestore {
     /// may lie (a hand held out at arm's length; not a chair or a desk
     /// between the camera and a subject standing metres behind it).
     public var reach: Float = 0.8
+    /// Metres: how far behind the seed a limb leaving the picture at the
+    /// bottom beside the kept body may lie (the far arm of a person in
+    /// profile hangs 15-25 cm behind the near shoulder or the face).
+    public var limbBehind = DepthStep(base: 0.25, gain: 0.02)
+    /// Columns of holes a limb may be parted from the kept body by (the
+    /// shadow band a depth camera leaves along a silhouette).
+    public var besideGap = 4
     /// Rounds of restoring pieces next to what is kept.
     public var rounds = 6
     /// Whether the pass runs at all (off: the segmentation's result stands).
@@ -62,12 +69,19 @@ public struct SubjectRestore {
     /// Per pixel: piece index, -1 = not a dropped pixel.
     private var piece: [Int32] = []
     private var stack: [Int32] = []
-    /// Per column: the first row with a reading within a quarter of the height (the top as the depth sees it).
-    private var topRow: [Int32] = []
+    /// Per column: the first and the last row with a reading within a
+    /// quarter of the height of the picture's top and bottom (those borders
+    /// as the depth sees them).
+    private var edgeRows: [Int32] = []
     private var pieces: [Piece] = []
 
     struct Piece {
         var area: Int32 = 0, floor: Int32 = 0, contacts: Int32 = 0
+        /// Pixels with a kept pixel of any depth within `besideGap` columns in their row.
+        var beside: Int32 = 0
+        /// Pixels whose upper neighbour is a reading beyond the cutoff (the
+        /// background shows above them).
+        var openAbove: Int32 = 0
         /// Sums of the piece's depths and of the kept depths it touches.
         var depthSum: Float = 0, contactSum: Float = 0
         var left = false, right = false, top = false, bottom = false
@@ -78,11 +92,11 @@ public struct SubjectRestore {
 
     /// Border flags of a pixel, as the depth sees the picture's sides.
     struct Borders {
-        let ends: UnsafePointer<Int32>, top: UnsafePointer<Int32>, w: Int, h: Int
+        let ends: UnsafePointer<Int32>, edges: UnsafePointer<Int32>, w: Int, h: Int
         @inline(__always) func left(_ x: Int, _ y: Int) -> Bool { x <= Int(ends[2 * y]) }
         @inline(__always) func right(_ x: Int, _ y: Int) -> Bool { x >= Int(ends[2 * y + 1]) }
-        @inline(__always) func top(_ x: Int, _ y: Int) -> Bool { y <= Int(top[x]) }
-        @inline(__always) func bottom(_ y: Int) -> Bool { y == h - 1 }
+        @inline(__always) func top(_ x: Int, _ y: Int) -> Bool { y <= Int(edges[2 * x]) }
+        @inline(__always) func bottom(_ x: Int, _ y: Int) -> Bool { y >= Int(edges[2 * x + 1]) }
     }
 
     public init() {}
@@ -100,15 +114,15 @@ public struct SubjectRestore {
         let w = original.width, h = original.height, n = w * h
         guard enabled, n > 0, limit < 65535, let seed = Self.seed(original, seeds, limit) else { return 0 }
         if piece.count < n { piece = [Int32](repeating: -1, count: n); stack.reserveCapacity(n) }
-        if topRow.count < w { topRow = [Int32](repeating: 0, count: w) }
-        Self.topRows(original, &topRow, limit: h / 4)
+        if edgeRows.count < 2 * w { edgeRows = [Int32](repeating: 0, count: 2 * w) }
+        Self.edgeRows(original, &edgeRows, limit: h / 4)
         // the per-pixel planes leave `self` while the passes (mutating) run
-        var pieceBuf = piece, topBuf = topRow
-        piece = []; topRow = []
-        defer { piece = pieceBuf; topRow = topBuf }
+        var pieceBuf = piece, edgeBuf = edgeRows
+        piece = []; edgeRows = []
+        defer { piece = pieceBuf; edgeRows = edgeBuf }
         return pieceBuf.withUnsafeMutableBufferPointer { pc in
-            topBuf.withUnsafeBufferPointer { tr in
-                let borders = Borders(ends: ends, top: tr.baseAddress!, w: w, h: h)
+            edgeBuf.withUnsafeBufferPointer { er in
+                let borders = Borders(ends: ends, edges: er.baseAddress!, w: w, h: h)
                 labelPieces(original, out, pc.baseAddress!, floorMark, borders, limit: limit, scale: scale)
                 var total = 0
                 for _ in 0..<rounds {
@@ -146,13 +160,20 @@ public struct SubjectRestore {
         return count > 0 ? Seed(depth: sum / Float(count), minX: minX, maxX: maxX, midY: (minY + maxY) / 2) : nil
     }
 
-    /// Per column, the first row with a reading when no more than `limit`
-    /// rows of holes lie above it (else row 0): a registered map's top band.
-    static func topRows(_ d: Depth16View, _ top: inout [Int32], limit: Int) {
+    /// Per column x, `edges[2x]`: the first row with a reading when no
+    /// more than `limit` rows of holes lie above it (else row 0), and
+    /// `edges[2x + 1]`: the last row with a reading when no more than
+    /// `limit` rows of holes lie below it (else the last row): a registered
+    /// map's bands of holes along the top and the bottom.
+    static func edgeRows(_ d: Depth16View, _ edges: inout [Int32], limit: Int) {
+        let last = d.height - 1
         for x in 0..<d.width {
             var y = 0
-            while y < limit && y < d.height - 1 && d.at(x, y) == 0 { y += 1 }
-            top[x] = d.at(x, y) != 0 ? Int32(y) : 0
+            while y < limit && y < last && d.at(x, y) == 0 { y += 1 }
+            edges[2 * x] = d.at(x, y) != 0 ? Int32(y) : 0
+            y = last
+            while last - y < limit && y > 0 && d.at(x, y) == 0 { y -= 1 }
+            edges[2 * x + 1] = d.at(x, y) != 0 ? Int32(y) : Int32(last)
         }
     }
 
@@ -177,8 +198,9 @@ public struct SubjectRestore {
                 let i = Int(top), x = i % w, y = i / w, v = Float(d.at(x, y))
                 p.area += 1; p.depthSum += v
                 if floorMark[i] & 8 != 0 { p.floor += 1 }
+                if y > 0, case let u = UInt32(d.at(x, y - 1)), u > limit { p.openAbove += 1 }
                 p.left = p.left || b.left(x, y); p.right = p.right || b.right(x, y)
-                p.top = p.top || b.top(x, y); p.bottom = p.bottom || b.bottom(y)
+                p.top = p.top || b.top(x, y); p.bottom = p.bottom || b.bottom(x, y)
                 p.minX = min(p.minX, Int32(x)); p.maxX = max(p.maxX, Int32(x)); p.minY = min(p.minY, Int32(y))
                 for dy in -1...1 where y + dy >= 0 && y + dy < h {
                     for dx in -1...1 where x + dx >= 0 && x + dx < w && (dx != 0 || dy != 0) {
@@ -201,12 +223,13 @@ public struct SubjectRestore {
                                   limit: UInt32, scale: Float) {
         let w = d.width, h = d.height
         let a = contact.base / scale, g = contact.gain
-        for k in pieces.indices { pieces[k].contacts = 0; pieces[k].contactSum = 0 }
+        for k in pieces.indices { pieces[k].contacts = 0; pieces[k].contactSum = 0; pieces[k].beside = 0 }
         for y in 0..<h {
             for x in 0..<w {
                 let id = Int(pc[y * w + x])
                 guard id >= 0, !pieces[id].restore else { continue }
                 let v = Float(d.at(x, y))
+                if Self.keptBeside(out, row: y * w, x: x, w: w, gap: besideGap, limit: limit) { pieces[id].beside += 1 }
                 var touching: Float = 0
                 for dy in -1...1 where y + dy >= 0 && y + dy < h && touching == 0 {
                     for dx in -1...1 where x + dx >= 0 && x + dx < w {
@@ -220,6 +243,18 @@ public struct SubjectRestore {
                 if touching > 0 { pieces[id].contacts += 1; pieces[id].contactSum += touching }
             }
         }
+    }
+
+    /// Whether a kept pixel (any depth at or nearer than the cutoff) lies
+    /// within `gap` columns left or right of (x, row) in that row.
+    @inline(__always)
+    static func keptBeside(_ out: UnsafeMutablePointer<UInt16>, row: Int, x: Int, w: Int, gap: Int,
+                           limit: UInt32) -> Bool {
+        for i in max(x - gap, 0)...min(x + gap, w - 1) where i != x {
+            let u = out[row + i]
+            if u != 0 && UInt32(u) <= limit { return true }
+        }
+        return false
     }
 
     /// Marks the pieces to put back this round; returns how many.
@@ -239,6 +274,7 @@ public struct SubjectRestore {
     /// both sides; not a pillar, a branch or a sofa reaching in from a side).
     static func isPersons(_ p: Piece, _ seed: Seed, _ s: SubjectRestore, _ scale: Float) -> Bool {
         if Float(p.floor) >= s.floorShare * Float(p.area) || p.top { return false }
+        if isLimb(p, seed, s, scale) { return true }
         if p.contacts == 0 {
             // apart in the picture: a hand or an object held in front of the
             // subject (other people are the lock's movers, seeds already)
@@ -259,6 +295,22 @@ public struct SubjectRestore {
                 && p.meanDepth >= seed.depth - s.behind.base / scale
         }
         return true
+    }
+
+    /// A limb leaving the picture at the bottom beside the kept body: it
+    /// reaches the bottom and neither side; it hangs from something, not
+    /// from the background (less than half its width has a reading beyond
+    /// the cutoff straight above it: a chair back's top edge has the wall
+    /// above it); a tenth of its pixels lie beside kept ones in their rows
+    /// (across the silhouette's shadow band, at any depth step); and it lies
+    /// between arm's reach in front of the seed and `limbBehind` behind it.
+    /// The far arm of a person in profile steps 10-20 cm back from the
+    /// torso's edge and would otherwise read as behind the subject.
+    static func isLimb(_ p: Piece, _ seed: Seed, _ s: SubjectRestore, _ scale: Float) -> Bool {
+        guard p.bottom, !(p.left || p.right), p.area >= s.minApartArea, 10 * p.beside >= p.area,
+              2 * p.openAbove < p.maxX - p.minX + 1 else { return false }
+        let behind = s.limbBehind.base / scale + s.limbBehind.gain * seed.depth
+        return p.meanDepth <= seed.depth + behind && p.meanDepth >= seed.depth - s.reach / scale
     }
 
     /// Writes the original depth of every restored piece back into `out`.
