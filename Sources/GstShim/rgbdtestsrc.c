@@ -13,9 +13,6 @@
  * head box is attached as a GstVideoRegionOfInterestMeta of type "face", as
  * facedetect does.
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
 #include <gst/gst.h>
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
