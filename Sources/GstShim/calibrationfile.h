@@ -22,7 +22,8 @@ typedef struct
 G_GNUC_INTERNAL gboolean dm_calibration_load (GstElement * element,
     gchar * const *property, DMLoadedCalibration * loaded);
 
-/* Free and zero what dm_calibration_load read (an element's free_more). */
+/* Free and zero what dm_calibration_load read (the shared finalize does, for
+ * an element with DM_ELEMENT_CALIBRATION). */
 G_GNUC_INTERNAL void dm_calibration_clear (DMLoadedCalibration * loaded);
 
 #endif

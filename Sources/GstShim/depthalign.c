@@ -220,12 +220,6 @@ static const DMPropSpec properties[] = {
 #include "depthalign_properties.def"
 };
 
-static void
-gst_depthalign_free_more (GObject * object)
-{
-  dm_calibration_clear (&GST_DEPTHALIGN (object)->calibration);
-}
-
 static const DMElementInfo element_info = {
   "Depth align", "Filter/Converter/Video",
   "Registers depth to the colour camera: depth from the depth camera's "
@@ -233,7 +227,7 @@ static const DMElementInfo element_info = {
       "(z-buffered, upsampling gaps filled without bridging steps, occlusion "
       "shadows 0), from a calibration JSON",
   DM_ELEMENT_PROPERTIES (properties), NULL, DM_ELEMENT_LAYOUT (GstDepthAlign),
-  {&sink_template, &src_template}, gst_depthalign_free_more
+  {&sink_template, &src_template}, NULL, DM_ELEMENT_CALIBRATION (GstDepthAlign)
 };
 
 static void

@@ -17,9 +17,6 @@
  * caps, the pairing by time and the per-frame step have files of their own
  * (depthmatte-private.h lists them).
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
 #include <unistd.h>
 #include "depthmatte-private.h"
 #include "element.h"

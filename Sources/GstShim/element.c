@@ -7,6 +7,7 @@
 #include "padlog.h"
 #include "dmcommon.h"
 #include "depthalign.h"
+#include "calibrationfile.h"
 
 typedef struct
 {
@@ -16,6 +17,7 @@ typedef struct
   gsize settings_offset;        /* of the instance's settings struct */
   gssize state_offset;          /* of the instance's Swift state, or -1 */
   void (*free_more) (GObject * object);
+  gsize calibration_offset;     /* of the instance's calibration, or 0 */
 } DMPropTable;
 
 G_DEFINE_QUARK (dm-prop-table, dm_prop_table);
@@ -163,6 +165,8 @@ dm_element_finalize (GObject * object)
     guint i;
     if (t->free_more)
       t->free_more (object);
+    if (t->calibration_offset)
+      dm_calibration_clear (G_STRUCT_MEMBER_P (object, t->calibration_offset));
     for (i = 0; i < t->n_specs; i++)
       if (t->specs[i].kind == DM_PROP_STRING)
         g_free (*(gchar **) G_STRUCT_MEMBER_P (object,
@@ -193,6 +197,7 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   t->settings_offset = info->settings_offset;
   t->state_offset = info->state_offset;
   t->free_more = info->free_more;
+  t->calibration_offset = info->calibration_offset;
   g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), dm_prop_table_quark (), t);
   gobject_class->set_property = dm_props_set_property;
   gobject_class->get_property = dm_props_get_property;

@@ -68,12 +68,18 @@ typedef struct
   /* What the instance owns beyond its settings and state, freed by the
    * shared finalize before those; or NULL */
   void (*free_more) (GObject * object);
+  /* DM_ELEMENT_CALIBRATION (Instance): where the instance keeps the
+   * DMLoadedCalibration (calibrationfile.h) it reads at start, cleared by the
+   * shared finalize; 0 for none (offset 0 is the parent instance, never a
+   * calibration) */
+  gsize calibration_offset;
 } DMElementInfo;
 
-/* The element's metadata; every row as a GObject property with the generic
- * set/get; with a `state_offset` (of the instance's `void *state`, the Swift
- * state made by dm_<element>_new; -1 for none) also a finalize that frees that
- * state and chains up. */
+/* The element's metadata and pad templates; every row as a GObject property
+ * with the generic set/get; a finalize that frees what the instance owns
+ * (free_more, the calibration, string settings and, with a `state_offset` (of
+ * the instance's `void *state`, the Swift state made by dm_<element>_new; -1
+ * for none), that state) and chains up. */
 void dm_element_class_init (gpointer klass, const DMElementInfo * info);
 
 /* Instance init, after the settings have their defaults: the `changed` hook
@@ -90,6 +96,9 @@ void dm_element_init (gpointer instance);
   G_STRUCT_OFFSET (Instance, settings), G_STRUCT_OFFSET (Instance, state)
 #define DM_ELEMENT_LAYOUT_NO_STATE(Instance) \
   G_STRUCT_OFFSET (Instance, settings), -1
+
+/* Where an instance keeps its `calibration`, for DMElementInfo. */
+#define DM_ELEMENT_CALIBRATION(Instance) G_STRUCT_OFFSET (Instance, calibration)
 
 /* The GstVideoFilter elements (depthview, depthalign, sparkle), on top of
  * dm_element_class_init: controlled properties follow the stream time

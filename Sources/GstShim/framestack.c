@@ -28,9 +28,6 @@
  * when an output is due. The output side (pool, push, message) is in
  * framestack-output.c.
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
 #include "framestack-private.h"
 #include "element.h"
 #include "elements.h"

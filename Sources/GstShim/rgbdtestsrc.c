@@ -13,9 +13,6 @@
  * head box is attached as a GstVideoRegionOfInterestMeta of type "face", as
  * facedetect does.
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
 #include <gst/gst.h>
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
@@ -548,19 +545,13 @@ gst_rgbd_test_src_property_changed (GObject * object, const DMPropSpec * spec,
     gst_base_src_set_live (GST_BASE_SRC (object), new_value != 0);
 }
 
-static void
-gst_rgbd_test_src_free_more (GObject * object)
-{
-  dm_calibration_clear (&GST_RGBD_TEST_SRC (object)->calibration);
-}
-
 static const DMElementInfo element_info = {
   "RGB-D test source", "Source/Video",
   "Synthetic RGB-D scene: colour, registered depth and ground-truth "
       "matte of a person in front of a plant and a wall",
   DM_ELEMENT_PROPERTIES (properties), gst_rgbd_test_src_property_changed,
   DM_ELEMENT_LAYOUT_NO_STATE (GstRgbdTestSrc),
-  {&src_template}, gst_rgbd_test_src_free_more
+  {&src_template}, NULL, DM_ELEMENT_CALIBRATION (GstRgbdTestSrc)
 };
 
 static void

@@ -16,9 +16,6 @@
  * draw=false makes the element passthrough: buffers are not made writable and
  * are mapped read-only, so a pure meter never copies or changes a frame.
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>

@@ -119,14 +119,44 @@ final class SubjectRestoreTests: XCTestCase {
     /// The face seeds: the central part of the head (seed columns 74-85, middle row 20).
     static func seedFace(_ f: Frame) { f.seed(x0: 74, y0: 14, x1: 86, y1: 28) }
 
-    /// The pass on `d` with the head and torso kept and the face seeded,
-    /// as the segmentation hands a person over.
-    static func restorePerson(_ d: TestDepth) -> (frame: Frame, restore: SubjectRestore) {
-        let f = Frame(d) { x, y, _ in inHead(x, y) || inTorso(x, y) }
+    /// The near pixels of the person the segmentation kept: head and torso.
+    static func headAndTorso(_ x: Int, _ y: Int, _ v: UInt16) -> Bool { inHead(x, y) || inTorso(x, y) }
+
+    /// `d` as the segmentation hands a person over: the near pixels for
+    /// which `keep` holds kept (by default the head and torso), the face seeded.
+    static func personFrame(_ d: TestDepth, limit: UInt32 = 1250,
+                            keep: (Int, Int, UInt16) -> Bool = headAndTorso) -> Frame {
+        let f = Frame(d, limit: limit, keep: keep)
         seedFace(f)
+        return f
+    }
+
+    /// The pass run on `personFrame(d, limit:, keep:)`, set up by `configure`
+    /// first (its defaults otherwise); with the count it reported.
+    static func restorePerson(_ d: TestDepth, limit: UInt32 = 1250,
+                              keep: (Int, Int, UInt16) -> Bool = headAndTorso,
+                              configure: (inout SubjectRestore) -> Void = { _ in },
+                              file: StaticString = #filePath, line: UInt = #line)
+        -> (frame: Frame, restore: SubjectRestore, count: Int) {
+        let f = personFrame(d, limit: limit, keep: keep)
         var r = SubjectRestore()
-        f.run(&r)
-        return (f, r)
+        configure(&r)
+        let n = f.run(&r, file: file, line: line)
+        return (f, r, n)
+    }
+
+    /// The pass on the person with one piece [x0, x1) x [y0, y1) at `v` mm
+    /// added: how many of the piece's pixels it put back and how many it
+    /// left out, and how many pixels it put back in all.
+    static func passWithPiece(x0: Int, y0: Int, x1: Int, y1: Int, depth v: UInt16,
+                              keep: (Int, Int, UInt16) -> Bool = headAndTorso,
+                              file: StaticString = #filePath, line: UInt = #line)
+        -> (restored: Int, leftOut: Int, restoredCount: Int) {
+        let d = person()
+        d.fill(x0: x0, y0: y0, x1: x1, y1: y1, v)
+        let (f, r, _) = restorePerson(d, keep: keep, file: file, line: line)
+        return (f.restored(x0: x0, y0: y0, x1: x1, y1: y1, depth: v),
+                f.leftOut(x0: x0, y0: y0, x1: x1, y1: y1, depth: v), r.restoredCount)
     }
 
     // MARK: in contact with the kept subject
@@ -134,11 +164,7 @@ final class SubjectRestoreTests: XCTestCase {
     func testTorsoLeftOutBelowTheKeptHeadComesBack() {
         // the segmentation kept the head alone (the chin-to-chest step, in
         // depth and colour); the torso 6 cm behind the face touches it
-        let d = Self.person()
-        let f = Frame(d) { x, y, _ in Self.inHead(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        let n = f.run(&r)
+        let (f, _, n) = Self.restorePerson(Self.person(), keep: { x, y, _ in Self.inHead(x, y) })
         XCTAssertEqual(f.restored(x0: 55, y0: 32, x1: 105, y1: 90, depth: 1060), 50 * 58, "torso")
         XCTAssertEqual(n, 50 * 58, "nothing but the torso")
         XCTAssertEqual(f.out[20 * Self.W + 80], 1000, "head")
@@ -154,12 +180,7 @@ final class SubjectRestoreTests: XCTestCase {
         d.fill(x0: 74, y0: 32, x1: 86, y1: 38, 1060)        // neck
         d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)        // head
         func pass(rounds: Int) -> Frame {
-            let f = Frame(d) { x, y, _ in Self.inHead(x, y) }
-            Self.seedFace(f)
-            var r = SubjectRestore()
-            r.rounds = rounds
-            f.run(&r)
-            return f
+            Self.restorePerson(d, keep: { x, y, _ in Self.inHead(x, y) }, configure: { $0.rounds = rounds }).frame
         }
         let one = pass(rounds: 1)
         XCTAssertEqual(one.restored(x0: 74, y0: 32, x1: 86, y1: 38, depth: 1060), 12 * 6, "neck, first round")
@@ -177,8 +198,7 @@ final class SubjectRestoreTests: XCTestCase {
         let d = Self.person()
         d.fill(x0: 20, y0: 70, x1: 55, y1: 90, 1070)
         func pass(floorRows: Int) -> Frame {
-            let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-            Self.seedFace(f)
+            let f = Self.personFrame(d)
             f.markFloor(x0: 20, y0: 90 - floorRows, x1: 55, y1: 90)
             var r = SubjectRestore()
             f.run(&r)
@@ -200,10 +220,8 @@ final class SubjectRestoreTests: XCTestCase {
     func testPieceReachingTheTopOfThePictureStaysOut() {
         // a pillar from the top of the picture to the bottom, beside the
         // kept torso at its depth, touching it
-        let d = Self.person()
-        d.fill(x0: 105, y0: 0, x1: 113, y1: 90, 1050)
-        let f = Self.restorePerson(d).frame
-        XCTAssertEqual(f.leftOut(x0: 105, y0: 0, x1: 113, y1: 90, depth: 1050), 8 * 90, "pillar")
+        let pillar = Self.passWithPiece(x0: 105, y0: 0, x1: 113, y1: 90, depth: 1050)
+        XCTAssertEqual(pillar.leftOut, 8 * 90, "pillar")
     }
 
     func testTopIsWhereTheDepthStartsBelowABandOfHoles() {
@@ -213,19 +231,12 @@ final class SubjectRestoreTests: XCTestCase {
         let frame = Self.person()
         frame.fill(x0: 105, y0: 5, x1: 113, y1: 90, 1050)   // door frame
         frame.fill(x0: 0, y0: 0, x1: Self.W, y1: 5, 0)      // band of holes
-        let f = Frame(frame) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        f.run(&r)
+        let f = Self.restorePerson(frame).frame
         XCTAssertEqual(f.leftOut(x0: 105, y0: 5, x1: 113, y1: 90, depth: 1050), 8 * 85, "door frame below the band")
 
-        let arm = Self.person()
-        arm.fill(x0: 56, y0: 2, x1: 62, y1: 32, 1040)       // arm raised over the shoulder
-        let g = Frame(arm) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(g)
-        var s = SubjectRestore()
-        g.run(&s)
-        XCTAssertEqual(g.restored(x0: 56, y0: 2, x1: 62, y1: 32, depth: 1040), 6 * 30, "raised arm")
+        // an arm raised over the shoulder
+        let arm = Self.passWithPiece(x0: 56, y0: 2, x1: 62, y1: 32, depth: 1040)
+        XCTAssertEqual(arm.restored, 6 * 30, "raised arm")
     }
 
     // MARK: behind the subject
@@ -251,7 +262,7 @@ final class SubjectRestoreTests: XCTestCase {
         d.fill(x0: 35, y0: 25, x1: 125, y1: 90, depth)
         d.fill(x0: 55, y0: 32, x1: 105, y1: 90, torso)
         d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
-        let (f, r) = Self.restorePerson(d)
+        let (f, r, _) = Self.restorePerson(d)
         let chair = f.count(x0: 35, y0: 25, x1: 125, y1: 90, depth: depth)
         XCTAssertEqual(chair, 90 * 65 - 50 * 58 - 20 * 7, "the chair around the person", file: file, line: line)
         XCTAssertEqual(f.leftOut(x0: 35, y0: 25, x1: 125, y1: 90, depth: depth), chair, "chair back", file: file, line: line)
@@ -263,10 +274,8 @@ final class SubjectRestoreTests: XCTestCase {
     func testHandApartInFrontOfTheFaceComesBack() {
         // a raised hand 15 cm in front of the face, beside the head, touching
         // nothing kept and no border of the picture
-        let d = Self.person()
-        d.fill(x0: 40, y0: 12, x1: 52, y1: 22, 850)
-        let f = Self.restorePerson(d).frame
-        XCTAssertEqual(f.restored(x0: 40, y0: 12, x1: 52, y1: 22, depth: 850), 12 * 10, "hand")
+        let hand = Self.passWithPiece(x0: 40, y0: 12, x1: 52, y1: 22, depth: 850)
+        XCTAssertEqual(hand.restored, 12 * 10, "hand")
     }
 
     func testPieceApartMoreThanReachInFrontStaysOut() {
@@ -276,11 +285,7 @@ final class SubjectRestoreTests: XCTestCase {
         let d = Self.person(face: 3000, torso: 3060, wall: 5000)
         d.fill(x0: 10, y0: 40, x1: 40, y1: 70, 1500)        // chair
         d.fill(x0: 120, y0: 40, x1: 135, y1: 55, 2300)      // held box
-        let f = Frame(d, limit: 3250) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        XCTAssertEqual(r.reach, 0.8)
-        f.run(&r)
+        let f = Self.restorePerson(d, limit: 3250, configure: { XCTAssertEqual($0.reach, 0.8) }).frame
         XCTAssertEqual(f.leftOut(x0: 10, y0: 40, x1: 40, y1: 70, depth: 1500), 30 * 30, "chair 1.5 m in front")
         XCTAssertEqual(f.restored(x0: 120, y0: 40, x1: 135, y1: 55, depth: 2300), 15 * 15, "box 0.7 m in front")
     }
@@ -293,11 +298,7 @@ final class SubjectRestoreTests: XCTestCase {
         d.fill(x0: 20, y0: 10, x1: 32, y1: 20, 1050)        // behind the face
         d.fill(x0: 120, y0: 15, x1: 124, y1: 20, 900)       // speck, 20 pixels
         d.fill(x0: 125, y0: 50, x1: 140, y1: 90, 900)       // at the bottom
-        let f = Frame(d) { x, y, _ in Self.inHead(x, y) || Self.inTorso(x, y) }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        XCTAssertGreaterThan(r.minApartArea, 20)
-        f.run(&r)
+        let (f, r, _) = Self.restorePerson(d, configure: { XCTAssertGreaterThan($0.minApartArea, 20) })
         XCTAssertEqual(f.leftOut(x0: 20, y0: 10, x1: 32, y1: 20, depth: 1050), 12 * 10, "behind the face")
         XCTAssertEqual(f.leftOut(x0: 120, y0: 15, x1: 124, y1: 20, depth: 900), 4 * 5, "speck")
         XCTAssertEqual(f.leftOut(x0: 125, y0: 50, x1: 140, y1: 90, depth: 900), 15 * 40, "at the bottom")
@@ -311,10 +312,7 @@ final class SubjectRestoreTests: XCTestCase {
         // them across the whole picture, touching the torso's bottom
         let d = Self.person(face: 1000, torso: 1000)
         d.fill(x0: 0, y0: 80, x1: Self.W, y1: 90, 930)
-        let f = Frame(d) { x, y, v in (Self.inHead(x, y) || Self.inTorso(x, y)) && v == 1000 }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        f.run(&r)
+        let (f, r, _) = Self.restorePerson(d, keep: { x, y, v in Self.headAndTorso(x, y, v) && v == 1000 })
         XCTAssertEqual(f.leftOut(x0: 0, y0: 80, x1: Self.W, y1: 90, depth: 930), Self.W * 10, "desk edge")
         XCTAssertEqual(r.restoredCount, 0)
     }
@@ -335,33 +333,26 @@ final class SubjectRestoreTests: XCTestCase {
     func testPieceFromOneSideBesideTheBodyStaysOut() {
         // a sofa arm reaching in from the right at the torso's depth,
         // touching it, but not under the face's columns
-        let d = Self.person()
-        d.fill(x0: 105, y0: 50, x1: Self.W, y1: 70, 1060)
-        let (f, r) = Self.restorePerson(d)
-        XCTAssertEqual(f.leftOut(x0: 105, y0: 50, x1: Self.W, y1: 70, depth: 1060), 55 * 20, "sofa arm")
-        XCTAssertEqual(r.restoredCount, 0)
+        let sofa = Self.passWithPiece(x0: 105, y0: 50, x1: Self.W, y1: 70, depth: 1060)
+        XCTAssertEqual(sofa.leftOut, 55 * 20, "sofa arm")
+        XCTAssertEqual(sofa.restoredCount, 0)
     }
 
     func testBarAcrossThePictureAtFaceHeightStaysOut() {
         // a rail across the whole picture at eye height, 1 cm behind the
         // face and touching it: it spans the face's columns but starts above
         // the seed's middle row, so it is not the body under the face
-        let d = Self.person()
-        d.fill(x0: 0, y0: 14, x1: Self.W, y1: 18, 1010)
-        let f = Frame(d) { x, y, v in (Self.inHead(x, y) || Self.inTorso(x, y)) && v != 1010 }
-        Self.seedFace(f)
-        var r = SubjectRestore()
-        f.run(&r)
-        XCTAssertEqual(f.leftOut(x0: 0, y0: 14, x1: Self.W, y1: 18, depth: 1010), Self.W * 4, "rail")
-        XCTAssertEqual(r.restoredCount, 0)
+        let rail = Self.passWithPiece(x0: 0, y0: 14, x1: Self.W, y1: 18, depth: 1010,
+                                      keep: { x, y, v in Self.headAndTorso(x, y, v) && v != 1010 })
+        XCTAssertEqual(rail.leftOut, Self.W * 4, "rail")
+        XCTAssertEqual(rail.restoredCount, 0)
     }
 
     // MARK: switched off
 
     func testDisabledLeavesTheSegmentedCopyUntouched() {
         let d = Self.person()
-        let f = Frame(d) { x, y, _ in Self.inHead(x, y) }
-        Self.seedFace(f)
+        let f = Self.personFrame(d) { x, y, _ in Self.inHead(x, y) }
         let segmented = f.out
         var r = SubjectRestore()
         XCTAssertEqual(f.run(&r), 50 * 58, "on: the torso comes back")

@@ -7,8 +7,6 @@ import DepthMatteKit
 final class SubjectSegmentationTests: XCTestCase {
     static let VW = 320, VH = 180
 
-    /// Wall at 3 m; head [70, 90) x [10, 32) at `face` mm, torso
-    /// [55, 105) x [32, 90) at face + 60 mm (reaching the bottom), shifted by dx.
     /// A 160x90 wall at 3 m with the person (face at 1 m) in front.
     static func personScene() -> TestDepth {
         let d = TestDepth(width: 160, height: 90, fill: 3000)
@@ -16,9 +14,20 @@ final class SubjectSegmentationTests: XCTestCase {
         return d
     }
 
+    /// Head [70, 90) x [10, 32) at `face` mm, torso [55, 105) x [32, 90) at
+    /// face + 60 mm (reaching the bottom), shifted by dx.
     static func person(into d: TestDepth, face: Int, dx: Int = 0) {
         d.fill(x0: max(0, 55 + dx), y0: 32, x1: min(160, 105 + dx), y1: 90, UInt16(face + 60))
         d.fill(x0: max(0, 70 + dx), y0: 10, x1: min(160, 90 + dx), y1: 32, UInt16(face))
+    }
+
+    /// The person scene with a chair back [35, 125) x [25, 90) at 1.18 m
+    /// around and behind them: 12 cm behind the torso, nearer than the cutoff.
+    static func chairScene() -> TestDepth {
+        let d = TestDepth(width: 160, height: 90, fill: 3000)
+        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)
+        person(into: d, face: 1000)
+        return d
     }
     static let faceBox = Box(x: 140, y: 20, width: 40, height: 44)
 
@@ -61,9 +70,7 @@ final class SubjectSegmentationTests: XCTestCase {
     }
 
     func testChairBackBehindTheShouldersIsKeyedOut() {
-        let d = TestDepth(width: 160, height: 90, fill: 3000)
-        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)      // 12 cm behind the torso, nearer than the cutoff
-        Self.person(into: d, face: 1000)
+        let d = Self.chairScene()
         let on = Self.key(d)
         XCTAssertEqual(on.result.cutoff, 1.25, accuracy: 0.01)
         XCTAssertEqual(Self.at(on.matte, 40, 60), 0, "chair beside the torso")
@@ -249,9 +256,7 @@ final class SubjectSegmentationTests: XCTestCase {
     }
 
     func testGuidedDefaultAlsoDropsTheChair() {
-        let d = TestDepth(width: 160, height: 90, fill: 3000)
-        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)
-        Self.person(into: d, face: 1000)
+        let d = Self.chairScene()
         let on = Self.key(d, refine: .guided, frames: 4)
         XCTAssertLessThan(Self.at(on.matte, 40, 60), 10)
         XCTAssertGreaterThan(Self.at(on.matte, 80, 60), 245)
@@ -519,9 +524,7 @@ final class SubjectSegmentationTests: XCTestCase {
     func testFlyingPixelsDoNotBridgeTheSubjectToTheChairBehind() {
         // the chair 12 cm behind the torso, with a ramp of flying pixels
         // (4 cm steps) between them on the torso's right side
-        let d = TestDepth(width: 160, height: 90, fill: 3000)
-        d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1180)
-        Self.person(into: d, face: 1000)
+        let d = Self.chairScene()
         for y in 32..<90 { d[105, y] = 1100; d[106, y] = 1140 }
         let on = Self.key(d)
         XCTAssertEqual(Self.at(on.matte, 115, 60), 0, "chair right of the ramp")
