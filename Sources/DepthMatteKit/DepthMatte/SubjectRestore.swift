@@ -299,7 +299,7 @@ public struct SubjectRestore {
 
     /// A limb leaving the picture at the bottom beside the kept body: it
     /// reaches the bottom and neither side; it hangs from something, not
-    /// from the background (less than half its width has a reading beyond
+    /// from the background (at most half its width has a reading beyond
     /// the cutoff straight above it: a chair back's top edge has the wall
     /// above it); a tenth of its pixels lie beside kept ones in their rows
     /// (across the silhouette's shadow band, at any depth step); and it lies
@@ -308,7 +308,7 @@ public struct SubjectRestore {
     /// torso's edge and would otherwise read as behind the subject.
     static func isLimb(_ p: Piece, _ seed: Seed, _ s: SubjectRestore, _ scale: Float) -> Bool {
         guard p.bottom, !(p.left || p.right), p.area >= s.minApartArea, 10 * p.beside >= p.area,
-              2 * p.openAbove < p.maxX - p.minX + 1 else { return false }
+              2 * p.openAbove <= p.maxX - p.minX + 1 else { return false }
         let behind = s.limbBehind.base / scale + s.limbBehind.gain * seed.depth
         return p.meanDepth <= seed.depth + behind && p.meanDepth >= seed.depth - s.reach / scale
     }

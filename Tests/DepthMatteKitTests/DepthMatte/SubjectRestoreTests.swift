@@ -255,6 +255,38 @@ final class SubjectRestoreTests: XCTestCase {
         chairBackStaysOut(chair: 1165, torso: 1100)
     }
 
+    func testFarArmEmergingFromBehindTheTorsoToTheBottomComesBack() {
+        // a person in profile: the torso narrows below row 60, and the far
+        // arm shows there, 18 cm behind the face (beyond `behindSeed`) and
+        // 12 cm behind the torso (beyond `contact`), parted from it by one
+        // column of holes, down to a registered map's band of holes along
+        // the bottom: a limb hanging from the body, not a chair back
+        let d = Self.person()
+        d.fill(x0: 100, y0: 60, x1: 105, y1: 90, 3000)      // the waist narrows
+        d.fill(x0: 101, y0: 60, x1: 109, y1: 90, 1180)      // far arm
+        d.fill(x0: 100, y0: 60, x1: 101, y1: 90, 0)         // shadow band
+        d.fill(x0: 0, y0: 87, x1: Self.W, y1: 90, 0)        // no readings at the bottom
+        let keep: (Int, Int, UInt16) -> Bool = { x, y, v in Self.headAndTorso(x, y, v) && v != 1180 }
+        let (f, r, _) = Self.restorePerson(d, keep: keep)
+        XCTAssertEqual(f.restored(x0: 101, y0: 60, x1: 109, y1: 87, depth: 1180), 8 * 27, "far arm")
+        XCTAssertEqual(r.restoredCount, 8 * 27)
+
+        // the same piece without the body above it (the background straight
+        // above its whole width: the side of a chair back) stays out
+        let strip = Self.person()
+        strip.fill(x0: 100, y0: 32, x1: 105, y1: 90, 3000)
+        strip.fill(x0: 101, y0: 60, x1: 109, y1: 90, 1180)
+        strip.fill(x0: 100, y0: 60, x1: 101, y1: 90, 0)
+        strip.fill(x0: 0, y0: 87, x1: Self.W, y1: 90, 0)
+        let g = Self.restorePerson(strip, keep: keep).frame
+        XCTAssertEqual(g.leftOut(x0: 101, y0: 60, x1: 109, y1: 87, depth: 1180), 8 * 27, "strip under the background")
+
+        // and a piece that far behind the seed, not beside the kept body
+        // (a chair leg at the bottom, 20 columns away), stays out too
+        let leg = Self.passWithPiece(x0: 125, y0: 60, x1: 133, y1: 90, depth: 1180)
+        XCTAssertEqual(leg.leftOut, 8 * 30, "apart from the body")
+    }
+
     /// A chair back at `chair` mm around a kept torso at `torso` mm under a
     /// face seeded at 1.0 m: every chair pixel stays left out.
     func chairBackStaysOut(chair depth: UInt16, torso: UInt16, file: StaticString = #filePath, line: UInt = #line) {
