@@ -1,7 +1,8 @@
 /// The whole `depthmatte` element as kit types: every property (with the
-/// element's defaults), what the keyer does not know about (the focus
-/// masks' parameters, `output=depth`, the background effects) and the
-/// routing between them. The bridge only turns the shim's C structs into these values.
+/// element's defaults), resolved once per frame into a `MattePlan`
+/// (MattePlan.swift), and the routing the keyer does not do (depth decoding,
+/// `output=depth`, the background effects). The bridge only turns the shim's
+/// C structs into these values.
 
 /// What the src pad carries.
 public enum ElementOutput: Int32, CaseIterable, Sendable {
@@ -26,18 +27,6 @@ public enum KeyingMode: Int32, CaseIterable, Sendable {
     case highpass = 3
     /// Soft focus mask: `focus ± focusWidth`, ramping out on both sides.
     case bandpass = 4
-}
-
-/// How the matte is made from the depth mask (docs/quality.md); the frame's
-/// `MattePath` in the threshold modes.
-public enum MatteRefine: Int32 {
-    /// Edge-aware: holes decided from neighbours and colour, a weighted guided
-    /// filter on the colour luma, temporal smoothing (see `MatteRefiner`).
-    case guided = 0
-    /// The original sample's chain: threshold, blur, gamma, bicubic upscale.
-    case original = 1
-    /// The hard threshold mask, upscaled (debugging).
-    case none = 2
 }
 
 /// Every property of the element, copied once per frame. Defaults are the
@@ -88,6 +77,18 @@ public struct DepthMatteSettings: Equatable {
     /// Seconds since the previous frame (the lock's clock); 0 = unknown.
     public var frameDuration: Double = 0
     public init() {}
+}
+
+/// How the matte is made from the depth mask (docs/quality.md); the frame's
+/// `MattePath` in the threshold modes.
+public enum MatteRefine: Int32 {
+    /// Edge-aware: holes decided from neighbours and colour, a weighted guided
+    /// filter on the colour luma, temporal smoothing (see `MatteRefiner`).
+    case guided = 0
+    /// The original sample's chain: threshold, blur, gamma, bicubic upscale.
+    case original = 1
+    /// The hard threshold mask, upscaled (debugging).
+    case none = 2
 }
 
 /// The element's per-stream state: the keyer, the depth decoder, the depth

@@ -1,6 +1,6 @@
-/// The depth keyer: face lock, mask, blur, gamma, upscale and blend, with
-/// scratch buffers kept between frames (no allocation per frame once the
-/// sizes are stable).
+/// The depth keyer: face lock, mask, blur, gamma, upscale and blend, as a
+/// frame's `MattePlan` says, with scratch buffers kept between frames (no
+/// allocation per frame once the sizes are stable).
 
 /// What one frame did, for the bus message.
 public struct MatteResult: Equatable {
