@@ -72,7 +72,7 @@ func run(_ frames: Frames, mode: KeyingMode, strategy: LockStrategy, useFaces: B
          perFrameIoU: UnsafeMutablePointer<[Double]>? = nil) -> Score {
     let m = DepthMatter()
     if env("QB_NOFIT") != nil { m.refiner.fitWeighting = false }  // the refine=guided experiment switch (docs/quality.md)
-    var s = MatteSettings()
+    var s = DepthMatteSettings()
     s.mode = mode
     s.lockStrategy = strategy
     s.output = .matte
@@ -89,7 +89,7 @@ func run(_ frames: Frames, mode: KeyingMode, strategy: LockStrategy, useFaces: B
                     let v = RGBImageView(base: UnsafeMutablePointer(mutating: vp.baseAddress!), width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3)
                     let o = RGBImageView(base: op.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3)
                     let d = Depth16View(base: dp.baseAddress!, width: DW, height: DH, stride: 2 * DW)
-                    return m.process(settings: s, video: v, depth: d, background: nil, output: o,
+                    return m.process(plan: s.plan(depthScale: 0.001), video: v, depth: d, background: nil, output: o,
                                      faces: useFaces ? frames.faces[i] : empty)
                 }
             }
@@ -195,6 +195,9 @@ func timeLock(depthWidth w: Int, depthHeight h: Int) -> Double {
     d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
     let faces = scene.detectedFaces(width: 2 * w, height: 2 * h)
     let lock = SubjectLock()
+    var settings = DepthMatteSettings()
+    settings.cutoff = 1; settings.cutoffOffset = 0.25; settings.frameDuration = 1.0 / 30
+    let plan = settings.plan(depthScale: 0.001)
     let reps = 300
     let clock = ContinuousClock()
     var sink = 0.0
@@ -203,8 +206,7 @@ func timeLock(depthWidth w: Int, depthHeight h: Int) -> Double {
             let view = Depth16View(base: dp.baseAddress!, width: w, height: h, stride: 2 * w)
             for _ in 0..<reps {
                 var r = MatteResult()
-                sink += lock.update(mode: .face, strategy: .robust, cutoffSetting: 1, offset: 0.25, depthScale: 0.001,
-                                    frameDuration: 1.0 / 30, depth: view, faces: faces,
+                sink += lock.update(plan, depth: view, faces: faces,
                                     videoWidth: 2 * w, videoHeight: 2 * h, result: &r)
             }
         }

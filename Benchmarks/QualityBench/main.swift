@@ -364,7 +364,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
     tuning(&m.refiner)
     if let v = env("QB_JOINC").flatMap({ Float($0) }) { m.segmentation.joinColourStep = v }
     if let v = env("QB_FRAG").flatMap({ Float($0) }) { m.segmentation.fragmentArea = v }
-    var s = MatteSettings()
+    var s = DepthMatteSettings()
     s.refine = refine
     s.mode = mode
     s.subjectOnly = subjectOnly
@@ -384,7 +384,7 @@ func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: 
             res = c.depth[i].withUnsafeBytes { dp in
                 video.withUnsafeMutableBufferPointer { vp in
                     out.withUnsafeMutableBufferPointer { op in
-                        m.process(settings: s,
+                        m.process(plan: s.plan(depthScale: 0.001),
                                   video: RGBImageView(base: vp.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3),
                                   depth: Depth16View(base: dp.baseAddress!, width: c.dw, height: c.dh, stride: 2 * c.dw),
                                   background: nil,

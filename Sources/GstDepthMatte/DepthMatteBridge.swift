@@ -13,17 +13,17 @@ extension DepthMatteSettings {
         focus = c.focus
         slope = c.slope
         focusWidth = c.focus_width
-        keyer.cutoff = c.cutoff
-        keyer.cutoffOffset = c.cutoff_offset
-        keyer.refine = MatteRefine(rawValue: c.refine) ?? .guided
-        keyer.subjectOnly = c.subject_only != 0
-        keyer.blurRadius = c.blur_radius
-        keyer.gamma = c.gamma
-        keyer.backgroundARGB = c.background_argb
-        keyer.lockStrategy = LockStrategy(rawValue: c.lock_strategy) ?? .robust
-        keyer.lockHold = c.lock_hold
-        keyer.lockSmoothing = c.lock_smoothing
-        keyer.threads = Int(c.n_threads)
+        cutoff = c.cutoff
+        cutoffOffset = c.cutoff_offset
+        refine = MatteRefine(rawValue: c.refine) ?? .guided
+        subjectOnly = c.subject_only != 0
+        blurRadius = c.blur_radius
+        gamma = c.gamma
+        backgroundARGB = c.background_argb
+        lockStrategy = LockStrategy(rawValue: c.lock_strategy) ?? .robust
+        lockHold = c.lock_hold
+        lockSmoothing = c.lock_smoothing
+        threads = Int(c.n_threads)
         encoding = DepthEncoding(kind: c.depth_kind, scale: c.depth_scale, near: c.depth_near, far: c.depth_far,
                                  eightBit: eightBit, bigEndian: bigEndian)
         output = ElementOutput(rawValue: c.output) ?? .composite

@@ -138,19 +138,22 @@ public final class SubjectLock {
     }
 
     /// The cutoff for one frame.
-    /// - mode: `.face` or `.nearest` (the others return `cutoffSetting`).
-    /// - frameDuration: seconds since the previous frame.
+    /// - plan: its `cutoff` says what is followed (a set cutoff, fixed or
+    ///   focus, is returned as it is), at its `depthScale`; its
+    ///   `frameDuration` (seconds since the previous frame) moves the clock.
+    ///   The hold time and the smoothing are this lock's `settings`.
     /// - result: `faceFound` / `faceDepth` / `lockSource` are filled in.
-    public func update(mode: KeyingMode, strategy: LockStrategy, cutoffSetting: Double, offset: Double,
-                       depthScale: Double, frameDuration: Double, depth: Depth16View?, faces: [Box],
+    public func update(_ plan: MattePlan, depth: Depth16View?, faces: [Box],
                        videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
+        let frameDuration = plan.frameDuration, depthScale = plan.depthScale
         let dt = frameDuration > 0 && frameDuration < 10 ? frameDuration : 1.0 / 30
         clock += dt
         seedComponent = nil; seedFace = nil
-        if !mode.followsSubject {
+        guard let rule = plan.cutoff.subject else {
             result.lockSource = .fixed
-            return cutoffSetting
+            return plan.cutoff.preset
         }
+        let mode = rule.mode, strategy = rule.strategy, cutoffSetting = rule.fallback, offset = rule.offset
         if mode == .face && strategy == .original {
             return original(cutoffSetting: cutoffSetting, offset: offset, scale: depthScale, depth: depth,
                             faces: faces, videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
@@ -209,7 +212,7 @@ public final class SubjectLock {
     /// Update step 1: last frame's subject surface as it overlaps this
     /// frame's, at its (head) depth, while it stays within a track step and
     /// acceptable; nil otherwise.
-    private func trackedSubject(mode: KeyingMode) -> (component: Int, depth: Double)? {
+    private func trackedSubject(mode: SubjectRule.Mode) -> (component: Int, depth: Double)? {
         var tracked: (component: Int, depth: Double)? = nil
         if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
             var d = components.headDepth(o.component) + headBias
@@ -231,7 +234,7 @@ public final class SubjectLock {
     /// Update step 3: the subject's depth this frame, where it came from,
     /// and the surface that is the subject (for the mask and the seeds).
     /// A face found fills in `result`'s face fields.
-    private func chooseTarget(mode: KeyingMode, face: (d: Double, k: Double, u: Double, v: Double, box: Box)?,
+    private func chooseTarget(mode: SubjectRule.Mode, face: (d: Double, k: Double, u: Double, v: Double, box: Box)?,
                               tracked: (component: Int, depth: Double)?,
                               nearest: (component: Int, headDepth: Double)?,
                               cutoffSetting: Double, offset: Double, videoWidth: Int, videoHeight: Int,

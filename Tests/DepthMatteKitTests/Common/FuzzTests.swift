@@ -73,8 +73,8 @@ final class FuzzTests: XCTestCase {
 
     /// The settings the element can hand over (its param specs bound every
     /// value) plus `wild` values the kit sees only when called directly.
-    private func matteSettings(_ rng: inout TestRandom, wild: Bool) -> MatteSettings {
-        var s = MatteSettings()
+    private func matteSettings(_ rng: inout TestRandom, wild: Bool) -> MattePlan {
+        var s = DepthMatteSettings()
         s.mode = rng.pick([.face, .fixed])
         s.refine = rng.pick([.guided, .original, .none])
         s.cutoff = rng.double(0...100, wild: wild)
@@ -83,10 +83,10 @@ final class FuzzTests: XCTestCase {
         s.blurRadius = rng.double(0...100, wild: false)
         if wild && rng.int(0...9) == 0 { s.blurRadius = rng.pick([.nan, -1, -.infinity, 0]) }
         s.gamma = rng.double(0.01...10, wild: wild)
-        s.depthScale = rng.double(1e-6...1, wild: wild)
+        let depthScale = rng.double(1e-6...1, wild: wild)
         s.backgroundARGB = UInt32(truncatingIfNeeded: rng.next())
         s.output = rng.pick([.composite, .matte, .alpha])
-        return s
+        return s.plan(depthScale: depthScale)
     }
 
     private func randomFaces(_ rng: inout TestRandom, width: Int, height: Int) -> [Box] {
@@ -122,7 +122,7 @@ final class FuzzTests: XCTestCase {
             let noVideo = rng.int(0...9) == 0
             let what = "case \(n) seed \(seed): \(w)x\(h) \(layout) depth \(depth.map { "\($0.width)x\($0.height)" } ?? "nil") "
                 + "bg \(background.map { "\($0.width)x\($0.height)" } ?? "nil") \(settings) faces \(faces)"
-            let r = matter.process(settings: settings, video: noVideo ? nil : video.view, depth: depth?.view,
+            let r = matter.process(plan: settings, video: noVideo ? nil : video.view, depth: depth?.view,
                                    background: background?.view, output: out.view, faces: faces)
             XCTAssert(r.coverage >= 0 && r.coverage <= 1, what)
             XCTAssert(out.paddingIntact, "output row padding written: " + what)

@@ -25,10 +25,10 @@ final class ColourDetailTests: XCTestCase {
         d.fill(x0: 0, y0: 0, x1: Int((edge / 4).rounded()), y1: dh, 900)
         let m = DepthMatter()
         m.refiner.colourDetail = detail
-        var s = MatteSettings()
+        var s = DepthMatteSettings()
         s.mode = .fixed; s.cutoff = 1.5; s.output = .matte; s.threads = threads
         let out = TestRGB(width: vw, height: vh, layout: layout)
-        _ = m.process(settings: s, video: v.view, depth: d.view, background: nil, output: out.view, faces: [])
+        _ = m.process(plan: s.plan(depthScale: 0.001), video: v.view, depth: d.view, background: nil, output: out.view, faces: [])
         return (0..<vh).map { y in (0..<vw).map { x in Float(out[x, y].r) / 255 } }
     }
 
@@ -104,11 +104,11 @@ final class EmptySceneTests: XCTestCase {
         let v = TestRGB(width: 160, height: 90), d = TestDepth(width: 80, height: 45, fill: 2000)
         for y in 0..<90 { for x in 0..<160 { v[x, y] = RGBA(UInt8(x), 120, UInt8(y)) } }
         let m = DepthMatter()
-        var s = MatteSettings()
+        var s = DepthMatteSettings()
         s.mode = mode; s.cutoff = 4.0; s.subjectOnly = subjectOnly; s.output = .matte; s.lockStrategy = strategy
         let out = TestRGB(width: 160, height: 90)
         var r = MatteResult()
-        for _ in 0..<3 { r = m.process(settings: s, video: v.view, depth: d.view, background: nil, output: out.view, faces: []) }
+        for _ in 0..<3 { r = m.process(plan: s.plan(depthScale: 0.001), video: v.view, depth: d.view, background: nil, output: out.view, faces: []) }
         var keyed = 0
         for y in 0..<90 { for x in 0..<160 where out[x, y].r > 127 { keyed += 1 } }
         return (r, keyed)

@@ -16,15 +16,17 @@ final class DepthMatteElementTests: XCTestCase {
         var s = DepthMatteSettings()
         s.mode = .bandpass
         s.focus = 2.0; s.slope = 8; s.focusWidth = 0.1; s.cutoff = 7
-        let k = s.keyerSettings(depthScale: 0.001)
-        XCTAssertEqual(k.mode, .bandpass)
-        XCTAssertFalse(k.mode.followsSubject)
-        XCTAssertEqual(k.cutoff, 2.0)
-        XCTAssertEqual(k.focus, FocusSettings(kind: .bandpass, focus: 2.0, slope: 8, halfWidth: 0.1))
+        let bandpass = FocusSettings(kind: .bandpass, focus: 2.0, slope: 8, halfWidth: 0.1)
+        let k = s.plan(depthScale: 0.001)
+        XCTAssertEqual(k.cutoff, .focus(bandpass))
+        XCTAssertNil(k.cutoff.subject)
+        XCTAssertEqual(k.cutoff.preset, 2.0)
+        XCTAssertEqual(k.cutoff.focusMask, bandpass)
+        XCTAssertEqual(k.path, .focusMask(bandpass, BlurGamma(radius: s.blurRadius, gamma: s.gamma)))
         s.mode = .nearest
-        XCTAssertNil(s.keyerSettings(depthScale: 0.001).focus)
-        XCTAssertEqual(s.keyerSettings(depthScale: 0.001).cutoff, 7)
-        XCTAssertEqual(s.keyerSettings(depthScale: 0.001).mode, .nearest)
+        XCTAssertNil(s.plan(depthScale: 0.001).cutoff.focusMask)
+        XCTAssertEqual(s.plan(depthScale: 0.001).cutoff.preset, 7)
+        XCTAssertEqual(s.plan(depthScale: 0.001).cutoff.subject?.mode, .nearest)
     }
 
     func testHighpassKeepsTheNearHalf() {

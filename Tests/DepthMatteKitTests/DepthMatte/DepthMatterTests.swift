@@ -25,8 +25,8 @@ final class DepthMatterTests: XCTestCase {
     /// Fixed mode pinned to the original sample's chain, with its blur and
     /// gamma; the background colour only when given.
     static func original(cutoff: Double, blurRadius: Double, gamma: Double,
-                         backgroundARGB: UInt32? = nil) -> MatteSettings {
-        var s = MatteSettings()
+                         backgroundARGB: UInt32? = nil) -> DepthMatteSettings {
+        var s = DepthMatteSettings()
         s.refine = .original
         s.mode = .fixed
         s.cutoff = cutoff
@@ -37,7 +37,7 @@ final class DepthMatterTests: XCTestCase {
     }
 
     /// Sharp keying (no blur, gamma 1) in fixed mode, green background.
-    static func sharp(cutoff: Double = 1.5) -> MatteSettings {
+    static func sharp(cutoff: Double = 1.5) -> DepthMatteSettings {
         original(cutoff: cutoff, blurRadius: 0, gamma: 1, backgroundARGB: 0xff00_ff00)
     }
 
@@ -53,15 +53,15 @@ final class DepthMatterTests: XCTestCase {
     }
 
     @discardableResult
-    private func run(_ m: DepthMatter, _ s: MatteSettings, video: TestRGB?, depth: TestDepth?,
+    private func run(_ m: DepthMatter, _ s: DepthMatteSettings, video: TestRGB?, depth: TestDepth?,
                      background: TestRGB? = nil, output: TestRGB, faces: [Box] = []) -> MatteResult {
-        m.process(settings: s, video: video?.view, depth: depth?.view, background: background?.view,
+        m.process(plan: s.plan(depthScale: 0.001), video: video?.view, depth: depth?.view, background: background?.view,
                   output: output.view, faces: faces)
     }
 
     /// The whole chain computed naively: mask, 2-D blur, pow, bicubic, bilinear
     /// aspect fill, blend; in Double.
-    private func reference(_ s: MatteSettings, cutoffUnits: Int, video: TestRGB?, depth: TestDepth?,
+    private func reference(_ s: DepthMatteSettings, cutoffUnits: Int, video: TestRGB?, depth: TestDepth?,
                            background: TestRGB?, width W: Int, height H: Int) -> [[RGBA]] {
         var matte: [[Double]]
         if let depth {
@@ -93,7 +93,7 @@ final class DepthMatterTests: XCTestCase {
                 }
                 let v = video?[x, y] ?? RGBA(0, 0, 0)
                 let m = matte[y][x]
-                switch s.output {
+                switch s.plan(depthScale: 0.001).output {
                 case .composite:
                     row.append(RGBA(Reference.mix(v.r, bg.r, m), Reference.mix(v.g, bg.g, m), Reference.mix(v.b, bg.b, m), 255))
                 case .matte:
@@ -160,7 +160,7 @@ final class DepthMatterTests: XCTestCase {
         }
         var s = Self.original(cutoff: 1.2, blurRadius: 1.3, gamma: 0.6, backgroundARGB: 0xff20_4060)
         for layout in Layout.allCases {
-            for mode in [MatteOutput.composite, .matte, .alpha] {
+            for mode in [ElementOutput.composite, .matte, .alpha] {
                 s.output = mode
                 let video = Self.makeVideo(29, 21, layout: layout, padding: 2)
                 let out = TestRGB(width: 29, height: 21, layout: layout, padding: 4)
@@ -203,7 +203,7 @@ final class DepthMatterTests: XCTestCase {
                         for y in 0..<h { for x in 0..<w { b[x, y] = RGBA(UInt8(7 * x % 256), UInt8(11 * y % 256), 200) } }
                         return b
                     }
-                    for mode in [MatteOutput.composite, .matte, .alpha] where mode == .composite || bgSize == nil {
+                    for mode in [ElementOutput.composite, .matte, .alpha] where mode == .composite || bgSize == nil {
                         s.output = mode
                         let out = TestRGB(width: vw, height: vh, layout: layout, padding: 2)
                         // a frame of subject only first: nothing of it may stay in the scratch rows
@@ -229,11 +229,11 @@ final class DepthMatterTests: XCTestCase {
             let video = TestRGB(width: vw, height: vh, layout: .bgra), depth = TestDepth(width: dw, height: dh)
             RefineTests.render(6.0, video: video, depth: depth)
             for refine in [MatteRefine.original, .guided] {
-                for mode in [MatteOutput.composite, .matte, .alpha] {
+                for mode in [ElementOutput.composite, .matte, .alpha] {
                     var outs: [[UInt8]] = []
                     var coverage: [Double] = []
                     for threads in [1, 2, 3] {
-                        var s = MatteSettings()
+                        var s = DepthMatteSettings()
                         s.refine = refine; s.output = mode; s.threads = threads; s.mode = .fixed; s.cutoff = 1.4
                         let out = TestRGB(width: vw, height: vh, layout: .bgra)
                         let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
@@ -255,7 +255,7 @@ final class DepthMatterTests: XCTestCase {
         // blur 5, gamma 0.5 (the defaults) on a 24x18 depth behind 48x36 video
         let depth = TestDepth(width: 24, height: 18, fill: 2500)
         depth.fill(x0: 7, y0: 4, x1: 17, y1: 18, 950)
-        var s = MatteSettings()
+        var s = DepthMatteSettings()
         s.refine = .original  // pinned to the original sample's chain
         s.mode = .fixed
         XCTAssertEqual(s.blurRadius, 5); XCTAssertEqual(s.gamma, 0.5); XCTAssertEqual(s.cutoff, 1.0)
@@ -315,7 +315,7 @@ final class DepthMatterTests: XCTestCase {
         let video = TestRGB(width: 320, height: 180)
         for y in 0..<180 { for x in 0..<320 { video[x, y] = x < 160 ? RGBA(200, 40, 40) : RGBA(60, 160, 90) } }
         let out = TestRGB(width: 320, height: 180)
-        var s = MatteSettings()
+        var s = DepthMatteSettings()
         s.mode = .fixed
         s.cutoff = 1.5
         s.output = .matte
@@ -354,7 +354,7 @@ final class DepthMatterTests: XCTestCase {
     }
     static let faceBox = Box(x: 12, y: 2, width: 8, height: 10)  // central part -> depth [7, 9) x [2, 5)
 
-    static func faceSettings() -> MatteSettings {
+    static func faceSettings() -> DepthMatteSettings {
         var s = sharp()
         s.mode = .face
         s.cutoff = 1.0

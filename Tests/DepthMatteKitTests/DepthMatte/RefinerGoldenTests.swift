@@ -96,17 +96,17 @@ final class RefinerGoldenTests: XCTestCase {
                 let direct = TestRGB(width: 333, height: 201, layout: layout)
                 for y in 0..<90 { for x in 0..<120 { placed[x, y] = RGBA(UInt8(x * 2), UInt8(y * 2), 77) } }
                 for y in 0..<201 { for x in 0..<333 { direct[x, y] = RGBA(UInt8(x % 256), 31, UInt8(y)) } }
-                for mode in [MatteOutput.composite, .matte, .alpha] {
+                for mode in [ElementOutput.composite, .matte, .alpha] {
                     for background in [nil, placed, direct] where mode == .composite || background == nil {
                         for threads in [1, 2] {
                             let m = DepthMatter()
-                            var s = MatteSettings()
+                            var s = DepthMatteSettings()
                             s.mode = .fixed; s.cutoff = 1.4; s.refine = refine; s.output = mode; s.threads = threads
                             s.backgroundARGB = 0xff20_4060
                             let out = TestRGB(width: 333, height: 201, layout: layout)
                             for f in 0..<3 {
                                 RefineTests.render(5.5 + 0.3 * Double(f), video: v, depth: d)
-                                let r = m.process(settings: s, video: v.view, depth: d.view, background: background?.view,
+                                let r = m.process(plan: s.plan(depthScale: 0.001), video: v.view, depth: d.view, background: background?.view,
                                                   output: out.view, faces: [])
                                 hash.add(out)
                                 hash.add(UInt32(truncatingIfNeeded: Int(r.coverage * 1e9)))

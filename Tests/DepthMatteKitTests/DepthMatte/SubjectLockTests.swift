@@ -24,9 +24,10 @@ final class SubjectLockTests: XCTestCase {
 
     static func step(_ lock: SubjectLock, _ depth: TestDepth, _ faces: [Box], mode: KeyingMode = .face,
                      strategy: LockStrategy = .robust) -> Step {
+        var s = DepthMatteSettings()
+        s.mode = mode; s.lockStrategy = strategy; s.cutoff = 1.0; s.cutoffOffset = 0.25; s.frameDuration = 1.0 / 30
         var r = MatteResult()
-        let c = lock.update(mode: mode, strategy: strategy, cutoffSetting: 1.0, offset: 0.25, depthScale: 0.001,
-                            frameDuration: 1.0 / 30, depth: depth.view, faces: faces,
+        let c = lock.update(s.plan(depthScale: 0.001), depth: depth.view, faces: faces,
                             videoWidth: VW, videoHeight: VH, result: &r)
         return Step(cutoff: c, result: r)
     }

@@ -34,7 +34,7 @@ final class SubjectSegmentationTests: XCTestCase {
     /// Key `frames` frames and return the last matte (one byte per video pixel).
     static func key(_ depth: TestDepth, mode: KeyingMode = .face, faces: [Box] = [faceBox], subjectOnly: Bool = true,
                     refine: MatteRefine = .none, frames: Int = 3, matter: DepthMatter = DepthMatter()) -> (matte: [UInt8], result: MatteResult) {
-        var s = MatteSettings()
+        var s = DepthMatteSettings()
         s.mode = mode
         s.refine = refine
         s.output = .matte
@@ -45,7 +45,7 @@ final class SubjectSegmentationTests: XCTestCase {
         let out = TestRGB(width: VW, height: VH)
         var r = MatteResult()
         for _ in 0..<frames {
-            r = matter.process(settings: s, video: video.view, depth: depth.view, background: nil, output: out.view, faces: faces)
+            r = matter.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: depth.view, background: nil, output: out.view, faces: faces)
         }
         var m = [UInt8](repeating: 0, count: VW * VH)
         for y in 0..<VH { for x in 0..<VW { m[y * VW + x] = out[x, y].r } }
@@ -271,7 +271,7 @@ final class SubjectSegmentationTests: XCTestCase {
         d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1090)
         d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1020)
         d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
-        var s = MatteSettings()
+        var s = DepthMatteSettings()
         s.mode = .face; s.refine = .none; s.output = .matte; s.threads = 1
         func key(_ video: TestRGB) -> [UInt8] {
             let out = TestRGB(width: Self.VW, height: Self.VH)
@@ -281,7 +281,7 @@ final class SubjectSegmentationTests: XCTestCase {
             // (the plain cut as the floor) keys it again
             m.segmentation.restore.enabled = false
             for _ in 0..<3 {
-                _ = m.process(settings: s, video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
+                _ = m.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
             }
             var r = [UInt8](repeating: 0, count: Self.VW * Self.VH)
             for y in 0..<Self.VH { for x in 0..<Self.VW { r[y * Self.VW + x] = out[x, y].r } }
@@ -322,13 +322,13 @@ final class SubjectSegmentationTests: XCTestCase {
         for y in 64..<180 { for x in 110..<210 { video[x, y] = RGBA(40, 80, 170) } }  // blue shirt
         for y in 20..<64 { for x in 140..<180 { video[x, y] = RGBA(225, 180, 150) } }  // skin
         func key(_ configure: (inout SubjectSegmentation) -> Void) -> [UInt8] {
-            var s = MatteSettings()
+            var s = DepthMatteSettings()
             s.mode = .face; s.refine = .none; s.output = .matte; s.threads = 1; s.cutoff = 1.25
             let m = DepthMatter()
             configure(&m.segmentation)
             let out = TestRGB(width: Self.VW, height: Self.VH)
             for _ in 0..<3 {
-                _ = m.process(settings: s, video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
+                _ = m.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
             }
             var r = [UInt8](repeating: 0, count: Self.VW * Self.VH)
             for y in 0..<Self.VH { for x in 0..<Self.VW { r[y * Self.VW + x] = out[x, y].r } }
@@ -360,7 +360,7 @@ final class SubjectSegmentationTests: XCTestCase {
                          missed: Set<Int> = [], smooth: Int = 0, band: Int = 0,
                          _ configure: (inout SubjectSegmentation) -> Void = { _ in },
                          refiner: (inout MatteRefiner) -> Void = { _ in }) -> (extra: Int, missing: Int) {
-        var s = MatteSettings()
+        var s = DepthMatteSettings()
         s.mode = mode; s.output = .matte; s.threads = 1; s.frameDuration = 0.2
         let m = DepthMatter()
         configure(&m.segmentation)
@@ -376,7 +376,7 @@ final class SubjectSegmentationTests: XCTestCase {
             if smooth > 0 { RGBDScene.filterDepth(base: depth.bytes, width: VW, height: VH, stride: depth.stride, radius: smooth) }
             // `band`: no reading in that many columns along the left edge
             for y in 0..<VH { for x in 0..<band { depth[x, y] = 0 } }
-            _ = m.process(settings: s, video: video.view, depth: depth.view, background: nil, output: out.view,
+            _ = m.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: depth.view, background: nil, output: out.view,
                           faces: missed.contains(i) || mode != .face ? [] : scene.detectedFaces(width: VW, height: VH))
         }
         var truth = [UInt8](repeating: 0, count: VW * VH)

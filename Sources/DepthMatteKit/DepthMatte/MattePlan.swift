@@ -1,0 +1,184 @@
+/// The depthmatte element's settings resolved for one frame: where the
+/// threshold comes from, how the matte is made, what the output is and which
+/// background effect applies, at the frame's depth scale.
+///
+/// `DepthMatteSettings.plan(depthScale:)` is the one place that turns the
+/// properties into a plan; the element, the keyer (`DepthMatter`) and the
+/// subject lock read it and change nothing in it. Behaviour that differs by
+/// keying mode switches over `CutoffSource` or `MattePath` (directly or
+/// through their `subject`, `focusMask` and `preset`), so a new mode does not
+/// compile until each of those places says what it does with it.
+public struct MattePlan: Equatable {
+    /// Where the threshold comes from.
+    public let cutoff: CutoffSource
+    /// How the matte is made at depth resolution.
+    public let path: MattePath
+    /// What the keyer writes (output=depth: `depthPicture` instead).
+    public let output: MatteOutput
+    /// output=depth: the depth picture drawn instead of a keyed frame (its
+    /// `encoding` the depth pad's); nil = keyed.
+    public let depthPicture: DepthViewSettings?
+    /// The background effect: `.none` unless output=composite.
+    public let effect: EffectPlan
+    /// Metres per depth unit of the depth the keyer is given.
+    public let depthScale: Double
+    /// Seconds since the previous frame (the lock's clock); 0 = unknown,
+    /// which the lock (the one place that reads it) takes as 1/30 s, as it
+    /// does a gap of 10 s or more.
+    public let frameDuration: Double
+    /// The colour behind the subject when there is no background picture.
+    public let backgroundARGB: UInt32
+    /// Worker threads for the full-resolution pass: 0 = one per core.
+    public let threads: Int
+}
+
+/// Where the matte's threshold comes from on a frame.
+public enum CutoffSource: Equatable {
+    /// mode=face|nearest: the subject lock (`SubjectLock`).
+    case subject(SubjectRule)
+    /// mode=fixed: always this many metres.
+    case fixed(Double)
+    /// mode=highpass|bandpass: a soft focus mask replaces the threshold; its
+    /// `focus` is reported as the cutoff.
+    case focus(FocusSettings)
+
+    /// The rule of a cutoff that follows a subject; nil for a set cutoff.
+    public var subject: SubjectRule? {
+        switch self {
+        case .subject(let rule): return rule
+        case .fixed, .focus: return nil
+        }
+    }
+
+    /// The focus mask of the focus modes; nil in the threshold modes.
+    public var focusMask: FocusSettings? {
+        switch self {
+        case .focus(let focus): return focus
+        case .subject, .fixed: return nil
+        }
+    }
+
+    /// Metres: the cutoff the settings name: the fixed cutoff, the focus
+    /// distance, or, for a subject, the cutoff before its first lock.
+    public var preset: Double {
+        switch self {
+        case .subject(let rule): return rule.fallback
+        case .fixed(let metres): return metres
+        case .focus(let focus): return focus.focus
+        }
+    }
+}
+
+/// The subject a cutoff follows and the lock's rules for it.
+public struct SubjectRule: Equatable {
+    public enum Mode: Equatable {
+        /// Locked to the face: face depth + offset; held when no face is seen.
+        case face
+        /// From depth alone: the nearest large body (`NearestBodyFinder`).
+        case nearest
+    }
+    public let mode: Mode
+    /// mode=face: the subject lock's rules, or the original sample's.
+    /// (It also decides `keysNothingWithoutSubject` in mode=nearest.)
+    public let strategy: LockStrategy
+    /// Metres added to the subject's depth.
+    public let offset: Double
+    /// Metres: the cutoff before any subject is locked.
+    public let fallback: Double
+    /// Seconds a lost face is trusted (tracked in depth) before the depth-only finder.
+    public let hold: Double
+    /// Seconds: time constant with which the cutoff follows the subject.
+    public let smoothing: Double
+    /// refine=guided|none: key only the depth surfaces of the locked subject
+    /// (SubjectSegmentation.swift); false = every pixel nearer than the
+    /// cutoff, as the original sample.
+    public let subjectOnly: Bool
+
+    /// Subject-only keying on a frame in which the lock found no subject at
+    /// all (no face, no body: the fallback) keys nothing, so an empty room
+    /// stays empty instead of keying the floor or wall nearer than the
+    /// fallback cutoff; lock-strategy=original keeps the sample's own
+    /// fallback and keys at it.
+    public var keysNothingWithoutSubject: Bool { subjectOnly && strategy != .original }
+}
+
+/// How the matte is made at depth resolution (docs/quality.md).
+public enum MattePath: Equatable {
+    /// Focus modes: the soft focus mask, then the original chain's blur and gamma.
+    case focusMask(FocusSettings, BlurGamma)
+    /// refine=original: the sample's chain: threshold, blur, gamma (bicubic upscale).
+    case original(BlurGamma)
+    /// refine=none: the hard threshold mask, upscaled (debugging).
+    case hardThreshold
+    /// refine=guided: edge-aware (`MatteRefiner`) on the depth reduced to at
+    /// most `DepthMatter.guidedMaxDepthWidth`.
+    case guided
+}
+
+/// The original chain's softening of a mask.
+public struct BlurGamma: Equatable {
+    /// Gaussian sigma in depth pixels.
+    public let radius: Double
+    public let gamma: Double
+}
+
+/// The background effect the element applies to the video behind the subject.
+public struct EffectPlan: Equatable {
+    public let effect: BackgroundEffect
+    /// blur: radius in video pixels.
+    public let radius: Double
+    /// blur: grows from radius/3 behind the subject to radius at 1 m.
+    public let growth: Bool
+}
+
+extension DepthMatteSettings {
+    /// This frame's plan; `depthScale` is metres per unit of the depth the
+    /// keyer is given (after the element's normalisation).
+    public func plan(depthScale: Double) -> MattePlan {
+        let source = cutoffSource
+        let soften = BlurGamma(radius: blurRadius, gamma: gamma)
+        let path: MattePath
+        switch source {
+        case .focus(let focus): path = .focusMask(focus, soften)
+        case .subject, .fixed:
+            switch refine {
+            case .guided: path = .guided
+            case .original: path = .original(soften)
+            case .none: path = .hardThreshold
+            }
+        }
+        let keyed: MatteOutput
+        var picture: DepthViewSettings? = nil
+        switch output {
+        case .composite: keyed = .composite
+        case .matte: keyed = .matte
+        case .alpha: keyed = .alpha
+        case .depth:
+            keyed = .composite
+            var view = display
+            view.encoding = encoding
+            picture = view
+        }
+        return MattePlan(cutoff: source, path: path, output: keyed, depthPicture: picture,
+                         effect: EffectPlan(effect: output == .composite ? backgroundEffect : .none,
+                                            radius: effectRadius, growth: effectGrowth),
+                         depthScale: depthScale, frameDuration: frameDuration,
+                         backgroundARGB: backgroundARGB, threads: threads)
+    }
+
+    /// Where the threshold comes from in `mode`.
+    private var cutoffSource: CutoffSource {
+        switch mode {
+        case .face: return .subject(subjectRule(.face))
+        case .nearest: return .subject(subjectRule(.nearest))
+        case .fixed: return .fixed(cutoff)
+        case .highpass: return .focus(FocusSettings(kind: .highpass, focus: focus, slope: slope, halfWidth: focusWidth))
+        case .bandpass: return .focus(FocusSettings(kind: .bandpass, focus: focus, slope: slope, halfWidth: focusWidth))
+        }
+    }
+
+    private func subjectRule(_ mode: SubjectRule.Mode) -> SubjectRule {
+        SubjectRule(mode: mode, strategy: lockStrategy, offset: cutoffOffset, fallback: cutoff,
+                    hold: lockHold, smoothing: lockSmoothing, subjectOnly: subjectOnly)
+    }
+}
