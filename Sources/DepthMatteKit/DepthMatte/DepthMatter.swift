@@ -84,11 +84,16 @@ public final class DepthMatter {
     public func reset() { subjectLock.reset(); refiner.reset() }
 
     /// The cutoff in force before this frame's lock runs (what the
-    /// element's background blur keys on, made before the keying): the
-    /// lock's last cutoff while it holds one (kept across a change of mode
-    /// until `reset()`), else the plan's preset.
+    /// element's background blur keys on, made before the keying): for a
+    /// subject, the lock's last cutoff while it holds one, else the preset;
+    /// a set cutoff (fixed, focus) is the plan's own, also right after a
+    /// live change of mode.
     public func cutoffInForce(_ plan: MattePlan) -> Double {
-        subjectLock.cutoff ?? plan.cutoff.preset
+        switch plan.cutoff {
+        case .subject(let rule): return subjectLock.cutoff ?? rule.fallback
+        case .fixed(let metres): return metres
+        case .focus(let focus): return focus.focus
+        }
     }
 
     /// The cutoff for this frame, from the subject lock (see SubjectLock.swift).

@@ -365,6 +365,25 @@ final class DepthMatterTests: XCTestCase {
         return s
     }
 
+    func testCutoffInForceIsTheSetCutoffAfterALiveChangeOfMode() {
+        // the background blur keys on the cutoff in force before the lock
+        // runs: the lock's while a subject is followed, the set one as soon
+        // as the mode is fixed or a focus mode (no reset in between)
+        let m = DepthMatter()
+        var s = Self.faceSettings()
+        XCTAssertEqual(m.cutoffInForce(s.plan(depthScale: 0.001)), 1.0, accuracy: 1e-12, "before any lock: the preset")
+        let video = Self.makeVideo(32, 24)
+        _ = run(m, s, video: video, depth: Self.portrait(), output: TestRGB(width: 32, height: 24), faces: [Self.faceBox])
+        XCTAssertEqual(m.cutoffInForce(s.plan(depthScale: 0.001)), 1.05, accuracy: 1e-12, "locked to the face")
+        s.mode = .fixed
+        s.cutoff = 2.5
+        XCTAssertEqual(m.cutoffInForce(s.plan(depthScale: 0.001)), 2.5, accuracy: 1e-12, "fixed")
+        s.mode = .highpass
+        s.focus = 1.7
+        XCTAssertEqual(m.cutoffInForce(s.plan(depthScale: 0.001)), 1.7, accuracy: 1e-12, "focus")
+        XCTAssertEqual(m.lockedCutoff ?? 0, 1.05, accuracy: 1e-12, "the lock itself is kept")
+    }
+
     func testCutoffFollowsTheFace() {
         let m = DepthMatter()
         XCTAssertNil(m.lockedCutoff)
