@@ -65,8 +65,10 @@ gst_depth_matte_pairing_init (GstDepthMatte * self)
 }
 
 void
-gst_depth_matte_pairing_free (GstDepthMatte * self)
+gst_depth_matte_pairing_free (GObject * object)
 {
+  GstDepthMatte *self = GST_DEPTH_MATTE (object);
+
   gst_depth_matte_pairing_clear (self);
   g_mutex_clear (&self->depth_lock);
   g_free (self->colour_history.f);

@@ -121,7 +121,8 @@ G_GNUC_INTERNAL void gst_depth_matte_aggregate_class_init
 
 /* depthmatte-pairing.c */
 G_GNUC_INTERNAL void gst_depth_matte_pairing_init (GstDepthMatte * self);
-G_GNUC_INTERNAL void gst_depth_matte_pairing_free (GstDepthMatte * self);
+/* The element's finalize hook (its element info's free_more). */
+G_GNUC_INTERNAL void gst_depth_matte_pairing_free (GObject * object);
 /* Drops the histories and the last pairing. */
 G_GNUC_INTERNAL void gst_depth_matte_pairing_clear (GstDepthMatte * self);
 /* Keeps every depth frame that arrives on `pad` in the depth history. */

@@ -297,18 +297,12 @@ gst_depth_matte_property_changed (GObject * object, const DMPropSpec * spec,
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (object));
 }
 
-static void
-gst_depth_matte_free_more (GObject * object)
-{
-  gst_depth_matte_pairing_free (GST_DEPTH_MATTE (object));
-}
-
 static const DMElementInfo element_info = {
   "Depth matte", "Filter/Editor/Video/Compositor",
       "Keys video by depth: locks a depth cutoff to the subject's face, "
       "builds a soft matte and puts the subject over a new background",
   DM_ELEMENT_PROPERTIES (properties), gst_depth_matte_property_changed,
-  DM_ELEMENT_LAYOUT (GstDepthMatte), { NULL }, gst_depth_matte_free_more
+  DM_ELEMENT_LAYOUT (GstDepthMatte), { NULL }, gst_depth_matte_pairing_free
 };
 
 static void
