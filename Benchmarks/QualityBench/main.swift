@@ -56,6 +56,7 @@ let tuning: (inout MatteRefiner) -> Void = {
         if let v = float("QB_MGAIN") { r.motionGain = v }
         if let v = float("QB_MOUT") { r.motionOutlier = v }
         if let v = float("QB_LSHIFT") { r.labelShift = v }
+        if let v = float("QB_CSLACK") { r.colourSlack = v }
         if let v = shadowMargin { r.shadowMargin = v }
         if let v = gmax { r.detailGainLimit = v }
         if let v = margin { r.interiorMargin = v }

@@ -114,6 +114,18 @@ extension RefinePass {
         return (m, flat, g)
     }
 
+    /// The guide's steepest change per grid pixel at o (the largest of the
+    /// three channels' central differences across and down): what a
+    /// misalignment of one grid pixel changes the colour there by.
+    @inline(__always)
+    private func gridSlope(_ o: Int) -> Float {
+        let x = o % gw, y = o / gw
+        let l = x > 0 ? o - 1 : o, r = x < gw - 1 ? o + 1 : o
+        let u = y > 0 ? o - gw : o, d = y < gh - 1 ? o + gw : o
+        @inline(__always) func slope(_ p: UnsafeMutablePointer<Float>) -> Float { max(abs(p[r] - p[l]), abs(p[d] - p[u])) }
+        return 0.5 * max(slope(grid[.r]), slope(grid[.g]), slope(grid[.b]))
+    }
+
     /// 2.6 at output pixel o: the matte m smoothed against last frame's
     /// (`previous`), by the depth's change alone or with the colour's
     /// evidence (`colourNoise`, which also updates `previousGuide`).
@@ -136,7 +148,8 @@ extension RefinePass {
                 let prev = previous[o]
                 let dm = abs(m - prev)
                 let dc = max(abs(gr - pg[0]), abs(gg - pg[gs]), abs(gb - pg[2 * gs]))
-                let moved = min(1, max(0, dc - colourNoise) / colourNoise)
+                let tolerance = colourNoise + (colourSlack > 0 ? colourSlack * gridSlope(o) : 0)
+                let moved = min(1, max(0, dc - tolerance) / colourNoise)
                 if dm <= hold * (1 - moved) {
                     // the colour did not change: only the depth's noise did
                     m = prev + leak * (m - prev)

@@ -171,6 +171,8 @@ struct RefinePass {
     var thinParts = false
     /// 2.6: colour noise on the grid and the hysteresis margin (`colourNoise`, `temporalHold`).
     var colourNoise: Float = 0, hold: Float = 0, leak: Float = 0
+    /// 2.6: the colour change allowed per unit of the guide's slope (`colourSlack`).
+    var colourSlack: Float = 0
     /// Squared colour distance within which a pixel matches a side (`matchWidening`).
     var matchNoise: Float = 0
     /// > 0: the coefficient means are weighted by each window's fit (`fitWeighting`).

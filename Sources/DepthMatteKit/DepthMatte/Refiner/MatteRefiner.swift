@@ -192,6 +192,20 @@ public struct MatteRefiner {
     /// on the synthetic portraits is about +2 % SAD (a uniform shirt's edge
     /// moving in depth is followed through the leak). docs/steady-edges.md.
     public var colourNoise: Float = 4.0 / 255
+    /// 2.6, colour evidence on a moving picture: the colour change that
+    /// still counts as "nothing moved" grows by this times the guide's slope
+    /// there (its change per grid pixel). After a pan is followed
+    /// (`cameraMotion`) the previous guide lies within a fraction of a
+    /// pixel of the new one, and across a colour edge that fraction alone
+    /// changes the colour by far more than the noise: without the slack the
+    /// matte follows the depth's noise exactly along the edges. A real
+    /// move of a pixel or more changes an edge's colour by its whole step,
+    /// twice the slack's allowance at 0.5. Off (0) by default: on the real
+    /// Motorcycle pan it lowers dtSSD (1.05x -> 0.94x of the original chain
+    /// at 0.5, 0.90x at 1), but a subject swaying over a still room is then
+    /// held back too (synthetic sway SAD +7 %, pan SAD +24 % at 1): a
+    /// probe, docs/quality.md.
+    public var colourSlack: Float = 0
     /// 2.6, hysteresis: where the colour did not change, the matte keeps its
     /// previous value unless the new one differs by more than this (a
     /// decisive change of the evidence, e.g. an edge pixel whose depth now
@@ -412,6 +426,7 @@ public struct MatteRefiner {
             pass.fitFloor = fitWeighting ? fitFloor : 0
             pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
             pass.colourNoise = colourNoise; pass.hold = temporalHold; pass.leak = temporalLeak
+            pass.colourSlack = colourSlack
             pass.detail = colourDetail ? D.baseAddress : nil
             pass.detailGainLimit = detailGainLimit; pass.detailMinSpread = detailMinSpread
             pass.flatContrast = flatContrast
