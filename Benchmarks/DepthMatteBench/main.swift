@@ -176,7 +176,7 @@ if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
     let frames = ring(makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360), args.contains("--ring") ? 8 : 1)
     let matter = DepthMatter()
     // QB_NOFIT: refine=guided without its fit-weighted coefficient means (A/B of the cost)
-    if getenv("QB_NOFIT") != nil { matter.refiner.fitWeighting = false }
+    if getenv("QB_NOFIT") != nil { matter.refiner.tuning.fitWeighting = false }
     var s = DepthMatteSettings()
     s.refine = args[i + 1] == "guided" ? .guided : .original
     s.threads = i + 2 < args.count ? Int(args[i + 2]) ?? 1 : 1

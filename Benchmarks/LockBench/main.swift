@@ -71,7 +71,7 @@ struct Score {
 func run(_ frames: Frames, mode: KeyingMode, strategy: LockStrategy, useFaces: Bool = true, oracle: Bool = false,
          perFrameIoU: UnsafeMutablePointer<[Double]>? = nil) -> Score {
     let m = DepthMatter()
-    if env("QB_NOFIT") != nil { m.refiner.fitWeighting = false }  // the refine=guided experiment switch (docs/quality.md)
+    if env("QB_NOFIT") != nil { m.refiner.tuning.fitWeighting = false }  // the refine=guided experiment switch (docs/quality.md)
     var s = DepthMatteSettings()
     s.mode = mode
     s.lockStrategy = strategy

@@ -44,38 +44,38 @@ let tuning: (inout MatteRefiner) -> Void = {
     let noDetail = env("QB_NODETAIL") != nil, gmax = float("QB_GMAX"), noShadow = env("QB_NOSHADOW") != nil
     let shadowMargin = int("QB_SHMARGIN"), shadowReadings = int("QB_SHREAD")
     return { r in
-        if let v = shadowReadings { r.shadowReadings = v != 0 }
-        if noDetail { r.colourDetail = false }
-        if noShadow { r.shadowFill = false }
-        switch env("QB_SHSIDE") { case "both": r.shadowSide = .both; case "left": r.shadowSide = .left; case "right": r.shadowSide = .right; default: break }
-        if let v = float("QB_SPREAD") { r.detailMinSpread = v }
-        if let v = float("QB_FLATC") { r.flatContrast = v }
-        if let v = float("QB_LHOLD") { r.labelHold = v }
-        if env("QB_NOTHIN") != nil { r.thinParts = false }
-        if env("QB_NOCAM") != nil { r.cameraMotion = false }
-        if let v = float("QB_MGAIN") { r.motionGain = v }
-        if let v = float("QB_MOUT") { r.motionOutlier = v }
-        if let v = float("QB_LSHIFT") { r.labelShift = v }
-        if let v = float("QB_CSLACK") { r.colourSlack = v }
-        if let v = shadowMargin { r.shadowMargin = v }
-        if let v = gmax { r.detailGainLimit = v }
-        if let v = margin { r.interiorMargin = v }
-        if let v = contrast { r.contrast = v }
-        if let v = radius { r.radius = v }
-        if let v = band { r.band = v; r.backgroundBand = v }
-        if let v = int("QB_BGBAND") { r.backgroundBand = v }
-        if let v = eps { r.eps = v }
-        if let v = tBase { r.temporalBase = v }
-        if let v = tGain { r.temporalGain = v }
-        if let v = up { r.maxUpscale = v }
-        if let v = dr { r.decisionRadius = v }
-        if noClamp { r.rangeClamp = false }
-        if noMatch { r.matchWidening = false }
-        if let v = fitFloor { r.fitFloor = v }
-        if noFit { r.fitWeighting = false }
-        if let v = cNoise { r.colourNoise = v }
-        if let v = hold { r.temporalHold = v }
-        if let v = leak { r.temporalLeak = v }
+        if let v = shadowReadings { r.tuning.shadowReadings = v != 0 }
+        if noDetail { r.tuning.colourDetail = false }
+        if noShadow { r.tuning.shadowFill = false }
+        switch env("QB_SHSIDE") { case "both": r.tuning.shadowSide = .both; case "left": r.tuning.shadowSide = .left; case "right": r.tuning.shadowSide = .right; default: break }
+        if let v = float("QB_SPREAD") { r.tuning.detailMinSpread = v }
+        if let v = float("QB_FLATC") { r.tuning.flatContrast = v }
+        if let v = float("QB_LHOLD") { r.tuning.labelHold = v }
+        if env("QB_NOTHIN") != nil { r.tuning.thinParts = false }
+        if env("QB_NOCAM") != nil { r.tuning.cameraMotion = false }
+        if let v = float("QB_MGAIN") { r.tuning.motionGain = v }
+        if let v = float("QB_MOUT") { r.tuning.motionOutlier = v }
+        if let v = float("QB_LSHIFT") { r.tuning.labelShift = v }
+        if let v = float("QB_CSLACK") { r.tuning.colourSlack = v }
+        if let v = shadowMargin { r.tuning.shadowMargin = v }
+        if let v = gmax { r.tuning.detailGainLimit = v }
+        if let v = margin { r.tuning.interiorMargin = v }
+        if let v = contrast { r.tuning.contrast = v }
+        if let v = radius { r.tuning.radius = v }
+        if let v = band { r.tuning.band = v; r.tuning.backgroundBand = v }
+        if let v = int("QB_BGBAND") { r.tuning.backgroundBand = v }
+        if let v = eps { r.tuning.eps = v }
+        if let v = tBase { r.tuning.temporalBase = v }
+        if let v = tGain { r.tuning.temporalGain = v }
+        if let v = up { r.tuning.maxUpscale = v }
+        if let v = dr { r.tuning.decisionRadius = v }
+        if noClamp { r.tuning.rangeClamp = false }
+        if noMatch { r.tuning.matchWidening = false }
+        if let v = fitFloor { r.tuning.fitFloor = v }
+        if noFit { r.tuning.fitWeighting = false }
+        if let v = cNoise { r.tuning.colourNoise = v }
+        if let v = hold { r.tuning.temporalHold = v }
+        if let v = leak { r.tuning.temporalLeak = v }
     }
 }()
 /// QB_PERFRAME: per-frame IoU and every lost hand pixel; QB_FRAME: the frame

@@ -19,7 +19,7 @@ public struct MatteResult: Equatable {
     /// refine=guided: the camera's motion since the last frame as
     /// the picture's shift in video pixels (x right, y down), when one
     /// translation explained it and the temporal state followed it
-    /// (`MatteRefiner.cameraMotion`); (0, 0) and false otherwise.
+    /// (`MatteRefiner.Tuning.cameraMotion`); (0, 0) and false otherwise.
     public var cameraShiftX = 0.0, cameraShiftY = 0.0
     public var cameraMoving = false
     public init() {}
@@ -227,7 +227,7 @@ public final class DepthMatter {
 
         let color = ARGBColor(argb: plan.backgroundARGB)
         // step 3's colour detail: only where this frame's matte is the guided filter's
-        let detailed = guided && refiner.colourDetail
+        let detailed = guided && refiner.tuning.colourDetail
         let covered = compositor.run(matte: prepared, detail: detailed ? refiner.detail : nil,
                                      video: video, background: background, color: color,
                                      output: output, mode: plan.output, pool: pool, threads: threads)

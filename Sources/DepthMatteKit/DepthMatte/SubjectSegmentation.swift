@@ -128,7 +128,7 @@ public struct SubjectSegmentation {
     /// surface touching only such holes stays when it is in front or level
     /// on average and reaches neither picture side. Written far, each of
     /// those readings made its whole row of holes an occlusion shadow in the
-    /// refiner (`MatteRefiner.shadowFill`) and grew background into the
+    /// refiner (`MatteRefiner.Tuning.shadowFill`) and grew background into the
     /// rest. quality-bench carryBinder rows (docs/quality.md).
     public var holeFragments = true
     /// A strip of holes along a side of the picture up to this share of its

@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.3 (`MatteRefiner.backgroundBand`): a real sensor's
+/// README step 2.3 (`MatteRefiner.Tuning.backgroundBand`): a real sensor's
 /// subject grows into the background at its edges (edge fattening, flying
 /// pixels, misregistration), never the other way, so a background reading
 /// one pixel from the subject's label is trusted, while subject readings
@@ -20,7 +20,7 @@ final class BackgroundBandTests: XCTestCase {
         let v = TestRGB(width: vw, height: vh, layout: .bgra), d = TestDepth(width: 160, height: 90)
         var truth = [UInt8](repeating: 0, count: vw * vh)
         var r = MatteRefiner()
-        r.backgroundBand = backgroundBand
+        r.tuning.backgroundBand = backgroundBand
         var m = FloatPlane()
         var sum = 0.0
         for f in 0..<frames {

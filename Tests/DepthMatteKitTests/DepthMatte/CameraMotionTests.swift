@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.6, camera motion (`MatteRefiner.cameraMotion`):
+/// README step 2.6, camera motion (`MatteRefiner.Tuning.cameraMotion`):
 /// one translation of the picture since the last frame is estimated from the
 /// guide at depth resolution and, when it explains the change everywhere,
 /// the temporal state moves with it before the hold compares the new frame.
@@ -52,7 +52,7 @@ final class CameraMotionTests: XCTestCase {
         var m = MotionEstimator()
         m.estimate(previous: frame(0), current: frame(0.6), width: w, height: h, outlier: 0.05)
         XCTAssertGreaterThan(m.worse, 0, "shift (\(m.dx), \(m.dy))")
-        XCTAssertFalse(MatteRefiner.cameraMotionUsable(m, gain: MatteRefiner().motionGain, range: MatteRefiner().motionRange))
+        XCTAssertFalse(MatteRefiner.cameraMotionUsable(m, gain: MatteRefiner.Tuning().motionGain, range: MatteRefiner.Tuning().motionRange))
     }
 
     /// The same over a plain wall with sensor noise: nothing in the room
@@ -76,7 +76,7 @@ final class CameraMotionTests: XCTestCase {
         m.estimate(previous: a, current: b, width: w, height: h, outlier: 0.05)
         XCTAssertEqual(m.dx, 0.6, accuracy: 0.05)
         XCTAssertEqual(m.dy, 0, accuracy: 0.05)
-        XCTAssertTrue(MatteRefiner.cameraMotionUsable(m, gain: MatteRefiner().motionGain, range: MatteRefiner().motionRange))
+        XCTAssertTrue(MatteRefiner.cameraMotionUsable(m, gain: MatteRefiner.Tuning().motionGain, range: MatteRefiner.Tuning().motionRange))
     }
 
     /// A textured disc (the subject, 1 m) in front of a textured wall (2 m),
@@ -89,7 +89,7 @@ final class CameraMotionTests: XCTestCase {
         let vw = 320, vh = 180, dw = 80, dh = 45
         let v = TestRGB(width: vw, height: vh), d = TestDepth(width: dw, height: dh)
         var r = MatteRefiner()
-        r.cameraMotion = cameraMotion
+        r.tuning.cameraMotion = cameraMotion
         var m = FloatPlane()
         var prev: [Float] = [], prevTruth: [Double] = []
         var error = 0.0, off = 0.0

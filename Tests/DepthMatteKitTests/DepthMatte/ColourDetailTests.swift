@@ -1,8 +1,8 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// Step 3's colour detail (`MatteRefiner.colourDetail`) and 2.2's
-/// occlusion-shadow fill (`MatteRefiner.shadowFill`).
+/// Step 3's colour detail (`MatteRefiner.Tuning.colourDetail`) and 2.2's
+/// occlusion-shadow fill (`MatteRefiner.Tuning.shadowFill`).
 final class ColourDetailTests: XCTestCase {
     static let fg = RGBA(200, 40, 40), bg = RGBA(60, 160, 90)
 
@@ -24,7 +24,7 @@ final class ColourDetailTests: XCTestCase {
         let d = TestDepth(width: dw, height: dh, fill: 3000)
         d.fill(x0: 0, y0: 0, x1: Int((edge / 4).rounded()), y1: dh, 900)
         let m = DepthMatter()
-        m.refiner.colourDetail = detail
+        m.refiner.tuning.colourDetail = detail
         var s = DepthMatteSettings()
         s.mode = .fixed; s.cutoff = 1.5; s.output = .matte; s.threads = threads
         let out = TestRGB(width: vw, height: vh, layout: layout)

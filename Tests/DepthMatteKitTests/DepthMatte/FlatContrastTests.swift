@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.5 (`MatteRefiner.flatContrast`): where the
+/// README step 2.5 (`MatteRefiner.Tuning.flatContrast`): where the
 /// coarse depth-resolution fit has no edge, partial values are the colour
 /// model's imprint of texture, not coverage: a stronger contrast there
 /// pushes them to their side without moving any pixel across 0.5.
@@ -11,12 +11,12 @@ final class FlatContrastTests: XCTestCase {
         RefineTests.render(5.5, video: v, depth: d)
         func matte(_ flat: Float) -> [Float] {
             var r = MatteRefiner()
-            r.flatContrast = flat
+            r.tuning.flatContrast = flat
             var m = FloatPlane()
             r.refine(depth: d.view, scale: 0.001, cutoff: 1.4, video: v.view, temporal: false, into: &m)
             return Array(m.pixels.prefix(m.width * m.height))
         }
-        let mild = matte(MatteRefiner().contrast), strong = matte(2.5)
+        let mild = matte(MatteRefiner.Tuning().contrast), strong = matte(2.5)
         func partial(_ m: [Float]) -> Int { m.filter { $0 > 0.05 && $0 < 0.95 }.count }
         XCTAssertGreaterThan(partial(mild), 200, "the scene has partial values (the test means something)")
         XCTAssertLessThan(Double(partial(strong)), 0.9 * Double(partial(mild)), "partial \(partial(strong)) against \(partial(mild))")

@@ -2,7 +2,7 @@ import XCTest
 @testable import DepthMatteKit
 
 /// A dark part the subject carries with no reading at all (
-/// `MatteRefiner.heldParts`): taken as the subject when its edge to the room
+/// `MatteRefiner.Tuning.heldParts`): taken as the subject when its edge to the room
 /// moves with it, left to the colour when it stays (a pocket of holes behind
 /// the subject) or when the whole room moves (a pan).
 final class HeldPartTests: XCTestCase {
@@ -38,11 +38,11 @@ final class HeldPartTests: XCTestCase {
     /// wall's shift) in turn.
     static func outerPart(_ frames: [(Int, Int)], held: Bool = true) -> Float {
         var r = MatteRefiner(), m = FloatPlane()
-        r.heldParts = held
+        r.tuning.heldParts = held
         // (the occlusion shadows fall on the left, as `.auto` finds for a
         // Kinect or a D400 after a few frames: the part's rows of holes on
         // the right are no shadow)
-        r.shadowSide = .left
+        r.tuning.shadowSide = .left
         for (dx, ws) in frames {
             let (d, v) = frame(dx: dx, wallShift: ws)
             r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
@@ -74,7 +74,7 @@ final class HeldPartTests: XCTestCase {
 
     func testAResetForgetsThePart() {
         var r = MatteRefiner(), m = FloatPlane()
-        r.shadowSide = .left
+        r.tuning.shadowSide = .left
         for dx in [0, 2, 4] {
             let (d, v) = Self.frame(dx: dx)
             r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)

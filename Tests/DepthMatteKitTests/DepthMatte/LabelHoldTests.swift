@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.6 at depth resolution (`MatteRefiner.labelHold`):
+/// README step 2.6 at depth resolution (`MatteRefiner.Tuning.labelHold`):
 /// where the colour did not change, the decided label is averaged with the
 /// previous one before the fit, so the depth's per-frame noise does not
 /// reach the matte; a coherent change of the label (a new cutoff, an edge
@@ -12,7 +12,7 @@ final class LabelHoldTests: XCTestCase {
     /// over frame pairs of the summed |Δα| on the output grid.
     static func stillChange(labelHold: Float, frames: Int = 8) -> Double {
         var r = MatteRefiner()
-        r.colourNoise = 4.0 / 255; r.temporalHold = 0; r.labelHold = labelHold
+        r.tuning.colourNoise = 4.0 / 255; r.tuning.temporalHold = 0; r.tuning.labelHold = labelHold
         var prev: [Float] = []
         var change = 0.0
         TemporalHoldTests.refineStill(&r, frames: frames) { cur in
@@ -43,9 +43,9 @@ final class LabelHoldTests: XCTestCase {
 
     func testNewCutoffIsFollowedAtOnceWhereTheColourDidNotChange() {
         let v = TestRGB(width: 160, height: 40), d = TestDepth(width: 40, height: 10)
-        func edgeAfterCutoffChange(labelHold: Float, labelShift: Float = MatteRefiner().labelShift) -> (before: Double, after: Double) {
+        func edgeAfterCutoffChange(labelHold: Float, labelShift: Float = MatteRefiner.Tuning().labelShift) -> (before: Double, after: Double) {
             var r = MatteRefiner()
-            r.colourNoise = 4.0 / 255; r.labelHold = labelHold; r.labelShift = labelShift
+            r.tuning.colourNoise = 4.0 / 255; r.tuning.labelHold = labelHold; r.tuning.labelShift = labelShift
             var m = FloatPlane()
             for f in 0..<6 {
                 Self.rampFrame(seed: UInt64(f + 1), video: v, depth: d)

@@ -97,7 +97,7 @@ final class RefineTests: XCTestCase {
         XCTAssertEqual(side(scene(leftEvery: 4, rightEvery: 1)), .right)
         XCTAssertEqual(side(scene(leftEvery: 1, rightEvery: 1)), .both)
         var fixed = MatteRefiner(), m = FloatPlane()
-        fixed.shadowSide = .both
+        fixed.tuning.shadowSide = .both
         fixed.refine(depth: scene(leftEvery: 1, rightEvery: 4).view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
         XCTAssertEqual(fixed.lastShadowSides, .both)
     }
@@ -162,7 +162,7 @@ final class RefineTests: XCTestCase {
         let subject = RGBA(128, 128, 128), light = RGBA(235, 235, 235), dark = RGBA(21, 21, 21)
         for y in 0..<60 { for x in 0..<80 { v[x, y] = x < 40 ? subject : ((x - 40) / 3 % 2 == 0 ? light : dark) } }
         var r = MatteRefiner()
-        r.decisionRadius = decisionRadius
+        r.tuning.decisionRadius = decisionRadius
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
         var error: Float = 0, wrong = 0
@@ -194,7 +194,7 @@ final class RefineTests: XCTestCase {
         // the wall has a dark stripe too, so "dark" looks like background
         for y in 0..<60 { for x in 52..<56 { v[x, y] = RGBA(20, 20, 30) } }
         var r = MatteRefiner()
-        r.rangeClamp = rangeClamp
+        r.tuning.rangeClamp = rangeClamp
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
         return (m[33, 30], m[31, 30])
@@ -228,8 +228,8 @@ final class RefineTests: XCTestCase {
         let (d, v) = stepScene(depthEdge: 22, colorEdge: 50, holes: 23...35)
         d.fill(x0: 22, y0: 0, x1: 23, y1: 30, 1900)
         var r = MatteRefiner()
-        r.matchWidening = matchWidening
-        r.fitWeighting = fitWeighting
+        r.tuning.matchWidening = matchWidening
+        r.tuning.fitWeighting = fitWeighting
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
         return m
@@ -265,7 +265,7 @@ final class RefineTests: XCTestCase {
         let skin = RGBA(217, 171, 142), beige = RGBA(224, 214, 182), poster = RGBA(185, 108, 102)
         for y in 0..<60 { for x in 0..<80 { v[x, y] = x < 32 ? beige : (x < 32 + 2 * fw ? skin : poster) } }
         var r = MatteRefiner()
-        r.fitWeighting = fitWeighting
+        r.tuning.fitWeighting = fitWeighting
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
         return m
@@ -319,7 +319,7 @@ final class RefineTests: XCTestCase {
     func testSmallFlickerIsDamped() {
         // a still subject whose edge pixel's matte alternates by ±0.1 moves less than that
         var r = MatteRefiner()
-        XCTAssertLessThan(r.temporalBase + r.temporalGain * 0.1, 1)
+        XCTAssertLessThan(r.tuning.temporalBase + r.tuning.temporalGain * 0.1, 1)
         r.reset()
     }
 

@@ -62,14 +62,14 @@ final class RefinerGoldenTests: XCTestCase {
         let cases: [(String, UInt64, (inout MatteRefiner) -> Void, Bool)] = [
             ("default", 0x5b975589ac967fa0, { _ in }, true),
             ("no temporal", 0x5f83ea7549114404, { _ in }, false),
-            ("no fit weighting", 0x45f7a37d1a968d6c, { $0.fitWeighting = false }, true),
-            ("no range clamp", 0x959a4699c0161558, { $0.rangeClamp = false }, true),
-            ("no match widening", 0x20afdbcf3d0a74d9, { $0.matchWidening = false }, true),
-            ("window means only", 0x1fb8d605be1d699d, { $0.decisionRadius = 0 }, true),
-            ("upscale 1, radius 4", 0xc945d6e3d777f18d, { $0.maxUpscale = 1; $0.radius = 4 }, true),
+            ("no fit weighting", 0x45f7a37d1a968d6c, { $0.tuning.fitWeighting = false }, true),
+            ("no range clamp", 0x959a4699c0161558, { $0.tuning.rangeClamp = false }, true),
+            ("no match widening", 0x20afdbcf3d0a74d9, { $0.tuning.matchWidening = false }, true),
+            ("window means only", 0x1fb8d605be1d699d, { $0.tuning.decisionRadius = 0 }, true),
+            ("upscale 1, radius 4", 0xc945d6e3d777f18d, { $0.tuning.maxUpscale = 1; $0.tuning.radius = 4 }, true),
             // (`backgroundBand`, `temporalLeak` and `labelHold` set back:
             // the earlier default, to the bit)
-            ("earlier band and hold", 0xedeeaa48e86511d, { $0.backgroundBand = 2; $0.temporalLeak = 0.35; $0.labelHold = 0.3 }, true),
+            ("earlier band and hold", 0xedeeaa48e86511d, { $0.tuning.backgroundBand = 2; $0.tuning.temporalLeak = 0.35; $0.tuning.labelHold = 0.3 }, true),
         ]
         var got: [String] = []
         for (name, expected, configure, temporal) in cases {

@@ -230,7 +230,7 @@ final class SubjectSegmentationTests: XCTestCase {
         var ss = Self.farWalk(2.5)
         ss.scene = .carryBinder; ss.squarePixels = true; ss.absorbedShare = 1
         let r = Self.keyScene(ss, 320, 240, [2.4, 2.6, 2.8, 3.0], mode: .nearest)
-        let off = Self.keyScene(ss, 320, 240, [2.4, 2.6, 2.8, 3.0], mode: .nearest, refiner: { $0.heldParts = false })
+        let off = Self.keyScene(ss, 320, 240, [2.4, 2.6, 2.8, 3.0], mode: .nearest, refiner: { $0.tuning.heldParts = false })
         XCTAssertLessThan(r.extra, 300, "pixels keyed outside the walker")
         XCTAssertLessThan(r.missing, 600, "walker and binder pixels left out")
         XCTAssertGreaterThan(off.missing, 2000, "without the rule the binder past the torso is lost")

@@ -11,7 +11,7 @@ final class TemporalHoldTests: XCTestCase {
     /// matte over `frames` frames at 30 fps, and how many pixels changed by > 0.2.
     static func stillFlips(hold: Float, frames: Int = 8) -> (flips: Int, soft: Int) {
         var r = MatteRefiner()
-        r.colourNoise = 4.0 / 255; r.temporalHold = hold
+        r.tuning.colourNoise = 4.0 / 255; r.tuning.temporalHold = hold
         var prev: [Float] = []
         var flips = 0, soft = 0
         refineStill(&r, frames: frames) { cur in
@@ -85,7 +85,7 @@ final class TemporalHoldTests: XCTestCase {
         // 20, left open)
         let v = TestRGB(width: 160, height: 40), d = TestDepth(width: 40, height: 10)
         var r = MatteRefiner(), free = MatteRefiner()
-        r.colourNoise = 4.0 / 255
+        r.tuning.colourNoise = 4.0 / 255
         var m = FloatPlane(), mf = FloatPlane()
         let speed = 0.35   // video px per frame: under a tenth of a depth pixel
         for f in 0..<24 {

@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// README step 2.3, thin parts (`MatteRefiner.thinParts`): a rod
+/// README step 2.3, thin parts (`MatteRefiner.Tuning.thinParts`): a rod
 /// one or two depth pixels wide is all within the untrusted band; where
 /// depth says it is there, its colour places it; where only colour says so,
 /// nothing is invented.
@@ -30,7 +30,7 @@ final class ThinPartTests: XCTestCase {
         let v = TestRGB(width: 240, height: 64), d = TestDepth(width: 60, height: 16)
         frame(inDepth: inDepth, shift: shift, video: v, depth: d)
         var r = MatteRefiner()
-        r.thinParts = thinParts
+        r.tuning.thinParts = thinParts
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, temporal: false, into: &m)
         // output grid: 2x the depth (120 x 32): the rod is grid x 40..<44

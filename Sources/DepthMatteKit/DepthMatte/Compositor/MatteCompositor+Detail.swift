@@ -1,4 +1,4 @@
-/// Step 3's colour detail (refine=guided, `MatteRefiner.colourDetail`): on
+/// Step 3's colour detail (refine=guided, `MatteRefiner.Tuning.colourDetail`): on
 /// the edge runs, after the bicubic upscale, every video pixel adds
 /// G·I − G·Ī, the colour model's gain G and offset G·Ī of the output grid
 /// (interpolated bilinearly) applied to its own colour I. The cell's mean

@@ -53,7 +53,7 @@ extension MatteRefiner {
         held.frame &+= 1
         let now = held.frame, last = now &- 1
         let unknown = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
-        let minArea = max(16, Int(heldPartArea * Float(n)))
+        let minArea = max(16, Int(tuning.heldPartArea * Float(n)))
         for i in 0..<n { visited[i] = 0 }
         var takenPixels = 0
         for start in 0..<n where label[start] == unknown && visited[start] == 0 {
@@ -61,15 +61,15 @@ extension MatteRefiner {
             let (area, nS, nB, x0, x1, y0, y1) = Self.holeComponent(from: start, label: label, width: w, height: h,
                                                                   visited: visited, members: members)
             defer { for m in 0..<area { visited[Int(members[m])] = 1 } }
-            guard area >= minArea, nS > 0, Float(nS) >= heldPartShare * Float(nS + nB) else { continue }
+            guard area >= minArea, nS > 0, Float(nS) >= tuning.heldPartShare * Float(nS + nB) else { continue }
             var before = 0
             for m in 0..<area where held.taken[Int(members[m])] == last { before += 1 }
             var take = 2 * before >= area
             // the luma of the box grown by the margin, measured now; where it
             // was measured last frame too, whether it moved (bits 4 and 8 of
             // `visited` until the box is done)
-            let gx0 = max(0, x0 - heldPartMargin), gx1 = min(w - 1, x1 + heldPartMargin)
-            let gy0 = max(0, y0 - heldPartMargin), gy1 = min(h - 1, y1 + heldPartMargin)
+            let gx0 = max(0, x0 - tuning.heldPartMargin), gx1 = min(w - 1, x1 + tuning.heldPartMargin)
+            let gy0 = max(0, y0 - tuning.heldPartMargin), gy1 = min(h - 1, y1 + tuning.heldPartMargin)
             measureLuma(video, gx0, gx1, gy0, gy1, width: w, height: h, visited: visited, now: now, last: last)
             if !take {
                 take = edgeMoved(label: label, visited: visited, members: members, area: area,
@@ -125,13 +125,14 @@ extension MatteRefiner {
     private mutating func measureLuma(_ video: RGBImageView, _ gx0: Int, _ gx1: Int, _ gy0: Int, _ gy1: Int,
                                       width w: Int, height h: Int, visited: UnsafeMutablePointer<UInt8>,
                                       now: UInt32, last: UInt32) {
+        let change = tuning.heldPartChange
         for y in gy0...gy1 {
             for x in gx0...gx1 {
                 let i = y * w + x
                 let l = MatteRefiner.cellLuma(video, x: x, y: y, width: w, height: h)
                 if held.measured[i] == last {
                     visited[i] |= 4
-                    if abs(l - held.luma[i]) > heldPartChange { visited[i] |= 8 }
+                    if abs(l - held.luma[i]) > change { visited[i] |= 8 }
                 }
                 held.luma[i] = l; held.measured[i] = now
             }
@@ -174,10 +175,10 @@ extension MatteRefiner {
         }
         // (a pocket of wall or floor seen between an arm and the body
         // has the room's colours; a carried part, its own)
-        let apart = nOut > 0 && abs(lumaIn / Float(area) - lumaOut / Float(nOut)) >= heldPartContrast
+        let apart = nOut > 0 && abs(lumaIn / Float(area) - lumaOut / Float(nOut)) >= tuning.heldPartContrast
         if edge >= 4 && apart {
             let fEdge = Float(edgeMoved) / Float(edge), fRoom = room > 0 ? Float(roomMoved) / Float(room) : 0
-            take = fEdge >= heldPartMotion && fEdge >= heldPartRatio * fRoom
+            take = fEdge >= tuning.heldPartMotion && fEdge >= tuning.heldPartRatio * fRoom
         }
         return take
     }

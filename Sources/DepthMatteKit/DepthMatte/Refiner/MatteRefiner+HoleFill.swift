@@ -51,7 +51,7 @@ extension MatteRefiner {
     /// `fillUnknown` on raw planes of `width` × `height` bytes; `spare` is scratch.
     /// `shadows`: first, every run of unknown pixels along a row with a
     /// subject reading at one end and a background reading at the other is
-    /// an occlusion shadow (`MatteRefiner.shadowFill`) and becomes background.
+    /// an occlusion shadow (`MatteRefiner.Tuning.shadowFill`) and becomes background.
     static func fillUnknown(labelPlane label: UnsafePointer<UInt8>, filledPlane filled: UnsafeMutablePointer<UInt8>,
                             sparePlane spare: UnsafeMutablePointer<UInt8>, width w: Int, height h: Int, passes: Int,
                             shadows: Bool = false, shadowMargin: Int = 0, shadowSides: ShadowSides = .both) {
@@ -84,7 +84,7 @@ extension MatteRefiner {
         for i in 0..<n where filled[i] == unknownLabel { filled[i] = background }
     }
 
-    /// 2.2, `MatteRefiner.shadowReadings`: in every run of unknown pixels
+    /// 2.2, `MatteRefiner.Tuning.shadowReadings`: in every run of unknown pixels
     /// along a row with a subject reading at one end and a background
     /// reading at the other (an occlusion shadow), the pixels beyond
     /// `shadowMargin` from the subject (those the shadow fill made
@@ -124,7 +124,7 @@ extension MatteRefiner {
 }
 
 /// Which side of a near object its occlusion shadow falls on, in the
-/// picture (2.2, `MatteRefiner.shadowSide`): a row run of holes with the
+/// picture (2.2, `MatteRefiner.Tuning.shadowSide`): a row run of holes with the
 /// subject at its right end and the background at its left is a shadow on
 /// the left.
 public struct ShadowSides: OptionSet, Sendable {
@@ -181,7 +181,7 @@ extension MatteRefiner {
     /// (as a share of that side's outline, over the last frames, decaying),
     /// once it has `shadowSideRuns` such runs; both sides until then.
     mutating func shadowSides(_ label: UnsafePointer<UInt8>, width w: Int, height h: Int) -> ShadowSides {
-        switch shadowSide {
+        switch tuning.shadowSide {
         case .left: return .left
         case .right: return .right
         case .both: return .both
@@ -190,8 +190,8 @@ extension MatteRefiner {
             let v = shadowVotes * 0.8 + SIMD4(Float(runs.left), Float(runs.right), Float(runs.leftDirect), Float(runs.rightDirect))
             shadowVotes = v
             let l = v[0] / max(v[0] + v[2], 1), r = v[1] / max(v[1] + v[3], 1)
-            if v[0] >= shadowSideRuns && l >= shadowSideRatio * r { return .left }
-            if v[1] >= shadowSideRuns && r >= shadowSideRatio * l { return .right }
+            if v[0] >= tuning.shadowSideRuns && l >= tuning.shadowSideRatio * r { return .left }
+            if v[1] >= tuning.shadowSideRuns && r >= tuning.shadowSideRatio * l { return .right }
             return .both
         }
     }

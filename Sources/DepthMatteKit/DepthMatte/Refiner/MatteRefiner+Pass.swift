@@ -159,15 +159,15 @@ struct RefinePass {
     let previousGuide: UnsafeMutablePointer<Float>
     /// Per output-grid column: nearest, first and second bilinear depth column; the second's weight.
     let outputColumns: UnsafePointer<Int32>, outputWeights: UnsafePointer<Float>
-    // parameters (MatteRefiner's)
+    // parameters (`MatteRefiner.Tuning`'s, copied by `take`)
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
     /// 2.3: background readings are trusted when the label is uniform within
-    /// this (`MatteRefiner.backgroundBand`; boxed into the `decision` plane,
+    /// this (`MatteRefiner.Tuning.backgroundBand`; boxed into the `decision` plane,
     /// free until phase `decide`, when it differs from `band`).
     var backgroundBand = 0
     var untrustedWeight: Float = 0, eps: Float = 0, contrast: Float = 1, base: Float = 0, gain: Float = 0
     var blend = false, rangeClamp = false, matchWidening = false
-    /// 2.3's thin-part rule (`MatteRefiner.thinParts`).
+    /// 2.3's thin-part rule (`MatteRefiner.Tuning.thinParts`).
     var thinParts = false
     /// 2.6: colour noise on the grid and the hysteresis margin (`colourNoise`, `temporalHold`).
     var colourNoise: Float = 0, hold: Float = 0, leak: Float = 0

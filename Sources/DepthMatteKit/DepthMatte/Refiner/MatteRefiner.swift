@@ -63,6 +63,9 @@
 /// Interior pixels (a filled label uniform within `band + interiorMargin`)
 /// keep their label through 2.4–2.7: the colour model decides only near the edge.
 ///
+/// The knobs named above (`band`, `shadowMargin`, `colourDetail`, ...) are
+/// `tuning`'s (`MatteRefiner.Tuning`).
+///
 /// All buffers are kept between frames (`RefineScratch`) and only grow: no
 /// heap allocation per frame once the sizes (and the thread count) are stable.
 ///
@@ -73,245 +76,18 @@
 /// expression in the same order whatever the band count, so the matte is
 /// bit-identical for any `threads`.
 public struct MatteRefiner {
-    /// Window radius of the guided filter, in depth pixels (depth maps are at
-    /// most 400 px wide here, so about 2.5 % of the picture width or more).
-    /// Chosen by quality-bench (4, 6, 8 tried): 6 with the nearest-colour
-    /// decision below gives the best IoU and the fewest hand pixels lost.
-    public var radius = 6
-    /// Guided-filter regularisation (colour in [0, 1]): colour steps well
-    /// above sqrt(eps) ≈ 0.03 are followed, flatter texture (and sensor
-    /// noise) is smoothed; 1e-3 is the usual feathering value in He et al.
-    public var eps: Float = 1e-3
-    /// Half-width, in depth pixels, of the untrusted band around the depth edge.
-    public var band = 2
-    /// 2.3, trust of background readings: a background
-    /// reading is trusted when the filled label is background within this
-    /// many depth pixels (subject readings: within `band`). A real sensor's
-    /// subject grows into the background at its edges (edge fattening of a
-    /// matcher's window, flying pixels, a misregistration that shifts it),
-    /// so the untrusted band belongs mostly on the subject's side; a
-    /// background reading one pixel from the subject's label is already
-    /// wall, and the colour model beside the edge learns from it.
-    /// real-bench IoU 0.9188 -> 0.9243 (Aloe, 1.8 m), 0.9341 -> 0.9454
-    /// (Motorcycle, 2.67 m), SAD -7 to -12 %; quality-bench portraits SAD
-    /// 0.71-0.76 -> 0.64-0.70, chair distractor pixels 442 -> 367; 0 (trust
-    /// every background reading): real IoU 0.891 (docs/steady-edges.md).
-    public var backgroundBand = 1
-    /// Weight of untrusted pixels in the fit (small, not zero: a window with no
-    /// trusted pixel falls back to the filled mask).
-    public var untrustedWeight: Float = 1e-3
-    /// Passes of the hole fill (depth pixels reached from a valid neighbour);
-    /// unknown pixels farther away count as background.
-    public var fillPasses = 16
-    /// 2.2, occlusion shadows: a run of holes along a row between
-    /// a subject reading and a background reading is the wall beside a near
-    /// object that the projector (or the second camera) cannot see, so it is
-    /// filled as background, not split between the two sides; 2.3's colour
-    /// decision still takes its pixels near the subject that look like it.
-    public var shadowFill = true
-    /// The pixels of such a run next to the subject that the ordinary fill
-    /// still decides (subject winning ties): the depth edge may sit this far
-    /// from the colour edge (misregistration, fattening).
-    public var shadowMargin = 4
-    /// 2.2 (with `shadowFill`): the pixels of an occlusion shadow run that
-    /// the shadow fill made background (all but the `shadowMargin` next to
-    /// the subject) count as background READINGS from then on: trusted in
-    /// 2.3 and interior when far enough from the edge, like the wall they
-    /// are. Before, every hole stayed untrusted and never interior, so deep
-    /// in a wide shadow the colour model alone decided, and on a
-    /// multi-coloured wall it keyed in wall that matches the subject's
-    /// colours. real-bench IoU +0.0013 to +0.0018 (docs/steady-edges.md);
-    /// quality-bench `3 5`: SAD lower on every portrait and sensor clip.
-    public var shadowReadings = true
-    /// 2.2: the side of a near object its occlusion shadow falls
-    /// on. A projector-camera pair (or a stereo pair) leaves it on one side
-    /// only: on the left in the reference camera's picture for a Kinect v1,
-    /// a RealSense D400 and Middlebury's left views, on the right when the
-    /// picture is mirrored. Holes on the other side are no shadow but a part
-    /// of the subject with no reading (a dark, IR-absorbing binder sticking
-    /// out past the torso, black hair): as shadows they became background
-    /// readings and the colour never had a say. `.auto` measures it
-    /// (`shadowRuns`): on the shadow side nearly every step from the subject
-    /// to the background crosses a run of holes, on the other side only a
-    /// dark part's rows do; a side is taken once its share of such runs is
-    /// `shadowSideRatio` times the other's. Until then, and with `.both`,
-    /// every run counts (as before).
-    public var shadowSide: ShadowSide = .auto
-    /// See `shadowSide`.
-    public var shadowSideRatio: Float = 2
-    /// See `shadowSide`: runs (decaying by 0.8 a frame) before a side is taken.
-    public var shadowSideRuns: Float = 20
-    /// 2.2 (`MatteRefiner+HeldParts`): a component of holes mostly
-    /// bordered by the subject whose edge to the room moves with it (a dark,
-    /// IR-absorbing part the subject carries, with no reading at all) becomes
-    /// subject readings; a pocket of holes behind the subject stays holes.
-    /// quality-bench, the binder with no reading (`QB_ABSORB=1`), fully in
-    /// view: carryBinder 0.88 -> 0.99, the 4:3 walk 0.81 -> 0.99.
-    public var heldParts = true
-    /// See `heldParts`: the smallest component, as a share of the depth map.
-    public var heldPartArea: Float = 0.005
-    /// See `heldParts`: the least share of subject readings on its border.
-    public var heldPartShare: Float = 0.5
-    /// See `heldParts`: the least share of its edge to the room that changed.
-    public var heldPartMotion: Float = 0.25
-    /// See `heldParts`: ... and how many times the room's own changed share.
-    public var heldPartRatio: Float = 4
-    /// See `heldParts`: a change of luma (0-1) that counts as moved.
-    public var heldPartChange: Float = 8.0 / 255
-    /// See `heldParts`: the least difference of mean luma (0-1) between the
-    /// component and the room's readings next to it.
-    public var heldPartContrast: Float = 0.1
-    /// See `heldParts`: the room measured around a component, depth pixels.
-    public var heldPartMargin = 8
-    /// See `heldParts`: the state it keeps between frames.
+    /// The knobs (`MatteRefiner+Tuning`); everything else here is state
+    /// kept between frames or the last frame's results.
+    public var tuning = Tuning()
+    /// See `Tuning.heldParts`: the state it keeps between frames.
     var held = HeldPartState()
-    /// The decaying counts of `shadowSide` .auto: runs left and right of the
+    /// The decaying counts of `Tuning.shadowSide` .auto: runs left and right of the
     /// subject, direct steps left and right.
     var shadowVotes = SIMD4<Float>(repeating: 0)
     /// The shadow sides the last frame used.
     public private(set) var lastShadowSides: ShadowSides = .both
-    /// 2.6, temporal smoothing: the weight of the new matte is
-    /// min(1, temporalBase + temporalGain·|Δ|), Δ its change from the previous one.
-    public var temporalBase: Float = 0.35
-    /// See `temporalBase`: a change of (1 − temporalBase) / temporalGain or
-    /// more is followed at once.
-    public var temporalGain: Float = 3
-    /// 2.6, colour evidence: the colour frame's noise on the output grid
-    /// (each grid value is a mean over 4 or more video pixels: a camera's
-    /// 2–3 levels of noise per pixel, 1–1.5 levels there, 3σ ≈ 4 levels).
-    /// Where the guide changed by less than this since the last frame (the
-    /// largest channel change), nothing moved there and a change of the
-    /// matte can only come from the depth's noise: it is held (see
-    /// `temporalHold`). A change of twice this or more is motion: the matte
-    /// follows at once. Between the two, both ramp. 0 turns the hold off.
-    /// On (4/255): on real structured-light depth
-    /// (`Benchmarks/real-bench`, whose sensor model flips edge pixels as
-    /// real matchers do) a still pair flipped 2,200–3,100 pixels by more
-    /// than 0.2 without it, about 140 with it (leak 0.35), and the swaying
-    /// clip's dtSSD fell from 1.16x to 1.01x of the original chain; the cost
-    /// on the synthetic portraits is about +2 % SAD (a uniform shirt's edge
-    /// moving in depth is followed through the leak). docs/steady-edges.md.
-    public var colourNoise: Float = 4.0 / 255
-    /// 2.6, colour evidence on a moving picture: the colour change that
-    /// still counts as "nothing moved" grows by this times the guide's slope
-    /// there (its change per grid pixel). After a pan is followed
-    /// (`cameraMotion`) the previous guide lies within a fraction of a
-    /// pixel of the new one, and across a colour edge that fraction alone
-    /// changes the colour by far more than the noise: without the slack the
-    /// matte follows the depth's noise exactly along the edges. A real
-    /// move of a pixel or more changes an edge's colour by its whole step,
-    /// twice the slack's allowance at 0.5. Off (0) by default: on the real
-    /// Motorcycle pan it lowers dtSSD (1.05x -> 0.94x of the original chain
-    /// at 0.5, 0.90x at 1), but a subject swaying over a still room is then
-    /// held back too (synthetic sway SAD +7 %, pan SAD +24 % at 1): a
-    /// probe, docs/quality.md.
-    public var colourSlack: Float = 0
-    /// 2.6, hysteresis: where the colour did not change, the matte keeps its
-    /// previous value unless the new one differs by more than this (a
-    /// decisive change of the evidence, e.g. an edge pixel whose depth now
-    /// reads clearly the other side and whose colour side agrees; interior
-    /// pixels follow their label at once anyway).
-    public var temporalHold: Float = 0.5
-    /// 2.6: a held pixel still moves this fraction of the way to the new
-    /// value each frame, so a change the colour cannot see (a uniform
-    /// shirt's edge moving in depth) is reached within a few frames while
-    /// one noisy frame moves it by at most this much. 0.25
-    /// (0.35 before; with `labelHold` 0.2): real-bench still clips' dtSSD
-    /// 0.43-0.46x -> 0.34x (Aloe), 0.62-0.63x -> 0.46-0.47x (Motorcycle),
-    /// moving clips 1-2 % lower, IoU unchanged; quality-bench SAD +1-6 %
-    /// (docs/steady-edges.md).
-    public var temporalLeak: Float = 0.25
-    /// Output grid = depth resolution × this (at most; never above the video).
-    public var maxUpscale = 2
-    /// Pixels whose filled label is uniform within `band + interiorMargin`
-    /// depth pixels keep that label (the colour model decides only near the edge).
-    public var interiorMargin = 4
-    /// Untrusted pixels take the label whose nearest trusted colour within
-    /// this many depth pixels is nearer (0: compare with the window means).
-    public var decisionRadius = 6
-    /// Contrast around 0.5 applied to the filtered matte (1 = none): the
-    /// linear colour model leaves values like 0.9 on shaded cloth and 0.1 on
-    /// the wall near the edge; 1.5 maps [1/6, 5/6] onto [0, 1]. Edges stay
-    /// soft over about 2/3 of their filtered width.
-    public var contrast: Float = 1.5
-    /// Clamp each output-grid value to the range of the four depth-resolution
-    /// values around it (α = ā·I + b̄ with the guide averaged to depth
-    /// resolution): the fine colour only places the edge within the local
-    /// range and cannot dig a thin dark line (fingers, eyes) out of a region
-    /// the coarse model calls foreground. quality-bench (4 s at 10 fps): hand
-    /// pixels > 2 px inside the outline keyed out 30 → 3 per clip, SAD and
-    /// gradient error slightly lower, IoU unchanged.
-    public var rangeClamp = true
-    /// An untrusted pixel with trusted colours of only one side within
-    /// `decisionRadius` keeps its filled label, unless its colour matches
-    /// that side's nearest trusted colour to within the noise (squared RGB
-    /// distance <= `eps`): then the search widens (2x, 3x) for the other
-    /// side, and the nearest-colour decision p moves the filled label f only
-    /// as far as it is clear: f + c·(p − f), c = |d_bg − d_fg| / (d_bg + d_fg).
-    public var matchWidening = true
-    /// 2.3, thin parts: an untrusted pixel with no trusted subject
-    /// pixel within `decisionRadius` (a rod, a cable, a strand one or two
-    /// depth pixels wide is all within the band) and whose colour does not
-    /// match the nearest trusted background colour is decided against the
-    /// colours of the subject READINGS (untrusted) within `band` + 1 depth
-    /// pixels: where depth says a thin part is there, colour places it,
-    /// instead of the part keeping only the half of it the misregistered
-    /// depth overlaps. No subject reading near: no thin part (colour alone
-    /// does not invent one).
-    public var thinParts = true
-    /// The coefficients of the windows covering a pixel are averaged weighted
-    /// by how well each window's linear model fits its labels (a weighted
-    /// aggregation of the overlapping local models instead of the plain box
-    /// mean of He et al.): ā = Σ c_k a_k / Σ c_k with
-    /// c_k = 1 − s_k · (var_k(p) − X_k) / (var_k(p) + fitFloor), where X_k is
-    /// the part of the window's label variance its colour model explains
-    /// (var − X = E_k, the mean squared residual) and s_k = tr Σ_k / (tr Σ_k + eps)
-    /// says whether the window's colours vary enough to have explained it.
-    /// A window whose labels its colours cannot separate (skin between two
-    /// wall colours whose mean is nearly skin) counts little; a uniform
-    /// window, one whose edge the colour follows, and a flat-colour window
-    /// (no colour evidence: its edge stays a soft ramp) count fully.
-    /// `fitFloor` is a label variance below which a window counts as uniform
-    /// (1e-3, a label spread of ~0.03; 1e-4 and 1e-2 change quality-bench IoU by
-    /// <= 0.0001). quality-bench (4 s at 10 fps): hand
-    /// pixels keyed out 28–30 → 8–11 per clip (> 2 px inside: 3 → 1), SAD
-    /// 2–6 % lower; `8 3`: no hand pixel > 2 px inside lost (was 3–4).
-    public var fitWeighting = true
-    /// The label variance below which a window counts as uniform (see `fitWeighting`).
-    public var fitFloor: Float = 1e-3
-    /// Step 3's colour detail: the output grid is coarser than the
-    /// video (2x the depth resolution at most), so its edge is a ramp of 3–4
-    /// video pixels that moves in whole grid cells. Where the colour model
-    /// decided a grid pixel (not clamped, not saturated), its gain
-    /// G = contrast·ā and offset G·Ī (Ī: the guide averaged over the cell)
-    /// go to `detail`; the compositor adds G·I − G·Ī at every video pixel of
-    /// the edge, so the edge lands where the full-resolution colour puts it
-    /// and moves with it by fractions of a pixel.
-    public var colourDetail = true
-    /// The largest gain |G| (per unit of colour, summed over R, G, B) the detail may carry.
-    public var detailGainLimit: Float = 2
-    /// The detail goes only where the four depth-resolution fit values around
-    /// a grid pixel span at least this much (an edge of the coarse fit; with
-    /// `rangeClamp`): inside a region the coarse fit calls one side, the fine
-    /// colour's texture would only add flicker and dig dark details out of
-    /// it. real-bench: pan dtSSD 1.08x -> 1.03-1.05x, still 0.83-0.88x ->
-    /// 0.70-0.76x, still flips 90-96 -> 38-64, IoU +0.001; quality-bench
-    /// portrait SAD 0.82-0.94 -> 0.93-1.04 (1.42-1.73).
-    public var detailMinSpread: Float = 0.5
-    /// 2.5 where the coarse fit has no edge (the four depth-resolution fit
-    /// values around a grid pixel span less than `detailMinSpread`): the
-    /// contrast there, applied after 2.6 (so the temporal smoothing sees the
-    /// milder value and the noise is not amplified before it). Such pixels
-    /// lie in a region the coarse model calls one side, and values like 0.3
-    /// there are the colour model's imprint of texture near the edge (a
-    /// patterned wall behind leaves), not coverage. 2: real-bench
-    /// SAD -16 %, IoU unchanged; quality-bench portrait SAD 0.93-1.04 ->
-    /// 0.70-0.77 (with `labelHold`). Alone it cost flicker on real depth
-    /// (still dtSSD 0.70x -> 0.81x); with `labelHold` the still clip is at
-    /// 0.46-0.48x. Equal to `contrast`: off.
-    public var flatContrast: Float = 2
     /// Per output-grid pixel (gR, gG, gB, offset), 4 floats, or zeros where
-    /// the colour model has no say (valid after `refine` with `colourDetail`).
+    /// the colour model has no say (valid after `refine` with `Tuning.colourDetail`).
     public private(set) var detail = FloatPlane()
 
     /// The working memory of a pass (shared by copies of this refiner until
@@ -323,48 +99,11 @@ public struct MatteRefiner {
     /// planes of the grid, R, G, B; written where the matte is evaluated).
     private var previousGuide = FloatPlane()
     private var havePrevious = false
-    /// The label at depth resolution after 2.3 and the guide there (`labelHold`).
+    /// The label at depth resolution after 2.3 and the guide there (`Tuning.labelHold`).
     private var previousLabel = FloatPlane()
-    /// 2.6 at depth resolution, before the fit: where
-    /// the guide at depth resolution did not change by more than
-    /// `colourNoise` since the label there was last followed, and the
-    /// label's mean over `band` did not shift (`labelShift`), the decided
-    /// label (2.3) is blended with the previous one, the new one weighted
-    /// this much (1 = off; needs `colourNoise` > 0). A real sensor's fresh
-    /// noise every frame flips edge labels; held only at the output (2.6),
-    /// every flip still moved the fit and the window models around it.
-    /// real-bench still clip dtSSD 0.70-0.76x -> 0.46-0.48x, flips per pair
-    /// 38-64 -> 3-19; the sensor clips' still dtSSD 0.07/0.25x -> 0.03/0.10x.
-    /// Lag: kept off the moving edge by `labelShift` and the colour
-    /// (`LabelHoldTests`).
-    /// 0.2 (with `temporalLeak` 0.25; 0.3 before).
-    public var labelHold: Float = 0.2
-    /// See `labelHold`: a change of the label's mean over `band` (a
-    /// (2·band+1)² window) of this much or more since the label was last
-    /// followed is followed at once: a new cutoff or an edge that moved
-    /// shifts it coherently (the drift of a slow one adds up until it does),
-    /// while the depth's noise flips single pixels (1/25 each with `band` 2).
-    /// 0.3 held the synthetic pan's edge back (IoU min 0.9963 -> 0.9938);
-    /// 0.15 does not (0.9963).
-    public var labelShift: Float = 0.15
-    /// 2.6, camera motion (`MatteRefiner+Motion`): when one
-    /// translation of the picture explains the change since the last frame
-    /// (a pan, a hand-held camera), the temporal state (2.6 on the output
-    /// grid, `labelHold` at depth resolution) is moved with it first, so the
-    /// hold works while the camera moves as it does on a still one.
-    public var cameraMotion = true
-    /// The shift is used only when the luma residual with it is below this
-    /// fraction of the residual without it (the picture really moved as one).
-    public var motionGain: Float = 0.9
-    /// ... and when it is at most this many depth pixels per frame (faster
-    /// motion is followed at once by 2.6 anyway).
-    public var motionRange: Float = 2
-    /// Luma residuals (0–1) beyond this count less in the estimate (a person
-    /// moving over a still room does not drag it).
-    public var motionOutlier: Float = 0.05
     /// The last frame's camera-motion estimate (depth pixels; `applied`: used).
     public private(set) var motion = MotionEstimator()
-    /// The guide's luma at depth resolution, last frame (`cameraMotion`).
+    /// The guide's luma at depth resolution, last frame (`Tuning.cameraMotion`).
     private var previousLuma = FloatPlane()
 
     public init() {}
@@ -377,8 +116,9 @@ public struct MatteRefiner {
     public mutating func refine(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView,
                                 temporal: Bool = true, pool: WorkerPool? = nil, threads: Int = 1,
                                 into out: inout FloatPlane) {
+        let t = tuning
         let dw = depth.width, dh = depth.height, n = dw * dh
-        let k = max(1, min(maxUpscale, video.width / max(dw, 1), video.height / max(dh, 1)))
+        let k = max(1, min(t.maxUpscale, video.width / max(dw, 1), video.height / max(dh, 1)))
         let gw = dw * k, gh = dh * k, gn = gw * gh
         out.resize(width: gw, height: gh)
         let blend = temporal && havePrevious && previous.width == gw && previous.height == gh
@@ -387,13 +127,13 @@ public struct MatteRefiner {
             previousGuide.resize(width: gw, height: 3 * gh)
         }
         havePrevious = true
-        let labelOn = labelHold < 1 && colourNoise > 0
+        let labelOn = t.labelHold < 1 && t.colourNoise > 0
         let labelBlend = blend && labelOn && previousLabel.width == dw && previousLabel.height == 5 * dh
         if labelOn && (previousLabel.width != dw || previousLabel.height != 5 * dh) {
             previousLabel.resize(width: dw, height: 5 * dh)
         }
-        let haveLuma = cameraMotion && temporal && previousLuma.width == dw && previousLuma.height == dh
-        if cameraMotion && !haveLuma { previousLuma.resize(width: dw, height: dh) }
+        let haveLuma = t.cameraMotion && temporal && previousLuma.width == dw && previousLuma.height == dh
+        if t.cameraMotion && !haveLuma { previousLuma.resize(width: dw, height: dh) }
         var motion = MotionEstimator()
         if n == 0 { return }
         // more bands than depth rows would only idle
@@ -401,7 +141,7 @@ public struct MatteRefiner {
         if !isKnownUniquelyReferenced(&scratch) { scratch = RefineScratch() }
         let s = scratch
         s.reserve(n: n, depthWidth: dw, gn: gn, bands: bands, videoWidth: video.width)
-        if cameraMotion { s.motion.reserve(gn) }
+        if t.cameraMotion { s.motion.reserve(gn) }
 
         // 2.1 and 2.2 (serial: each pass of the fill reads the whole previous pass)
         labelAndFill(depth, scale: scale, cutoff: cutoff, video: video, temporal: temporal, scratch: s)
@@ -413,37 +153,29 @@ public struct MatteRefiner {
         previousLabel.pixels.withUnsafeMutableBufferPointer { prevLabel in
         previous.pixels.withUnsafeMutableBufferPointer { prev in
         previousGuide.pixels.withUnsafeMutableBufferPointer { prevGuide in
-        if colourDetail { detail.resize(width: 4 * gw, height: gh) }
+        if t.colourDetail { detail.resize(width: 4 * gw, height: gh) }
         detail.pixels.withUnsafeMutableBufferPointer { D in
         out.pixels.withUnsafeMutableBufferPointer { O in
             var pass = RefinePass(scratch: s, n: RefineLayout.planeStride(n), gn: RefineLayout.planeStride(gn),
                                   bands: bands, dw: dw, dh: dh, k: k, gw: gw, gh: gh, video: video,
                                   previous: prev.baseAddress!, previousGuide: prevGuide.baseAddress!, out: O.baseAddress!)
-            pass.band = band; pass.backgroundBand = backgroundBand; pass.interiorRadius = interiorMargin + band; pass.radius = radius
-            pass.untrustedWeight = untrustedWeight; pass.eps = eps; pass.decisionRadius = decisionRadius
-            pass.contrast = contrast; pass.rangeClamp = rangeClamp
-            pass.matchWidening = matchWidening; pass.matchNoise = eps; pass.thinParts = thinParts
-            pass.fitFloor = fitWeighting ? fitFloor : 0
-            pass.blend = blend; pass.base = temporalBase; pass.gain = temporalGain
-            pass.colourNoise = colourNoise; pass.hold = temporalHold; pass.leak = temporalLeak
-            pass.colourSlack = colourSlack
-            pass.detail = colourDetail ? D.baseAddress : nil
-            pass.detailGainLimit = detailGainLimit; pass.detailMinSpread = detailMinSpread
-            pass.flatContrast = flatContrast
-            if labelOn { pass.labelPrevious = prevLabel.baseAddress; pass.labelBlend = labelBlend; pass.labelBase = labelHold; pass.labelShift = labelShift }
+            pass.take(t)
+            pass.blend = blend
+            pass.detail = t.colourDetail ? D.baseAddress : nil
+            if labelOn { pass.labelPrevious = prevLabel.baseAddress; pass.labelBlend = labelBlend }
             for i in 0..<n { pass.fill[i] = Float(s.filled[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in RefinePhase.allCases {
-                    if phase == .products && cameraMotion {
+                    if phase == .products && t.cameraMotion {
                         // (2.6, camera motion: the guide at depth resolution is
                         // there, the temporal state not yet read)
                         MatteRefiner.followCamera(&motion, guide: ctx.pointee.L, dw: dw, dh: dh, k: k,
                                                   previousLuma: prevLuma.baseAddress!, haveLuma: haveLuma,
                                                   label: labelBlend ? prevLabel.baseAddress : nil,
                                                   grid: blend ? prev.baseAddress : nil,
-                                                  gridGuide: blend && colourNoise > 0 ? prevGuide.baseAddress : nil,
-                                                  scratch: s.motion.base, outlier: motionOutlier, gain: motionGain,
-                                                  range: motionRange)
+                                                  gridGuide: blend && t.colourNoise > 0 ? prevGuide.baseAddress : nil,
+                                                  scratch: s.motion.base, outlier: t.motionOutlier, gain: t.motionGain,
+                                                  range: t.motionRange)
                     }
                     ctx.pointee.phase = phase
                     WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
@@ -460,30 +192,30 @@ public struct MatteRefiner {
     /// the filled label into `s.filled`.
     private mutating func labelAndFill(_ depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView,
                                        temporal: Bool, scratch s: RefineScratch) {
-        let dw = depth.width, dh = depth.height
+        let dw = depth.width, dh = depth.height, t = tuning
         MatteRefiner.threeStateMask(depth, scale: scale, cutoff: cutoff, into: s.label.base)
         // (with shadow readings, the shadow runs are marked in the mask itself
         // and the fill copies them; otherwise only the fill's copy gets them)
-        let readings = shadowFill && shadowReadings
-        let sides = shadowFill ? shadowSides(s.label.base, width: dw, height: dh) : .both
+        let readings = t.shadowFill && t.shadowReadings
+        let sides = t.shadowFill ? shadowSides(s.label.base, width: dw, height: dh) : .both
         lastShadowSides = sides
         if readings {
-            MatteRefiner.shadowsAsReadings(labelPlane: s.label.base, width: dw, height: dh, shadowMargin: shadowMargin,
+            MatteRefiner.shadowsAsReadings(labelPlane: s.label.base, width: dw, height: dh, shadowMargin: t.shadowMargin,
                                            sides: sides)
         }
-        if readings && heldParts && temporal {
+        if readings && t.heldParts && temporal {
             // (the fill's spare plane is free until the fill: it holds the
             // components' marks)
             takeHeldParts(label: s.label.base, width: dw, height: dh, video: video, visited: s.spare.base,
                           members: s.members.base)
         }
         MatteRefiner.fillUnknown(labelPlane: s.label.base, filledPlane: s.filled.base, sparePlane: s.spare.base,
-                                 width: dw, height: dh, passes: fillPasses, shadows: shadowFill && !readings,
-                                 shadowMargin: shadowMargin, shadowSides: sides)
+                                 width: dw, height: dh, passes: t.fillPasses, shadows: t.shadowFill && !readings,
+                                 shadowMargin: t.shadowMargin, shadowSides: sides)
     }
 }
 
-/// `MatteRefiner.shadowSide`.
+/// `MatteRefiner.Tuning.shadowSide`.
 public enum ShadowSide: Sendable {
     /// From the holes themselves (`MatteRefiner.shadowRuns`).
     case auto
