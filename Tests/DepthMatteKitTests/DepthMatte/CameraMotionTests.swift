@@ -85,11 +85,13 @@ final class CameraMotionTests: XCTestCase {
     /// noise and edge flips every frame. Returns the mean over frame pairs
     /// of Σ |Δα − Δα_truth| on the output grid (the truth is the disc's
     /// coverage averaged over each grid cell), and the last estimate.
-    static func panError(cameraMotion: Bool, step: Double = 0.8, frames: Int = 16) -> (error: Double, off: Double, motion: MotionEstimator) {
+    static func panError(cameraMotion: Bool, step: Double = 0.8, frames: Int = 16,
+                         configure: (inout MatteRefiner) -> Void = { _ in }) -> (error: Double, off: Double, motion: MotionEstimator) {
         let vw = 320, vh = 180, dw = 80, dh = 45
         let v = TestRGB(width: vw, height: vh), d = TestDepth(width: dw, height: dh)
         var r = MatteRefiner()
         r.tuning.cameraMotion = cameraMotion
+        configure(&r)
         var m = FloatPlane()
         var prev: [Float] = [], prevTruth: [Double] = []
         var error = 0.0, off = 0.0
@@ -161,5 +163,32 @@ final class CameraMotionTests: XCTestCase {
         // and on the whole about the same (the held state is resampled: the
         // summed change error moves by under 2 %)
         XCTAssertLessThan(on.error, 1.02 * off.error)
+    }
+
+    func testColourSlackActsOnlyWhereAPanWasFollowed() {
+        // the slack widens 2.6's "nothing moved" by the guide's slope, for
+        // the residual of a followed pan; a still camera follows nothing, so
+        // the slack changes nothing there, while on the pan it does
+        XCTAssertEqual(MatteRefiner().tuning.colourSlack, 0, "off by default (a probe)")
+        let still = Self.panError(cameraMotion: true, step: 0) { $0.tuning.colourSlack = 1 }
+        let stillOff = Self.panError(cameraMotion: true, step: 0)
+        XCTAssertFalse(still.motion.applied)
+        XCTAssertEqual(still.error, stillOff.error, accuracy: 1e-12)
+        XCTAssertEqual(still.off, stillOff.off)
+        let pan = Self.panError(cameraMotion: true) { $0.tuning.colourSlack = 1 }, panOff = Self.panError(cameraMotion: true)
+        XCTAssertTrue(pan.motion.applied)
+        XCTAssertNotEqual(pan.error, panOff.error, "the slack is read on a followed pan")
+    }
+
+    func testOneRegionWorseStillLetsAPanBeFollowedTwoDoNot() {
+        // a real pan's noise makes one region of the 4 x 4 grid read worse
+        // now and then; a person moving in a room makes several worse
+        var m = MotionEstimator()
+        m.dx = -0.2; m.before = 1; m.after = 0.6
+        let gain = MatteRefiner().tuning.motionGain, range = MatteRefiner().tuning.motionRange
+        m.worse = 1
+        XCTAssertTrue(MatteRefiner.cameraMotionUsable(m, gain: gain, range: range))
+        m.worse = 2
+        XCTAssertFalse(MatteRefiner.cameraMotionUsable(m, gain: gain, range: range))
     }
 }

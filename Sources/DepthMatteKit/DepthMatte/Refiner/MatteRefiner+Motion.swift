@@ -14,8 +14,10 @@
 /// does not drag the estimate). It is used only when it explains the
 /// change: the luma residual after the shift must be below `motionGain` of
 /// the residual without it, the shift at most `motionRange` depth pixels
-/// (larger motion is followed at once anyway), and no region of a 4 x 4
-/// grid worse with it (`cameraMotionUsable`). A still camera, a person
+/// (larger motion is followed at once anyway), and at most one region of a
+/// 4 x 4 grid worse with it (`cameraMotionUsable`: on the real Motorcycle
+/// pan one region read worse in 3 of 9 frames from the noise alone; a
+/// person moving in a room makes several worse). A still camera, a person
 /// moving in a still textured room or a cut leave the state where it is;
 /// a person moving over a plain wall is followed (nothing says the wall
 /// stayed, and a plain wall looks the same shifted).
@@ -203,9 +205,9 @@ public struct MotionEstimator {
 extension MatteRefiner {
     /// Whether an estimate is one the temporal state may follow: a shift of
     /// 0.01–`range` depth pixels that explains the change (residual below
-    /// `gain` of the unshifted one) and makes no region worse.
+    /// `gain` of the unshifted one) and makes at most one region worse.
     static func cameraMotionUsable(_ m: MotionEstimator, gain: Float, range: Float) -> Bool {
-        abs(m.dx) <= range && abs(m.dy) <= range && abs(m.dx) + abs(m.dy) >= 0.01 && m.after < gain * m.before && m.worse == 0
+        abs(m.dx) <= range && abs(m.dy) <= range && abs(m.dx) + abs(m.dy) >= 0.01 && m.after < gain * m.before && m.worse <= 1
     }
 
     /// 2.6, camera motion: the guide's luma at depth resolution (from the

@@ -125,11 +125,12 @@ extension MatteRefiner {
         /// changes the colour by far more than the noise: without the slack the
         /// matte follows the depth's noise exactly along the edges. A real
         /// move of a pixel or more changes an edge's colour by its whole step,
-        /// twice the slack's allowance at 0.5. Off (0) by default: on the real
-        /// Motorcycle pan it lowers dtSSD (1.05x -> 0.94x of the original chain
-        /// at 0.5, 0.90x at 1), but a subject swaying over a still room is then
-        /// held back too (synthetic sway SAD +7 %, pan SAD +24 % at 1): a
-        /// probe, docs/quality.md.
+        /// twice the slack's allowance at 0.5. Used only on frames whose camera
+        /// motion was followed. Off (0) by default, a probe (docs/quality.md):
+        /// at 1 the real Motorcycle pan's dtSSD falls from 1.03x to 0.88x of
+        /// the original chain, but on the synthetic pans the held edge lags
+        /// (quality-bench pan SAD +26 %, dtSSD +11 %; `CameraMotionTests`'
+        /// disc: change error +28 %).
         public var colourSlack: Float = 0
         /// 2.6, hysteresis: where the colour did not change, the matte keeps its
         /// previous value unless the new one differs by more than this (a

@@ -176,6 +176,8 @@ public struct MatteRefiner {
                                                   gridGuide: blend && t.colourNoise > 0 ? prevGuide.baseAddress : nil,
                                                   scratch: s.motion.base, outlier: t.motionOutlier, gain: t.motionGain,
                                                   range: t.motionRange)
+                        // (the slack is for the residual of a followed pan)
+                        ctx.pointee.colourSlack = motion.applied ? t.colourSlack : 0
                     }
                     ctx.pointee.phase = phase
                     WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
