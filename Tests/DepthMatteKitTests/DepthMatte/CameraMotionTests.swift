@@ -175,6 +175,10 @@ final class CameraMotionTests: XCTestCase {
         XCTAssertFalse(still.motion.applied)
         XCTAssertEqual(still.error, stillOff.error, accuracy: 1e-12)
         XCTAssertEqual(still.off, stillOff.off)
+        // nor does it without camera motion (nothing is followed)
+        let unfollowed = Self.panError(cameraMotion: false) { $0.tuning.colourSlack = 1 }
+        let unfollowedOff = Self.panError(cameraMotion: false)
+        XCTAssertEqual(unfollowed.error, unfollowedOff.error, accuracy: 1e-12)
         let pan = Self.panError(cameraMotion: true) { $0.tuning.colourSlack = 1 }, panOff = Self.panError(cameraMotion: true)
         XCTAssertTrue(pan.motion.applied)
         XCTAssertNotEqual(pan.error, panOff.error, "the slack is read on a followed pan")

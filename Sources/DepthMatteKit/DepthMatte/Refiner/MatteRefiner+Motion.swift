@@ -172,26 +172,48 @@ public struct MotionEstimator {
     }
 
     /// Move `plane` (`w` × `h`, `planes` consecutive planes `stride` floats
-    /// apart) by (sx, sy) pixels, bilinear, edges repeated: the value at
-    /// (x, y) becomes the old value at (x − sx, y − sy). `tmp` holds one plane.
+    /// apart) by (sx, sy) pixels, edges repeated: the value at (x, y)
+    /// becomes the old value at (x − sx, y − sy). Separable Catmull-Rom
+    /// cubic, clamped to the range of the four nearest old values (no
+    /// overshoot): a held state is moved again every frame of a pan, and
+    /// bilinear's blur would add up over the frames it is held. `tmp`
+    /// holds one plane.
     static func shift(_ plane: UnsafeMutablePointer<Float>, planes: Int, stride: Int, width w: Int, height h: Int,
                       by sx: Float, _ sy: Float, tmp: UnsafeMutablePointer<Float>) {
         guard w >= 2, h >= 2 else { return }
         let fx = (-sx).rounded(.down), fy = (-sy).rounded(.down)
-        let ix = Int(fx), iy = Int(fy), tx = -sx - fx, ty = -sy - fy
+        let ix = Int(fx), iy = Int(fy)
+        let kx = catmullRom(-sx - fx), ky = catmullRom(-sy - fy)
         for c in 0..<planes {
             let q = plane + c * stride
-            tmp.update(from: q, count: w * h)
+            // horizontal into tmp, keeping the row's two nearest for the clamp
             for y in 0..<h {
-                let y0 = min(max(y + iy, 0), h - 1), y1 = min(max(y + iy + 1, 0), h - 1)
-                let r0 = UnsafePointer(tmp + y0 * w), r1 = UnsafePointer(tmp + y1 * w), out = q + y * w
+                let row = UnsafePointer(q + y * w), out = tmp + y * w
                 for x in 0..<w {
-                    let x0 = min(max(x + ix, 0), w - 1), x1 = min(max(x + ix + 1, 0), w - 1)
-                    out[x] = lerp2(r0, r1, x0, x1, tx, ty)
+                    @inline(__always) func at(_ d: Int) -> Float { row[min(max(x + ix + d, 0), w - 1)] }
+                    let a = at(0), b = at(1)
+                    let v = kx.0 * at(-1) + kx.1 * a + kx.2 * b + kx.3 * at(2)
+                    out[x] = min(max(v, min(a, b)), max(a, b))
+                }
+            }
+            // vertical back into the plane
+            for y in 0..<h {
+                @inline(__always) func rowAt(_ d: Int) -> UnsafePointer<Float> { UnsafePointer(tmp + min(max(y + iy + d, 0), h - 1) * w) }
+                let rm = rowAt(-1), r0 = rowAt(0), r1 = rowAt(1), r2 = rowAt(2), out = q + y * w
+                for x in 0..<w {
+                    let a = r0[x], b = r1[x]
+                    let v = ky.0 * rm[x] + ky.1 * a + ky.2 * b + ky.3 * r2[x]
+                    out[x] = min(max(v, min(a, b)), max(a, b))
                 }
             }
         }
     }
+}
+
+/// Catmull-Rom weights of the samples at −1, 0, 1, 2 for a position t in [0, 1).
+@inline(__always) private func catmullRom(_ t: Float) -> (Float, Float, Float, Float) {
+    let t2 = t * t, t3 = t2 * t
+    return (0.5 * (-t3 + 2 * t2 - t), 0.5 * (3 * t3 - 5 * t2 + 2), 0.5 * (-3 * t3 + 4 * t2 + t), 0.5 * (t3 - t2))
 }
 
 /// Bilinear between rows `r0`, `r1` and columns `x0`, `x1` (weights of the second: `tx`, `ty`).

@@ -290,7 +290,9 @@ extension RefinePass {
         fitFloor = t.fitWeighting ? t.fitFloor : 0
         base = t.temporalBase; gain = t.temporalGain
         colourNoise = t.colourNoise; hold = t.temporalHold; leak = t.temporalLeak
-        colourSlack = t.colourSlack
+        // (the slack is set once the frame's camera motion is known: only a
+        // followed pan uses it)
+        colourSlack = 0
         detailGainLimit = t.detailGainLimit; detailMinSpread = t.detailMinSpread
         flatContrast = t.flatContrast
         labelBase = t.labelHold; labelShift = t.labelShift
