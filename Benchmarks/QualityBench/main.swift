@@ -34,49 +34,32 @@ let dumpPrefix: String? = args.count > 3 ? args[3] : nil
 // Experiments (docs/quality.md): environment variables override the
 // refiner's parameters; read once.
 let tuning: (inout MatteRefiner) -> Void = {
-    func int(_ k: String) -> Int? { env(k).flatMap { Int($0) } }
-    func float(_ k: String) -> Float? { env(k).flatMap { Float($0) } }
-    let margin = int("QB_MARGIN"), contrast = float("QB_CONTRAST"), radius = int("QB_RADIUS"), band = int("QB_BAND")
-    let eps = float("QB_EPS"), tBase = float("QB_TBASE"), tGain = float("QB_TGAIN"), up = int("QB_UP")
-    let dr = int("QB_DR"), noClamp = env("QB_NOCLAMP") != nil, noMatch = env("QB_NOMATCH") != nil
-    let fitFloor = float("QB_FITFLOOR"), noFit = env("QB_NOFIT") != nil
-    let cNoise = float("QB_CNOISE"), hold = float("QB_HOLD"), leak = float("QB_LEAK")
-    let noDetail = env("QB_NODETAIL") != nil, gmax = float("QB_GMAX"), noShadow = env("QB_NOSHADOW") != nil
-    let shadowMargin = int("QB_SHMARGIN"), shadowReadings = int("QB_SHREAD")
-    return { r in
-        if let v = shadowReadings { r.tuning.shadowReadings = v != 0 }
-        if noDetail { r.tuning.colourDetail = false }
-        if noShadow { r.tuning.shadowFill = false }
-        switch env("QB_SHSIDE") { case "both": r.tuning.shadowSide = .both; case "left": r.tuning.shadowSide = .left; case "right": r.tuning.shadowSide = .right; default: break }
-        if let v = float("QB_SPREAD") { r.tuning.detailMinSpread = v }
-        if let v = float("QB_FLATC") { r.tuning.flatContrast = v }
-        if let v = float("QB_LHOLD") { r.tuning.labelHold = v }
-        if env("QB_NOTHIN") != nil { r.tuning.thinParts = false }
-        if env("QB_NOCAM") != nil { r.tuning.cameraMotion = false }
-        if let v = float("QB_MGAIN") { r.tuning.motionGain = v }
-        if let v = float("QB_MOUT") { r.tuning.motionOutlier = v }
-        if let v = float("QB_LSHIFT") { r.tuning.labelShift = v }
-        if let v = float("QB_CSLACK") { r.tuning.colourSlack = v }
-        if let v = shadowMargin { r.tuning.shadowMargin = v }
-        if let v = gmax { r.tuning.detailGainLimit = v }
-        if let v = margin { r.tuning.interiorMargin = v }
-        if let v = contrast { r.tuning.contrast = v }
-        if let v = radius { r.tuning.radius = v }
-        if let v = band { r.tuning.band = v; r.tuning.backgroundBand = v }
-        if let v = int("QB_BGBAND") { r.tuning.backgroundBand = v }
-        if let v = eps { r.tuning.eps = v }
-        if let v = tBase { r.tuning.temporalBase = v }
-        if let v = tGain { r.tuning.temporalGain = v }
-        if let v = up { r.tuning.maxUpscale = v }
-        if let v = dr { r.tuning.decisionRadius = v }
-        if noClamp { r.tuning.rangeClamp = false }
-        if noMatch { r.tuning.matchWidening = false }
-        if let v = fitFloor { r.tuning.fitFloor = v }
-        if noFit { r.tuning.fitWeighting = false }
-        if let v = cNoise { r.tuning.colourNoise = v }
-        if let v = hold { r.tuning.temporalHold = v }
-        if let v = leak { r.tuning.temporalLeak = v }
-    }
+    typealias T = MatteRefiner.Tuning
+    let floats: [(String, WritableKeyPath<T, Float>)] = [
+        ("QB_CONTRAST", \.contrast), ("QB_EPS", \.eps), ("QB_TBASE", \.temporalBase), ("QB_TGAIN", \.temporalGain),
+        ("QB_FITFLOOR", \.fitFloor), ("QB_CNOISE", \.colourNoise), ("QB_HOLD", \.temporalHold),
+        ("QB_LEAK", \.temporalLeak), ("QB_GMAX", \.detailGainLimit), ("QB_SPREAD", \.detailMinSpread),
+        ("QB_FLATC", \.flatContrast), ("QB_LHOLD", \.labelHold), ("QB_MGAIN", \.motionGain),
+        ("QB_MOUT", \.motionOutlier), ("QB_LSHIFT", \.labelShift), ("QB_CSLACK", \.colourSlack)]
+    // (QB_BAND sets both bands; QB_BGBAND, after it, the background's alone)
+    let ints: [(String, WritableKeyPath<T, Int>)] = [
+        ("QB_MARGIN", \.interiorMargin), ("QB_RADIUS", \.radius), ("QB_BAND", \.band), ("QB_BAND", \.backgroundBand),
+        ("QB_BGBAND", \.backgroundBand), ("QB_UP", \.maxUpscale), ("QB_DR", \.decisionRadius),
+        ("QB_SHMARGIN", \.shadowMargin)]
+    // set: the knob turned off
+    let offs: [(String, WritableKeyPath<T, Bool>)] = [
+        ("QB_NOCLAMP", \.rangeClamp), ("QB_NOMATCH", \.matchWidening), ("QB_NOFIT", \.fitWeighting),
+        ("QB_NODETAIL", \.colourDetail), ("QB_NOSHADOW", \.shadowFill), ("QB_NOTHIN", \.thinParts),
+        ("QB_NOCAM", \.cameraMotion)]
+    // only the knobs the environment names are set: a caller's own stay
+    var edits: [(inout T) -> Void] = []
+    for (k, path) in floats { if let v = env(k).flatMap({ Float($0) }) { edits.append { $0[keyPath: path] = v } } }
+    for (k, path) in ints { if let v = env(k).flatMap({ Int($0) }) { edits.append { $0[keyPath: path] = v } } }
+    for (k, path) in offs where env(k) != nil { edits.append { $0[keyPath: path] = false } }
+    if let v = env("QB_SHREAD").flatMap({ Int($0) }) { edits.append { $0.shadowReadings = v != 0 } }
+    let sides: [String: ShadowSide] = ["both": .both, "left": .left, "right": .right]
+    if let side = env("QB_SHSIDE").flatMap({ sides[$0] }) { edits.append { $0.shadowSide = side } }
+    return { r in for edit in edits { edit(&r.tuning) } }
 }()
 /// QB_PERFRAME: per-frame IoU and every lost hand pixel; QB_FRAME: the frame
 /// the dump prefix writes; QB_MIS: the misregistration of the dumped clip;

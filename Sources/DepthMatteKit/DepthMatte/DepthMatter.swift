@@ -89,11 +89,8 @@ public final class DepthMatter {
     /// a set cutoff (fixed, focus) is the plan's own, also right after a
     /// live change of mode.
     public func cutoffInForce(_ plan: MattePlan) -> Double {
-        switch plan.cutoff {
-        case .subject(let rule): return subjectLock.cutoff ?? rule.fallback
-        case .fixed(let metres): return metres
-        case .focus(let focus): return focus.focus
-        }
+        if plan.cutoff.subject != nil, let locked = subjectLock.cutoff { return locked }
+        return plan.cutoff.preset
     }
 
     /// The cutoff for this frame, from the subject lock (see SubjectLock.swift).

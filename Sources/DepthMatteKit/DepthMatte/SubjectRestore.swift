@@ -198,7 +198,7 @@ public struct SubjectRestore {
                 let i = Int(top), x = i % w, y = i / w, v = Float(d.at(x, y))
                 p.area += 1; p.depthSum += v
                 if floorMark[i] & 8 != 0 { p.floor += 1 }
-                if y > 0, case let u = UInt32(d.at(x, y - 1)), u > limit { p.openAbove += 1 }
+                if y > 0 && UInt32(d.at(x, y - 1)) > limit { p.openAbove += 1 }
                 p.left = p.left || b.left(x, y); p.right = p.right || b.right(x, y)
                 p.top = p.top || b.top(x, y); p.bottom = p.bottom || b.bottom(x, y)
                 p.minX = min(p.minX, Int32(x)); p.maxX = max(p.maxX, Int32(x)); p.minY = min(p.minY, Int32(y))
