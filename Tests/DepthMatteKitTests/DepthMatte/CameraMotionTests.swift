@@ -169,19 +169,27 @@ final class CameraMotionTests: XCTestCase {
         // the slack widens 2.6's "nothing moved" by the guide's slope, for
         // the residual of a followed pan; a still camera follows nothing, so
         // the slack changes nothing there, while on the pan it does
-        XCTAssertEqual(MatteRefiner().tuning.colourSlack, 0, "off by default (a probe)")
+        let none: (inout MatteRefiner) -> Void = { $0.tuning.colourSlack = 0 }
         let still = Self.panError(cameraMotion: true, step: 0) { $0.tuning.colourSlack = 1 }
-        let stillOff = Self.panError(cameraMotion: true, step: 0)
+        let stillOff = Self.panError(cameraMotion: true, step: 0, configure: none)
         XCTAssertFalse(still.motion.applied)
         XCTAssertEqual(still.error, stillOff.error, accuracy: 1e-12)
         XCTAssertEqual(still.off, stillOff.off)
         // nor does it without camera motion (nothing is followed)
         let unfollowed = Self.panError(cameraMotion: false) { $0.tuning.colourSlack = 1 }
-        let unfollowedOff = Self.panError(cameraMotion: false)
+        let unfollowedOff = Self.panError(cameraMotion: false, configure: none)
         XCTAssertEqual(unfollowed.error, unfollowedOff.error, accuracy: 1e-12)
-        let pan = Self.panError(cameraMotion: true) { $0.tuning.colourSlack = 1 }, panOff = Self.panError(cameraMotion: true)
+        // on the followed pan the default slack holds what only the
+        // residual of the shift changed: half as many pixels pop as without
+        // it, and the summed change error grows by under 5 % (a held edge
+        // lags the picture by what the motion estimate misses: 17.98 to
+        // 18.61 here)
+        let pan = Self.panError(cameraMotion: true), panOff = Self.panError(cameraMotion: true, configure: none)
         XCTAssertTrue(pan.motion.applied)
-        XCTAssertNotEqual(pan.error, panOff.error, "the slack is read on a followed pan")
+        XCTAssertGreaterThan(MatteRefiner().tuning.colourSlack, 0)
+        print("pan, slack \(MatteRefiner().tuning.colourSlack) and 0: Σ|Δα − Δα_truth| \(pan.error), \(panOff.error); off by > 0.2: \(pan.off), \(panOff.off)")
+        XCTAssertLessThan(pan.off, 0.6 * panOff.off)
+        XCTAssertLessThan(pan.error, 1.05 * panOff.error)
     }
 
     func testOneRegionWorseStillLetsAPanBeFollowedTwoDoNot() {
