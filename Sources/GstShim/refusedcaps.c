@@ -26,15 +26,9 @@ GST_DEBUG_CATEGORY_STATIC (dm_refused_caps_debug);
 #define GST_CAT_DEFAULT dm_refused_caps_debug
 
 /* The caps last reported on a pad, so a sticky event re-sent on every push
- * attempt gives one error, not one per buffer. */
-static GQuark
-reported_quark (void)
-{
-  static GQuark q = 0;
-  if (!q)
-    q = g_quark_from_static_string ("dm-refused-caps-reported");
-  return q;
-}
+ * attempt gives one error, not one per buffer: qdata under this quark (set
+ * once, before the first probe is added). */
+static GQuark reported_quark;
 
 /* "GRAY16_LE, GRAY16_BE, GRAY8" from the format fields of `caps`. */
 static gchar *
@@ -135,14 +129,14 @@ refused_event_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   gst_event_parse_caps (event, &caps);
   templ = gst_pad_get_pad_template_caps (pad);
   if (gst_caps_is_subset (caps, templ)) {
-    g_object_set_qdata (G_OBJECT (pad), reported_quark (), NULL);
+    g_object_set_qdata (G_OBJECT (pad), reported_quark, NULL);
     gst_caps_unref (templ);
     return GST_PAD_PROBE_OK;
   }
-  reported = g_object_get_qdata (G_OBJECT (pad), reported_quark ());
+  reported = g_object_get_qdata (G_OBJECT (pad), reported_quark);
   if (!reported || !gst_caps_is_equal (reported, caps)) {
     post_refused (element, pad, caps, templ);
-    g_object_set_qdata_full (G_OBJECT (pad), reported_quark (),
+    g_object_set_qdata_full (G_OBJECT (pad), reported_quark,
         gst_caps_ref (caps), (GDestroyNotify) gst_caps_unref);
   }
   gst_caps_unref (templ);
@@ -179,6 +173,7 @@ dm_watch_refused_caps (GstElement * element, GstPad * sinkpad)
   if (g_once_init_enter (&init)) {
     GST_DEBUG_CATEGORY_INIT (dm_refused_caps_debug, "dmrefusedcaps", 0,
         "depthmatte plugin: refused caps");
+    reported_quark = g_quark_from_static_string ("dm-refused-caps-reported");
     g_once_init_leave (&init, 1);
   }
   /* the element owns the pad, so the probes never outlive the element */

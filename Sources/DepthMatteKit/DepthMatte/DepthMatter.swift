@@ -153,14 +153,20 @@ public final class DepthMatter {
         }
         // the lock and the depth reduction for the guided filter read the
         // same depth map and nothing of each other: side by side
-        var job = LockAndReduce(matter: Unmanaged.passUnretained(self), plan: plan, depth: depth,
-                                faces: faces, videoWidth: videoWidth, videoHeight: videoHeight)
-        withUnsafeMutablePointer(to: &job) { ctx in
-            pool.run(bands: 2, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                raw.assumingMemoryBound(to: LockAndReduce.self).pointee.run(band: b)
+        var locked = (cutoff: 0.0, result: result), reduced: Depth16View? = nil
+        withUnsafeMutablePointer(to: &locked) { lockOut in
+            withUnsafeMutablePointer(to: &reduced) { reducedOut in
+                var job = LockAndReduce(matter: Unmanaged.passUnretained(self), plan: plan, depth: depth,
+                                        faces: faces, videoWidth: videoWidth, videoHeight: videoHeight,
+                                        lockOut: lockOut, reducedOut: reducedOut)
+                withUnsafeMutablePointer(to: &job) { ctx in
+                    pool.run(bands: 2, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                        raw.assumingMemoryBound(to: LockAndReduce.self).pointee.run(band: b)
+                    }
+                }
             }
         }
-        return (job.cutoff, job.result, job.reduced)
+        return (locked.cutoff, locked.result, reduced)
     }
 
     /// The matte at depth resolution into `mask`, by the plan's path.
@@ -234,30 +240,29 @@ public final class DepthMatter {
 }
 
 /// The subject lock (band 0) and the guided filter's depth reduction (band 1)
-/// of one frame, run side by side on the pool.
+/// of one frame, run side by side on the pool. Both bands only read the job;
+/// each writes its own output variable through its pointer, so the two
+/// threads never access the same variable (a field of one shared struct
+/// would be: Swift counts an access to a stored property of a struct as an
+/// access to the whole struct).
 private struct LockAndReduce {
     let matter: Unmanaged<DepthMatter>
     let plan: MattePlan
     let depth: Depth16View
     let faces: [Box]
     let videoWidth: Int, videoHeight: Int
-    var result = MatteResult()
-    var cutoff = 0.0
-    var reduced: Depth16View? = nil
+    let lockOut: UnsafeMutablePointer<(cutoff: Double, result: MatteResult)>
+    let reducedOut: UnsafeMutablePointer<Depth16View?>
 
-    init(matter: Unmanaged<DepthMatter>, plan: MattePlan, depth: Depth16View, faces: [Box],
-         videoWidth: Int, videoHeight: Int) {
-        self.matter = matter; self.plan = plan; self.depth = depth; self.faces = faces
-        self.videoWidth = videoWidth; self.videoHeight = videoHeight
-    }
-
-    mutating func run(band: Int) {
+    func run(band: Int) {
         let m = matter.takeUnretainedValue()
         if band == 0 {
-            cutoff = m.updateCutoff(plan: plan, depth: depth, faces: faces,
-                                    videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
+            let cutoff = m.updateCutoff(plan: plan, depth: depth, faces: faces,
+                                        videoWidth: videoWidth, videoHeight: videoHeight,
+                                        result: &lockOut.pointee.result)
+            lockOut.pointee.cutoff = cutoff
         } else {
-            reduced = m.reduceDepth(depth)
+            reducedOut.pointee = m.reduceDepth(depth)
         }
     }
 }
