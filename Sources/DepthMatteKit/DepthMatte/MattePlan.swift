@@ -78,8 +78,8 @@ public struct SubjectRule: Equatable {
         case nearest
     }
     public let mode: Mode
-    /// mode=face: the subject lock's rules, or the original sample's.
-    /// (It also decides `keysNothingWithoutSubject` in mode=nearest.)
+    /// mode=face: the subject lock's rules, or the original sample's
+    /// (mode=nearest has only the lock's rules: it is not read there).
     public let strategy: LockStrategy
     /// Metres added to the subject's depth.
     public let offset: Double
@@ -97,9 +97,10 @@ public struct SubjectRule: Equatable {
     /// Subject-only keying on a frame in which the lock found no subject at
     /// all (no face, no body: the fallback) keys nothing, so an empty room
     /// stays empty instead of keying the floor or wall nearer than the
-    /// fallback cutoff; lock-strategy=original keeps the sample's own
-    /// fallback and keys at it.
-    public var keysNothingWithoutSubject: Bool { subjectOnly && strategy != .original }
+    /// fallback cutoff; mode=face with lock-strategy=original keeps the
+    /// sample's own fallback and keys at it (mode=nearest has no sample's
+    /// lock to keep: the strategy changes nothing there).
+    public var keysNothingWithoutSubject: Bool { subjectOnly && !(mode == .face && strategy == .original) }
 }
 
 /// How the matte is made at depth resolution (docs/quality.md).

@@ -342,6 +342,36 @@ final class DepthMatterTests: XCTestCase {
         }
     }
 
+    // MARK: no subject found
+
+    func testLockStrategyDoesNotChangeWhatNearestKeysWithoutASubject() {
+        // lock-strategy is mode=face's (how it picks and keeps a face); in
+        // mode=nearest, subject-only keys nothing on a frame in which the
+        // lock finds no subject, with either strategy. An empty room: a wall
+        // at 4.5 m, nearer than the 5 m cutoff setting (the fallback).
+        let empty = TestDepth(width: 160, height: 90, fill: 4500)
+        let video = Self.makeVideo(160, 90)
+        var s = DepthMatteSettings()
+        s.mode = .nearest
+        s.refine = .none
+        s.cutoff = 5.0
+        s.backgroundARGB = 0xff00_ff00
+        for strategy in [LockStrategy.robust, .original] {
+            s.lockStrategy = strategy
+            XCTAssertEqual(s.plan(depthScale: 0.001).cutoff.subject?.keysNothingWithoutSubject, true, "\(strategy)")
+            let out = TestRGB(width: 160, height: 90)
+            let r = run(DepthMatter(), s, video: video, depth: empty, output: out)
+            XCTAssertEqual(r.lockSource, .fixed, "\(strategy): no subject found")
+            for (x, y) in [(5, 5), (80, 45), (150, 80)] {
+                assertPixel(out[x, y], Self.green, "\(strategy): (\(x), \(y)) keyed out")
+            }
+        }
+        // mode=face with lock-strategy=original keeps the sample's fallback
+        s.mode = .face
+        s.lockStrategy = .original
+        XCTAssertEqual(s.plan(depthScale: 0.001).cutoff.subject?.keysNothingWithoutSubject, false)
+    }
+
     // MARK: face lock
 
     /// Depth 16x12: wall 1.2 m; body [4, 12) x [6, 12) at 1.04 m; face
