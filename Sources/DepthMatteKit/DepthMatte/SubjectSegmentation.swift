@@ -62,6 +62,10 @@
 ///  6. Every other near pixel is written as "far" (65535) into a copy of the
 ///     depth; holes (0) stay holes, so the refiner still decides those next to
 ///     the subject from their neighbours and colour, as before.
+///  7. Then `SubjectRestore` puts back what is not clearly something else,
+///     `SubjectLegs` grows the subject's legs past the cutoff (a camera
+///     looking down), and `SubjectHold` keeps still pixels out until kept
+///     twice.
 ///
 /// Without seeds (mode=fixed, or no subject found) nothing changes: the
 /// cutoff alone decides, as the original sample does.
@@ -180,6 +184,8 @@ public struct SubjectSegmentation {
     /// The plain cut as the floor: near pieces left out that are not clearly
     /// something else come back (SubjectRestore.swift).
     public var restore = SubjectRestore()
+    /// The legs past the cutoff of a subject seen from above (`SubjectLegs`).
+    public var legs = SubjectLegs()
     /// Still pixels left out stay out until kept twice (`SubjectHold`).
     public var hold = SubjectHold()
 
@@ -251,6 +257,9 @@ public struct SubjectSegmentation {
             }}}
         }
         keptCount += restored
+        keptCount += out.withSamples { op in
+            legs.apply(original: depth, out: op.baseAddress!, limit: f.limit, scale: f.fscale, focalDiagonal: focalDiagonal)
+        }
         out.withSamples { op in _ = hold.apply(original: depth, out: op.baseAddress!, limit: f.limit, scale: f.fscale) }
         keptCount -= hold.heldCount
         return out.view(width: w, height: h)

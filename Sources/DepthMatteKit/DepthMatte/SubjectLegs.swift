@@ -1,0 +1,168 @@
+/// The subject's legs beyond the cutoff: a camera above head height looking
+/// down at a standing or walking person (a Kinect on a shelf, a camera on a
+/// monitor) sees the feet farther than the chest, 0.2-0.6 m behind the torso
+/// on the real recordings, so the cutoff (the subject's depth plus its
+/// offset) cuts the person at the waist or the knees.
+///
+/// After `SubjectSegmentation` and `SubjectRestore` have kept the subject,
+/// this grows it past the cutoff along the depth, from every kept pixel
+/// downwards (the legs hang below the body), and sideways from what it has
+/// grown (a stride is wider than the hips), one reading at a time, while
+///
+///  - the depth is continuous: neighbours differ by less than `step`;
+///  - the surface is not floor: its depth does not fall steeply downwards
+///    (the least-squares slope over ±t rows, as `SubjectSegmentation`'s floor
+///    test); a leg's depth grows downwards, the floor's falls, so the growth
+///    stops where the feet stand;
+///  - it stands out of what lies behind it (`standOut`): a leg has the
+///    floor or the room behind it on both sides in its row; a sofa or a
+///    filtered map's ramp beside the body does not;
+///  - it stays within `behind` of the cutoff, below the top `startShare` of
+///    the kept body and within `margin` of its columns (a stride is no wider
+///    than the shoulders plus a quarter).
+///
+/// A grown reading is written as the cutoff itself, so every later step sees
+/// it as near. A subject seen from the front at its own height gains nothing:
+/// what lies below its kept body is the floor or a step away.
+public struct SubjectLegs {
+    public var enabled = true
+    /// Neighbours on one leg differ by less than this.
+    public var step = DepthStep(base: 0.03, gain: 0.03)
+    /// Metres past the cutoff the growth may reach.
+    public var behind: Float = 0.8
+    /// The growth starts below this share of the kept body's height.
+    public var startShare: Float = 0.3
+    /// Share of the kept body's width the growth may reach beyond it on either side.
+    public var margin: Float = 0.25
+    /// A leg stands out of what is behind it: in its row, within half the
+    /// kept body's width, something lies this much deeper on either side
+    /// (the floor behind a leg, left and right of it; a sofa or a wall
+    /// beside the body has nothing behind it on one side at least).
+    public var standOut = DepthStep.surfaceJump
+    /// The floor slope: tan of the angle past which a surface receding
+    /// upwards is floor (`SubjectSegmentation.floorSlope`).
+    public var floorSlope: Float = 0.7
+
+    /// Pixels grown on the last frame.
+    public private(set) var grownCount = 0
+    private var queue: [Int32] = []
+    private var grown: [UInt8] = []
+    /// The original depth, row after row.
+    private var depth: [UInt16] = []
+
+    public init() {}
+
+    /// Grow the kept subject of `out` (the segmented copy of `original`,
+    /// near = 0 < d <= limit) past `limit`. Returns the pixels grown.
+    @discardableResult
+    public mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32, scale: Float,
+                               focalDiagonal: Float = DepthComponents.focalDiagonal) -> Int {
+        grownCount = 0
+        let w = original.width, h = original.height, n = w * h
+        guard enabled, n > 0, limit > 0, limit < 65535, h > 8 else { return 0 }
+        guard let box = Self.keptBox(out, w, h, limit) else { return 0 }
+        if grown.count < n {
+            grown = [UInt8](repeating: 0, count: n); depth = [UInt16](repeating: 0, count: n); queue.reserveCapacity(n)
+        }
+        for y in 0..<h { for x in 0..<w { depth[y * w + x] = original.at(x, y) } }
+        let maxD = Float(limit) + behind / scale
+        let x0 = max(0, box.x0 - Int(margin * Float(box.x1 - box.x0 + 1))), x1 = min(w - 1, box.x1 + Int(margin * Float(box.x1 - box.x0 + 1)))
+        let y0 = box.y0 + Int(startShare * Float(box.y1 - box.y0 + 1))
+        let s = max(1, w / 160), t = 2 * s
+        let slopeK = floorSlope * 2 * Float(s) / DepthComponents.focal(w, h, perDiagonal: focalDiagonal)
+        let stepA = step.base / scale, stepB = step.gain
+        let jumpA = standOut.base / scale, jumpB = standOut.gain
+        let reach = max(2, (box.x1 - box.x0 + 1) / 2)
+        var count = 0
+        grown.withUnsafeMutableBufferPointer { gp in
+        depth.withUnsafeBufferPointer { dp in
+            let g = gp.baseAddress!, d = dp.baseAddress!
+            g.update(repeating: 0, count: n)
+            queue.removeAll(keepingCapacity: true)
+            // the frontier: kept pixels in the growth's rows
+            for y in max(y0, 0)..<h {
+                for x in x0...x1 {
+                    let i = y * w + x
+                    if out[i] > 0 && UInt32(out[i]) <= limit { queue.append(Int32(i)) }
+                }
+            }
+            var head = 0
+            while head < queue.count {
+                let i = Int(queue[head]); head += 1
+                let x = i % w, di = Float(d[i])
+                @inline(__always) func visit(_ j: Int) {
+                    let dj = d[j]
+                    guard g[j] == 0, UInt32(dj) > limit, Float(dj) <= maxD, UInt32(out[j]) > limit,
+                          abs(Float(dj) - di) < stepA + stepB * min(Float(dj), di),
+                          Self.standsOut(d, j, w, reach: reach, by: jumpA + jumpB * Float(dj)),
+                          !Self.floorLike(d, j, w, h, t: t, s: s, slopeK: slopeK, stepA: stepA, stepB: stepB) else { return }
+                    g[j] = 1
+                    out[j] = UInt16(limit)
+                    count += 1
+                    queue.append(Int32(j))
+                }
+                if i + w < n { visit(i + w) }
+                // (sideways only within the legs: a body's side touches
+                // the sofa or the wall it stands beside)
+                if g[i] != 0 {
+                    if x > x0 { visit(i - 1) }
+                    if x < x1 { visit(i + 1) }
+                }
+            }
+        }}
+        grownCount = count
+        return count
+    }
+
+    /// Whether a reading `jump` deeper than the one at `i` lies within
+    /// `reach` columns on its left and one on its right (holes skipped).
+    @inline(__always)
+    static func standsOut(_ d: UnsafePointer<UInt16>, _ i: Int, _ w: Int, reach: Int, by jump: Float) -> Bool {
+        let x = i % w, row = d + (i - x), v = Float(d[i]) + jump
+        var left = false, right = false
+        for k in 1...reach {
+            if !left && x - k >= 0 && Float(row[x - k]) >= v { left = true }
+            if !right && x + k < w && Float(row[x + k]) >= v { right = true }
+            if left && right { return true }
+        }
+        return false
+    }
+
+    /// The bounding box of the kept pixels (0 < out <= limit), or nil.
+    static func keptBox(_ out: UnsafeMutablePointer<UInt16>, _ w: Int, _ h: Int, _ limit: UInt32)
+        -> (x0: Int, x1: Int, y0: Int, y1: Int)? {
+        var x0 = w, x1 = -1, y0 = h, y1 = -1
+        for y in 0..<h {
+            let row = out + y * w
+            for x in 0..<w where row[x] > 0 && UInt32(row[x]) <= limit {
+                if x < x0 { x0 = x }
+                if x > x1 { x1 = x }
+                if y < y0 { y0 = y }
+                y1 = y
+            }
+        }
+        return x1 < 0 ? nil : (x0, x1, y0, y1)
+    }
+
+    /// Whether the reading at `i` lies on a surface that recedes upwards
+    /// steeply and smoothly: its depth, fitted over rows ±t, falls by at
+    /// least `slopeK` · d over 2s rows downwards (`SubjectSegmentation`'s
+    /// floor test, on the original depth).
+    @inline(__always)
+    static func floorLike(_ d: UnsafePointer<UInt16>, _ i: Int, _ w: Int, _ h: Int, t: Int, s: Int, slopeK: Float,
+                          stepA: Float, stepB: Float) -> Bool {
+        let c = min(max(i / w, t), h - t - 1) * w + i % w
+        var n: Float = 0, sk: Float = 0, skk: Float = 0, sd: Float = 0, skd: Float = 0
+        var prev: UInt16 = 0
+        for k in -t...t {
+            let a = d[c + k * w]
+            if a == 0 { continue }
+            if prev != 0 && abs(Float(a) - Float(prev)) >= 2 * (stepA + stepB * Float(min(a, prev))) { return false }
+            prev = a
+            let fk = Float(k), fa = Float(a)
+            n += 1; sk += fk; skk += fk * fk; sd += fa; skd += fk * fa
+        }
+        let den = n * skk - sk * sk
+        return n > Float(t) && den > 0 && Float(2 * s) * (sk * sd - n * skd) >= slopeK * Float(d[i]) * den
+    }
+}
