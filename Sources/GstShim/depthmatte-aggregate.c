@@ -83,8 +83,7 @@ current_end_rt (GstVideoAggregatorPad * pad)
   end = GST_BUFFER_PTS (buf);
   if (GST_BUFFER_DURATION_IS_VALID (buf))
     end += GST_BUFFER_DURATION (buf);
-  return gst_segment_to_running_time (&GST_AGGREGATOR_PAD (pad)->segment,
-      GST_FORMAT_TIME, end);
+  return gst_depth_matte_pad_running_time (pad, end);
 }
 
 /* A depth stream that ended early (a truncated recording) is held: say so

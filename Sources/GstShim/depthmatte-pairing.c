@@ -148,8 +148,7 @@ history_push (DMHistory * h, GstVideoAggregatorPad * pad, GstVideoFrame * frame,
   cur = gst_video_aggregator_pad_get_current_buffer (pad);
   if (!cur || !GST_BUFFER_PTS_IS_VALID (cur))
     return;
-  rt = gst_segment_to_running_time (&GST_AGGREGATOR_PAD (pad)->segment,
-      GST_FORMAT_TIME, GST_BUFFER_PTS (cur));
+  rt = gst_depth_matte_pad_running_time (pad, GST_BUFFER_PTS (cur));
   if (!GST_CLOCK_TIME_IS_VALID (rt))
     return;
   e = history_add (h, frame->buffer, &frame->info, rt, FALSE);
@@ -157,6 +156,16 @@ history_push (DMHistory * h, GstVideoAggregatorPad * pad, GstVideoFrame * frame,
     e->duration = GST_BUFFER_DURATION (cur);
     e->n_faces = faces ? gst_depth_matte_collect_faces (cur, e->faces) : 0;
   }
+}
+
+GstClockTime
+gst_depth_matte_pad_running_time (GstVideoAggregatorPad * pad, GstClockTime ts)
+{
+  const GstSegment *seg = &GST_AGGREGATOR_PAD (pad)->segment;
+
+  if (seg->format != GST_FORMAT_TIME)
+    return GST_CLOCK_TIME_NONE;
+  return gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts);
 }
 
 /* ---- the depth pad ------------------------------------------------------------ */

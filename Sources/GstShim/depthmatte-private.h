@@ -120,6 +120,12 @@ G_GNUC_INTERNAL void gst_depth_matte_aggregate_class_init
     (GstVideoAggregatorClass * vagg_class);
 
 /* depthmatte-pairing.c */
+/* The running time of `ts` in `pad`'s segment, or GST_CLOCK_TIME_NONE when
+ * that segment is not in TIME: a flush on the pad's streaming thread resets
+ * it (FLUSH_STOP) while the source task may still hold the pad's current
+ * buffer, and the next SEGMENT event has not come yet. */
+G_GNUC_INTERNAL GstClockTime gst_depth_matte_pad_running_time
+    (GstVideoAggregatorPad * pad, GstClockTime ts);
 G_GNUC_INTERNAL void gst_depth_matte_pairing_init (GstDepthMatte * self);
 /* The element's finalize hook (its element info's free_more). */
 G_GNUC_INTERNAL void gst_depth_matte_pairing_free (GObject * object);
