@@ -152,17 +152,8 @@ public struct SubjectLegs {
     static func floorLike(_ d: UnsafePointer<UInt16>, _ i: Int, _ w: Int, _ h: Int, t: Int, s: Int, slopeK: Float,
                           stepA: Float, stepB: Float) -> Bool {
         let c = min(max(i / w, t), h - t - 1) * w + i % w
-        var n: Float = 0, sk: Float = 0, skk: Float = 0, sd: Float = 0, skd: Float = 0
-        var prev: UInt16 = 0
-        for k in -t...t {
-            let a = d[c + k * w]
-            if a == 0 { continue }
-            if prev != 0 && abs(Float(a) - Float(prev)) >= 2 * (stepA + stepB * Float(min(a, prev))) { return false }
-            prev = a
-            let fk = Float(k), fa = Float(a)
-            n += 1; sk += fk; skk += fk * fk; sd += fa; skd += fk * fa
+        return SubjectSegmentation.recedesUpwards(d, c, w, t: t, s: s, slopeK: slopeK) { a, b in
+            abs(Float(a) - Float(b)) < 2 * (stepA + stepB * Float(min(a, b)))
         }
-        let den = n * skk - sk * sk
-        return n > Float(t) && den > 0 && Float(2 * s) * (sk * sd - n * skd) >= slopeK * Float(d[i]) * den
     }
 }

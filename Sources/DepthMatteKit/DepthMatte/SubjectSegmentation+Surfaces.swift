@@ -45,20 +45,9 @@ extension SubjectSegmentation.Frame {
                 // skipped: a speckle hole would fail every row whose
                 // window holds it, a streak that splits the floor);
                 // smooth: no depth edge from reading to reading
-                var n: Float = 0, sk: Float = 0, skk: Float = 0, sd: Float = 0, skd: Float = 0
-                r = true
-                var prev: UInt16 = 0
-                for k in -t...t {
-                    let a = o[c + k * w]
-                    if a == 0 { continue }
-                    if prev != 0 && !within(a, prev, bodyA, bodyB) { r = false; break }
-                    prev = a
-                    let fk = Float(k), fa = Float(a)
-                    n += 1; sk += fk; skk += fk * fk; sd += fa; skd += fk * fa
+                r = SubjectSegmentation.recedesUpwards(UnsafePointer(o), c, w, t: t, s: s, slopeK: slopeK) {
+                    within($0, $1, bodyA, bodyB)
                 }
-                // (the fitted depth lost per row downwards: −slope)
-                let den = n * skk - sk * sk
-                r = r && n > Float(t) && den > 0 && Float(2 * s) * (sk * sd - n * skd) >= slopeK * Float(o[c]) * den
             }
         }
         fl[i] = f | (r ? 3 : 1)

@@ -367,6 +367,28 @@ public struct SubjectSegmentation {
         return any ? kept : nil
     }
 
+    /// The floor's slope test at pixel `c` of a depth map `w` wide: the
+    /// depth fitted by least squares over rows c ± t (holes skipped) falls
+    /// downwards by at least `slopeK` · d over 2s rows, and every reading
+    /// on the way is `smooth` to the one before it (no depth edge).
+    @inline(__always)
+    static func recedesUpwards(_ d: UnsafePointer<UInt16>, _ c: Int, _ w: Int, t: Int, s: Int, slopeK: Float,
+                               smooth: (UInt16, UInt16) -> Bool) -> Bool {
+        var n: Float = 0, sk: Float = 0, skk: Float = 0, sd: Float = 0, skd: Float = 0
+        var prev: UInt16 = 0
+        for k in -t...t {
+            let a = d[c + k * w]
+            if a == 0 { continue }
+            if prev != 0 && !smooth(a, prev) { return false }
+            prev = a
+            let fk = Float(k), fa = Float(a)
+            n += 1; sk += fk; skk += fk * fk; sd += fa; skd += fk * fa
+        }
+        // (the fitted depth lost per row downwards: −slope)
+        let den = n * skk - sk * sk
+        return n > Float(t) && den > 0 && Float(2 * s) * (sk * sd - n * skd) >= slopeK * Float(d[c]) * den
+    }
+
     /// Whether pixel (x, y) lies on a side of the picture as the depth sees
     /// it (`rowEnds`: past a band of holes along the side, `edgeStrip`).
     @inline(__always) static func atSide(_ ends: UnsafePointer<Int32>, _ x: Int, _ y: Int) -> Bool {
