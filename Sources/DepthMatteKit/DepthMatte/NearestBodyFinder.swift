@@ -46,17 +46,46 @@ public struct NearestBodyFinder: Equatable {
         accepts(c, k, moved: true, minSize: minSize / 4)
     }
 
+    /// Share of another mover's physical size under which a mover that
+    /// reaches a side of the picture is a fragment (`isSideFragment`).
+    public var fragmentShare = 0.25
+    /// How many times farther than a fragment the whole body may be.
+    public var fragmentReach = 2.0
+
+    /// Whether surface `k` is what shows of a body mostly outside the
+    /// picture beside a whole one, `other`: it reaches the picture's left or
+    /// right side, it is under `fragmentShare` of `other`'s physical size,
+    /// and `other`'s head is at most `fragmentReach` times as far. In an
+    /// office seen from a corner, the arm and chair of someone seated at the
+    /// picture's edge shift, and so moved into view, 0.5 m nearer than a man
+    /// walking through the room; the nearest-first rule followed them and
+    /// the man, five times their size, stayed beyond the cutoff. The reach
+    /// keeps a person close up at the side, whose head alone shows, from
+    /// losing to a patch at the back of the room that its distance makes
+    /// physically larger.
+    public func isSideFragment(_ c: DepthComponents, _ k: Int, beside other: Int) -> Bool {
+        c.sideTouch[k] != 0 && c.physicalSize(k) < fragmentShare * c.physicalSize(other)
+            && c.headDepth(other) <= fragmentReach * c.headDepth(k)
+    }
+
     /// The subject surface and its head depth (metres), nil when no surface
     /// qualifies. With `room`, a surface that moved into view (`RoomDepth`)
-    /// wins over any that did not, the nearest among each.
+    /// wins over any that did not, the nearest among each; among those that
+    /// moved, a fragment at the picture's side beside another that moved
+    /// (`isSideFragment`) comes after the others.
     public func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
-        var best: (k: Int, d: Double, moved: Bool)? = nil
+        var best: (k: Int, d: Double, moved: Bool, fragment: Bool)? = nil
+        var movers: [Int] = []
+        if let room { movers = (0..<c.count).filter { room.moved($0) && accepts(c, $0, moved: true) } }
         for k in 0..<c.count {
             let m = room?.moved(k) ?? false
             guard accepts(c, k, moved: m) else { continue }
+            let f = m && movers.contains { $0 != k && isSideFragment(c, k, beside: $0) }
             let d = c.headDepth(k)
-            if let b = best, (b.moved && !m) || (b.moved == m && b.d <= d) { continue }
-            best = (k, d, m)
+            if let b = best, (b.moved && !m) || (b.moved == m && (!b.fragment && f || b.fragment == f && b.d <= d)) {
+                continue
+            }
+            best = (k, d, m, f)
         }
         return best.map { (component: $0.k, headDepth: $0.d) }
     }

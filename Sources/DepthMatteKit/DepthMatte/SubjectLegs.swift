@@ -34,11 +34,18 @@ public struct SubjectLegs {
     public var startShare: Float = 0.3
     /// Share of the kept body's width the growth may reach beyond it on either side.
     public var margin: Float = 0.25
-    /// A leg stands out of what is behind it: in its row, within half the
-    /// kept body's width, something lies this much deeper on either side
-    /// (the floor behind a leg, left and right of it; a sofa or a wall
-    /// beside the body has nothing behind it on one side at least).
+    /// A leg stands out of what is behind it: in its row, within
+    /// `standOutReach` of the kept body's width, something lies this much
+    /// deeper on either side (the floor behind a leg, left and right of it;
+    /// a sofa or a wall beside the body has nothing behind it on one side at
+    /// least).
     public var standOut = DepthStep.surfaceJump
+    /// Share of the kept body's width within which `standOut` looks on each
+    /// side. A whole width: from the middle of the hips, where the legs
+    /// start, half a width reached only the hands hanging beside them, and a
+    /// man walking away 4 m from a Kinect on a shelf kept no leg at all
+    /// (`Benchmarks/rgbd-bench`, piv_lab_walk_and_seated).
+    public var standOutReach: Float = 1
     /// The floor slope: tan of the angle past which a surface receding
     /// upwards is floor (`SubjectSegmentation.floorSlope`).
     public var floorSlope: Float = 0.7
@@ -53,64 +60,116 @@ public struct SubjectLegs {
     public init() {}
 
     /// Grow the kept subject of `out` (the segmented copy of `original`,
-    /// near = 0 < d <= limit) past `limit`. Returns the pixels grown.
+    /// near = 0 < d <= limit) past `limit`, each connected body of kept
+    /// pixels from its own box (the subject and the people who moved into
+    /// view with it: one box around them all put a walking man's legs
+    /// above the growth's first row when a seated person's chair was kept
+    /// at the bottom of the picture). Returns the pixels grown.
     @discardableResult
     public mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32, scale: Float,
                                focalDiagonal: Float = DepthComponents.focalDiagonal) -> Int {
         grownCount = 0
         let w = original.width, h = original.height, n = w * h
         guard enabled, n > 0, limit > 0, limit < 65535, h > 8 else { return 0 }
-        guard let box = Self.keptBox(out, w, h, limit) else { return 0 }
         if grown.count < n {
             grown = [UInt8](repeating: 0, count: n); depth = [UInt16](repeating: 0, count: n); queue.reserveCapacity(n)
         }
         for y in 0..<h { for x in 0..<w { depth[y * w + x] = original.at(x, y) } }
-        let maxD = Float(limit) + behind / scale
-        let x0 = max(0, box.x0 - Int(margin * Float(box.x1 - box.x0 + 1))), x1 = min(w - 1, box.x1 + Int(margin * Float(box.x1 - box.x0 + 1)))
-        let y0 = box.y0 + Int(startShare * Float(box.y1 - box.y0 + 1))
-        let s = max(1, w / 160), t = 2 * s
-        let slopeK = floorSlope * 2 * Float(s) / DepthComponents.focal(w, h, perDiagonal: focalDiagonal)
-        let stepA = step.base / scale, stepB = step.gain
-        let jumpA = standOut.base / scale, jumpB = standOut.gain
-        let reach = max(2, (box.x1 - box.x0 + 1) / 2)
+        let geometry = Geometry(w: w, h: h, limit: limit, scale: scale, focalDiagonal: focalDiagonal, legs: self)
+        // a body smaller than this is a speck the hold or the restore kept, not a person
+        let minBody = max(16, n / 500)
         var count = 0
         grown.withUnsafeMutableBufferPointer { gp in
         depth.withUnsafeBufferPointer { dp in
             let g = gp.baseAddress!, d = dp.baseAddress!
             g.update(repeating: 0, count: n)
-            queue.removeAll(keepingCapacity: true)
-            // the frontier: kept pixels in the growth's rows
-            for y in max(y0, 0)..<h {
-                for x in x0...x1 {
-                    let i = y * w + x
-                    if out[i] > 0 && UInt32(out[i]) <= limit { queue.append(Int32(i)) }
-                }
-            }
-            var head = 0
-            while head < queue.count {
-                let i = Int(queue[head]); head += 1
-                let x = i % w, di = Float(d[i])
-                @inline(__always) func visit(_ j: Int) {
-                    let dj = d[j]
-                    guard g[j] == 0, UInt32(dj) > limit, Float(dj) <= maxD, UInt32(out[j]) > limit,
-                          abs(Float(dj) - di) < stepA + stepB * min(Float(dj), di),
-                          Self.standsOut(d, j, w, reach: reach, by: jumpA + jumpB * Float(dj)),
-                          !Self.floorLike(d, j, w, h, t: t, s: s, slopeK: slopeK, stepA: stepA, stepB: stepB) else { return }
-                    g[j] = 1
-                    out[j] = UInt16(limit)
-                    count += 1
-                    queue.append(Int32(j))
-                }
-                if i + w < n { visit(i + w) }
-                // (sideways only within the legs: a body's side touches
-                // the sofa or the wall it stands beside)
-                if g[i] != 0 {
-                    if x > x0 { visit(i - 1) }
-                    if x < x1 { visit(i + 1) }
-                }
+            // g: 2 = kept, gathered into a body; 1 = grown
+            for start in 0..<n where g[start] == 0 && out[start] > 0 && UInt32(out[start]) <= limit {
+                let box = Self.gatherBody(from: start, into: &queue, out: out, g: g, w: w, n: n, limit: limit)
+                guard queue.count >= minBody else { continue }
+                count += Self.grow(body: box, queue: &queue, d: d, out: out, g: g, geometry)
             }
         }}
         grownCount = count
+        return count
+    }
+
+    /// What the growth of every body shares: the picture, the limits and the tests' constants.
+    private struct Geometry {
+        let w: Int, h: Int, n: Int, limit: UInt32
+        let maxD: Float, s: Int, t: Int, slopeK: Float, margin: Float, startShare: Float, reach: Float
+        let stepA: Float, stepB: Float, jumpA: Float, jumpB: Float
+        init(w: Int, h: Int, limit: UInt32, scale: Float, focalDiagonal: Float, legs: SubjectLegs) {
+            self.w = w; self.h = h; n = w * h; self.limit = limit
+            maxD = Float(limit) + legs.behind / scale
+            margin = legs.margin; startShare = legs.startShare; reach = legs.standOutReach
+            s = max(1, w / 160); t = 2 * s
+            slopeK = legs.floorSlope * 2 * Float(s) / DepthComponents.focal(w, h, perDiagonal: focalDiagonal)
+            stepA = legs.step.base / scale; stepB = legs.step.gain
+            jumpA = legs.standOut.base / scale; jumpB = legs.standOut.gain
+        }
+    }
+
+    /// Gathers the kept pixels 4-connected to `start` into `queue` (marked 2
+    /// in `g`) and returns their bounding box.
+    private static func gatherBody(from start: Int, into queue: inout [Int32], out: UnsafeMutablePointer<UInt16>,
+                                   g: UnsafeMutablePointer<UInt8>,
+                                     w: Int, n: Int, limit: UInt32) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
+        queue.removeAll(keepingCapacity: true)
+        queue.append(Int32(start)); g[start] = 2
+        var x0 = w, x1 = -1, y0 = Int.max, y1 = -1
+        var head = 0
+        @inline(__always) func take(_ j: Int) {
+            if g[j] == 0 && out[j] > 0 && UInt32(out[j]) <= limit { g[j] = 2; queue.append(Int32(j)) }
+        }
+        while head < queue.count {
+            let i = Int(queue[head]); head += 1
+            let x = i % w, y = i / w
+            x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+            if x > 0 { take(i - 1) }
+            if x + 1 < w { take(i + 1) }
+            if i >= w { take(i - w) }
+            if i + w < n { take(i + w) }
+        }
+        return (x0, x1, y0, y1)
+    }
+
+    /// Grows one body (its pixels in `queue`, its box `box`) past the
+    /// limit; returns the pixels grown.
+    private static func grow(body box: (x0: Int, x1: Int, y0: Int, y1: Int), queue: inout [Int32], d: UnsafePointer<UInt16>,
+                               out: UnsafeMutablePointer<UInt16>, g: UnsafeMutablePointer<UInt8>, _ c: Geometry) -> Int {
+        let w = c.w, n = c.n, limit = c.limit
+        let bw = box.x1 - box.x0 + 1
+        let x0 = max(0, box.x0 - Int(c.margin * Float(bw))), x1 = min(w - 1, box.x1 + Int(c.margin * Float(bw)))
+        let y0 = box.y0 + Int(c.startShare * Float(box.y1 - box.y0 + 1))
+        let reach = max(2, Int(c.reach * Float(bw)))
+        // the frontier: the body's pixels in the growth's rows
+        let bodyEnd = queue.count
+        for q in 0..<bodyEnd where Int(queue[q]) / w >= y0 { queue.append(queue[q]) }
+        var head = bodyEnd, count = 0
+        while head < queue.count {
+            let i = Int(queue[head]); head += 1
+            let x = i % w, di = Float(d[i])
+            @inline(__always) func visit(_ j: Int) {
+                let dj = d[j]
+                guard g[j] == 0, UInt32(dj) > limit, Float(dj) <= c.maxD, UInt32(out[j]) > limit,
+                      abs(Float(dj) - di) < c.stepA + c.stepB * min(Float(dj), di),
+                      Self.standsOut(d, j, w, reach: reach, by: c.jumpA + c.jumpB * Float(dj)),
+                      !Self.floorLike(d, j, w, c.h, t: c.t, s: c.s, slopeK: c.slopeK, stepA: c.stepA, stepB: c.stepB)
+                else { return }
+                g[j] = 1
+                out[j] = UInt16(limit)
+                count += 1
+                queue.append(Int32(j))
+            }
+            if i + w < n { visit(i + w) }
+            // (sideways only within the legs: a body's side touches
+            // the sofa or the wall it stands beside)
+            if g[i] == 1 {
+                if x > x0 { visit(i - 1) }
+                if x < x1 { visit(i + 1) }
+            }
+        }
         return count
     }
 
@@ -126,22 +185,6 @@ public struct SubjectLegs {
             if left && right { return true }
         }
         return false
-    }
-
-    /// The bounding box of the kept pixels (0 < out <= limit), or nil.
-    static func keptBox(_ out: UnsafeMutablePointer<UInt16>, _ w: Int, _ h: Int, _ limit: UInt32)
-        -> (x0: Int, x1: Int, y0: Int, y1: Int)? {
-        var x0 = w, x1 = -1, y0 = h, y1 = -1
-        for y in 0..<h {
-            let row = out + y * w
-            for x in 0..<w where row[x] > 0 && UInt32(row[x]) <= limit {
-                if x < x0 { x0 = x }
-                if x > x1 { x1 = x }
-                if y < y0 { y0 = y }
-                y1 = y
-            }
-        }
-        return x1 < 0 ? nil : (x0, x1, y0, y1)
     }
 
     /// Whether the reading at `i` lies on a surface that recedes upwards

@@ -244,4 +244,106 @@ final class RoomDepthTests: XCTestCase {
         XCTAssertFalse(finder.acceptsMover(c, fist), "under a quarter of minSize")
         XCTAssertNil(finder.find(c, room: room), "neither is the subject")
     }
+
+    // MARK: a fragment at the picture's side
+
+    /// The room seen empty, then: an arm and a chair's edge at the right
+    /// side of the picture, 1.6 m away, which moved into view (someone seated
+    /// mostly outside the picture), and, where `person`, a person walking
+    /// through the room 2 m away.
+    static func sideFragmentScene(person: Bool) -> (DepthComponents, RoomDepth, fragment: Int, body: Int?) {
+        var room = RoomDepth()
+        room.measure(analyse(wall()))
+        let d = wall()
+        d.fill(x0: 140, y0: 50, x1: 160, y1: 75, 1600)
+        if person { Self.person(into: d, face: 2000, dx: -30) }
+        let c = analyse(d)
+        room.measure(c)
+        return (c, room, surface(c, 150, 60), person ? surface(c, 50, 60) : nil)
+    }
+
+    func testAMoverAtTheSideDoesNotWinOverAWholeBodyThatMoved() {
+        let finder = NearestBodyFinder()
+        let (c, room, fragment, body) = Self.sideFragmentScene(person: true)
+        let b = body!
+        XCTAssertNotEqual(fragment, b)
+        XCTAssertTrue(room.moved(fragment) && room.moved(b))
+        XCTAssertTrue(finder.accepts(c, fragment) && finder.accepts(c, b), "both are bodies")
+        XCTAssertLessThan(c.headDepth(fragment), c.headDepth(b) - 0.3, "the fragment is nearer")
+        XCTAssertTrue(finder.isSideFragment(c, fragment, beside: b))
+        XCTAssertFalse(finder.isSideFragment(c, b, beside: fragment))
+        XCTAssertEqual(finder.find(c, room: room)?.component, b, "the whole body, not the nearer fragment")
+        var nearestFirst = finder
+        nearestFirst.fragmentShare = 0
+        XCTAssertEqual(nearestFirst.find(c, room: room)?.component, fragment, "nearest first: the fragment")
+        XCTAssertEqual(finder.find(c, room: room)?.headDepth ?? 0, 2.0, accuracy: 0.005)
+        // the same small body away from the picture's sides is no fragment:
+        // the nearest wins as before
+        var room2 = RoomDepth()
+        room2.measure(Self.analyse(Self.wall()))
+        let d = Self.wall()
+        d.fill(x0: 120, y0: 50, x1: 140, y1: 75, 1600)
+        Self.person(into: d, face: 2000, dx: -30)
+        let c2 = Self.analyse(d)
+        room2.measure(c2)
+        XCTAssertEqual(finder.find(c2, room: room2)?.component, Self.surface(c2, 130, 60))
+    }
+
+    func testAHeadCloseUpAtTheSideIsNoFragmentBesideABodyFarAway() {
+        // a head close up (1 m) at the right side, and a body 5 m away that
+        // its distance makes physically larger: the body is more than
+        // `fragmentReach` times as far, so the head stays the nearest
+        let finder = NearestBodyFinder()
+        var room = RoomDepth()
+        room.measure(Self.analyse(Self.wall(6000)))
+        let d = Self.wall(6000)
+        d.fill(x0: 140, y0: 60, x1: 160, y1: 90, 1000)
+        d.fill(x0: 40, y0: 20, x1: 60, y1: 50, 5000)
+        let c = Self.analyse(d)
+        room.measure(c)
+        let head = Self.surface(c, 150, 70), far = Self.surface(c, 50, 30)
+        XCTAssertTrue(room.moved(head) && room.moved(far))
+        XCTAssertTrue(finder.accepts(c, head) && finder.accepts(c, far))
+        XCTAssertLessThan(c.physicalSize(head), finder.fragmentShare * c.physicalSize(far), "physically smaller")
+        XCTAssertFalse(finder.isSideFragment(c, head, beside: far))
+        XCTAssertEqual(finder.find(c, room: room)?.component, head)
+        var reachless = finder
+        reachless.fragmentReach = 10
+        XCTAssertEqual(reachless.find(c, room: room)?.component, far, "without the reach the far body would win")
+    }
+
+    func testAFragmentAtTheSideIsTheSubjectWhileNoWholeBodyMoved() {
+        let finder = NearestBodyFinder()
+        let (c, room, fragment, _) = Self.sideFragmentScene(person: false)
+        XCTAssertEqual(finder.find(c, room: room)?.component, fragment)
+        XCTAssertEqual(finder.find(c, room: room)?.headDepth ?? 0, 1.6, accuracy: 0.005)
+    }
+
+    func testTheLockLeavesAFragmentAtTheSideForAWholeBodyThatMovedIn() {
+        // the lock follows the fragment while it is all that moved; a man
+        // walks in farther away (2 m, then 2.3 m): the lock takes him
+        let lock = SubjectLock()
+        var s = DepthMatteSettings()
+        s.mode = .nearest; s.cutoffOffset = 0.25; s.frameDuration = 1.0 / 10
+        func step(_ d: TestDepth) -> (Double, MatteResult) {
+            var r = MatteResult()
+            let cut = lock.update(s.plan(depthScale: 0.001), depth: d.view, faces: [],
+                                  videoWidth: 320, videoHeight: 180, result: &r)
+            return (cut, r)
+        }
+        _ = step(Self.wall())
+        let fragmentOnly = Self.wall()
+        fragmentOnly.fill(x0: 140, y0: 50, x1: 160, y1: 75, 1600)
+        for _ in 0..<5 { _ = step(fragmentOnly) }
+        XCTAssertEqual(lock.subjectDepth ?? 0, 1.6, accuracy: 0.01, "the fragment while nothing else moved")
+        for face in [2000, 2300] {
+            let d = Self.wall()
+            d.fill(x0: 140, y0: 50, x1: 160, y1: 75, 1600)
+            Self.person(into: d, face: face, dx: -30)
+            let (cut, r) = step(d)
+            XCTAssertEqual(r.lockSource, .nearest)
+            XCTAssertEqual(lock.subjectDepth ?? 0, Double(face) / 1000, accuracy: 0.01, "face at \(face) mm")
+            XCTAssertGreaterThan(cut, Double(face) / 1000 + 0.1, "the man is nearer than the cutoff")
+        }
+    }
 }
