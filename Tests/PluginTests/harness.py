@@ -2,6 +2,7 @@
 back the output pixels and bus messages."""
 import contextlib
 import subprocess
+import time
 
 import numpy as np
 from gi.repository import Gst, GstVideo
@@ -62,6 +63,33 @@ def depth_frame(width, height, metres, scale=0.001):
     return np.round(d / scale).clip(0, 65535).astype("<u2")
 
 
+def plain_buffer(data, pts, duration=SECOND // 30):
+    """A buffer of `data` at `pts` (dts the same)."""
+    buf = Gst.Buffer.new_wrapped(bytes(data))
+    buf.pts, buf.dts, buf.duration = pts, pts, duration
+    return buf
+
+
+def video_caps(fmt, w, h, fps=30):
+    """Caps text of raw video."""
+    return f"video/x-raw,format={fmt},width={w},height={h},framerate={fps}/1"
+
+
+def depth_bytes(w, h, value):
+    """A GRAY16_LE frame of `value` everywhere, rows at the default stride."""
+    d = np.full((h, stride_of(w, 2)), 0, np.uint8)
+    d[:, : 2 * w] = np.full((h, w), value, "<u2").view(np.uint8)
+    return d.tobytes()
+
+
+def rgb_bytes(fmt, w, h, rgb):
+    """A frame of `fmt` in colour `rgb`, rows at the default stride."""
+    ps = pixel_size(fmt)
+    out = np.zeros((h, stride_of(w, ps)), np.uint8)
+    out[:, : w * ps] = rgb_frame(fmt, w, h, rgb).reshape(h, -1)
+    return out.tobytes()
+
+
 def appsrc(name, fmt, size, framerate):
     """The launch text of a time-format appsrc of raw video: `framerate` as "n/d"."""
     w, h = size
@@ -78,6 +106,37 @@ def playing(desc):
         yield p
     finally:
         p.set_state(Gst.State.NULL)
+
+
+def run(desc, timeout=20, on_playing=None):
+    """Play `desc` to EOS or error. Returns (errors, warnings) as lists of
+    (element name, GError, debug)."""
+    p = Gst.parse_launch(desc) if isinstance(desc, str) else desc
+    bus = p.get_bus()
+    errors, warnings = [], []
+    try:
+        assert p.set_state(Gst.State.PLAYING) != Gst.StateChangeReturn.FAILURE
+        if on_playing:
+            on_playing(p)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no EOS/error within {timeout} s: {desc}"
+            msg = bus.timed_pop_filtered(int(left * SECOND), Gst.MessageType.EOS | Gst.MessageType.ERROR
+                                         | Gst.MessageType.WARNING)
+            if msg is None:
+                continue
+            if msg.type == Gst.MessageType.WARNING:
+                e, d = msg.parse_warning()
+                warnings.append((msg.src.get_name(), e, d))
+                continue
+            if msg.type == Gst.MessageType.ERROR:
+                e, d = msg.parse_error()
+                errors.append((msg.src.get_name(), e, d))
+            break
+    finally:
+        p.set_state(Gst.State.NULL)
+    return errors, warnings
 
 
 def pull_all(p, sink="sink", timeout=10):
