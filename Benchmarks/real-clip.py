@@ -158,7 +158,7 @@ def matcher(d, a, rng):
     return out
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("colour"); ap.add_argument("gt"); ap.add_argument("out")
     ap.add_argument("--motion", default="pan", choices=["pan", "still", "sway", "panstop"])
@@ -179,35 +179,35 @@ def main():
                     help="cutoff disparities (colour px), comma-separated")
     ap.add_argument("--name", help="clip name in meta.txt (default: the motion)")
     ap.add_argument("--depth-scale", type=int, default=4, help="colour px per depth px (4: a quarter of the resolution)")
-    a = ap.parse_args()
-    cmpx = a.c_mpx
-    cutoff_disp = [float(c) for c in a.cutoff_disp.split(",")]
-    rng = np.random.default_rng(a.seed)
-    colour = read_pnm(a.colour)
-    if a.gt.endswith(".npz"):
-        # float disparity (Middlebury 2014 style: inf / nan = unknown)
-        g = np.load(a.gt)
+    return ap.parse_args()
+
+
+def load_gt(path):
+    """The GT disparity (colour px, 0 = unknown) as float64: an 8-bit PGM, or
+    a float .npz (Middlebury 2014 style: inf / nan = unknown)."""
+    if path.endswith(".npz"):
+        g = np.load(path)
         g = g[g.files[0]].astype(np.float64)
-        gt = np.where(np.isfinite(g) & (g > 0), g, 0)
-    else:
-        gt = read_pnm(a.gt).astype(np.float64)
-    assert colour.shape[:2] == gt.shape
-    H, W = gt.shape
-    X0, Y0, VW, VH = (int(v) for v in a.crop.split(","))
-    S = a.depth_scale
-    DW, DH = VW // S, VH // S
-    filled = fill_background(gt)
-    fgs = [(filled >= c).astype(np.float64) for c in cutoff_disp]
-    # edge fattening: the largest valid disparity within +-2 px in x, +-1 in y
-    # (only where the GT has a reading: shadows stay shadows)
+        return np.where(np.isfinite(g) & (g > 0), g, 0)
+    return read_pnm(path).astype(np.float64)
+
+
+def fatten(gt):
+    """Edge fattening: the largest valid disparity within +-2 px in x, +-1 in
+    y (only where the GT has a reading: shadows stay shadows)."""
     fat = gt.copy()
     for dy in (-1, 0, 1):
         for dx in (-2, -1, 0, 1, 2):
             fat = np.maximum(fat, np.roll(np.roll(gt, dy, 0), dx, 1))
-    fat = np.where(gt > 0, fat, 0)
-    # sway: the plant layer (filled disparity >= the first cutoff) moves over a background
-    # layer whose plant pixels are filled from the background side of the row
-    plant = fgs[0] > 0
+    return np.where(gt > 0, fat, 0)
+
+
+def sway_layers(colour, filled, plant, fat):
+    """For sway, the plant layer (filled disparity >= the first cutoff)
+    moves over a background layer whose plant pixels are filled from the
+    background side of the row: that layer's colour and (fattened)
+    disparity."""
+    H, W = filled.shape
     idx = np.where(~plant, np.arange(W)[None, :], -1)
     left = np.maximum.accumulate(idx, axis=1)
     idx2 = np.where(~plant, np.arange(W)[None, :], W)
@@ -219,7 +219,12 @@ def main():
     src = np.where(plant, src, np.arange(W)[None, :])
     colour_bg = colour[rows, src]
     fat_bg = np.where(plant, filled[rows, src], fat)
-    os.makedirs(a.out, exist_ok=True)
+    return colour_bg, fat_bg
+
+
+def motion_shifts(a):
+    """Per frame: the horizontal shift of the scene and of the plant layer
+    (colour px; the same list unless the motion is sway)."""
     if a.motion == "sway":
         shifts = [2.3] * a.frames
         plant_shifts = [2.3 + a.sway_amp * np.sin(2 * np.pi * i / 10) for i in range(a.frames)]
@@ -229,52 +234,110 @@ def main():
         steps = [min(i, 4) + max(i - 6, 0) for i in range(a.frames)] if a.motion == "panstop" else range(a.frames)
         shifts = [0.3 + (a.step * i if a.motion != "still" else 0) for i in steps]
         plant_shifts = shifts
-    assert X0 + max(shifts + plant_shifts) + VW + 1 < W and X0 + S * a.misreg + max(shifts + plant_shifts) + VW < W
-    shadow = (gt[Y0:Y0 + VH, X0:X0 + VW] == 0).astype(np.uint8) * 255
-    shadow.tofile(os.path.join(a.out, "shadow.gray"))
+    return shifts, plant_shifts
+
+
+def render_colour(a, colour, colour_bg, fg, crop, s, sp, rng):
+    """One frame's colour (RGB24): the crop at the plant's shift sp, over the
+    background layer at the scene's shift s when they differ (sway), plus
+    sensor noise."""
+    X0, Y0, VW, VH = crop
+    col = np.stack([shift_x(colour[:, :, c], X0, Y0, VW, VH, sp) for c in range(3)], axis=2)
+    if sp != s:
+        mc = shift_x(fg, X0, Y0, VW, VH, sp)[:, :, None]
+        bg = np.stack([shift_x(colour_bg[:, :, c], X0, Y0, VW, VH, s) for c in range(3)], axis=2)
+        col = mc * col + (1 - mc) * bg
+    col += rng.normal(0, a.colour_noise, col.shape)
+    return np.clip(np.rint(col), 0, 255).astype(np.uint8)
+
+
+def write_truth(out, gt, fgs, cutoff_disp, crop, s, sp, i):
+    """Frame i's truth-cK-i.gray for every cutoff, and known-i.gray."""
+    X0, Y0, VW, VH = crop
+    for k, c in enumerate(cutoff_disp):
+        if sp == s:
+            tr, ok = coverage(gt >= c, gt > 0, X0, Y0, VW, VH, s)
+        else:
+            # sway: the truth is the plant layer's, at the plant's shift
+            tr, ok = coverage(fgs[k], gt > 0, X0, Y0, VW, VH, sp)
+        np.clip(np.rint(tr * 255), 0, 255).astype(np.uint8).tofile(os.path.join(out, f"truth-c{k}-{i:02d}.gray"))
+        if k == 0:
+            (ok.astype(np.uint8) * 255).tofile(os.path.join(out, f"known-{i:02d}.gray"))
+
+
+def render_depth(a, fat, fat_bg, plant, crop, s, sp, cmpx, rng):
+    """One frame's depth (GRAY16_LE mm, 0 = no reading): the GT sampled at
+    each depth pixel's centre, then the matcher's edge behaviour, correlated
+    and white disparity noise, quantisation and holes."""
+    X0, Y0, VW, VH = crop
+    S = a.depth_scale
+    DW, DH = VW // S, VH // S
     jj, ii = np.meshgrid(np.arange(DH), np.arange(DW), indexing="ij")
-    for i, (s, sp) in enumerate(zip(shifts, plant_shifts)):
-        col = np.stack([shift_x(colour[:, :, c], X0, Y0, VW, VH, sp) for c in range(3)], axis=2)
-        if sp != s:
-            mc = shift_x(fgs[0], X0, Y0, VW, VH, sp)[:, :, None]
-            bg = np.stack([shift_x(colour_bg[:, :, c], X0, Y0, VW, VH, s) for c in range(3)], axis=2)
-            col = mc * col + (1 - mc) * bg
-        col += rng.normal(0, a.colour_noise, col.shape)
-        np.clip(np.rint(col), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"colour-{i:02d}.rgb"))
-        for k, c in enumerate(cutoff_disp):
-            if sp == s:
-                tr, ok = coverage(gt >= c, gt > 0, X0, Y0, VW, VH, s)
-            else:
-                # sway: the truth is the plant layer's, at the plant's shift
-                tr, ok = coverage(fgs[k], gt > 0, X0, Y0, VW, VH, sp)
-            np.clip(np.rint(tr * 255), 0, 255).astype(np.uint8).tofile(os.path.join(a.out, f"truth-c{k}-{i:02d}.gray"))
-            if k == 0:
-                (ok.astype(np.uint8) * 255).tofile(os.path.join(a.out, f"known-{i:02d}.gray"))
-        # depth: sample the GT at each depth pixel's centre
-        u = np.rint(X0 + s + S * ii + (S - 1) / 2 + S * a.misreg).astype(int)
-        v = np.rint(Y0 + S * jj + (S - 1) / 2).astype(int)
-        d = fat[v, u]
-        if sp != s:
-            up = np.rint(X0 + sp + S * ii + (S - 1) / 2 + S * a.misreg).astype(int)
-            d = np.where(plant[v, up], fat[v, up], fat_bg[v, u])
-        d = matcher(d, a, rng)
-        corr = blur(rng.normal(0, 1, (DH, DW)), 1.5)
-        corr *= 0.2 / corr.std()
-        dn = d + corr + rng.normal(0, 0.05, d.shape)
-        dq = np.rint(dn * 2) / 2  # 1/8 sensor px = 0.5 colour px
-        ok = (d > 0) & (dq > 0)
-        # holes: a few blobs of radius 1-2.5 depth px and 0.3 % dropouts
-        for _ in range(6):
-            cy, cx, r = rng.uniform(0, DH), rng.uniform(0, DW), rng.uniform(1, 2.5)
-            ok &= (jj - cy) ** 2 + (ii - cx) ** 2 > r * r
-        ok &= rng.uniform(size=d.shape) > 0.003
-        mm = np.where(ok, np.rint(1000 * cmpx / np.where(ok, dq, 1)), 0)
-        np.clip(mm, 0, 65535).astype("<u2").tofile(os.path.join(a.out, f"depth-{i:02d}.gray16"))
+    u = np.rint(X0 + s + S * ii + (S - 1) / 2 + S * a.misreg).astype(int)
+    v = np.rint(Y0 + S * jj + (S - 1) / 2).astype(int)
+    d = fat[v, u]
+    if sp != s:
+        up = np.rint(X0 + sp + S * ii + (S - 1) / 2 + S * a.misreg).astype(int)
+        d = np.where(plant[v, up], fat[v, up], fat_bg[v, u])
+    d = matcher(d, a, rng)
+    corr = blur(rng.normal(0, 1, (DH, DW)), 1.5)
+    corr *= 0.2 / corr.std()
+    dn = d + corr + rng.normal(0, 0.05, d.shape)
+    dq = np.rint(dn * 2) / 2  # 1/8 sensor px = 0.5 colour px
+    ok = (d > 0) & (dq > 0)
+    # holes: a few blobs of radius 1-2.5 depth px and 0.3 % dropouts
+    for _ in range(6):
+        cy, cx, r = rng.uniform(0, DH), rng.uniform(0, DW), rng.uniform(1, 2.5)
+        ok &= (jj - cy) ** 2 + (ii - cx) ** 2 > r * r
+    ok &= rng.uniform(size=d.shape) > 0.003
+    mm = np.where(ok, np.rint(1000 * cmpx / np.where(ok, dq, 1)), 0)
+    return np.clip(mm, 0, 65535).astype("<u2")
+
+
+def write_meta(a, crop, cmpx, cutoff_disp, shifts):
+    """meta.txt: the clip's name, sizes, frame count, cutoffs (m) and the
+    pan's per-frame shift."""
+    VW, VH = crop[2], crop[3]
+    DW, DH = VW // a.depth_scale, VH // a.depth_scale
     with open(os.path.join(a.out, "meta.txt"), "w") as m:
         m.write(f"name {a.name or a.motion}\nwidth {VW}\nheight {VH}\ndepth_width {DW}\ndepth_height {DH}\n")
         m.write(f"frames {a.frames}\nfps 30\n")
         m.write("cutoffs " + " ".join(f"{cmpx / c:.4f}" for c in cutoff_disp) + "\n")
         m.write("shift " + " ".join(f"{s:.3f}" for s in shifts) + "\n")
+
+
+def main():
+    a = parse_args()
+    cmpx = a.c_mpx
+    cutoff_disp = [float(c) for c in a.cutoff_disp.split(",")]
+    rng = np.random.default_rng(a.seed)
+    colour = read_pnm(a.colour)
+    gt = load_gt(a.gt)
+    assert colour.shape[:2] == gt.shape
+    W = gt.shape[1]
+    crop = tuple(int(v) for v in a.crop.split(","))
+    X0, Y0, VW, VH = crop
+    S = a.depth_scale
+    DW, DH = VW // S, VH // S
+    filled = fill_background(gt)
+    fgs = [(filled >= c).astype(np.float64) for c in cutoff_disp]
+    fat = fatten(gt)
+    plant = fgs[0] > 0
+    colour_bg, fat_bg = sway_layers(colour, filled, plant, fat)
+    os.makedirs(a.out, exist_ok=True)
+    shifts, plant_shifts = motion_shifts(a)
+    assert X0 + max(shifts + plant_shifts) + VW + 1 < W and X0 + S * a.misreg + max(shifts + plant_shifts) + VW < W
+    shadow = (gt[Y0:Y0 + VH, X0:X0 + VW] == 0).astype(np.uint8) * 255
+    shadow.tofile(os.path.join(a.out, "shadow.gray"))
+    # the random draws per frame come in a fixed order (colour noise, then
+    # the depth's), so a seed gives the same clip
+    for i, (s, sp) in enumerate(zip(shifts, plant_shifts)):
+        col = render_colour(a, colour, colour_bg, fgs[0], crop, s, sp, rng)
+        col.tofile(os.path.join(a.out, f"colour-{i:02d}.rgb"))
+        write_truth(a.out, gt, fgs, cutoff_disp, crop, s, sp, i)
+        depth = render_depth(a, fat, fat_bg, plant, crop, s, sp, cmpx, rng)
+        depth.tofile(os.path.join(a.out, f"depth-{i:02d}.gray16"))
+    write_meta(a, crop, cmpx, cutoff_disp, shifts)
     print(f"real-clip: {a.out}: {a.motion}, {a.frames} frames, colour {VW}x{VH}, depth {DW}x{DH}, "
           f"cutoffs " + ", ".join(f"{cmpx / c:.3f} m" for c in cutoff_disp))
 

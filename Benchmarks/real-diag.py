@@ -120,6 +120,206 @@ def ppm(path, a):
     open(path, "wb").write(b"P6 %d %d 255\n" % (w, h) + a.astype(np.uint8).tobytes())
 
 
+CLASSES = ["shadow", "thin", "gap", "edge", "far"]
+
+
+def read_gray(path, H, W):
+    return np.fromfile(path, np.uint8).reshape(H, W)
+
+
+def load_mattes(dump, clip, k, refine, H, W, n):
+    """The dumped mattes of one clip, cutoff and refine mode, 0-1."""
+    return [read_gray(os.path.join(dump, f"{clip}-c{k}-{refine}-{i:02d}.gray"), H, W) / 255 for i in range(n)]
+
+
+def shifted_shadow(shadow0, shifts, i):
+    """Frame i's GT-unknown pixels: frame 0's moved by the pan (whole px)."""
+    r = int(round(shifts[i] - shifts[0]))
+    return np.pad(shadow0, ((0, 0), (0, r)), mode="edge")[:, r:] if r else shadow0
+
+
+def class_masks(T, shadow0, shifts):
+    """Per frame: each pixel's class (an index into CLASSES, first match)."""
+    H, W = T[0].shape
+    masks = []
+    for i in range(len(T)):
+        sh = shifted_shadow(shadow0, shifts, i)
+        fg = T[i] > 0.5
+        edge = fg ^ ero(fg, 1)
+        edge |= (T[i] > 0.02) & (T[i] < 0.98)
+        opened = dil(ero(fg, 4), 4)
+        thin = fg & ~opened
+        closed = ero(dil(fg, 4), 4)
+        gap = ~fg & closed
+        c = np.full((H, W), 4, np.int8)
+        c[dil(edge, 2)] = 3
+        c[dil(gap, 2) & (c == 3)] = 2
+        c[dil(thin, 2)] = 1
+        c[dil(sh, 3)] = 0
+        masks.append(c)
+    return masks
+
+
+def known_iou_and_colour_steps(d, dump, clip, k, T, shadow0, shifts):
+    """Prints each matte's IoU over the GT-known pixels, then where the truth
+    and the mattes sit against the picture's own edges: the strongest colour
+    step within 3 px of each 0.5 crossing (frame 5). A keyer led by colour
+    cannot sit nearer the truth than the truth sits to the colour."""
+    n = len(T)
+    H, W = T[0].shape
+    unknown = [shifted_shadow(shadow0, shifts, i) for i in range(n)]
+    col5 = np.fromfile(os.path.join(d, f"colour-{min(5, n - 1):02d}.rgb"), np.uint8).reshape(H, W, 3)
+    steps = {"truth": T[min(5, n - 1)]}
+    for refine in ("original", "guided"):
+        A = load_mattes(dump, clip, k, refine, H, W, n)
+        steps[refine] = A[min(5, n - 1)]
+        known = np.mean([np.sum((a > 0.5) & (t > 0.5) & ~u) / max(np.sum(((a > 0.5) | (t > 0.5)) & ~u), 1)
+                         for a, t, u in zip(A, T, unknown)])
+        print(f"  {refine}: IoU over the pixels whose GT is known (GT-unknown pixels left out of both sets): {known:.4f}")
+    for name, a in steps.items():
+        o, st = colour_step_offsets(a, col5)
+        top = st >= np.quantile(st, 0.9) if len(st) else st
+        print(f"  {name}: |strongest colour step within 3 px - 0.5 crossing|, frame 5: median {np.median(np.abs(o)):.2f} px "
+              f"(the strongest 10 % of steps: {np.median(np.abs(o[top])):.2f} px), mean {o.mean():+.2f} px, {len(o)} crossings")
+
+
+def class_table(refine, A, T, masks):
+    """Prints the per-class table rows of one refine mode; returns its SAD
+    per class."""
+    n = len(A)
+    sad = np.zeros(5); miss = np.zeros(5); extra = np.zeros(5); wrong = np.zeros(5); off = np.zeros(5)
+    for i in range(n):
+        e = A[i] - T[i]
+        c = masks[i]
+        for j in range(5):
+            s = c == j
+            sad[j] += np.abs(e[s]).sum() / 1000 / n
+            miss[j] += -e[s][e[s] < 0].sum() / 1000 / n
+            extra[j] += e[s][e[s] > 0].sum() / 1000 / n
+            wrong[j] += np.sum((A[i][s] > 0.5) != (T[i][s] > 0.5)) / n
+            if i > 0:
+                q = np.abs((A[i] - A[i - 1]) - (T[i] - T[i - 1])) > 0.2
+                # a pixel's class: the worse of the two frames' (smaller index)
+                cc = np.minimum(masks[i], masks[i - 1])
+                off[j] += np.sum(q & (cc == j)) / (n - 1)
+    for j in range(5):
+        print(f"| {refine} | {CLASSES[j]} | {sad[j]:.2f} | {miss[j]:.2f} | {extra[j]:.2f} | {wrong[j]:.0f} | {off[j]:.0f} | "
+              f"{100 * sad[j] / sad.sum():.0f} % | {100 * off[j] / max(off.sum(), 1):.0f} % |")
+    print(f"| {refine} | all | {sad.sum():.2f} | {miss.sum():.2f} | {extra.sum():.2f} | {wrong.sum():.0f} | {off.sum():.0f} | | |")
+    return sad
+
+
+def edge_ramp(refine, A, T, masks, sad):
+    """Prints the soft-but-right-side vs wrong-side error in the edge + thin +
+    gap classes, the partial-pixel counts, and the SAD of the matte
+    thresholded at 0.5."""
+    n = len(A)
+    soft = right = 0.0
+    ramp_a = ramp_t = 0
+    for i in range(n):
+        s = (masks[i] >= 1) & (masks[i] <= 3)
+        e = np.abs(A[i] - T[i])
+        ok = (A[i] > 0.5) == (T[i] > 0.5)
+        soft += e[s & ok].sum() / 1000 / n; right += e[s & ~ok].sum() / 1000 / n
+        ramp_a += np.sum((A[i] > 0.05) & (A[i] < 0.95)); ramp_t += np.sum((T[i] > 0.05) & (T[i] < 0.95))
+    binar = np.mean([np.abs((A[i] > 0.5) - T[i]).sum() / 1000 for i in range(n)])
+    print(f"  {refine}: near-edge SAD (thin+gap+edge) {soft + right:.2f} = {soft:.2f} on the right side of 0.5 (softness) "
+          f"+ {right:.2f} on the wrong side; partial pixels (0.05-0.95) {ramp_a / n:.0f}/frame vs truth {ramp_t / n:.0f}; "
+          f"matte thresholded at 0.5: SAD {binar:.2f} (as is {sad.sum():.2f})")
+
+
+def distance_bands(refine, A, T, masks):
+    """Prints the SAD outside the shadow class by distance to the true edge."""
+    n = len(A)
+    H, W = T[0].shape
+    bands = [(0, 2), (3, 4), (5, 8), (9, 16), (17, 10 ** 6)]
+    bs = np.zeros(len(bands))
+    for i in range(n):
+        fg = T[i] > 0.5
+        edge = (fg ^ ero(fg, 1)) | ((T[i] > 0.02) & (T[i] < 0.98))
+        dist = np.full((H, W), 10 ** 6)
+        cur = edge
+        for r in range(17):
+            dist[cur & (dist > r)] = r
+            cur = dil(cur, 1, cross_alt=False)
+        e = np.abs(A[i] - T[i]) * (masks[i] != 0)
+        for b, (lo, hi) in enumerate(bands):
+            bs[b] += e[(dist >= lo) & (dist <= hi)].sum() / 1000 / n
+    print(f"  {refine}: SAD outside shadows by distance to the true edge: "
+          + ", ".join(f"{lo}-{hi if hi < 10 ** 6 else 'inf'} px {v:.2f}" for (lo, hi), v in zip(bands, bs)))
+
+
+def edge_motion(refine, A, T, shifts):
+    """Prints the edge motion along rows: each matte crossing's offset from
+    the true one, and how far it moved between frames against the truth."""
+    n = len(A)
+    offs, moves = [], []
+    prev = None
+    for i in range(n):
+        ya, xa, pa = crossings(A[i]); yt, xt, pt = crossings(T[i])
+        mt = match(yt, xt, pt, ya, xa, pa, 0.0, 3.0)
+        ok = ~np.isnan(mt)
+        offs.append(mt[ok] - xt[ok])
+        if prev is not None:
+            py, px, pp = prev
+            want = -(shifts[i] - shifts[i - 1])
+            nx = match(py, px, pp, ya, xa, pa, want, 2.0)
+            ok2 = ~np.isnan(nx)
+            moves.append(nx[ok2] - px[ok2] - want)
+        prev = (yt[ok], mt[ok], pt[ok])
+    o = np.concatenate(offs); mv = np.concatenate(moves) if moves else np.zeros(1)
+    step = shifts[1] - shifts[0]
+    print(f"  {refine}: row crossings matched to a true edge within 3 px: {len(o) / n:.0f}/frame; offset matte-truth "
+          f"mean {o.mean():+.2f} px, |offset| median {np.median(np.abs(o)):.2f}, > 1 px {100 * np.mean(np.abs(o) > 1):.0f} %; "
+          f"frame-to-frame move minus the true move ({-step:+.2f} px): rms {np.sqrt(np.mean(mv ** 2)):.2f} px, "
+          f"|.| > 0.3 px {100 * np.mean(np.abs(mv) > 0.3):.0f} %, stuck (moved < 0.15 px while the truth moved) "
+          f"{100 * np.mean(np.abs(mv - step) < 0.15) if step else 0:.0f} %")
+
+
+def frame5_pictures(d, dump, clip, T, masks):
+    """Writes frame 5's colour, truth, both mattes and the guided matte's
+    error picture (red = extra, cyan = missing, dim yellow = GT unknown)."""
+    H, W = T[0].shape
+    i = 5
+    col = np.fromfile(os.path.join(d, f"colour-{i:02d}.rgb"), np.uint8).reshape(H, W, 3)
+    ppm(os.path.join(dump, f"{clip}-c0-frame5-colour.ppm"), col)
+    pgm(os.path.join(dump, f"{clip}-c0-frame5-truth.pgm"), np.rint(T[i] * 255))
+    for refine in ("original", "guided"):
+        a = read_gray(os.path.join(dump, f"{clip}-c0-{refine}-{i:02d}.gray"), H, W)
+        pgm(os.path.join(dump, f"{clip}-c0-frame5-{refine}.pgm"), a)
+    a = read_gray(os.path.join(dump, f"{clip}-c0-guided-{i:02d}.gray"), H, W) / 255
+    e = a - T[i]
+    img = (col * 0.25).astype(np.float64)
+    img[masks[i] == 0] += [40, 40, 0]
+    img[..., 0] += 255 * np.clip(e, 0, 1)
+    img[..., 1] += 255 * np.clip(-e, 0, 1); img[..., 2] += 255 * np.clip(-e, 0, 1)
+    ppm(os.path.join(dump, f"{clip}-c0-frame5-error-guided.ppm"), np.clip(img, 0, 255))
+    print(f"  pictures: {dump}/{clip}-c0-frame5-*.p?m")
+
+
+def diagnose_cutoff(d, dump, clip, k, cutoff, m):
+    """Every report for one clip (its directory d and meta m) at cutoff k."""
+    W, H, n = int(m["width"][0]), int(m["height"][0]), int(m["frames"][0])
+    shifts = [float(s) for s in m["shift"]]
+    shadow0 = read_gray(os.path.join(d, "shadow.gray"), H, W) > 0
+    print(f"\n## {clip}, cutoff {cutoff} m")
+    T = [read_gray(os.path.join(d, f"truth-c{k}-{i:02d}.gray"), H, W) / 255 for i in range(n)]
+    masks = class_masks(T, shadow0, shifts)
+    cnt = np.mean([[np.sum(c == j) for j in range(5)] for c in masks], axis=0)
+    print("class pixels/frame: " + ", ".join(f"{CLASSES[j]} {cnt[j]:.0f}" for j in range(5)))
+    known_iou_and_colour_steps(d, dump, clip, k, T, shadow0, shifts)
+    print("| refine | class | SAD | missing | extra | wrong side at 0.5 | off > 0.2 per pair | share of SAD | share of off |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for refine in ("original", "guided"):
+        A = load_mattes(dump, clip, k, refine, H, W, n)
+        sad = class_table(refine, A, T, masks)
+        edge_ramp(refine, A, T, masks, sad)
+        distance_bands(refine, A, T, masks)
+        edge_motion(refine, A, T, shifts)
+    if clip in ("pan", "moto-pan") and k == 0:
+        frame5_pictures(d, dump, clip, T, masks)
+
+
 def main():
     data, dump = sys.argv[1], sys.argv[2]
     for clip in ("pan", "still", "moto-pan", "moto-still"):
@@ -127,145 +327,8 @@ def main():
         if not os.path.exists(os.path.join(d, "meta.txt")) or not os.path.exists(os.path.join(dump, f"{clip}-c0-guided-00.gray")):
             continue
         m = meta(d)
-        W, H, n = int(m["width"][0]), int(m["height"][0]), int(m["frames"][0])
-        shifts = [float(s) for s in m["shift"]]
-        shadow0 = np.fromfile(os.path.join(d, "shadow.gray"), np.uint8).reshape(H, W) > 0
         for k, cutoff in enumerate(m["cutoffs"]):
-            print(f"\n## {clip}, cutoff {cutoff} m")
-            T = [np.fromfile(os.path.join(d, f"truth-c{k}-{i:02d}.gray"), np.uint8).reshape(H, W) / 255 for i in range(n)]
-            classes = ["shadow", "thin", "gap", "edge", "far"]
-            masks = []
-            for i in range(n):
-                r = int(round(shifts[i] - shifts[0]))
-                sh = np.pad(shadow0, ((0, 0), (0, r)), mode="edge")[:, r:] if r else shadow0
-                fg = T[i] > 0.5
-                edge = fg ^ ero(fg, 1)
-                edge |= (T[i] > 0.02) & (T[i] < 0.98)
-                opened = dil(ero(fg, 4), 4)
-                thin = fg & ~opened
-                closed = ero(dil(fg, 4), 4)
-                gap = ~fg & closed
-                c = np.full((H, W), 4, np.int8)
-                c[dil(edge, 2)] = 3
-                c[dil(gap, 2) & (c == 3)] = 2
-                c[dil(thin, 2)] = 1
-                c[dil(sh, 3)] = 0
-                masks.append(c)
-            cnt = np.mean([[np.sum(c == j) for j in range(5)] for c in masks], axis=0)
-            print("class pixels/frame: " + ", ".join(f"{classes[j]} {cnt[j]:.0f}" for j in range(5)))
-            # where the truth and the mattes sit against the picture's own
-            # edges: the strongest colour step within 3 px of each 0.5
-            # crossing (frame 5). A keyer led by colour cannot sit nearer the
-            # truth than the truth sits to the colour
-            unknown = []
-            for i in range(n):
-                r = int(round(shifts[i] - shifts[0]))
-                unknown.append(np.pad(shadow0, ((0, 0), (0, r)), mode="edge")[:, r:] if r else shadow0)
-            col5 = np.fromfile(os.path.join(d, f"colour-{min(5, n - 1):02d}.rgb"), np.uint8).reshape(H, W, 3)
-            steps = {"truth": T[min(5, n - 1)]}
-            for refine in ("original", "guided"):
-                A = [np.fromfile(os.path.join(dump, f"{clip}-c{k}-{refine}-{i:02d}.gray"), np.uint8).reshape(H, W) / 255
-                     for i in range(n)]
-                steps[refine] = A[min(5, n - 1)]
-                known = np.mean([np.sum((a > 0.5) & (t > 0.5) & ~u) / max(np.sum(((a > 0.5) | (t > 0.5)) & ~u), 1)
-                                 for a, t, u in zip(A, T, unknown)])
-                print(f"  {refine}: IoU over the pixels whose GT is known (GT-unknown pixels left out of both sets): {known:.4f}")
-            for name, a in steps.items():
-                o, st = colour_step_offsets(a, col5)
-                top = st >= np.quantile(st, 0.9) if len(st) else st
-                print(f"  {name}: |strongest colour step within 3 px - 0.5 crossing|, frame 5: median {np.median(np.abs(o)):.2f} px "
-                      f"(the strongest 10 % of steps: {np.median(np.abs(o[top])):.2f} px), mean {o.mean():+.2f} px, {len(o)} crossings")
-            print("| refine | class | SAD | missing | extra | wrong side at 0.5 | off > 0.2 per pair | share of SAD | share of off |")
-            print("|---|---|---|---|---|---|---|---|---|")
-            for refine in ("original", "guided"):
-                A = [np.fromfile(os.path.join(dump, f"{clip}-c{k}-{refine}-{i:02d}.gray"), np.uint8).reshape(H, W) / 255
-                     for i in range(n)]
-                sad = np.zeros(5); miss = np.zeros(5); extra = np.zeros(5); wrong = np.zeros(5); off = np.zeros(5)
-                for i in range(n):
-                    e = A[i] - T[i]
-                    c = masks[i]
-                    for j in range(5):
-                        s = c == j
-                        sad[j] += np.abs(e[s]).sum() / 1000 / n
-                        miss[j] += -e[s][e[s] < 0].sum() / 1000 / n
-                        extra[j] += e[s][e[s] > 0].sum() / 1000 / n
-                        wrong[j] += np.sum((A[i][s] > 0.5) != (T[i][s] > 0.5)) / n
-                        if i > 0:
-                            q = np.abs((A[i] - A[i - 1]) - (T[i] - T[i - 1])) > 0.2
-                            # a pixel's class: the worse of the two frames' (smaller index)
-                            cc = np.minimum(masks[i], masks[i - 1])
-                            off[j] += np.sum(q & (cc == j)) / (n - 1)
-                for j in range(5):
-                    print(f"| {refine} | {classes[j]} | {sad[j]:.2f} | {miss[j]:.2f} | {extra[j]:.2f} | {wrong[j]:.0f} | {off[j]:.0f} | "
-                          f"{100 * sad[j] / sad.sum():.0f} % | {100 * off[j] / max(off.sum(), 1):.0f} % |")
-                print(f"| {refine} | all | {sad.sum():.2f} | {miss.sum():.2f} | {extra.sum():.2f} | {wrong.sum():.0f} | {off.sum():.0f} | | |")
-                # edge ramp: soft-but-right-side vs wrong-side error in the edge + thin + gap classes
-                soft = right = 0.0
-                ramp_a = ramp_t = 0
-                for i in range(n):
-                    s = (masks[i] >= 1) & (masks[i] <= 3)
-                    e = np.abs(A[i] - T[i])
-                    ok = (A[i] > 0.5) == (T[i] > 0.5)
-                    soft += e[s & ok].sum() / 1000 / n; right += e[s & ~ok].sum() / 1000 / n
-                    ramp_a += np.sum((A[i] > 0.05) & (A[i] < 0.95)); ramp_t += np.sum((T[i] > 0.05) & (T[i] < 0.95))
-                binar = np.mean([np.abs((A[i] > 0.5) - T[i]).sum() / 1000 for i in range(n)])
-                print(f"  {refine}: near-edge SAD (thin+gap+edge) {soft + right:.2f} = {soft:.2f} on the right side of 0.5 (softness) "
-                      f"+ {right:.2f} on the wrong side; partial pixels (0.05-0.95) {ramp_a / n:.0f}/frame vs truth {ramp_t / n:.0f}; "
-                      f"matte thresholded at 0.5: SAD {binar:.2f} (as is {sad.sum():.2f})")
-                # SAD outside the shadow class by distance to the true edge
-                bands = [(0, 2), (3, 4), (5, 8), (9, 16), (17, 10 ** 6)]
-                bs = np.zeros(len(bands))
-                for i in range(n):
-                    fg = T[i] > 0.5
-                    edge = (fg ^ ero(fg, 1)) | ((T[i] > 0.02) & (T[i] < 0.98))
-                    dist = np.full((H, W), 10 ** 6)
-                    cur = edge
-                    for r in range(17):
-                        dist[cur & (dist > r)] = r
-                        cur = dil(cur, 1, cross_alt=False)
-                    e = np.abs(A[i] - T[i]) * (masks[i] != 0)
-                    for b, (lo, hi) in enumerate(bands):
-                        bs[b] += e[(dist >= lo) & (dist <= hi)].sum() / 1000 / n
-                print(f"  {refine}: SAD outside shadows by distance to the true edge: "
-                      + ", ".join(f"{lo}-{hi if hi < 10 ** 6 else 'inf'} px {v:.2f}" for (lo, hi), v in zip(bands, bs)))
-                # edge motion along rows
-                offs, moves, shim = [], [], []
-                prev = None
-                for i in range(n):
-                    ya, xa, pa = crossings(A[i]); yt, xt, pt = crossings(T[i])
-                    mt = match(yt, xt, pt, ya, xa, pa, 0.0, 3.0)
-                    ok = ~np.isnan(mt)
-                    offs.append(mt[ok] - xt[ok])
-                    if prev is not None:
-                        py, px, pp = prev
-                        want = -(shifts[i] - shifts[i - 1])
-                        nx = match(py, px, pp, ya, xa, pa, want, 2.0)
-                        ok2 = ~np.isnan(nx)
-                        moves.append(nx[ok2] - px[ok2] - want)
-                    prev = (yt[ok], mt[ok], pt[ok])
-                o = np.concatenate(offs); mv = np.concatenate(moves) if moves else np.zeros(1)
-                step = shifts[1] - shifts[0]
-                print(f"  {refine}: row crossings matched to a true edge within 3 px: {len(o) / n:.0f}/frame; offset matte-truth "
-                      f"mean {o.mean():+.2f} px, |offset| median {np.median(np.abs(o)):.2f}, > 1 px {100 * np.mean(np.abs(o) > 1):.0f} %; "
-                      f"frame-to-frame move minus the true move ({-step:+.2f} px): rms {np.sqrt(np.mean(mv ** 2)):.2f} px, "
-                      f"|.| > 0.3 px {100 * np.mean(np.abs(mv) > 0.3):.0f} %, stuck (moved < 0.15 px while the truth moved) "
-                      f"{100 * np.mean(np.abs(mv - step) < 0.15) if step else 0:.0f} %")
-            if clip in ("pan", "moto-pan") and k == 0:
-                i = 5
-                col = np.fromfile(os.path.join(d, f"colour-{i:02d}.rgb"), np.uint8).reshape(H, W, 3)
-                ppm(os.path.join(dump, f"{clip}-c0-frame5-colour.ppm"), col)
-                pgm(os.path.join(dump, f"{clip}-c0-frame5-truth.pgm"), np.rint(T[i] * 255))
-                for refine in ("original", "guided"):
-                    a = np.fromfile(os.path.join(dump, f"{clip}-c0-{refine}-{i:02d}.gray"), np.uint8).reshape(H, W)
-                    pgm(os.path.join(dump, f"{clip}-c0-frame5-{refine}.pgm"), a)
-                a = np.fromfile(os.path.join(dump, f"{clip}-c0-guided-{i:02d}.gray"), np.uint8).reshape(H, W) / 255
-                e = a - T[i]
-                img = (col * 0.25).astype(np.float64)
-                img[masks[i] == 0] += [40, 40, 0]
-                img[..., 0] += 255 * np.clip(e, 0, 1)
-                img[..., 1] += 255 * np.clip(-e, 0, 1); img[..., 2] += 255 * np.clip(-e, 0, 1)
-                ppm(os.path.join(dump, f"{clip}-c0-frame5-error-guided.ppm"), np.clip(img, 0, 255))
-                print(f"  pictures: {dump}/{clip}-c0-frame5-*.p?m")
+            diagnose_cutoff(d, dump, clip, k, cutoff, m)
 
 
 if __name__ == "__main__":
