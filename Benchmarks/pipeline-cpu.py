@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Pipeline CPU per 1080p frame of two depthmatte builds, interleaved in one run,
-against the stock chroma key (marginal: a 200-frame run less a 40-frame run; 4 rounds)."""
+against the stock chroma key (marginal: a 200-frame run less a 40-frame run; ROUNDS rounds, 4 by default)."""
 import subprocess, resource, os, sys
 V="video/x-raw,format=BGRA,width=1920,height=1080,framerate=30/1"; D="video/x-raw,format=GRAY16_LE,width=640,height=360,framerate=30/1"
 def dm(n, t):
@@ -17,7 +17,8 @@ def cpu(desc, plugin):
 # usage: Benchmarks/pipeline-cpu.py NEW_PLUGIN_DIR BASE_PLUGIN_DIR (each a .build/release with libgstdepthmatte.so)
 P={"new": sys.argv[1], "base": sys.argv[2]}
 res={k:[] for k in ["new0","base0","new1","base1","chroma"]}
-for rep in range(4):
+rounds=int(os.environ.get("ROUNDS", "4"))
+for rep in range(rounds):
     for t in (0,1):
         for k in ("new","base"):
             m = (cpu(dm(200,t),P[k]) - cpu(dm(40,t),P[k])) / 160 * 1000
@@ -26,6 +27,9 @@ for rep in range(4):
     res["chroma"].append(c)
 for k,v in res.items():
     print(k, " ".join("%.2f"%x for x in v), "median %.2f ms" % sorted(v)[len(v)//2])
-ch=sorted(res["chroma"])[2]
+med=lambda v: sorted(v)[len(v)//2]
+ch=med(res["chroma"])
 for k in ("new0","base0","new1","base1"):
-    print(k, "ratio to chroma (medians): %.3f" % (sorted(res[k])[2]/ch))
+    print(k, "ratio to chroma (medians): %.3f" % (med(res[k])/ch))
+for t in (0,1):
+    print("n-threads=%d: new / base %+.1f %%" % (t, (med(res[f"new{t}"])/med(res[f"base{t}"])-1)*100))
