@@ -75,12 +75,13 @@ public struct NearestBodyFinder: Equatable {
     /// (`isSideFragment`) comes after the others.
     public func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
         var best: (k: Int, d: Double, moved: Bool, fragment: Bool)? = nil
-        var movers: [Int] = []
-        if let room { movers = (0..<c.count).filter { room.moved($0) && accepts(c, $0, moved: true) } }
         for k in 0..<c.count {
             let m = room?.moved(k) ?? false
             guard accepts(c, k, moved: m) else { continue }
-            let f = m && movers.contains { $0 != k && isSideFragment(c, k, beside: $0) }
+            // (the cheap tests first: a fragment is rare, and this runs per frame)
+            let f = m && c.sideTouch[k] != 0 && (0..<c.count).contains { o in
+                o != k && room?.moved(o) == true && isSideFragment(c, k, beside: o) && accepts(c, o, moved: true)
+            }
             let d = c.headDepth(k)
             if let b = best, (b.moved && !m) || (b.moved == m && (!b.fragment && f || b.fragment == f && b.d <= d)) {
                 continue

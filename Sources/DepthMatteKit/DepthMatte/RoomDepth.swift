@@ -35,8 +35,12 @@ public struct RoomDepth {
         let n = c.width * c.height
         if far.count != n { far = [Float](repeating: 0, count: n) }
         if moving.count != n { moving = [UInt8](repeating: 0, count: n) }
-        movedShare = [Double](repeating: 0, count: c.count)
-        counts = [Int32](repeating: 0, count: c.count)
+        // (zeroed in place: a frame's surfaces allocate nothing once the
+        // arrays have room for them)
+        movedShare.removeAll(keepingCapacity: true)
+        movedShare.append(contentsOf: repeatElement(0, count: c.count))
+        counts.removeAll(keepingCapacity: true)
+        counts.append(contentsOf: repeatElement(0, count: c.count))
         for i in 0..<n {
             moving[i] = 0
             let k = Int(c.labels[i]), d = c.depth[i]
