@@ -74,7 +74,8 @@ public struct NearestBodyFinder: Equatable {
     /// moved, a fragment at the picture's side beside another that moved
     /// (`isSideFragment`) comes after the others.
     public func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
-        var best: (k: Int, d: Double, moved: Bool, fragment: Bool)? = nil
+        // the lowest rank wins: moved first, then no fragment, then nearest
+        var best: (k: Int, rank: (Int, Int, Double))? = nil
         for k in 0..<c.count {
             let m = room?.moved(k) ?? false
             guard accepts(c, k, moved: m) else { continue }
@@ -83,11 +84,10 @@ public struct NearestBodyFinder: Equatable {
                 o != k && room?.moved(o) == true && isSideFragment(c, k, beside: o) && accepts(c, o, moved: true)
             }
             let d = c.headDepth(k)
-            if let b = best, (b.moved && !m) || (b.moved == m && (!b.fragment && f || b.fragment == f && b.d <= d)) {
-                continue
-            }
-            best = (k, d, m, f)
+            let rank = (m ? 0 : 1, f ? 1 : 0, d)
+            if let b = best, b.rank <= rank { continue }
+            best = (k, rank)
         }
-        return best.map { (component: $0.k, headDepth: $0.d) }
+        return best.map { (component: $0.k, headDepth: $0.rank.2) }
     }
 }

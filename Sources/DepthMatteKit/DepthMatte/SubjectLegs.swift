@@ -72,7 +72,9 @@ public struct SubjectLegs {
         let w = original.width, h = original.height, n = w * h
         guard enabled, n > 0, limit > 0, limit < 65535, h > 8 else { return 0 }
         if grown.count < n {
-            grown = [UInt8](repeating: 0, count: n); depth = [UInt16](repeating: 0, count: n); queue.reserveCapacity(n)
+            grown = [UInt8](repeating: 0, count: n); depth = [UInt16](repeating: 0, count: n)
+            // a body, then its frontier and what grows from it: at most twice the picture
+            queue.reserveCapacity(2 * n)
         }
         for y in 0..<h { for x in 0..<w { depth[y * w + x] = original.at(x, y) } }
         let geometry = Geometry(w: w, h: h, limit: limit, scale: scale, focalDiagonal: focalDiagonal, legs: self)
@@ -84,7 +86,7 @@ public struct SubjectLegs {
             let g = gp.baseAddress!, d = dp.baseAddress!
             g.update(repeating: 0, count: n)
             // g: 2 = kept, gathered into a body; 1 = grown
-            for start in 0..<n where g[start] == 0 && out[start] > 0 && UInt32(out[start]) <= limit {
+            for start in 0..<n where g[start] == 0 && Self.kept(out[start], limit) {
                 let box = Self.gatherBody(from: start, into: &queue, out: out, g: g, w: w, n: n, limit: limit)
                 guard queue.count >= minBody else { continue }
                 count += Self.grow(body: box, queue: &queue, d: d, out: out, g: g, geometry)
@@ -94,7 +96,10 @@ public struct SubjectLegs {
         return count
     }
 
-    /// What the growth of every body shares: the picture, the limits and the tests' constants.
+    /// Whether a sample of the segmented copy is kept as near (0 < v <= limit).
+    @inline(__always) static func kept(_ v: UInt16, _ limit: UInt32) -> Bool { v > 0 && UInt32(v) <= limit }
+
+    /// What the growth of every body shares: the picture, the limits and the conditions' constants.
     private struct Geometry {
         let w: Int, h: Int, n: Int, limit: UInt32
         let maxD: Float, s: Int, t: Int, slopeK: Float, margin: Float, startShare: Float, reach: Float
@@ -113,14 +118,13 @@ public struct SubjectLegs {
     /// Gathers the kept pixels 4-connected to `start` into `queue` (marked 2
     /// in `g`) and returns their bounding box.
     private static func gatherBody(from start: Int, into queue: inout [Int32], out: UnsafeMutablePointer<UInt16>,
-                                   g: UnsafeMutablePointer<UInt8>,
-                                     w: Int, n: Int, limit: UInt32) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
+                                   g: UnsafeMutablePointer<UInt8>, w: Int, n: Int, limit: UInt32) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
         queue.removeAll(keepingCapacity: true)
         queue.append(Int32(start)); g[start] = 2
         var x0 = w, x1 = -1, y0 = Int.max, y1 = -1
         var head = 0
         @inline(__always) func take(_ j: Int) {
-            if g[j] == 0 && out[j] > 0 && UInt32(out[j]) <= limit { g[j] = 2; queue.append(Int32(j)) }
+            if g[j] == 0 && Self.kept(out[j], limit) { g[j] = 2; queue.append(Int32(j)) }
         }
         while head < queue.count {
             let i = Int(queue[head]); head += 1

@@ -274,8 +274,8 @@ public final class SubjectLock {
             maskComponent = tr.component
             if let n = nearest, n.component != tr.component,
                n.headDepth + headBias < tr.depth - settings.depthTolerance(tr.depth)
-                || (room.moved(n.component) && !room.moved(tr.component))
-                || (room.moved(n.component) && settings.finder.isSideFragment(components, tr.component, beside: n.component)) {
+                || room.moved(n.component) && (!room.moved(tr.component)
+                    || settings.finder.isSideFragment(components, tr.component, beside: n.component)) {
                 // a clearly nearer body appeared, a body moved while the
                 // tracked one never did, or the tracked one is a fragment at
                 // the picture's side beside a whole body that moved: the
