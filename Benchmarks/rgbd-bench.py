@@ -370,7 +370,7 @@ def main():
     print("still: flicker x 100 over the still pairs (the truth changes in < 0.5 % of the picture), "
           "on the pixels whose truth holds; pairs: how many still pairs the clip has")
     print(f"\ncontact sheets: {args.out}/<clip>.png (colour | truth | " + " | ".join(settings) + ")")
-    json.dump({"phone": phone_rows, "video": video_rows}, open(os.path.join(args.out, "table.json"), "w"))
+    json.dump({"phone": phone_rows, "video": video_rows}, open(os.path.join(args.out, "table.json"), "w"), default=float)
 
 
 if __name__ == "__main__":

@@ -198,14 +198,21 @@ extension MatteRefiner {
         /// wall colours whose mean is nearly skin) counts little; a uniform
         /// window, one whose edge the colour follows, and a flat-colour window
         /// (no colour evidence: its edge stays a soft ramp) count fully.
-        /// `fitFloor` is a label variance below which a window counts as uniform
-        /// (1e-3, a label spread of ~0.03; 1e-4 and 1e-2 change quality-bench IoU by
-        /// <= 0.0001). quality-bench (4 s at 10 fps): hand
+        /// `fitFloor` keeps a window of nearly uniform labels counting fully.
+        /// quality-bench (4 s at 10 fps, with a floor of 1e-3): hand
         /// pixels keyed out 28–30 → 8–11 per clip (> 2 px inside: 3 → 1), SAD
         /// 2–6 % lower; `8 3`: no hand pixel > 2 px inside lost (was 3–4).
         public var fitWeighting = true
-        /// The label variance below which a window counts as uniform (see `fitWeighting`).
-        public var fitFloor: Float = 1e-3
+        /// Added to a window's label variance in `fitWeighting`'s c_k: the larger,
+        /// the less a partly explained window is discounted (0.25 is the largest
+        /// variance of a 0/1 label). 0.03: on real structured-light depth
+        /// (`Benchmarks/real-bench`) the weights of 1e-3 follow the sensor's label
+        /// noise from frame to frame; 0.03 lowers SAD on every real clip (Aloe
+        /// 20.7 → 19.8, Motorcycle pan 8.11 → 7.48) and flicker on all but one
+        /// (Motorcycle pan dtSSD 0.89x → 0.86x the original chain, the fast pan
+        /// 1.07x → 1.00x); quality-bench's synthetic hand keeps a thin finger
+        /// (`fingerMatte`) but loses 2–4 more edge pixels per clip (14–17 → 17–21).
+        public var fitFloor: Float = 0.03
         /// Step 3's colour detail: the output grid is coarser than the
         /// video (2x the depth resolution at most), so its edge is a ramp of 3–4
         /// video pixels that moves in whole grid cells. Where the colour model
