@@ -65,6 +65,7 @@ final class RefinerGoldenTests: XCTestCase {
             ("no fit weighting", 0x45f7a37d1a968d6c, { $0.tuning.fitWeighting = false }, true),
             // (the fit floor set back: the earlier default, to the bit)
             ("fit floor 1e-3", 0x5b975589ac967fa0, { $0.tuning.fitFloor = 1e-3 }, true),
+            ("uncertain smoothing 2", 0xb9440ca46cafbc83, { $0.tuning.uncertainSmoothing = 2 }, true),
             ("no range clamp", 0x51988ba6212baa1a, { $0.tuning.rangeClamp = false }, true),
             ("no match widening", 0x911acff113545ca5, { $0.tuning.matchWidening = false }, true),
             ("window means only", 0xcd4214b754b23dfe, { $0.tuning.decisionRadius = 0 }, true),

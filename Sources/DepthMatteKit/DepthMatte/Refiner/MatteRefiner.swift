@@ -54,7 +54,9 @@
 ///      neighbourhood did not change is averaged with the previous one
 ///      (`labelHold`, applied in 2.4's `products`);
 ///  2.7 values within half an 8-bit level of 0 or 1 are snapped, so the
-///      fused upscale and blend keeps its uniform fast path away from the edge.
+///      fused upscale and blend keeps its uniform fast path away from the edge;
+///  2.8 (off by default) where the colour model explains the labels poorly,
+///      the matte is softened by up to a [1 2 1] filter (`MatteRefiner+Smoothing`).
 ///
 /// For step 3 it also leaves the colour model's gain per grid pixel in
 /// `detail` (`colourDetail`): the compositor applies it to each video pixel
@@ -105,6 +107,8 @@ public struct MatteRefiner {
     public private(set) var motion = MotionEstimator()
     /// The guide's luma at depth resolution, last frame (`Tuning.cameraMotion`).
     private var previousLuma = FloatPlane()
+    /// The output grid before 2.8 (`Tuning.uncertainSmoothing`).
+    private var smoothCopy = FloatPlane()
 
     public init() {}
 
@@ -184,6 +188,15 @@ public struct MatteRefiner {
                         raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
                     }
                 }
+                if t.uncertainSmoothing > 0 && ctx.pointee.fitFloor > 0 {
+                    // 2.8 (the fit confidence is there only with `fitWeighting`)
+                    smoothCopy.resize(width: gw, height: gh)
+                    smoothCopy.pixels.withUnsafeMutableBufferPointer { S in
+                        MatteRefiner.smoothUncertain(O.baseAddress!, width: gw, height: gh, copy: S.baseAddress!,
+                                                     confidence: ctx.pointee.CM[.confidence], depthWidth: dw,
+                                                     depthHeight: dh, k: k, gain: t.uncertainSmoothing)
+                    }
+                }
             }
         }}}}}}
         self.motion = motion
@@ -225,3 +238,4 @@ public enum ShadowSide: Sendable {
     /// Every run between the subject and the background (as before the edge strip).
     case both
 }
+
