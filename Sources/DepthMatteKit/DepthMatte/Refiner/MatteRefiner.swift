@@ -238,4 +238,3 @@ public enum ShadowSide: Sendable {
     /// Every run between the subject and the background (as before the edge strip).
     case both
 }
-
