@@ -22,7 +22,7 @@ let tuning: (inout MatteRefiner) -> Void = {
         ("QB_FITFLOOR", \.fitFloor), ("QB_CNOISE", \.colourNoise), ("QB_HOLD", \.temporalHold),
         ("QB_LEAK", \.temporalLeak), ("QB_GMAX", \.detailGainLimit), ("QB_SPREAD", \.detailMinSpread),
         ("QB_FLATC", \.flatContrast), ("QB_LHOLD", \.labelHold), ("QB_MGAIN", \.motionGain),
-        ("QB_MOUT", \.motionOutlier), ("QB_LSHIFT", \.labelShift), ("QB_CSLACK", \.colourSlack), ("QB_SMOOTH", \.uncertainSmoothing)]
+        ("QB_MOUT", \.motionOutlier), ("QB_LSHIFT", \.labelShift), ("QB_CSLACK", \.colourSlack), ("QB_SMOOTH", \.uncertainSmoothing), ("QB_ECON", \.edgeContrast), ("QB_EGATE", \.edgeGate)]
     // (QB_BAND sets both bands; QB_BGBAND, after it, the background's alone)
     let ints: [(String, WritableKeyPath<T, Int>)] = [
         ("QB_MARGIN", \.interiorMargin), ("QB_RADIUS", \.radius), ("QB_BAND", \.band), ("QB_BAND", \.backgroundBand),
@@ -32,7 +32,7 @@ let tuning: (inout MatteRefiner) -> Void = {
     let offs: [(String, WritableKeyPath<T, Bool>)] = [
         ("QB_NOCLAMP", \.rangeClamp), ("QB_NOMATCH", \.matchWidening), ("QB_NOFIT", \.fitWeighting),
         ("QB_NODETAIL", \.colourDetail), ("QB_NOSHADOW", \.shadowFill), ("QB_NOTHIN", \.thinParts),
-        ("QB_NOCAM", \.cameraMotion)]
+        ("QB_NOCAM", \.cameraMotion), ("QB_NOKEEP", \.edgeKeepSide)]
     // only the knobs the environment names are set: a caller's own stay
     var edits: [(inout T) -> Void] = []
     for (k, path) in floats { if let v = env(k).flatMap({ Float($0) }) { edits.append { $0[keyPath: path] = v } } }

@@ -91,6 +91,13 @@ final class CameraMotionTests: XCTestCase {
         let v = TestRGB(width: vw, height: vh), d = TestDepth(width: dw, height: dh)
         var r = MatteRefiner()
         r.tuning.cameraMotion = cameraMotion
+        // (the temporal state alone: 2.8's edge contrast, which acts after
+        // it, scales every change it lets through by up to 1.3, and on this
+        // disc, whose colour edge is the truth's, the followed pan's summed
+        // error then reads 6 % above the unfollowed one while it still pops
+        // 2.5 times fewer pixels; on real depth following the pan stays far
+        // better with it, docs/steady-edges.md)
+        r.tuning.edgeContrast = 0
         configure(&r)
         var m = FloatPlane()
         var prev: [Float] = [], prevTruth: [Double] = []

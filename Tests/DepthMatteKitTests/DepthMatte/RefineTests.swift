@@ -224,12 +224,13 @@ final class RefineTests: XCTestCase {
     /// column 22, 1.9 m: between subject and wall, so "background"), its
     /// occlusion shadow beyond (columns 23...35 unknown) and the wall; the
     /// colour subject reaches 3 depth px past its depth edge (video 50).
-    static func flyingPixelMatte(matchWidening: Bool, fitWeighting: Bool = true) -> FloatPlane {
+    static func flyingPixelMatte(matchWidening: Bool, fitWeighting: Bool = true, edgeContrast: Bool = true) -> FloatPlane {
         let (d, v) = stepScene(depthEdge: 22, colorEdge: 50, holes: 23...35)
         d.fill(x0: 22, y0: 0, x1: 23, y1: 30, 1900)
         var r = MatteRefiner()
         r.tuning.matchWidening = matchWidening
         r.tuning.fitWeighting = fitWeighting
+        if !edgeContrast { r.tuning.edgeContrast = 0 }
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
         return m
@@ -245,9 +246,10 @@ final class RefineTests: XCTestCase {
         // not match at all.
         assertEdge(Self.flyingPixelMatte(matchWidening: true), at: 50, "flying pixel")
         // the scene must defeat the fill-only fallback
-        // (the code before matchWidening, and before fitWeighting, which on
-        // its own greys the subject beside it less: α 0.905 at video 42)
-        let old = Self.flyingPixelMatte(matchWidening: false, fitWeighting: false)
+        // (the code before matchWidening, fitWeighting and edgeContrast; the
+        // fit weighting on its own greys the subject beside it less: α 0.905
+        // at video 42)
+        let old = Self.flyingPixelMatte(matchWidening: false, fitWeighting: false, edgeContrast: false)
         // (measured: α 0.93 ... 0.41 over video 38...49, subject all along)
         XCTAssertLessThan(old[49, 30], 0.5, "without the widening the fill keys the subject out")
         XCTAssertLessThan(old[42, 30], 0.9, "... and greys the subject beside it")
@@ -258,7 +260,7 @@ final class RefineTests: XCTestCase {
     /// pink-brown on its right; skin is nearly the mean of the two wall
     /// colours, so no linear colour model of a window holding all three can
     /// give skin 1 and both wall colours 0.
-    static func fingerMatte(fitWeighting: Bool, width fw: Int) -> FloatPlane {
+    static func fingerMatte(fitWeighting: Bool, width fw: Int, edgeKeepSide: Bool = true) -> FloatPlane {
         let d = TestDepth(width: 40, height: 30, fill: 3000)
         d.fill(x0: 16, y0: 0, x1: 16 + fw, y1: 30, 900)
         let v = TestRGB(width: 80, height: 60)
@@ -266,6 +268,7 @@ final class RefineTests: XCTestCase {
         for y in 0..<60 { for x in 0..<80 { v[x, y] = x < 32 ? beige : (x < 32 + 2 * fw ? skin : poster) } }
         var r = MatteRefiner()
         r.tuning.fitWeighting = fitWeighting
+        r.tuning.edgeKeepSide = edgeKeepSide
         var m = FloatPlane()
         r.refine(depth: d.view, scale: 0.001, cutoff: 1.5, video: v.view, into: &m)
         return m

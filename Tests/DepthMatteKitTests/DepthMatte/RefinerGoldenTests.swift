@@ -9,7 +9,8 @@ import XCTest
 /// changes since: step 3's colour detail, 2.2's shadow fill and shadow
 /// readings, 2.6's colour hold on; 2.3's `backgroundBand` 1 and 2.6's
 /// `temporalLeak` 0.25 and `labelHold` 0.2, whose case "earlier band and
-/// hold" sets them back and keeps the earlier default's hash). A deliberate change of the
+/// hold" sets them back and kept the earlier default's hash; 2.8's edge
+/// contrast, whose case "no edge contrast" keeps the hash before it). A deliberate change of the
 /// algorithm changes them: record the new ones (the failure message prints them).
 final class RefinerGoldenTests: XCTestCase {
     struct Hash {
@@ -60,19 +61,20 @@ final class RefinerGoldenTests: XCTestCase {
 
     func testRefinerOutputsAreUnchanged() {
         let cases: [(String, UInt64, (inout MatteRefiner) -> Void, Bool)] = [
-            ("default", 0xf25a2e157e7c75c9, { _ in }, true),
-            ("no temporal", 0xa96e183ae4028e15, { _ in }, false),
-            ("no fit weighting", 0x45f7a37d1a968d6c, { $0.tuning.fitWeighting = false }, true),
-            // (the fit floor set back: the earlier default, to the bit)
-            ("fit floor 1e-3", 0x5b975589ac967fa0, { $0.tuning.fitFloor = 1e-3 }, true),
-            ("uncertain smoothing 2", 0xb9440ca46cafbc83, { $0.tuning.uncertainSmoothing = 2 }, true),
-            ("no range clamp", 0x51988ba6212baa1a, { $0.tuning.rangeClamp = false }, true),
-            ("no match widening", 0x911acff113545ca5, { $0.tuning.matchWidening = false }, true),
-            ("window means only", 0xcd4214b754b23dfe, { $0.tuning.decisionRadius = 0 }, true),
-            ("upscale 1, radius 4", 0x2448df9a1e5b528d, { $0.tuning.maxUpscale = 1; $0.tuning.radius = 4 }, true),
-            // (`backgroundBand`, `temporalLeak` and `labelHold` set back:
-            // the earlier default, to the bit)
-            ("earlier band and hold", 0xad0bee69496aec4f, { $0.tuning.backgroundBand = 2; $0.tuning.temporalLeak = 0.35; $0.tuning.labelHold = 0.3 }, true),
+            ("default", 0xc724a495dd4e10f5, { _ in }, true),
+            ("no temporal", 0xdee2c4b92935b36d, { _ in }, false),
+            ("no fit weighting", 0x306f9f9919cfd98c, { $0.tuning.fitWeighting = false }, true),
+            // (the fit floor set back: the earlier default, with 2.8 on)
+            ("fit floor 1e-3", 0x44e0cac164b47ae8, { $0.tuning.fitFloor = 1e-3 }, true),
+            ("uncertain smoothing 2", 0x1e09b0fedcadb293, { $0.tuning.uncertainSmoothing = 2 }, true),
+            // (2.8 off: the earlier default, to the bit)
+            ("no edge contrast", 0xf25a2e157e7c75c9, { $0.tuning.edgeContrast = 0 }, true),
+            ("no range clamp", 0x6a88064d19c6dfef, { $0.tuning.rangeClamp = false }, true),
+            ("no match widening", 0xdb145efe9971e549, { $0.tuning.matchWidening = false }, true),
+            ("window means only", 0xa0d4af22423cdd7f, { $0.tuning.decisionRadius = 0 }, true),
+            ("upscale 1, radius 4", 0x734638d13fe8a049, { $0.tuning.maxUpscale = 1; $0.tuning.radius = 4 }, true),
+            // (`backgroundBand`, `temporalLeak` and `labelHold` set back, with 2.8 on)
+            ("earlier band and hold", 0x72b8a43247b4b13f, { $0.tuning.backgroundBand = 2; $0.tuning.temporalLeak = 0.35; $0.tuning.labelHold = 0.3 }, true),
         ]
         var got: [String] = []
         for (name, expected, configure, temporal) in cases {
@@ -121,7 +123,7 @@ final class RefinerGoldenTests: XCTestCase {
             results.append(hash.h)
             got.append("\(refine): 0x\(String(hash.h, radix: 16))")
         }
-        let expected: [UInt64] = [0x35ee4991b966bf01, 0x57755fd2e12c4789, 0x3fa17f2fc6090453]
+        let expected: [UInt64] = [0xe9f360262f3cad1b, 0x57755fd2e12c4789, 0x3fa17f2fc6090453]
         if results != expected { print("depthmatter golden hashes:\n" + got.joined(separator: "\n")) }
         XCTAssertEqual(results, expected)
     }

@@ -1,7 +1,7 @@
 import XCTest
 @testable import DepthMatteKit
 
-/// 2.8, `MatteRefiner.Tuning.uncertainSmoothing`: the grid moved towards its
+/// 2.9, `MatteRefiner.Tuning.uncertainSmoothing`: the grid moved towards its
 /// [1 2 1]/4 smoothing by how little the colour model explains the labels.
 final class UncertainSmoothingTests: XCTestCase {
     /// `values` (row-major, `w` × `h`, a grid k = 2 times the depth's) smoothed
@@ -76,7 +76,7 @@ final class UncertainSmoothingTests: XCTestCase {
 
     func testTheRefinerSoftensOnlyWhereItsFitIsUnsure() {
         // the step scene whose colour edge sits 1 video px past where the
-        // depth edge puts it: the matte with and without 2.8 is the same far
+        // depth edge puts it: the matte with and without 2.9 is the same far
         // from the edge (exact 0 and 1) and the same where the confidence is 1
         let (d, v) = RefineTests.stepScene(depthEdge: 20, colorEdge: 41)
         var plain = MatteRefiner(), soft = MatteRefiner()

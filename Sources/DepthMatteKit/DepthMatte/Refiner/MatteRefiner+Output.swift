@@ -10,6 +10,9 @@ extension RefinePass {
     /// Interior pixels keep their filled label.
     func output(_ ys: Range<Int>) {
         let dw = dw, dh = dh, gw = gw
+        // (with 2.8 the matte goes to `raw`, which phase `edge` reads)
+        let edged = edgeContrast > 0
+        let out = edged ? raw : self.out
         let unknown = DepthLabel.unknown.rawValue
         let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
         let invK = 1 / Float(k)
@@ -31,6 +34,7 @@ extension RefinePass {
                     // most of the grid: the label, and (blending) the same as
                     // last frame, which the blend and the snap keep as it is
                     out[o] = inner
+                    if edged { settled[o] = 1 }
                     if !blend { previous[o] = inner }  // (blending, it holds this value already)
                     if let detail { storeF4(F4(repeating: 0), detail + 4 * o) }
                     continue
@@ -56,7 +60,39 @@ extension RefinePass {
                     m = m < lo ? 0 : (m > hi ? 1 : m)
                 }
                 out[o] = m
+                if edged { settled[o] = 0 }
                 if let detail { storeF4(g, detail + 4 * o) }
+            }
+        }
+    }
+
+    /// 2.8 on output rows `ys`: each value of `raw` that is not an interior
+    /// pixel's label moves towards its [1 2 1]/4 smoothing down and across
+    /// (edges replicated) with `edgeContrast` around 0.5, by
+    /// u = min(1, (1 − c)·`edgeGate`), where c is the fit confidence of the
+    /// depth pixel under it (u = 1 without a gate); with `edgeKeepSide`, never
+    /// past 0.25 + v/2 towards 0.5 (it keeps its side of 0.5 and half its
+    /// distance: a thin part the colour cannot separate is softened, not
+    /// lost); then 2.7's snap. Into `out`.
+    func edge(_ ys: Range<Int>) {
+        let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
+        let confidence = CM[.confidence]
+        for y in ys {
+            let up = y > 0 ? -gw : 0, down = y < gh - 1 ? gw : 0
+            let c = confidence + min(y / k, dh - 1) * dw
+            for x in 0..<gw {
+                let o = y * gw + x
+                let v0 = raw[o]
+                var u: Float = 1
+                if edgeGate > 0 { u = min(1, (1 - c[min(x / k, dw - 1)]) * edgeGate) }
+                if settled[o] == 1 || !(u > 0) { out[o] = v0; continue }
+                let l = x > 0 ? o - 1 : o, r = x < gw - 1 ? o + 1 : o
+                @inline(__always) func across(_ d: Int) -> Float { raw[l + d] + 2 * raw[o + d] + raw[r + d] }
+                let smooth = (across(up) + 2 * across(0) + across(down)) * 0.0625
+                let e = min(max((smooth - 0.5) * edgeContrast + 0.5, 0), 1)
+                var v = v0 + u * (e - v0)
+                if edgeKeepSide { v = v0 >= 0.5 ? max(v, 0.25 + 0.5 * v0) : min(v, 0.25 + 0.5 * v0) }
+                out[o] = v < lo ? 0 : (v > hi ? 1 : v)
             }
         }
     }

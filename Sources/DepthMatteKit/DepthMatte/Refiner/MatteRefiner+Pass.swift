@@ -35,6 +35,8 @@ enum RefinePhase: Int, CaseIterable {
     /// 2.4–2.7 on the output grid: coefficients upsampled and applied,
     /// range clamp, contrast, temporal smoothing, snap (`RefinePass.output`).
     case output
+    /// 2.8 on the output grid: the edge's contrast (`RefinePass.edge`).
+    case edge
 }
 
 /// The guide's colour channels, in plane order (values in [0, 1]).
@@ -102,7 +104,12 @@ enum RefineLayout {
     /// One scratch plane per band (the box means' horizontal pass).
     static let bandScratch = coefficientMeans + Coefficient.allCases.count
     /// Planes on the output grid, after the band scratch planes: the guide there.
-    static let gridPlanes = GuideChannel.allCases.count
+    static let gridPlanes = GuideChannel.allCases.count + 2
+    /// Grid planes after the guide, for 2.8: the matte of 2.4–2.7
+    /// (`RefinePass.raw`), and whether it is an interior pixel's label
+    /// (`RefinePass.settled`, 1: 2.8 leaves it as it is).
+    static let rawGridPlane = GuideChannel.allCases.count
+    static let settledGridPlane = rawGridPlane + 1
 
     /// Floats in the arena for these plane strides: the planes at depth
     /// resolution, one scratch plane per band, the grid's planes.
@@ -155,6 +162,9 @@ struct RefinePass {
     /// The video columns and rows bounding each grid cell (`gridRanges`).
     let columns: UnsafePointer<Int32>, rows: UnsafePointer<Int32>
     let previous: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
+    /// On the output grid, for 2.8 (`edgeContrast` > 0): the matte of phase
+    /// `output`, and 1 where it is an interior pixel's label.
+    let raw: UnsafeMutablePointer<Float>, settled: UnsafeMutablePointer<Float>
     /// The guide where 2.6 last evaluated each grid pixel (R, G, B planes `gw·gh` apart).
     let previousGuide: UnsafeMutablePointer<Float>
     /// Per output-grid column: nearest, first and second bilinear depth column; the second's weight.
@@ -192,6 +202,8 @@ struct RefinePass {
     var labelBase: Float = 1
     /// 2.5 where the coarse fit has no edge, applied after 2.6 (`flatContrast`).
     var flatContrast: Float = 1.5
+    /// 2.8 (`edgeContrast`, `edgeGate`, `edgeKeepSide`).
+    var edgeContrast: Float = 0, edgeGate: Float = 0, edgeKeepSide = true
 
     init(scratch s: RefineScratch, n: Int, gn: Int, bands: Int,
          dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
@@ -213,6 +225,8 @@ struct RefinePass {
         low = F + RefineLayout.products * n
         tmp = F + RefineLayout.bandScratch * n
         grid = PlaneSet(base: F + (RefineLayout.bandScratch + bands) * n, stride: gn)
+        raw = grid.base + RefineLayout.rawGridPlane * gn
+        settled = grid.base + RefineLayout.settledGridPlane * gn
         sums = s.columnSums.base; videoSums = s.videoSums.base; label = UnsafePointer(s.label.base)
         self.dw = dw; self.dh = dh; self.k = k; self.gw = gw; self.gh = gh
         self.video = video; columns = UnsafePointer(s.columnRange.base); rows = UnsafePointer(s.rowRange.base)
@@ -261,6 +275,8 @@ struct RefinePass {
             if rangeClamp { lowFit(share(dh, b)) }
         case .output:
             output(share(gh, b))
+        case .edge:
+            if edgeContrast > 0 { edge(share(gh, b)) }
         }
     }
 

@@ -1,4 +1,4 @@
-/// README step 2, refine=guided, sub-step 2.8: the matte softened where its
+/// README step 2, refine=guided, sub-step 2.9: the matte softened where its
 /// edge is uncertain (`MatteRefiner.Tuning.uncertainSmoothing`).
 extension MatteRefiner {
     /// Each value of the output grid `m` (`w` × `h`) moved towards its

@@ -55,7 +55,10 @@
 ///      (`labelHold`, applied in 2.4's `products`);
 ///  2.7 values within half an 8-bit level of 0 or 1 are snapped, so the
 ///      fused upscale and blend keeps its uniform fast path away from the edge;
-///  2.8 (off by default) where the colour model explains the labels poorly,
+///  2.8 where the colour model explains the labels poorly, the matte moves
+///      towards its [1 2 1] smoothing with a contrast of 1.3 around 0.5, each
+///      value kept on its side (`edgeContrast`; `RefinePass.edge`);
+///  2.9 (off by default) where the colour model explains the labels poorly,
 ///      the matte is softened by up to a [1 2 1] filter (`MatteRefiner+Smoothing`).
 ///
 /// For step 3 it also leaves the colour model's gain per grid pixel in
@@ -107,7 +110,7 @@ public struct MatteRefiner {
     public private(set) var motion = MotionEstimator()
     /// The guide's luma at depth resolution, last frame (`Tuning.cameraMotion`).
     private var previousLuma = FloatPlane()
-    /// The output grid before 2.8 (`Tuning.uncertainSmoothing`).
+    /// The output grid before 2.9 (`Tuning.uncertainSmoothing`).
     private var smoothCopy = FloatPlane()
 
     public init() {}
@@ -189,7 +192,7 @@ public struct MatteRefiner {
                     }
                 }
                 if t.uncertainSmoothing > 0 && ctx.pointee.fitFloor > 0 {
-                    // 2.8 (the fit confidence is there only with `fitWeighting`)
+                    // 2.9 (the fit confidence is there only with `fitWeighting`)
                     smoothCopy.resize(width: gw, height: gh)
                     smoothCopy.pixels.withUnsafeMutableBufferPointer { S in
                         MatteRefiner.smoothUncertain(O.baseAddress!, width: gw, height: gh, copy: S.baseAddress!,
