@@ -92,11 +92,11 @@ final class CameraMotionTests: XCTestCase {
         var r = MatteRefiner()
         r.tuning.cameraMotion = cameraMotion
         // (the temporal state alone: 2.8's edge contrast, which acts after
-        // it, scales every change it lets through by up to 1.3, and on this
-        // disc, whose colour edge is the truth's, the followed pan's summed
-        // error then reads 6 % above the unfollowed one while it still pops
-        // 2.5 times fewer pixels; on real depth following the pan stays far
-        // better with it, docs/steady-edges.md)
+        // it, scales every change it lets through by up to its contrast, and
+        // on this disc, whose colour edge is the truth's, the followed pan's
+        // summed error then reads above the unfollowed one (6 % at a contrast
+        // of 1.3) while it still pops 2.5 times fewer pixels; on real depth
+        // following the pan stays far better with it, docs/steady-edges.md)
         r.tuning.edgeContrast = 0
         configure(&r)
         var m = FloatPlane()

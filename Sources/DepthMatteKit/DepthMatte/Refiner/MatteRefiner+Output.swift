@@ -34,7 +34,7 @@ extension RefinePass {
                     // most of the grid: the label, and (blending) the same as
                     // last frame, which the blend and the snap keep as it is
                     out[o] = inner
-                    if edged { settled[o] = 1 }
+                    if edged { self.out[o] = inner; settled[o] = 1 }
                     if !blend { previous[o] = inner }  // (blending, it holds this value already)
                     if let detail { storeF4(F4(repeating: 0), detail + 4 * o) }
                     continue
@@ -82,10 +82,11 @@ extension RefinePass {
             let c = confidence + min(y / k, dh - 1) * dw
             for x in 0..<gw {
                 let o = y * gw + x
+                if settled[o] == 1 { continue }  // (`output` wrote it to `out` too)
                 let v0 = raw[o]
                 var u: Float = 1
                 if edgeGate > 0 { u = min(1, (1 - c[min(x / k, dw - 1)]) * edgeGate) }
-                if settled[o] == 1 || !(u > 0) { out[o] = v0; continue }
+                if !(u > 0) { out[o] = v0; continue }
                 let l = x > 0 ? o - 1 : o, r = x < gw - 1 ? o + 1 : o
                 @inline(__always) func across(_ d: Int) -> Float { raw[l + d] + 2 * raw[o + d] + raw[r + d] }
                 let smooth = (across(up) + 2 * across(0) + across(down)) * 0.0625

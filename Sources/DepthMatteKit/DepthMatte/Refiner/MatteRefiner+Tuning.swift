@@ -227,7 +227,7 @@ extension MatteRefiner {
         /// → 0.96x; slow pan 7.48 → 6.89, 0.86x → 0.84x; Aloe 19.85 → 18.60,
         /// 0.95x → 0.94x; quality-bench's synthetic main table SAD 2–4 % lower,
         /// dtSSD 1–2.5 % higher (docs/steady-edges.md).
-        public var edgeContrast: Float = 1.3
+        public var edgeContrast: Float = 1.15
         /// 2.8's gain on the fit's uncertainty 1 − c (0: everywhere; without
         /// `fitWeighting` there is no confidence and 2.8 acts everywhere).
         public var edgeGate: Float = 2

@@ -56,7 +56,7 @@
 ///  2.7 values within half an 8-bit level of 0 or 1 are snapped, so the
 ///      fused upscale and blend keeps its uniform fast path away from the edge;
 ///  2.8 where the colour model explains the labels poorly, the matte moves
-///      towards its [1 2 1] smoothing with a contrast of 1.3 around 0.5, each
+///      towards its [1 2 1] smoothing with a contrast of 1.15 around 0.5, each
 ///      value kept on its side (`edgeContrast`; `RefinePass.edge`);
 ///  2.9 (off by default) where the colour model explains the labels poorly,
 ///      the matte is softened by up to a [1 2 1] filter (`MatteRefiner+Smoothing`).
