@@ -22,7 +22,7 @@ let tuning: (inout MatteRefiner) -> Void = {
         ("QB_FITFLOOR", \.fitFloor), ("QB_CNOISE", \.colourNoise), ("QB_HOLD", \.temporalHold),
         ("QB_LEAK", \.temporalLeak), ("QB_GMAX", \.detailGainLimit), ("QB_SPREAD", \.detailMinSpread),
         ("QB_FLATC", \.flatContrast), ("QB_LHOLD", \.labelHold), ("QB_MGAIN", \.motionGain),
-        ("QB_MOUT", \.motionOutlier), ("QB_LSHIFT", \.labelShift), ("QB_CSLACK", \.colourSlack), ("QB_SMOOTH", \.uncertainSmoothing), ("QB_ECON", \.edgeContrast), ("QB_EGATE", \.edgeGate)]
+        ("QB_MOUT", \.motionOutlier), ("QB_LSHIFT", \.labelShift), ("QB_CSLACK", \.colourSlack), ("QB_ECON", \.edgeContrast), ("QB_EGATE", \.edgeGate)]
     // (QB_BAND sets both bands; QB_BGBAND, after it, the background's alone)
     let ints: [(String, WritableKeyPath<T, Int>)] = [
         ("QB_MARGIN", \.interiorMargin), ("QB_RADIUS", \.radius), ("QB_BAND", \.band), ("QB_BAND", \.backgroundBand),

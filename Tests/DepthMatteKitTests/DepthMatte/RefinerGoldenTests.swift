@@ -66,7 +66,7 @@ final class RefinerGoldenTests: XCTestCase {
             ("no fit weighting", 0xa9fd54bf0e728a9f, { $0.tuning.fitWeighting = false }, true),
             // (the fit floor set back: the earlier default, with 2.8 on)
             ("fit floor 1e-3", 0x64960664e8f72938, { $0.tuning.fitFloor = 1e-3 }, true),
-            ("uncertain smoothing 2", 0xb9922f16de3ac87, { $0.tuning.uncertainSmoothing = 2 }, true),
+            ("edge smoothing alone, no gate", 0xb860bcf135388273, { $0.tuning.edgeContrast = 1; $0.tuning.edgeGate = 0 }, true),
             // (2.8 off: the earlier default, to the bit)
             ("no edge contrast", 0xf25a2e157e7c75c9, { $0.tuning.edgeContrast = 0 }, true),
             ("no range clamp", 0xa1f2361fbbf60df1, { $0.tuning.rangeClamp = false }, true),

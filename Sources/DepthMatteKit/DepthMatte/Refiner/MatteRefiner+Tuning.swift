@@ -203,18 +203,6 @@ extension MatteRefiner {
         /// pixels keyed out 28–30 → 8–11 per clip (> 2 px inside: 3 → 1), SAD
         /// 2–6 % lower; `8 3`: no hand pixel > 2 px inside lost (was 3–4).
         public var fitWeighting = true
-        /// 2.9 (off by default): where the colour model leaves the labels
-        /// unexplained (fit confidence c < 1, `fitWeighting`), the output grid
-        /// moves towards its [1 2 1]/4 smoothing by min(1, (1 − c)·this), each
-        /// value keeping its side of 0.5 (0: off). On real depth the matte's edge
-        /// lies about a pixel from the truth's, and a softer edge a pixel off
-        /// flickers less. At 2, real-bench dtSSD / the original chain: Motorcycle
-        /// pan 0.86x → 0.81x, fast pan 1.00x → 0.93x, Aloe 0.95x → 0.94x (SAD
-        /// +2–3 %). Off because the synthetic scenes' edges sit on the truth's:
-        /// the followed pan's error (`CameraMotionTests`) rises past its bound and
-        /// the flat contrast's partial values are pulled back towards 0.5
-        /// (docs/steady-edges.md).
-        public var uncertainSmoothing: Float = 0
         /// 2.8: where the colour model leaves the labels unexplained (fit
         /// confidence c < 1, `fitWeighting`), the output grid moves by
         /// u = min(1, (1 − c)·`edgeGate`) towards its [1 2 1]/4 smoothing with

@@ -57,9 +57,7 @@
 ///      fused upscale and blend keeps its uniform fast path away from the edge;
 ///  2.8 where the colour model explains the labels poorly, the matte moves
 ///      towards its [1 2 1] smoothing with a contrast of 1.15 around 0.5, each
-///      value kept on its side (`edgeContrast`; `RefinePass.edge`);
-///  2.9 (off by default) where the colour model explains the labels poorly,
-///      the matte is softened by up to a [1 2 1] filter (`MatteRefiner+Smoothing`).
+///      value kept on its side (`edgeContrast`; `RefinePass.edge`).
 ///
 /// For step 3 it also leaves the colour model's gain per grid pixel in
 /// `detail` (`colourDetail`): the compositor applies it to each video pixel
@@ -110,8 +108,6 @@ public struct MatteRefiner {
     public private(set) var motion = MotionEstimator()
     /// The guide's luma at depth resolution, last frame (`Tuning.cameraMotion`).
     private var previousLuma = FloatPlane()
-    /// The output grid before 2.9 (`Tuning.uncertainSmoothing`).
-    private var smoothCopy = FloatPlane()
 
     public init() {}
 
@@ -189,15 +185,6 @@ public struct MatteRefiner {
                     ctx.pointee.phase = phase
                     WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
                         raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
-                    }
-                }
-                if t.uncertainSmoothing > 0 && ctx.pointee.fitFloor > 0 {
-                    // 2.9 (the fit confidence is there only with `fitWeighting`)
-                    smoothCopy.resize(width: gw, height: gh)
-                    smoothCopy.pixels.withUnsafeMutableBufferPointer { S in
-                        MatteRefiner.smoothUncertain(O.baseAddress!, width: gw, height: gh, copy: S.baseAddress!,
-                                                     confidence: ctx.pointee.CM[.confidence], depthWidth: dw,
-                                                     depthHeight: dh, k: k, gain: t.uncertainSmoothing)
                     }
                 }
             }
