@@ -12,9 +12,8 @@ extension RefinePass {
         let dw = dw, dh = dh, gw = gw
         // (with 2.8 the matte goes to `raw`, which phase `edge` reads)
         let edged = edgeContrast > 0
-        let out = edged ? raw : self.out
+        let dst = edged ? raw : out
         let unknown = DepthLabel.unknown.rawValue
-        let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
         let invK = 1 / Float(k)
         for y in ys {
             let fy = max(0, (Float(y) + 0.5) * invK - 0.5)
@@ -33,8 +32,8 @@ extension RefinePass {
                 if (inner == 1 || inner == 0) && (!blend || previous[o] == inner) {
                     // most of the grid: the label, and (blending) the same as
                     // last frame, which the blend and the snap keep as it is
-                    out[o] = inner
-                    if edged { self.out[o] = inner; settled[o] = 1 }
+                    dst[o] = inner
+                    if edged { out[o] = inner; settled[o] = 1 }
                     if !blend { previous[o] = inner }  // (blending, it holds this value already)
                     if let detail { storeF4(F4(repeating: 0), detail + 4 * o) }
                     continue
@@ -52,14 +51,14 @@ extension RefinePass {
                 }
                 m = smoothed(m, o)
                 // 2.7 (2.6 keeps the value before the rest of `flatContrast`)
-                m = m < lo ? 0 : (m > hi ? 1 : m)
+                m = snapped(m)
                 previous[o] = m
                 if flat != 1 {
                     // 2.5, the rest of `flatContrast` (2.6 smoothed the milder value)
                     m = min(max((m - 0.5) * flat + 0.5, 0), 1)
-                    m = m < lo ? 0 : (m > hi ? 1 : m)
+                    m = snapped(m)
                 }
-                out[o] = m
+                dst[o] = m
                 if edged { settled[o] = 0 }
                 if let detail { storeF4(g, detail + 4 * o) }
             }
@@ -75,7 +74,6 @@ extension RefinePass {
     /// distance: a thin part the colour cannot separate is softened, not
     /// lost); then 2.7's snap. Into `out`.
     func edge(_ ys: Range<Int>) {
-        let lo: Float = 0.5 / 255, hi: Float = 1 - 0.5 / 255
         let confidence = CM[.confidence]
         for y in ys {
             let up = y > 0 ? -gw : 0, down = y < gh - 1 ? gw : 0
@@ -93,9 +91,15 @@ extension RefinePass {
                 let e = min(max((smooth - 0.5) * edgeContrast + 0.5, 0), 1)
                 var v = v0 + u * (e - v0)
                 if edgeKeepSide { v = v0 >= 0.5 ? max(v, 0.25 + 0.5 * v0) : min(v, 0.25 + 0.5 * v0) }
-                out[o] = v < lo ? 0 : (v > hi ? 1 : v)
+                out[o] = snapped(v)
             }
         }
+    }
+
+    /// 2.7: values within half an 8-bit level of 0 or 1 become 0 or 1.
+    @inline(__always)
+    private func snapped(_ v: Float) -> Float {
+        v < 0.5 / 255 ? 0 : (v > 1 - 0.5 / 255 ? 1 : v)
     }
 
     /// 2.4 and 2.5 at output pixel o (column x, between depth rows y0 and

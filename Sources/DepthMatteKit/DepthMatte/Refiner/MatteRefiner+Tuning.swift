@@ -210,11 +210,12 @@ extension MatteRefiner {
         /// leaves grey patches where a window mixes subject and background
         /// colours it cannot separate, and the quarter-resolution labels leave
         /// a ragged, noisy edge: the smoothing evens the edge, the contrast
-        /// sends the greys to their side. real-bench, 1.3 against off (SAD;
-        /// dtSSD / the original chain): Motorcycle fast pan 6.84 → 6.23, 1.00x
-        /// → 0.96x; slow pan 7.48 → 6.89, 0.86x → 0.84x; Aloe 19.85 → 18.60,
-        /// 0.95x → 0.94x; quality-bench's synthetic main table SAD 2–4 % lower,
-        /// dtSSD 1–2.5 % higher (docs/steady-edges.md).
+        /// sends the greys to their side. real-bench, 1.15 against off (SAD;
+        /// dtSSD / the original chain): Motorcycle fast pan 6.84 → 6.54, 1.00x
+        /// → 0.95x; slow pan 7.48 → 7.19, 0.86x → 0.83x; Aloe 19.85 → 19.18,
+        /// 0.95x → 0.94x; the still Motorcycle 0.34x → 0.36x (a larger contrast
+        /// lowers SAD further and raises that); quality-bench's synthetic main
+        /// table SAD as before, dtSSD 1.4–2.4 % higher (docs/steady-edges.md).
         public var edgeContrast: Float = 1.15
         /// 2.8's gain on the fit's uncertainty 1 − c (0: everywhere; without
         /// `fitWeighting` there is no confidence and 2.8 acts everywhere).
