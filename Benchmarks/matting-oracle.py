@@ -19,24 +19,22 @@ known in both frames; x100, and against the original chain on the same frames).
 The same solve run on a trimap made from the default's own matte shows what
 re-matting our edge by colour does.
 """
+import importlib.util
 import os
 import sys
 
 import numpy as np
+
+# the clip's meta.txt and the dumped mattes, read as real-diag.py reads them
+_spec = importlib.util.spec_from_file_location("real_diag", os.path.join(os.path.dirname(os.path.abspath(__file__)), "real-diag.py"))
+real_diag = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(real_diag)
 
 try:
     from scipy import ndimage, sparse
     from scipy.sparse.linalg import spsolve
 except ImportError:
     ndimage = None
-
-
-def meta(d):
-    m = {}
-    for line in open(os.path.join(d, "meta.txt")):
-        w = line.split()
-        m[w[0]] = w[1:]
-    return m
 
 
 def read(path, shape, channels=1):
@@ -94,13 +92,13 @@ def run(data, dump, clip):
     d = os.path.join(data, clip)
     if not os.path.exists(os.path.join(d, "meta.txt")) or not os.path.exists(os.path.join(dump, f"{clip}-c0-guided-00.gray")):
         return
-    m = meta(d)
+    m = real_diag.meta(d)
     W, H, n = int(m["width"][0]), int(m["height"][0]), int(m["frames"][0])
     T = [read(os.path.join(d, f"truth-c0-{i:02d}.gray"), (H, W)) for i in range(n)]
     K = [read(os.path.join(d, f"known-{i:02d}.gray"), (H, W)) > 0 for i in range(n)]
     C = [read(os.path.join(d, f"colour-{i:02d}.rgb"), (H, W), 3) for i in range(n)]
-    rows = [("original chain", [read(os.path.join(dump, f"{clip}-c0-original-{i:02d}.gray"), (H, W)) for i in range(n)]),
-            ("default", [read(os.path.join(dump, f"{clip}-c0-guided-{i:02d}.gray"), (H, W)) for i in range(n)])]
+    rows = [("original chain", real_diag.load_mattes(dump, clip, 0, "original", H, W, n)),
+            ("default", real_diag.load_mattes(dump, clip, 0, "guided", H, W, n))]
     for band in (1, 2, 3, 4):
         rows.append((f"closed-form, truth's edge +-{band} px", [trimap_matte(C[i], T[i] > .5, band) for i in range(n)]))
     for band in (2, 4):
