@@ -15,7 +15,9 @@ Weiss 2008: the matting Laplacian of 3x3 windows, eps 1e-7), the reference
 colour matting of the field. B = 1 is an edge known to a pixel; a quarter-
 resolution depth map locates it to about a depth pixel, B = 4. Scored like
 quality-bench's real-clip rows (over the GT-known pixels; dtSSD over pixels
-known in both frames; x100, and against the original chain on the same frames).
+known in both frames, pooled over the frame pairs, so it can differ from
+quality-bench's in the third digit; x100, and against the original chain on
+the same frames).
 The same solve run on a trimap made from the default's own matte shows what
 re-matting our edge by colour does.
 """
