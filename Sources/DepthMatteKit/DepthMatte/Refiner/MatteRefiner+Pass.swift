@@ -276,7 +276,7 @@ struct RefinePass {
         case .output:
             output(share(gh, b))
         case .edge:
-            if edgeContrast > 0 { edge(share(gh, b)) }
+            edge(share(gh, b))  // (not run with `edgeContrast` 0)
         }
     }
 

@@ -169,6 +169,8 @@ public struct MatteRefiner {
             for i in 0..<n { pass.fill[i] = Float(s.filled[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in RefinePhase.allCases {
+                    // (2.8 off: its phase would only wait on the pool)
+                    if phase == .edge && ctx.pointee.edgeContrast <= 0 { continue }
                     if phase == .products && t.cameraMotion {
                         // (2.6, camera motion: the guide at depth resolution is
                         // there, the temporal state not yet read)
