@@ -66,7 +66,8 @@ VIDEO = {
     "piv_office_seated_cam1": dict(calib="calibration-corrected.json", empty=[], truth="moving",
                                    show=[0, 12, 14, 15, 16]),
 }
-PHONE = ["shu223_man_matte", "mpfextractor_woman_xsmax", "tomhodson_face_13mini", "juniorxsound_bike_x"]
+PHONE = ["shu223_man_matte", "mpfextractor_woman_xsmax", "fidmaa_selfie_truedepth", "tomhodson_face_13mini",
+         "juniorxsound_bike_x"]
 
 
 def png_size(path):
