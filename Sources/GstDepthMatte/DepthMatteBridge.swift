@@ -33,6 +33,7 @@ extension DepthMatteSettings {
         display = DepthViewSettings(colormap: c.depth_colormap, rangeMin: c.range_min, rangeMax: c.range_max,
                                     holeARGB: c.hole_argb, encoding: encoding)
         frameDuration = c.frame_duration
+        personPrior = PersonPrior(rawValue: c.person_prior) ?? .fuse
     }
 }
 
@@ -67,11 +68,13 @@ public func dm_depthmatte_process(_ state: UnsafeMutableRawPointer?, _ settings:
                                      bigEndian: f.depth_big_endian != 0),
         video: f.video.data != nil ? RGBImageView(f.video) : nil,
         depth: f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil,
+        person: f.has_person != 0 && f.person.data != nil ? Gray8View(f.person) : nil,
         background: f.has_background != 0 && f.background.data != nil ? RGBImageView(f.background) : nil,
         output: RGBImageView(f.output), faces: s.faces)
     let box = r.faceBox.map { DMBox(x: Int32($0.x), y: Int32($0.y), width: Int32($0.width), height: Int32($0.height)) }
     result.pointee = DMDepthMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,
                                         cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue,
                                         face_box: box ?? DMBox(), camera_moving: r.cameraMoving ? 1 : 0,
-                                        camera_shift_x: r.cameraShiftX, camera_shift_y: r.cameraShiftY)
+                                        camera_shift_x: r.cameraShiftX, camera_shift_y: r.cameraShiftY,
+                                        person_used: r.personUsed ? 1 : 0)
 }

@@ -22,6 +22,7 @@
 
 #define INPUT_VIDEO DM_INPUT_BIT (DM_INPUT_VIDEO)
 #define INPUT_DEPTH DM_INPUT_BIT (DM_INPUT_DEPTH)
+#define INPUT_PERSON DM_INPUT_BIT (DM_INPUT_PERSON)
 
 static const gchar *
 lock_source_name (gint source)
@@ -145,6 +146,41 @@ check_stalled (GstDepthMatte * self, const DMInput * in, DMInputIndex index,
   }
 }
 
+/* A linked person pad with no frame near the colour's time (stalled, ended,
+ * or never started) leaves the matte to depth alone: a WARNING once it has
+ * lasted STALL_THRESHOLD, INFO when person frames come back. */
+static void
+check_person (GstDepthMatte * self, const DMInput * person,
+    GstClockTime out_rt)
+{
+  const gchar *why;
+
+  if (!person->pad || !GST_CLOCK_TIME_IS_VALID (out_rt))
+    return;
+  if (person->frame) {
+    if (self->stalled & INPUT_PERSON)
+      GST_INFO_OBJECT (self, "the person input recovered: fusing again");
+    self->stalled &= ~INPUT_PERSON;
+    self->person_missing_since = GST_CLOCK_TIME_NONE;
+    return;
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (self->person_missing_since))
+    self->person_missing_since = out_rt;
+  if ((self->stalled & INPUT_PERSON)
+      || out_rt < self->person_missing_since + STALL_THRESHOLD)
+    return;
+  self->stalled |= INPUT_PERSON;
+  why = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (person->pad)) ?
+      "ended" : gst_video_aggregator_pad_get_current_buffer (person->pad) ?
+      "stalled" : "has sent no frame";
+  GST_ELEMENT_WARNING (self, STREAM, FAILED,
+      ("The person input %s: keying by depth alone.", why),
+      ("No person frame within the pairing tolerance of the colour since "
+          "running time %" GST_TIME_FORMAT " (output at %" GST_TIME_FORMAT
+          ")", GST_TIME_ARGS (self->person_missing_since),
+          GST_TIME_ARGS (out_rt)));
+}
+
 /* INFO when an input starts or stops having a frame for the output time
  * (transitions only; the once-only warnings say what it means). */
 static void
@@ -226,7 +262,8 @@ post_result (GstDepthMatte * self, GstBuffer * outbuf,
       "lock", G_TYPE_STRING, lock_source_name (r->lock_source),
       "camera-moving", G_TYPE_BOOLEAN, r->camera_moving != 0,
       "camera-shift-x", G_TYPE_DOUBLE, r->camera_shift_x,
-      "camera-shift-y", G_TYPE_DOUBLE, r->camera_shift_y, NULL);
+      "camera-shift-y", G_TYPE_DOUBLE, r->camera_shift_y,
+      "person", G_TYPE_BOOLEAN, r->person_used != 0, NULL);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
@@ -278,19 +315,26 @@ release_inputs (DMInput * in)
       gst_object_unref (in[i].pad);
 }
 
+static GstClockTime
+output_running_time (GstDepthMatte * self, GstBuffer * outbuf)
+{
+  return GST_BUFFER_PTS_IS_VALID (outbuf) ?
+      gst_segment_to_running_time (output_segment (self), GST_FORMAT_TIME,
+      GST_BUFFER_PTS (outbuf)) : GST_CLOCK_TIME_NONE;
+}
+
 static void
 check_inputs (GstDepthMatte * self, const DMInput * in, GstBuffer * outbuf)
 {
   GstClockTime pts = GST_BUFFER_PTS (outbuf);
-  GstClockTime out_rt = GST_BUFFER_PTS_IS_VALID (outbuf) ?
-      gst_segment_to_running_time (output_segment (self), GST_FORMAT_TIME,
-      pts) : GST_CLOCK_TIME_NONE;
+  GstClockTime out_rt = output_running_time (self, outbuf);
   guint i;
 
   for (i = 0; i < DM_N_INPUTS; i++)
     check_unmappable (self, &in[i], i);
   for (i = 0; i < DM_N_INPUTS; i++)
-    log_presence (self, &in[i], i, pts);
+    if (i != DM_INPUT_PERSON)
+      log_presence (self, &in[i], i, pts);
   check_stalled (self, &in[DM_INPUT_DEPTH], DM_INPUT_DEPTH, out_rt);
   check_stalled (self, &in[DM_INPUT_BACKGROUND], DM_INPUT_BACKGROUND, out_rt);
 }
@@ -350,6 +394,38 @@ describe_background (const DMInput * background, DMDepthMatteFrame * frame)
   }
 }
 
+static void
+describe_person (const DMInput * person, DMDepthMatteFrame * frame)
+{
+  if (person->frame) {
+    frame->person = dm_gray_image_from_frame (person->frame);
+    frame->has_person = 1;
+  }
+}
+
+/* The person frame of the keyed colour frame (the pairing's, else the video
+ * pad's current buffer's time), checked and logged. */
+static void
+pair_person (GstDepthMatte * self, DMInput * in, const DMHeldFrame * paired,
+    guint64 sync_tolerance, GstBuffer * outbuf)
+{
+  DMInput *video = &in[DM_INPUT_VIDEO], *person = &in[DM_INPUT_PERSON];
+  GstClockTime colour_rt = GST_CLOCK_TIME_NONE;
+  GstBuffer *cur;
+
+  if (!person->pad)
+    return;
+  if (paired)
+    colour_rt = paired->rt;
+  else if (video->frame && (cur = gst_video_aggregator_pad_get_current_buffer
+          (video->pad)) && GST_BUFFER_PTS_IS_VALID (cur))
+    colour_rt = gst_depth_matte_pad_running_time (video->pad,
+        GST_BUFFER_PTS (cur));
+  gst_depth_matte_pair_person (self, colour_rt, person, sync_tolerance);
+  check_person (self, person, output_running_time (self, outbuf));
+  log_presence (self, person, DM_INPUT_PERSON, GST_BUFFER_PTS (outbuf));
+}
+
 /* The Swift call; the lock's clock is the output frame's duration. */
 static void
 process (GstDepthMatte * self, DMDepthMatteSettings * settings,
@@ -370,11 +446,12 @@ report (GstDepthMatte * self, gboolean post, GstBuffer * outbuf,
 {
   log_lock (self, result, frame->n_faces, GST_BUFFER_PTS (outbuf));
   GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT ": video %s, depth %s, "
-      "background %s, %d face boxes, lock %s, cutoff %.3f m, coverage %.3f",
+      "background %s, person %s, %d face boxes, lock %s, cutoff %.3f m, coverage %.3f",
       GST_TIME_ARGS (GST_BUFFER_PTS (outbuf)),
       in[DM_INPUT_VIDEO].frame ? "yes" : "no",
       in[DM_INPUT_DEPTH].frame ? "yes" : "no",
-      in[DM_INPUT_BACKGROUND].frame ? "yes" : "no", frame->n_faces,
+      in[DM_INPUT_BACKGROUND].frame ? "yes" : "no",
+      in[DM_INPUT_PERSON].frame ? "yes" : "no", frame->n_faces,
       lock_source_name (result->lock_source), result->cutoff,
       result->coverage);
   if (post)
@@ -402,6 +479,7 @@ key_frame (GstDepthMatte * self, DMDepthMatteSettings * settings,
   describe_depth (self, &in[DM_INPUT_DEPTH], in[DM_INPUT_VIDEO].frame != NULL,
       &frame);
   describe_background (&in[DM_INPUT_BACKGROUND], &frame);
+  describe_person (&in[DM_INPUT_PERSON], &frame);
   process (self, settings, outbuf, &frame, &result);
   gst_video_frame_unmap (&oframe);
   report (self, settings->post_messages, outbuf, in, &frame, &result);
@@ -428,6 +506,7 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   if (video->frame && depth->frame)
     paired = gst_depth_matte_pair (self, video, depth,
         settings.sync_tolerance);
+  pair_person (self, in, paired, settings.sync_tolerance, outbuf);
 
   if (!video->frame && video->pad
       && gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (video->pad)))

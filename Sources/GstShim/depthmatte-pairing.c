@@ -5,9 +5,12 @@
  * colour frame with a depth frame near its own time is keyed (a slow branch
  * delivers one late: the other's frame of that time is still in its
  * history); with none that close, the last good pairing again, never one of
- * mixed times. Depth frames are kept as they arrive on the depth pad (a pad
- * probe, upstream's thread, under depth_lock); colour frames as the
- * aggregate sees them (streaming thread).
+ * mixed times. Depth and person frames are kept as they arrive on their
+ * pads (a pad probe, upstream's thread, under the input's lock); colour
+ * frames as the aggregate sees them (streaming thread). The person
+ * probability of the keyed colour frame is the one nearest its time within
+ * the same tolerance; with none that close the frame is keyed by depth
+ * alone (a mask of another moment would cut the moving person).
  */
 #include <string.h>
 #include "depthmatte-private.h"
@@ -41,27 +44,50 @@ history_clear (DMHistory * h)
   h->n = 0;
 }
 
+static void
+arrivals_init (DMArrivals * a, guint cap)
+{
+  g_mutex_init (&a->lock);
+  gst_segment_init (&a->segment, GST_FORMAT_UNDEFINED);
+  a->history.cap = cap;
+  a->history.f = g_new0 (DMHeldFrame, cap);
+}
+
+static void
+arrivals_clear (DMArrivals * a)
+{
+  g_mutex_lock (&a->lock);
+  history_clear (&a->history);
+  g_mutex_unlock (&a->lock);
+}
+
+static void
+arrivals_free (DMArrivals * a)
+{
+  arrivals_clear (a);
+  g_mutex_clear (&a->lock);
+  g_free (a->history.f);
+}
+
 void
 gst_depth_matte_pairing_clear (GstDepthMatte * self)
 {
   history_clear (&self->colour_history);
-  g_mutex_lock (&self->depth_lock);
-  history_clear (&self->depth_history);
-  g_mutex_unlock (&self->depth_lock);
+  arrivals_clear (&self->depth);
+  arrivals_clear (&self->person);
   held_clear (&self->pair_colour);
   held_clear (&self->pair_depth);
+  held_clear (&self->pair_person);
   self->holding = FALSE;
 }
 
 void
 gst_depth_matte_pairing_init (GstDepthMatte * self)
 {
-  g_mutex_init (&self->depth_lock);
-  gst_segment_init (&self->depth_segment, GST_FORMAT_UNDEFINED);
   self->colour_history.cap = DM_COLOUR_HISTORY;
   self->colour_history.f = g_new0 (DMHeldFrame, DM_COLOUR_HISTORY);
-  self->depth_history.cap = DM_DEPTH_HISTORY;
-  self->depth_history.f = g_new0 (DMHeldFrame, DM_DEPTH_HISTORY);
+  arrivals_init (&self->depth, DM_DEPTH_HISTORY);
+  arrivals_init (&self->person, DM_PERSON_HISTORY);
 }
 
 void
@@ -69,19 +95,22 @@ gst_depth_matte_pairing_free (GObject * object)
 {
   GstDepthMatte *self = GST_DEPTH_MATTE (object);
 
-  gst_depth_matte_pairing_clear (self);
-  g_mutex_clear (&self->depth_lock);
+  held_clear (&self->pair_colour);
+  held_clear (&self->pair_depth);
+  held_clear (&self->pair_person);
+  history_clear (&self->colour_history);
   g_free (self->colour_history.f);
-  g_free (self->depth_history.f);
+  arrivals_free (&self->depth);
+  arrivals_free (&self->person);
 }
 
 guint
 gst_depth_matte_depth_frames_held (GstDepthMatte * self)
 {
   guint frames;
-  g_mutex_lock (&self->depth_lock);
-  frames = self->depth_history.n;
-  g_mutex_unlock (&self->depth_lock);
+  g_mutex_lock (&self->depth.lock);
+  frames = self->depth.history.n;
+  g_mutex_unlock (&self->depth.lock);
   return frames;
 }
 
@@ -168,53 +197,55 @@ gst_depth_matte_pad_running_time (GstVideoAggregatorPad * pad, GstClockTime ts)
   return gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts);
 }
 
-/* ---- the depth pad ------------------------------------------------------------ */
+/* ---- the depth and person pads --------------------------------------------------- */
 
-/* Every depth frame as it arrives on the depth pad (upstream's thread): a
- * frame arriving after its output time is dropped by the base class before
- * it becomes the pad's current frame, yet it is the one a colour frame of
- * that time needs. */
+/* Every frame as it arrives on the depth or person pad (upstream's thread):
+ * a frame arriving after its output time is dropped by the base class
+ * before it becomes the pad's current frame, yet it is the one a colour
+ * frame of that time needs. */
 static GstPadProbeReturn
-depth_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+arrivals_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  GstDepthMatte *self = GST_DEPTH_MATTE (user_data);
+  DMArrivals *a = user_data;
 
   if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
     GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
     if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
       const GstSegment *seg;
       gst_event_parse_segment (ev, &seg);
-      g_mutex_lock (&self->depth_lock);
-      gst_segment_copy_into (seg, &self->depth_segment);
-      g_mutex_unlock (&self->depth_lock);
+      g_mutex_lock (&a->lock);
+      gst_segment_copy_into (seg, &a->segment);
+      g_mutex_unlock (&a->lock);
     } else if (GST_EVENT_TYPE (ev) == GST_EVENT_CAPS) {
       /* the layout once per caps, not per frame */
       GstCaps *caps;
       gst_event_parse_caps (ev, &caps);
-      g_mutex_lock (&self->depth_lock);
-      self->depth_info_valid = gst_video_info_from_caps (&self->depth_info, caps);
-      g_mutex_unlock (&self->depth_lock);
+      g_mutex_lock (&a->lock);
+      a->info_valid = gst_video_info_from_caps (&a->info, caps);
+      g_mutex_unlock (&a->lock);
     }
   } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
     GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-    g_mutex_lock (&self->depth_lock);
-    if (self->depth_info_valid && GST_BUFFER_PTS_IS_VALID (buf)
-        && self->depth_segment.format == GST_FORMAT_TIME) {
-      GstClockTime rt = gst_segment_to_running_time (&self->depth_segment,
+    g_mutex_lock (&a->lock);
+    if (a->info_valid && GST_BUFFER_PTS_IS_VALID (buf)
+        && a->segment.format == GST_FORMAT_TIME) {
+      GstClockTime rt = gst_segment_to_running_time (&a->segment,
           GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
       if (GST_CLOCK_TIME_IS_VALID (rt))
-        history_add (&self->depth_history, buf, &self->depth_info, rt, TRUE);
+        history_add (&a->history, buf, &a->info, rt, TRUE);
     }
-    g_mutex_unlock (&self->depth_lock);
+    g_mutex_unlock (&a->lock);
   }
   return GST_PAD_PROBE_OK;
 }
 
 void
-gst_depth_matte_watch_depth_pad (GstDepthMatte * self, GstPad * pad)
+gst_depth_matte_watch_pad (GstDepthMatte * self, GstPad * pad,
+    DMInputIndex input)
 {
+  DMArrivals *a = input == DM_INPUT_PERSON ? &self->person : &self->depth;
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER
-      | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, depth_probe, self, NULL);
+      | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, arrivals_probe, a, NULL);
 }
 
 /* ---- choosing a pairing ------------------------------------------------------- */
@@ -230,9 +261,9 @@ pairing_tolerance (GstDepthMatte * self, guint64 setting)
   for (i = 0; i < self->colour_history.n; i++)
     if (GST_CLOCK_TIME_IS_VALID (self->colour_history.f[i].duration))
       longest = MAX (longest, self->colour_history.f[i].duration);
-  for (i = 0; i < self->depth_history.n; i++)
-    if (GST_CLOCK_TIME_IS_VALID (self->depth_history.f[i].duration))
-      longest = MAX (longest, self->depth_history.f[i].duration);
+  for (i = 0; i < self->depth.history.n; i++)
+    if (GST_CLOCK_TIME_IS_VALID (self->depth.history.f[i].duration))
+      longest = MAX (longest, self->depth.history.f[i].duration);
   if (longest == 0)
     longest = GST_SECOND / 30;
   return longest / 2 + 5 * GST_MSECOND;
@@ -255,8 +286,8 @@ pairing_choose (GstDepthMatte * self, GstClockTime tol, DMHeldFrame ** colour,
   for (i = (gint) self->colour_history.n - 1; i >= 0; i--) {
     DMHeldFrame *c = &self->colour_history.f[i], *best = NULL;
     GstClockTime best_d = GST_CLOCK_TIME_NONE;
-    for (j = 0; j < self->depth_history.n; j++) {
-      DMHeldFrame *d = &self->depth_history.f[j];
+    for (j = 0; j < self->depth.history.n; j++) {
+      DMHeldFrame *d = &self->depth.history.f[j];
       GstClockTime diff = rt_distance (c, d);
       if (!best || diff < best_d) {
         best = d;
@@ -281,8 +312,8 @@ pairing_closest (GstDepthMatte * self, DMHeldFrame ** colour,
   guint i, j;
   GstClockTime best = GST_CLOCK_TIME_NONE;
   for (i = 0; i < self->colour_history.n; i++)
-    for (j = 0; j < self->depth_history.n; j++) {
-      DMHeldFrame *c = &self->colour_history.f[i], *d = &self->depth_history.f[j];
+    for (j = 0; j < self->depth.history.n; j++) {
+      DMHeldFrame *c = &self->colour_history.f[i], *d = &self->depth.history.f[j];
       GstClockTime diff = rt_distance (c, d);
       if (!GST_CLOCK_TIME_IS_VALID (best) || diff <= best) {
         best = diff;
@@ -293,7 +324,7 @@ pairing_closest (GstDepthMatte * self, DMHeldFrame ** colour,
   return GST_CLOCK_TIME_IS_VALID (best);
 }
 
-/* The pairing for this output, from the histories (depth_lock held). A
+/* The pairing for this output, from the histories (depth.lock held). A
  * depth input that has ended is held on purpose (a depth still, one frame;
  * a truncated recording, warned about): a colour frame past its end is
  * keyed with its last frame, as before pairing. */
@@ -350,13 +381,48 @@ gst_depth_matte_pair (GstDepthMatte * self, DMInput * video, DMInput * depth,
       (depth->pad));
 
   history_push (&self->colour_history, video->pad, video->frame, TRUE);
-  g_mutex_lock (&self->depth_lock);
-  if (self->depth_history.n == 0)
-    history_push (&self->depth_history, depth->pad, depth->frame, FALSE);
+  g_mutex_lock (&self->depth.lock);
+  if (self->depth.history.n == 0)
+    history_push (&self->depth.history, depth->pad, depth->frame, FALSE);
   pairing_update (self, pairing_tolerance (self, sync_tolerance), depth_ended);
-  g_mutex_unlock (&self->depth_lock);
+  g_mutex_unlock (&self->depth.lock);
 
   use_held (&self->pair_colour, video);
   use_held (&self->pair_depth, depth);
   return self->pair_colour.buf ? &self->pair_colour : NULL;
+}
+
+void
+gst_depth_matte_pair_person (GstDepthMatte * self, GstClockTime colour_rt,
+    DMInput * person, guint64 sync_tolerance)
+{
+  DMHeldFrame *best = NULL;
+  GstClockTime best_d = GST_CLOCK_TIME_NONE, tol;
+  guint i;
+
+  person->frame = NULL;
+  held_clear (&self->pair_person);
+  if (!person->pad || !GST_CLOCK_TIME_IS_VALID (colour_rt))
+    return;
+  g_mutex_lock (&self->depth.lock);
+  tol = pairing_tolerance (self, sync_tolerance);
+  g_mutex_unlock (&self->depth.lock);
+  g_mutex_lock (&self->person.lock);
+  for (i = 0; i < self->person.history.n; i++) {
+    DMHeldFrame *p = &self->person.history.f[i];
+    GstClockTime diff = p->rt > colour_rt ? p->rt - colour_rt :
+        colour_rt - p->rt;
+    if (!best || diff < best_d) {
+      best = p;
+      best_d = diff;
+    }
+  }
+  if (best && best_d <= tol)
+    held_copy (&self->pair_person, best);
+  g_mutex_unlock (&self->person.lock);
+  if (self->pair_person.buf && gst_video_frame_map (&person->paired,
+          &self->pair_person.info, self->pair_person.buf, GST_MAP_READ)) {
+    person->frame = &person->paired;
+    person->paired_mapped = TRUE;
+  }
 }

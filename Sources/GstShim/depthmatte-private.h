@@ -29,7 +29,8 @@ G_DECLARE_FINAL_TYPE (GstDepthMatte, gst_depth_matte, GST, DEPTH_MATTE, GstVideo
  * which they are checked and logged per frame. */
 typedef enum
 {
-  DM_INPUT_VIDEO, DM_INPUT_DEPTH, DM_INPUT_BACKGROUND, DM_N_INPUTS
+  DM_INPUT_VIDEO, DM_INPUT_DEPTH, DM_INPUT_BACKGROUND, DM_INPUT_PERSON,
+  DM_N_INPUTS
 } DMInputIndex;
 
 /* An input's bit in the per-input masks (warned_unmappable, stalled, present). */
@@ -52,12 +53,26 @@ typedef struct
 /* depth frames are copied (a camera's buffer pool is not starved): about
  * two seconds at 30 frames/s, 30 MB at 640x360 */
 #define DM_DEPTH_HISTORY 64
+/* person probabilities (GRAY8 at a model's size, 64 KB each) are copied
+ * too: about a second at 30 frames/s */
+#define DM_PERSON_HISTORY 32
 
 typedef struct
 {
   DMHeldFrame *f;               /* cap entries (allocated at init) */
   guint n, cap;
 } DMHistory;
+
+/* A side input whose every frame is kept as it arrives (a pad probe on
+ * upstream's thread): its segment, layout and history under `lock`. */
+typedef struct
+{
+  GMutex lock;
+  GstSegment segment;
+  GstVideoInfo info;            /* from the pad's caps event */
+  gboolean info_valid;
+  DMHistory history;
+} DMArrivals;
 
 struct _GstDepthMatte
 {
@@ -75,6 +90,9 @@ struct _GstDepthMatte
   gboolean warned_no_video;
   guint warned_unmappable;      /* bit per input (DM_INPUT_BIT): warned once */
   guint stalled;                /* bit per input: stall warned, not recovered */
+  GstClockTime person_missing_since;  /* output running time from which the
+                                 * linked person pad had no frame near the
+                                 * colour's time; NONE while it has */
 
   /* debug log, streaming thread only (reset in start) */
   gint logged_lock;             /* lock source last logged; -1: none yet */
@@ -82,15 +100,12 @@ struct _GstDepthMatte
   guint present;                /* bit per input: had a frame last output */
 
   /* pairing by time, streaming thread only (cleared on start, flush, stop) */
-  DMHistory colour_history, depth_history;
-  GMutex depth_lock;            /* depth_history and depth_segment: the
-                                 * depth pad's probe fills them as frames
+  DMHistory colour_history;
+  DMArrivals depth, person;     /* filled by the pads' probes as frames
                                  * arrive, before the base class drops a
                                  * late one */
-  GstSegment depth_segment;
-  GstVideoInfo depth_info;      /* from the depth pad's caps event */
-  gboolean depth_info_valid;
   DMHeldFrame pair_colour, pair_depth;  /* the last good pairing (bufs ref'd) */
+  DMHeldFrame pair_person;      /* the person frame of this output, if any */
   gboolean holding;             /* the last output repeated that pairing */
   gint flush_pending;           /* (atomic) a FLUSH_STOP arrived: reset the
                                  * lock and the pairing at the next frame */
@@ -131,9 +146,10 @@ G_GNUC_INTERNAL void gst_depth_matte_pairing_init (GstDepthMatte * self);
 G_GNUC_INTERNAL void gst_depth_matte_pairing_free (GObject * object);
 /* Drops the histories and the last pairing. */
 G_GNUC_INTERNAL void gst_depth_matte_pairing_clear (GstDepthMatte * self);
-/* Keeps every depth frame that arrives on `pad` in the depth history. */
-G_GNUC_INTERNAL void gst_depth_matte_watch_depth_pad (GstDepthMatte * self,
-    GstPad * pad);
+/* Keeps every frame that arrives on `pad` (the depth or person pad) in
+ * that input's history. */
+G_GNUC_INTERNAL void gst_depth_matte_watch_pad (GstDepthMatte * self,
+    GstPad * pad, DMInputIndex input);
 /* How many depth frames the history holds. */
 G_GNUC_INTERNAL guint gst_depth_matte_depth_frames_held (GstDepthMatte * self);
 /* The face boxes among the ROI metas of `buf` (at most DM_MAX_FACES). */
@@ -144,5 +160,10 @@ G_GNUC_INTERNAL gint gst_depth_matte_collect_faces (GstBuffer * buf,
  * the pairing's colour frame (for its face boxes) or NULL. */
 G_GNUC_INTERNAL const DMHeldFrame *gst_depth_matte_pair (GstDepthMatte * self,
     DMInput * video, DMInput * depth, guint64 sync_tolerance);
+/* The person frame within the pairing tolerance of the keyed colour frame
+ * (`colour_rt`), mapped into `person` (its frame set, or NULL: none that
+ * close, the matte is depth-only on this frame). */
+G_GNUC_INTERNAL void gst_depth_matte_pair_person (GstDepthMatte * self,
+    GstClockTime colour_rt, DMInput * person, guint64 sync_tolerance);
 
 #endif

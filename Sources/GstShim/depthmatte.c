@@ -1,9 +1,11 @@
 /* depthmatte.c: GObject glue for the depthmatte element.
  *
- * A GstVideoAggregator with three request pads:
+ * A GstVideoAggregator with four request pads:
  *   video       8-bit packed RGB colour (plain GstVideoAggregatorPad, never converted)
  *   depth       GRAY16_LE/BE depth or disparity, or a GRAY8 normalised map, registered
  *               to the video (plain pad, never converted; see depth-kind)
+ *   person      optional, a GRAY8 person probability of the video (255 = person),
+ *               any size, e.g. from personmask (plain pad; see person-prior)
  *   background  optional, any video (GstVideoAggregatorConvertPad: converted to the
  *               output format; aspect-fill scaling happens in the Swift kit)
  * The output follows the video pad: its size, rate and format (with output=alpha,
@@ -46,6 +48,14 @@ DM_DEFINE_ENUM (static, dm_depthmatte_lock_strategy_get_type, "GstDepthMatteLock
           "through face loss, depth-only finder, smoothing", "robust"},
     {DM_LOCK_ORIGINAL, "The original sample's: first face box, its centre "
           "depth pixel, held while no face is seen", "original"});
+
+DM_DEFINE_ENUM (static, dm_depthmatte_person_prior_get_type, "GstDepthMattePersonPrior",
+    {DM_PERSON_FUSE, "The person probability decides which depth pieces "
+          "are the person (the face lock still picks which person; depth "
+          "and colour give the edge)", "fuse"},
+    {DM_PERSON_ALONE, "The person probability alone, refined on the "
+          "colour (no depth decision)", "alone"},
+    {DM_PERSON_IGNORE, "Depth only, as without a person pad", "ignore"});
 
 DM_DEFINE_ENUM (static, dm_depthmatte_effect_get_type, "GstDepthMatteBackgroundEffect",
     {0, "No effect: the background colour replaces the background", "none"},
@@ -95,6 +105,10 @@ static GstStaticPadTemplate background_template =
 GST_STATIC_PAD_TEMPLATE ("background", GST_PAD_SINK, GST_PAD_REQUEST,
     GST_STATIC_CAPS ("video/x-raw"));
 
+static GstStaticPadTemplate person_template = GST_STATIC_PAD_TEMPLATE ("person",
+    GST_PAD_SINK, GST_PAD_REQUEST,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("GRAY8")));
+
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
@@ -104,7 +118,7 @@ const gchar *
 gst_depth_matte_input_role (DMInputIndex input)
 {
   static const gchar *const roles[DM_N_INPUTS] =
-      { "video", "depth", "background" };
+      { "video", "depth", "background", "person" };
   return roles[input];
 }
 
@@ -157,11 +171,12 @@ gst_depth_matte_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
   GST_INFO_OBJECT (self, "requested the %s pad", name);
 
   /* A depth map or a background picture that ends early is held (its last
-   * frame repeats) until the video ends. */
-  if (input != DM_INPUT_VIDEO)
+   * frame repeats) until the video ends; a person probability is not (the
+   * matte goes on by depth alone). */
+  if (input == DM_INPUT_DEPTH || input == DM_INPUT_BACKGROUND)
     g_object_set (pad, "repeat-after-eos", TRUE, NULL);
-  if (input == DM_INPUT_DEPTH)
-    gst_depth_matte_watch_depth_pad (self, GST_PAD (pad));
+  if (input == DM_INPUT_DEPTH || input == DM_INPUT_PERSON)
+    gst_depth_matte_watch_pad (self, GST_PAD (pad), input);
   dm_log_pad_caps (GST_PAD (pad), GST_CAT_DEFAULT);
   GST_INFO_OBJECT (self, "requested the %s pad", name);
   return pad;
@@ -209,16 +224,16 @@ answer_from_template (GstPad * pad, GstQuery * query)
 }
 
 /* The base class answers CAPS / ACCEPT_CAPS on plain pads with the *src*
- * caps, which would refuse GRAY16_LE depth. The video and depth pads accept
- * exactly their template. */
+ * caps, which would refuse GRAY16_LE depth. The video, depth and person
+ * pads accept exactly their template. */
 static gboolean
 gst_depth_matte_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstQuery * query)
 {
   gint input = input_of_pad (GST_DEPTH_MATTE (agg), GST_PAD (aggpad));
 
-  if ((input == DM_INPUT_VIDEO || input == DM_INPUT_DEPTH)
-      && answer_from_template (GST_PAD (aggpad), query))
+  if ((input == DM_INPUT_VIDEO || input == DM_INPUT_DEPTH
+          || input == DM_INPUT_PERSON) && answer_from_template (GST_PAD (aggpad), query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->sink_query (agg,
       aggpad, query);
@@ -255,6 +270,7 @@ gst_depth_matte_start (GstAggregator * agg)
   self->warned_no_video = FALSE;
   self->warned_unmappable = 0;
   self->stalled = 0;
+  self->person_missing_since = GST_CLOCK_TIME_NONE;
   self->logged_lock = -1;
   self->logged_cutoff = 0.0;
   self->present = 0;
@@ -321,6 +337,8 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
       &depth_template, GST_TYPE_VIDEO_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &background_template, GST_TYPE_VIDEO_AGGREGATOR_CONVERT_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &person_template, GST_TYPE_VIDEO_AGGREGATOR_PAD);
 
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_depth_matte_release_pad);
   agg_class->create_new_pad =

@@ -63,6 +63,8 @@ public struct DepthMatteSettings: Equatable {
     public var lockSmoothing: Double = 0.1
     /// Worker threads for the full-resolution pass: 0 = one per core.
     public var threads: Int = 0
+    /// How a linked person pad's probability takes part (`PersonFusion`).
+    public var personPrior: PersonPrior = .fuse
     /// How depth-pad values become metres (the frame's format fills in
     /// `eightBit` and `bigEndian`).
     public var encoding = DepthEncoding()
@@ -111,7 +113,8 @@ public final class DepthMatteElement {
     /// in `settings.encoding`); `background` is already at the output's
     /// format. Padding bytes of RGBx-style outputs are written as 255.
     public func process(settings: DepthMatteSettings, video: RGBImageView?, depth: Depth16View?,
-                        background: RGBImageView?, output: RGBImageView, faces: [Box]) -> MatteResult {
+                        person: Gray8View? = nil, background: RGBImageView?, output: RGBImageView,
+                        faces: [Box]) -> MatteResult {
         var output = output
         if output.a < 0 && output.pixelStride == 4 { output.a = 6 - output.r - output.g - output.b }
         // the keyer is given native depth as it comes and anything else
@@ -139,7 +142,7 @@ public final class DepthMatteElement {
         if background == nil, let v = video, plan.effect.effect != .none {
             background = effected(v, depth: metricDepth, plan: plan)
         }
-        return matter.process(plan: plan, video: video, depth: metricDepth,
+        return matter.process(plan: plan, video: video, depth: metricDepth, person: person,
                               background: background, output: output, faces: faces)
     }
 

@@ -22,6 +22,8 @@ public struct MatteResult: Equatable {
     /// (`MatteRefiner.Tuning.cameraMotion`); (0, 0) and false otherwise.
     public var cameraShiftX = 0.0, cameraShiftY = 0.0
     public var cameraMoving = false
+    /// The person probability took part in this frame's matte.
+    public var personUsed = false
     public init() {}
 }
 
@@ -39,6 +41,10 @@ public final class DepthMatter {
     /// Depth maps wider than this are halved (repeatedly) before refine=guided.
     public static var guidedMaxDepthWidth = 400
     private let halfDepth = DepthBuffer()
+    /// The person prior's fusion with depth (`PersonFusion`).
+    public var fusion = PersonFusion()
+    private var fusionSeeds: [UInt8] = []
+    private var alonePlane = FloatPlane()
 
     /// f×f blocks (f the smallest power of two that brings the width to at
     /// most guidedMaxDepthWidth; odd factors measured worse) → one sample: the one at the block's centre
@@ -169,9 +175,43 @@ public final class DepthMatter {
         return (locked.cutoff, locked.result, reduced)
     }
 
+    /// The guide depth and cutoff the person prior decides (`PersonFusion`),
+    /// or nil when the frame has none or the plan does not fuse.
+    private func fused(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
+                       video: RGBImageView, result: MatteResult) -> (guide: Depth16View, cutoff: Double)? {
+        guard let person, plan.person == .fuse, plan.cutoff.focusMask == nil else { return nil }
+        let w = depth.width, h = depth.height
+        var haveSeeds = false
+        if plan.cutoff.subject != nil {
+            if fusionSeeds.count < w * h { fusionSeeds = [UInt8](repeating: 0, count: w * h) }
+            for i in 0..<(w * h) { fusionSeeds[i] = 0 }
+            haveSeeds = subjectLock.writeSeeds(into: &fusionSeeds, width: w, height: h, movers: true)
+        }
+        var guide = fusion.apply(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
+                                 seeds: haveSeeds ? fusionSeeds : nil)
+        if haveSeeds && fusion.missedSubject {
+            // the model missed the locked subject: depth alone keeps it
+            let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
+            guide = fusion.join(subject: subject, scale: plan.depthScale,
+                                subjectCutoff: subjectCutoff(cutoff, plan, result))
+        }
+        return (guide, fusion.cutoff)
+    }
+
+    /// The person probability alone as the matte (person-prior=alone, or a
+    /// person pad without depth), at its own size.
+    private func personAlone(_ person: Gray8View) {
+        alonePlane.resize(width: person.width, height: person.height)
+        for y in 0..<person.height {
+            let row = person.row(y)
+            for x in 0..<person.width { alonePlane[x, y] = Float(row[x]) / 255 }
+        }
+        alonePlane.snapToEnds()
+    }
+
     /// The matte at depth resolution into `mask`, by the plan's path.
-    private func makeMatte(_ plan: MattePlan, depth: Depth16View, video: RGBImageView, cutoff: Double,
-                           reduced: Depth16View?, threads: Int, result: inout MatteResult) {
+    private func makeMatte(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, video: RGBImageView,
+                           cutoff: Double, reduced: Depth16View?, threads: Int, result: inout MatteResult) {
         switch plan.path {
         case .focusMask(let focus, let soften):
             // focus modes: their soft mask through the original chain's blur and gamma
@@ -184,6 +224,11 @@ public final class DepthMatter {
             blurAndGamma(soften, threads: threads)
         case .hardThreshold:
             refiner.reset()
+            if let f = fused(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: result) {
+                result.personUsed = true
+                DepthThreshold.mask(depth: f.guide, scale: plan.depthScale, cutoff: f.cutoff, into: &mask)
+                return
+            }
             let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
             DepthThreshold.mask(depth: subject, scale: plan.depthScale, cutoff: subjectCutoff(cutoff, plan, result),
                                 into: &mask)
@@ -191,8 +236,16 @@ public final class DepthMatter {
             // The guided filter's cost grows with the depth resolution while
             // its result hardly improves past ~360 px: larger depth maps are
             // reduced first (measured with quality-bench; see docs/quality.md).
-            let guide = keepSubject(reduced ?? reduceDepth(depth), plan, cutoff: cutoff, video: video)
-            refiner.refine(depth: guide, scale: plan.depthScale, cutoff: subjectCutoff(cutoff, plan, result),
+            let small = reduced ?? reduceDepth(depth)
+            let guide: Depth16View, keyAt: Double
+            if let f = fused(plan, depth: small, person: person, cutoff: cutoff, video: video, result: result) {
+                result.personUsed = true
+                (guide, keyAt) = f
+            } else {
+                (guide, keyAt) = (keepSubject(small, plan, cutoff: cutoff, video: video),
+                                  subjectCutoff(cutoff, plan, result))
+            }
+            refiner.refine(depth: guide, scale: plan.depthScale, cutoff: keyAt,
                            video: video, pool: pool, threads: threads, into: &mask)
             if refiner.motion.applied && guide.width > 0 && guide.height > 0 {
                 result.cameraMoving = true
@@ -207,7 +260,7 @@ public final class DepthMatter {
     /// - depth: nil when there is no depth (the video passes through, matte = 1).
     /// - background: a picture in the output's format, any size, placed by aspect fill;
     ///   nil = `plan.backgroundARGB`.
-    public func process(plan: MattePlan, video: RGBImageView?, depth: Depth16View?,
+    public func process(plan: MattePlan, video: RGBImageView?, depth: Depth16View?, person: Gray8View? = nil,
                         background: RGBImageView?, output: RGBImageView, faces: [Box]) -> MatteResult {
         let W = output.width, H = output.height
         let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false
@@ -219,18 +272,26 @@ public final class DepthMatter {
         var result = locked.result
         result.cutoff = locked.cutoff
 
-        if keyed, let depth, let video {
-            makeMatte(plan, depth: depth, video: video, cutoff: locked.cutoff, reduced: locked.reduced,
-                      threads: threads, result: &result)
+        // the person probability alone: person-prior=alone, or a person pad
+        // without depth (a colour camera and the model)
+        let alone = video != nil && person != nil && plan.person != .ignore
+            && plan.cutoff.focusMask == nil && (plan.person == .alone || !keyed)
+        if alone, let person {
+            refiner.reset()
+            personAlone(person)
+            result.personUsed = true
+        } else if keyed, let depth, let video {
+            makeMatte(plan, depth: depth, person: person, video: video, cutoff: locked.cutoff,
+                      reduced: locked.reduced, threads: threads, result: &result)
         } else {
             // no depth: matte 1 everywhere (unkeyed pass-through); no colour: matte 0
             onePlane[0, 0] = video == nil ? 0 : 1
         }
-        let prepared = keyed ? mask : onePlane
+        let prepared = alone ? alonePlane : keyed ? mask : onePlane
 
         let color = ARGBColor(argb: plan.backgroundARGB)
         // step 3's colour detail: only where this frame's matte is the guided filter's
-        let detailed = guided && refiner.tuning.colourDetail
+        let detailed = guided && !alone && refiner.tuning.colourDetail
         let covered = compositor.run(matte: prepared, detail: detailed ? refiner.detail : nil,
                                      video: video, background: background, color: color,
                                      output: output, mode: plan.output, pool: pool, threads: threads)

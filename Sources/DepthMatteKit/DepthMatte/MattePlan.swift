@@ -30,6 +30,20 @@ public struct MattePlan: Equatable {
     public let backgroundARGB: UInt32
     /// Worker threads for the full-resolution pass: 0 = one per core.
     public let threads: Int
+    /// How a person probability, when the frame has one, takes part.
+    public let person: PersonPrior
+}
+
+/// How the person pad's probability takes part in the matte (the element's
+/// `person-prior` property; `PersonFusion`).
+public enum PersonPrior: Int32, CaseIterable, Sendable {
+    /// It decides which depth pieces are the person (refine=guided|none in
+    /// the threshold modes).
+    case fuse = 0
+    /// The probability alone is the matte (no depth decision).
+    case alone = 1
+    /// Depth only, as without the pad.
+    case ignore = 2
 }
 
 /// Where the matte's threshold comes from on a frame.
@@ -164,7 +178,7 @@ extension DepthMatteSettings {
                          effect: EffectPlan(effect: output == .composite ? backgroundEffect : .none,
                                             radius: effectRadius, growth: effectGrowth),
                          depthScale: depthScale, frameDuration: frameDuration,
-                         backgroundARGB: backgroundARGB, threads: threads)
+                         backgroundARGB: backgroundARGB, threads: threads, person: personPrior)
     }
 
     /// Where the threshold comes from in `mode`.

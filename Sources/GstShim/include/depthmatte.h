@@ -15,6 +15,7 @@ typedef enum { DM_LOCK_ROBUST = 0, DM_LOCK_ORIGINAL = 1 } DMLockStrategy;
 typedef enum { DM_REFINE_GUIDED = 0, DM_REFINE_ORIGINAL = 1, DM_REFINE_NONE = 2 } DMRefine;
 typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2,
   DM_OUTPUT_DEPTH = 3 } DMOutput;
+typedef enum { DM_PERSON_FUSE = 0, DM_PERSON_ALONE = 1, DM_PERSON_IGNORE = 2 } DMPersonPrior;
 typedef enum { DM_EFFECT_NONE = 0, DM_EFFECT_DESATURATE = 1, DM_EFFECT_COMIC = 2,
   DM_EFFECT_BLUR = 3 } DMBackgroundEffect;
 
@@ -45,6 +46,8 @@ typedef struct {
   int32_t n_faces;
   int32_t depth_eight_bit;     /* 1: the depth input is GRAY8 (normalised map) */
   int32_t depth_big_endian;    /* 1: the depth input is GRAY16_BE */
+  DMGrayImage person;          /* GRAY8 person probability (255 = person), any size */
+  int32_t has_person;          /* 0: no person frame for this output (depth only) */
 } DMDepthMatteFrame;
 
 typedef struct {
@@ -57,6 +60,7 @@ typedef struct {
   int32_t camera_moving;  /* refine=guided: the temporal state followed one shift of the picture */
   double camera_shift_x;  /* that shift, video pixels since the last frame (0 when not moving) */
   double camera_shift_y;
+  int32_t person_used;    /* the person probability took part in this frame's matte */
 } DMDepthMatteResult;
 
 void *dm_depthmatte_new(void);

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/// The learned person prior fused with depth: the probability decides which
+/// depth pieces are the person; depth and colour still give the edge.
+///
+/// A person probability (the `person` pad: GRAY8, 255 = person, any size,
+/// covering the whole frame) is sampled at the depth grid the matte is made
+/// from (bilinear, at each cell's centre). Then:
+///
+///  1. **Person blobs**: 8-connected regions of probability >= `claim`,
+///     smaller than `minBlob` of the grid dropped as speckle. With subject
+///     seeds from the lock (the face box, or the tracked or nearest body, and
+///     the bodies that moved nearer than the cutoff), a blob holding a seed
+///     is the subject and another blob stays when its
+///     median reading is at most `behind` past the cutoff (a bystander level
+///     with or in front of the subject stays, one well behind it is
+///     background). Without seeds every blob stays: the prior found a
+///     person the lock did not.
+///  2. **Depth pieces**: 4-neighbours with readings join when their depths
+///     differ by less than `step` (3 cm + 1 cm per m², as a structured-light
+///     sensor's noise grows with the square of the distance).
+///  3. **Claims**: a piece with at least `pieceKeep` of its readings in a
+///     kept blob is the person as a whole, also where the probability missed
+///     part of it (a held object, a sleeve), within `reach` of a kept blob;
+///     a piece with less than `pieceReject` of its readings in a kept blob,
+///     whose claimed readings are also under `rejectShare` of the kept blobs'
+///     area, is not the person at all (a pillar, branches or a chair back the
+///     probability bled onto); in between, each reading follows the
+///     probability.
+///  4. **Holes** (no reading) follow the probability: hair and dark cloth the
+///     depth camera does not see stay where the model sees a person.
+///
+/// The result is a depth map for the refiner: kept readings keep their depth,
+/// kept holes take the kept readings' median, everything else is written
+/// far (65535), and `cutoff` lies just behind the farthest kept reading.
+///
+/// Cost: a few passes over the grid (about 320 x 240); arrays kept between
+/// frames, no allocation per frame once the sizes are stable.
+public struct PersonFusion {
+    public struct Tuning: Equatable {
+        /// Probability at or above which a cell is the person's.
+        public var claim: Float = 0.5
+        /// Blobs smaller than this share of the grid are speckle.
+        public var minBlob: Double = 0.001
+        /// Metres past the cutoff a second person blob's median may lie.
+        public var behind: Double = 0.5
+        /// Depth step within a piece: `stepBase` + `stepGain` · d² metres.
+        public var stepBase: Double = 0.03
+        public var stepGain: Double = 0.01
+        /// Share of a piece's readings in kept blobs that claims it whole.
+        public var pieceKeep: Double = 0.5
+        /// Below this share a piece is rejected whole (with `rejectShare`).
+        public var pieceReject: Double = 0.2
+        /// A rejected piece's claimed readings are fewer than this share of
+        /// the kept blobs' cells (a body merged with the wall behind it is
+        /// never rejected: its readings are most of the blob).
+        public var rejectShare: Double = 0.15
+        /// How far (share of the grid's width) a claimed piece reaches past
+        /// its blob.
+        public var reach: Double = 0.04
+        /// Share of the lock's seed cells that must lie in kept blobs for
+        /// the model to have found the subject; below it the depth-only
+        /// subject joins the fused guide (`join`).
+        public var seedsFound: Double = 0.5
+        public init() {}
+    }
+
+    public var tuning = Tuning()
+    /// Cells kept on the last frame (readings and holes).
+    public private(set) var keptCount = 0
+    /// Metres: the cutoff the refiner keys the last frame's guide at (0:
+    /// nothing kept).
+    public private(set) var cutoff = 0.0
+    /// Share of the last frame's seed cells inside kept blobs (1 without
+    /// seeds).
+    public private(set) var seedCoverage = 1.0
+    /// The last frame had seeds of a body that moved (the lock's movers).
+    public private(set) var movingSeeds = false
+    /// The model missed the locked subject on the last frame: under
+    /// `seedsFound` of its seed cells lie in kept blobs, and either the
+    /// model sees a person elsewhere or the subject moved (in an empty room
+    /// the lock may still seed a still jacket on a chair, which the model
+    /// rightly sees no person in).
+    public var missedSubject: Bool {
+        seedCoverage < tuning.seedsFound && (keptArea > 0 || movingSeeds)
+    }
+    /// The farthest kept reading of the last frame (depth units).
+    private var maxKept: UInt16 = 0
+    /// Cells in kept blobs on the last frame.
+    private var keptArea = 0
+
+    private var prob: [Float] = []
+    private var blobParent: [Int32] = []
+    private var pieceParent: [Int32] = []
+    private var blobArea: [Int32] = []
+    private var blobKept: [UInt8] = []
+    private var blobHist: [Int32] = []
+    private var pieceCount: [Int32] = []
+    private var pieceClaimed: [Int32] = []
+    /// Per piece root: the sum of its claimed readings (depth units).
+    private var pieceClaimedSum: [Double] = []
+    private var claimed: [UInt8] = []
+    private var near: [Int32] = []
+    private var keptHist: [Int32] = []
+    private var rowAny: [Int32] = []
+    private var prefix: [Int32] = []
+    private let out = DepthBuffer()
+
+    /// Depth histogram bins: 5 cm up to 12.8 m.
+    private static let binWidth = 0.05
+    private static let bins = 256
+
+    public init() {}
+
+    /// The probability sampled at a `w` x `h` grid into `into` (0...1).
+    public static func sample(_ p: Gray8View, width w: Int, height h: Int, into prob: inout [Float]) {
+        if prob.count < w * h { prob = [Float](repeating: 0, count: w * h) }
+        guard p.width > 0, p.height > 0 else {
+            for i in 0..<(w * h) { prob[i] = 0 }
+            return
+        }
+        let sx = Double(p.width) / Double(w), sy = Double(p.height) / Double(h)
+        prob.withUnsafeMutableBufferPointer { o in
+            for y in 0..<h {
+                let fy = max(0, min(Double(p.height - 1), (Double(y) + 0.5) * sy - 0.5))
+                let y0 = Int(fy), y1 = min(y0 + 1, p.height - 1)
+                let wy = Float(fy - Double(y0))
+                let r0 = p.row(y0), r1 = p.row(y1)
+                for x in 0..<w {
+                    let fx = max(0, min(Double(p.width - 1), (Double(x) + 0.5) * sx - 0.5))
+                    let x0 = Int(fx), x1 = min(x0 + 1, p.width - 1)
+                    let wx = Float(fx - Double(x0))
+                    let top = Float(r0[x0]) * (1 - wx) + Float(r0[x1]) * wx
+                    let bottom = Float(r1[x0]) * (1 - wx) + Float(r1[x1]) * wx
+                    o[y * w + x] = (top * (1 - wy) + bottom * wy) / 255
+                }
+            }
+        }
+    }
+
+    /// The guide depth for the refiner (see the type's description); `seeds`
+    /// (w x h, nonzero = the subject) nil when the lock has none.
+    public mutating func apply(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
+                               seeds: [UInt8]?) -> Depth16View {
+        let w = depth.width, h = depth.height, n = w * h
+        keptCount = 0
+        cutoff = 0
+        seedCoverage = 1
+        movingSeeds = false
+        keptArea = 0
+        maxKept = 0
+        guard n > 0, scale > 0 else { return depth }
+        reserve(n)
+        PersonFusion.sample(person, width: w, height: h, into: &prob)
+        let t = tuning
+        let nBlobs = labelBlobs(w, h, claim: t.claim)
+        keepBlobs(depth, scale: scale, nBlobs: nBlobs, seeds: seeds, lockCutoff: lockCutoff, n: n)
+        keptArea = markClaimed(n)
+        labelPieces(depth, scale: scale)
+        dilateClaimed(w, h, radius: max(1, Int((t.reach * Double(w)).rounded())))
+        return writeGuide(depth, scale: scale, keptArea: keptArea)
+    }
+
+    private mutating func reserve(_ n: Int) {
+        if blobParent.count < n {
+            blobParent = [Int32](repeating: 0, count: n)
+            pieceParent = [Int32](repeating: 0, count: n)
+            blobArea = [Int32](repeating: 0, count: n)
+            pieceCount = [Int32](repeating: 0, count: n)
+            pieceClaimed = [Int32](repeating: 0, count: n)
+            pieceClaimedSum = [Double](repeating: 0, count: n)
+            claimed = [UInt8](repeating: 0, count: n)
+            near = [Int32](repeating: 0, count: n)
+        }
+        out.reserve(n)
+    }
+
+    /// 1a: 8-connected blobs of cells >= claim (`blobParent`: the root, or -1);
+    /// returns the number of cells labelled.
+    private mutating func labelBlobs(_ w: Int, _ h: Int, claim: Float) -> Int {
+        var cells = 0
+        prob.withUnsafeBufferPointer { pr in
+            blobParent.withUnsafeMutableBufferPointer { par in
+                let uf = UnionFind(parent: par.baseAddress!)
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let i = y * w + x
+                        guard pr[i] >= claim else { par[i] = -1; continue }
+                        par[i] = Int32(i)
+                        cells += 1
+                        if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
+                        if y > 0 {
+                            let up = i - w
+                            if par[up] >= 0 { uf.union(Int32(i), Int32(up)) }
+                            if x > 0 && par[up - 1] >= 0 { uf.union(Int32(i), Int32(up - 1)) }
+                            if x + 1 < w && par[up + 1] >= 0 { uf.union(Int32(i), Int32(up + 1)) }
+                        }
+                    }
+                }
+                for i in 0..<(w * h) where par[i] >= 0 { par[i] = uf.find(Int32(i)) }
+            }
+        }
+        return cells
+    }
+
+    /// 1b: which blobs stay (`blobKept` indexed by root).
+    private mutating func keepBlobs(_ depth: Depth16View, scale: Double, nBlobs: Int, seeds: [UInt8]?,
+                                    lockCutoff: Double, n: Int) {
+        let w = depth.width, h = depth.height
+        if blobKept.count < n { blobKept = [UInt8](repeating: 0, count: n) }
+        // per root: area, seeded (bit 1), and a depth histogram for the
+        // largest blobs only (a slot per root, up to 16)
+        var slots = [Int32](repeating: -1, count: 0)
+        for i in 0..<n { blobArea[i] = 0; blobKept[i] = 0 }
+        for i in 0..<n where blobParent[i] >= 0 { blobArea[Int(blobParent[i])] += 1 }
+        let minArea = Int32(max(1.0, tuning.minBlob * Double(n)))
+        var haveSeed = false
+        var seedCells = 0, covered = 0
+        if let seeds {
+            for i in 0..<min(n, seeds.count) where seeds[i] != 0 {
+                seedCells += 1
+                if seeds[i] & 2 != 0 { movingSeeds = true }
+                let r = blobParent[i]
+                if r >= 0 && blobArea[Int(r)] >= Int32(max(1.0, tuning.minBlob * Double(n))) {
+                    blobKept[Int(r)] |= 2; haveSeed = true; covered += 1
+                }
+            }
+        }
+        seedCoverage = seedCells > 0 ? Double(covered) / Double(seedCells) : 1
+        for i in 0..<n where blobParent[i] == Int32(i) && blobArea[i] >= minArea {
+            if !haveSeed || blobKept[i] & 2 != 0 { blobKept[i] |= 1 } else { slots.append(Int32(i)) }
+        }
+        guard !slots.isEmpty else { return }
+        // other blobs: kept when their median reading is at most `behind`
+        // past the cutoff
+        if slots.count > 16 { slots.sort { blobArea[Int($0)] > blobArea[Int($1)] }; slots.removeLast(slots.count - 16) }
+        let bins = PersonFusion.bins
+        if blobHist.count < 16 * bins { blobHist = [Int32](repeating: 0, count: 16 * bins) }
+        for i in 0..<(16 * bins) { blobHist[i] = 0 }
+        var slotOf = [Int32: Int](minimumCapacity: slots.count)
+        for (k, r) in slots.enumerated() { slotOf[r] = k }
+        let perBin = 1 / (PersonFusion.binWidth / scale)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                let r = blobParent[i]
+                guard r >= 0, let k = slotOf[r] else { continue }
+                let v = depth.at(x, y)
+                if v == 0 { continue }
+                blobHist[k * bins + min(bins - 1, Int(Double(v) * perBin))] += 1
+            }
+        }
+        let limit = lockCutoff + tuning.behind
+        for (k, r) in slots.enumerated() {
+            var total: Int32 = 0
+            for b in 0..<bins { total += blobHist[k * bins + b] }
+            if total == 0 { continue }
+            var acc: Int32 = 0, b = 0
+            while b < bins { acc += blobHist[k * bins + b]; if 2 * acc >= total { break }; b += 1 }
+            if (Double(b) + 0.5) * PersonFusion.binWidth <= limit { blobKept[Int(r)] |= 1 }
+        }
+    }
+
+    /// `claimed`: cells in kept blobs; returns their number.
+    private mutating func markClaimed(_ n: Int) -> Int {
+        var area = 0
+        for i in 0..<n {
+            let r = blobParent[i]
+            let c: UInt8 = r >= 0 && blobKept[Int(r)] & 1 != 0 ? 1 : 0
+            claimed[i] = c
+            area += Int(c)
+        }
+        return area
+    }
+
+    /// 2: depth pieces (`pieceParent`: root, -1 for holes) with their
+    /// reading and claimed counts at the root.
+    private mutating func labelPieces(_ depth: Depth16View, scale: Double) {
+        let w = depth.width, h = depth.height
+        let base = tuning.stepBase, gain = tuning.stepGain
+        pieceParent.withUnsafeMutableBufferPointer { par in
+            let uf = UnionFind(parent: par.baseAddress!)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    let v = depth.at(x, y)
+                    guard v != 0 else { par[i] = -1; continue }
+                    par[i] = Int32(i)
+                    let d = Double(v) * scale
+                    let step = (base + gain * d * d) / scale
+                    if x > 0 && par[i - 1] >= 0 && abs(Double(depth.at(x - 1, y)) - Double(v)) < step {
+                        uf.union(Int32(i), Int32(i - 1))
+                    }
+                    if y > 0 && par[i - w] >= 0 && abs(Double(depth.at(x, y - 1)) - Double(v)) < step {
+                        uf.union(Int32(i), Int32(i - w))
+                    }
+                }
+            }
+            for i in 0..<(w * h) {
+                pieceCount[i] = 0
+                pieceClaimed[i] = 0
+                pieceClaimedSum[i] = 0
+            }
+            for i in 0..<(w * h) where par[i] >= 0 {
+                let r = Int(uf.find(Int32(i)))
+                par[i] = Int32(r)
+                pieceCount[r] += 1
+                if claimed[i] != 0 {
+                    pieceClaimed[r] += 1
+                    pieceClaimedSum[r] += Double(depth.at(i % w, i / w))
+                }
+            }
+        }
+    }
+
+    /// `near`: nonzero where a claimed cell lies within `radius` (a square).
+    private mutating func dilateClaimed(_ w: Int, _ h: Int, radius r: Int) {
+        // rows by prefix sums, then columns
+        if rowAny.count < w * h { rowAny = [Int32](repeating: 0, count: w * h) }
+        if prefix.count < max(w, h) + 1 { prefix = [Int32](repeating: 0, count: max(w, h) + 1) }
+        for y in 0..<h {
+            prefix[0] = 0
+            for x in 0..<w { prefix[x + 1] = prefix[x] + Int32(claimed[y * w + x]) }
+            for x in 0..<w { rowAny[y * w + x] = prefix[min(w, x + r + 1)] - prefix[max(0, x - r)] }
+        }
+        for x in 0..<w {
+            prefix[0] = 0
+            for y in 0..<h { prefix[y + 1] = prefix[y] + (rowAny[y * w + x] > 0 ? 1 : 0) }
+            for y in 0..<h { near[y * w + x] = prefix[min(h, y + r + 1)] - prefix[max(0, y - r)] }
+        }
+    }
+
+    /// 3-4 and the guide.
+    private mutating func writeGuide(_ depth: Depth16View, scale: Double, keptArea: Int) -> Depth16View {
+        let w = depth.width, h = depth.height
+        let t = tuning
+        let o = out.base
+        let rejectBelow = Int32(t.rejectShare * Double(keptArea))
+        var kept = 0
+        var maxKept: UInt16 = 0
+        if keptHist.count < PersonFusion.bins { keptHist = [Int32](repeating: 0, count: PersonFusion.bins) }
+        for b in 0..<PersonFusion.bins { keptHist[b] = 0 }
+        let perBin = 1 / (PersonFusion.binWidth / scale)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                let v = depth.at(x, y)
+                var keep = claimed[i] != 0
+                if v != 0 {
+                    let r = Int(pieceParent[i])
+                    let count = Double(pieceCount[r]), share = Double(pieceClaimed[r]) / max(count, 1)
+                    if share >= t.pieceKeep {
+                        // what the probability missed of a claimed piece:
+                        // near its blob and not behind the claimed part
+                        // (a held object or a forearm is in front of the
+                        // body; a chair back joined to a shoulder is behind)
+                        keep = keep || (near[i] > 0
+                            && Double(v) * Double(pieceClaimed[r]) <= pieceClaimedSum[r])
+                    } else if share < t.pieceReject && pieceClaimed[r] < rejectBelow {
+                        keep = false
+                    }
+                }
+                if keep {
+                    kept += 1
+                    if v != 0 {
+                        maxKept = max(maxKept, v)
+                        keptHist[min(PersonFusion.bins - 1, Int(Double(v) * perBin))] += 1
+                    }
+                    o[i] = v.littleEndian   // holes (0) are filled below
+                } else {
+                    o[i] = UInt16(65535).littleEndian
+                }
+            }
+        }
+        keptCount = kept
+        guard kept > 0 else { cutoff = 0; return out.view(width: w, height: h) }
+        // kept holes: the kept readings' median (a person without any
+        // reading: the lock's cutoff)
+        var total: Int32 = 0
+        for b in 0..<PersonFusion.bins { total += keptHist[b] }
+        var fill: UInt16
+        if total > 0 {
+            var acc: Int32 = 0, b = 0
+            while b < PersonFusion.bins { acc += keptHist[b]; if 2 * acc >= total { break }; b += 1 }
+            fill = UInt16(clamping: Int((Double(b) + 0.5) * PersonFusion.binWidth / scale))
+            fill = min(max(fill, 1), maxKept)
+        } else {
+            fill = UInt16(clamping: max(1, Int(1.0 / scale)))
+            maxKept = fill
+        }
+        for i in 0..<(w * h) where o[i] == 0 { o[i] = fill }
+        cutoff = Double(maxKept) * scale + 0.01
+        self.maxKept = maxKept
+        return out.view(width: w, height: h)
+    }
+
+    /// The last guide joined with the depth-only subject (`subject`, the
+    /// subject segmentation's map, keyed at `subjectCutoff` metres), for a
+    /// frame in which the model missed the locked subject (`missedSubject`:
+    /// a person far off, or seen from straight above), so the fused matte
+    /// keeps what depth alone keeps of them.
+    public mutating func join(subject: Depth16View, scale: Double, subjectCutoff: Double) -> Depth16View {
+        let w = subject.width, h = subject.height
+        guard w * h > 0, out.count >= w * h, subjectCutoff > 0 else { return out.view(width: w, height: h) }
+        let o = out.base
+        let limit = subjectCutoff / scale
+        let far = UInt16(65535).littleEndian
+        var maxKept = self.maxKept
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                guard o[i] == far else { continue }
+                let v = subject.at(x, y)
+                if v != 0 && Double(v) <= limit {
+                    o[i] = v.littleEndian
+                    maxKept = max(maxKept, v)
+                    keptCount += 1
+                }
+            }
+        }
+        self.maxKept = maxKept
+        if maxKept > 0 { cutoff = Double(maxKept) * scale + 0.01 }
+        return out.view(width: w, height: h)
+    }
+}
