@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+import XCTest
+import DepthMatteKit
+
+/// A GRAY8 person probability in an owned buffer (255 = person).
+final class TestProbability {
+    let width: Int, height: Int
+    var bytes: [UInt8]
+    init(width: Int, height: Int) {
+        self.width = width; self.height = height
+        bytes = [UInt8](repeating: 0, count: width * height)
+    }
+    func fill(x0: Int, y0: Int, x1: Int, y1: Int, _ v: UInt8 = 255) {
+        for y in y0..<y1 { for x in x0..<x1 { bytes[y * width + x] = v } }
+    }
+    func withView<R>(_ body: (Gray8View) -> R) -> R {
+        bytes.withUnsafeMutableBufferPointer { b in
+            body(Gray8View(base: b.baseAddress!, width: width, height: height, stride: width))
+        }
+    }
+}
+
+/// The person prior's rules (PersonFusion.swift), each on a 160x90 depth
+/// grid with a probability at the same size (unless said), read back from
+/// the guide the refiner is given: kept readings keep their depth, the rest
+/// is written far (65535).
+final class PersonFusionTests: XCTestCase {
+    static let W = 160, H = 90
+    static let far: UInt16 = 65535
+
+    /// A wall at 3 m, the person (head at 1 m, torso at 1.06 m) in front.
+    static func scene() -> TestDepth {
+        let d = TestDepth(width: W, height: H, fill: 3000)
+        SubjectSegmentationTests.person(into: d, face: 1000)
+        return d
+    }
+
+    /// The probability of the person of `scene` (head and torso).
+    static func personProbability(dx: Int = 0) -> TestProbability {
+        let p = TestProbability(width: W, height: H)
+        p.fill(x0: 55 + dx, y0: 32, x1: 105 + dx, y1: 90)
+        p.fill(x0: 70 + dx, y0: 10, x1: 90 + dx, y1: 32)
+        return p
+    }
+
+    /// Seeds on the head (as the lock writes them for a face box).
+    static func headSeeds() -> [UInt8] {
+        var s = [UInt8](repeating: 0, count: W * H)
+        for y in 15..<27 { for x in 75..<85 { s[y * W + x] = 1 } }
+        return s
+    }
+
+    static func run(_ d: TestDepth, _ p: TestProbability, cutoff: Double = 1.25, seeds: [UInt8]? = headSeeds(),
+                    fusion: inout PersonFusion) -> (guide: [UInt16], cutoff: Double) {
+        let g = p.withView { fusion.apply(depth: d.view, scale: 0.001, person: $0, cutoff: cutoff, seeds: seeds) }
+        var out = [UInt16](repeating: 0, count: W * H)
+        for y in 0..<H { for x in 0..<W { out[y * W + x] = g.at(x, y) } }
+        return (out, fusion.cutoff)
+    }
+
+    static func kept(_ g: [UInt16], _ x: Int, _ y: Int) -> Bool { g[y * W + x] != far }
+
+    func testThePersonIsKeptAndTheWallIsNot() {
+        var f = PersonFusion()
+        let r = Self.run(Self.scene(), Self.personProbability(), fusion: &f)
+        XCTAssertEqual(r.guide[20 * Self.W + 80], 1000, "head keeps its depth")
+        XCTAssertEqual(r.guide[60 * Self.W + 80], 1060, "torso keeps its depth")
+        XCTAssertFalse(Self.kept(r.guide, 10, 10), "wall")
+        XCTAssertEqual(r.cutoff, 1.07, accuracy: 0.001, "just behind the farthest kept reading")
+    }
+
+    func testABodyPartTheModelMissedIsKeptWithItsPiece() {
+        // the chest at the head's depth, nearer than the cutoff, but the
+        // probability covers only the head and the upper chest: the chest
+        // is one depth piece, mostly claimed
+        let d = Self.scene()
+        let p = TestProbability(width: Self.W, height: Self.H)
+        p.fill(x0: 70, y0: 10, x1: 90, y1: 32)
+        p.fill(x0: 55, y0: 32, x1: 105, y1: 75)
+        var f = PersonFusion()
+        let r = Self.run(d, p, fusion: &f)
+        XCTAssertTrue(Self.kept(r.guide, 80, 80), "the chest below the model's mask, within reach, same piece")
+        XCTAssertTrue(Self.kept(r.guide, 56, 80), "its corner")
+        XCTAssertFalse(Self.kept(r.guide, 80, 88), "13 cells below the mask: past the reach (4 % of 160)")
+    }
+
+    func testAChairBackJoinedToTheShoulderInDepthIsNotTakenWithIt() {
+        // a chair back at the right whose depth runs smoothly from the torso
+        // (1.06 m) to 1.2 m: one depth piece with the body, behind it
+        let d = Self.scene()
+        for y in 40..<90 { for x in 105..<125 { d[x, y] = UInt16(1060 + (x - 104) * 7) } }
+        var f = PersonFusion()
+        let r = Self.run(d, Self.personProbability(), fusion: &f)
+        XCTAssertTrue(Self.kept(r.guide, 100, 60), "torso")
+        XCTAssertFalse(Self.kept(r.guide, 112, 60), "the chair back behind the shoulder, within reach")
+    }
+
+    func testAHeldObjectInFrontOfTheBodyIsKept() {
+        // a box held at 0.9 m joined in depth to the torso (a ramp at its
+        // edge), which the model does not see
+        let d = Self.scene()
+        for y in 50..<70 { for x in 48..<58 { d[x, y] = UInt16(900 + max(0, x - 50) * 20) } }
+        var f = PersonFusion()
+        let r = Self.run(d, Self.personProbability(), fusion: &f)
+        XCTAssertTrue(Self.kept(r.guide, 50, 60), "the held box, in front, same piece")
+    }
+
+    func testAPillarTheProbabilityBledOntoIsRejectedWhole() {
+        // a pillar at the person's depth beside them, apart in depth from
+        // the torso by the wall between; the probability bleeds 3 px onto it
+        let d = Self.scene()
+        d.fill(x0: 5, y0: 0, x1: 50, y1: 90, 1050)
+        let p = Self.personProbability()
+        p.fill(x0: 47, y0: 32, x1: 50, y1: 90)
+        var f = PersonFusion()
+        let r = Self.run(d, p, fusion: &f)
+        XCTAssertFalse(Self.kept(r.guide, 48, 60), "the bled strip goes with its pillar")
+        XCTAssertFalse(Self.kept(r.guide, 20, 60), "the pillar")
+        XCTAssertTrue(Self.kept(r.guide, 60, 60), "the person")
+    }
+
+    func testAMixedPieceFollowsTheProbabilityPerPixel() {
+        // the person leaning on a wall at their own depth: one depth piece
+        // that is a third person; each reading follows the probability
+        let d = TestDepth(width: Self.W, height: Self.H, fill: 1060)
+        let p = Self.personProbability()
+        p.fill(x0: 0, y0: 0, x1: 160, y1: 8)  // two thirds of the piece stay unclaimed
+        var f = PersonFusion()
+        let r = Self.run(d, p, fusion: &f)
+        XCTAssertTrue(Self.kept(r.guide, 80, 60), "the person part")
+        XCTAssertFalse(Self.kept(r.guide, 20, 60), "the wall part")
+    }
+
+    func testHolesTheModelSeesAsPersonAreKeptAtTheKeptMedian() {
+        // dark hair with no readings on top of the head
+        let d = Self.scene()
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 16, 0)
+        d.fill(x0: 20, y0: 10, x1: 30, y1: 16, 0)
+        var f = PersonFusion()
+        let r = Self.run(d, Self.personProbability(), fusion: &f)
+        let hole = r.guide[12 * Self.W + 80]
+        XCTAssertTrue((1000...1060).contains(hole), "a person hole takes a depth among the kept readings: \(hole)")
+        XCTAssertFalse(Self.kept(r.guide, 25, 12), "a hole in the wall stays out")
+    }
+
+    func testTheLockPicksWhichPersonAndABystanderFarBehindIsDropped() {
+        let d = Self.scene()
+        d.fill(x0: 130, y0: 20, x1: 150, y1: 80, 2500)   // a person 1.5 m behind the subject
+        d.fill(x0: 10, y0: 20, x1: 30, y1: 80, 1100)     // a person level with the subject
+        let p = Self.personProbability()
+        p.fill(x0: 130, y0: 20, x1: 150, y1: 80)
+        p.fill(x0: 10, y0: 20, x1: 30, y1: 80)
+        var f = PersonFusion()
+        let r = Self.run(d, p, fusion: &f)
+        XCTAssertTrue(Self.kept(r.guide, 80, 20), "the seeded subject")
+        XCTAssertTrue(Self.kept(r.guide, 20, 50), "a bystander level with the subject")
+        XCTAssertFalse(Self.kept(r.guide, 140, 50), "a bystander far behind the cutoff")
+        // without seeds (the lock found nobody) every person the model sees stays
+        var g = PersonFusion()
+        let all = Self.run(d, p, seeds: nil, fusion: &g)
+        XCTAssertTrue(Self.kept(all.guide, 140, 50))
+    }
+
+    func testSpeckleBlobsAreDropped() {
+        let d = Self.scene()
+        d.fill(x0: 140, y0: 5, x1: 143, y1: 8, 1000)
+        let p = Self.personProbability()
+        p.fill(x0: 140, y0: 5, x1: 143, y1: 8)
+        var f = PersonFusion()
+        let r = Self.run(d, p, seeds: nil, fusion: &f)
+        XCTAssertFalse(Self.kept(r.guide, 141, 6), "9 cells are under 0.1 % of the grid... of 14,400: kept only above 14")
+        XCTAssertTrue(Self.kept(r.guide, 80, 20))
+    }
+
+    func testAnEmptyProbabilityKeepsNothing() {
+        var f = PersonFusion()
+        let r = Self.run(Self.scene(), TestProbability(width: Self.W, height: Self.H), seeds: nil, fusion: &f)
+        XCTAssertEqual(f.keptCount, 0)
+        XCTAssertEqual(r.cutoff, 0)
+        XCTAssertFalse(r.guide.contains { $0 != Self.far })
+    }
+
+    func testTheProbabilityIsSampledAtTheGridFromAnySize() {
+        // a 256x144 probability over the whole frame (the landscape model's
+        // size) rising by one level per column: cell x's centre lies at
+        // (x + 0.5) * 1.6 - 0.5 columns
+        let p = TestProbability(width: 256, height: 144)
+        for y in 0..<144 { for x in 0..<256 { p.bytes[y * 256 + x] = UInt8(x) } }
+        var prob: [Float] = []
+        p.withView { PersonFusion.sample($0, width: 160, height: 90, into: &prob) }
+        for x in [0, 1, 37, 80, 158] {
+            XCTAssertEqual(prob[45 * 160 + x], Float((Double(x) + 0.5) * 1.6 - 0.5) / 255, accuracy: 1e-5, "cell \(x)")
+        }
+    }
+
+    func testTheDepthOnlySubjectJoinsWhenTheModelMissedTheMovingSubject() {
+        // the model sees a person at the left only; the lock's seeds are on a
+        // moving body at the right it does not see
+        let d = Self.scene()
+        d.fill(x0: 10, y0: 20, x1: 30, y1: 80, 1100)
+        let p = TestProbability(width: Self.W, height: Self.H)
+        p.fill(x0: 10, y0: 20, x1: 30, y1: 80)
+        var moving = Self.headSeeds()
+        for i in moving.indices where moving[i] != 0 { moving[i] = 3 }
+        var f = PersonFusion()
+        _ = Self.run(d, p, seeds: moving, fusion: &f)
+        XCTAssertTrue(f.missedSubject)
+        // an empty room: no person seen, the seeds on a still body
+        var g = PersonFusion()
+        _ = Self.run(d, TestProbability(width: Self.W, height: Self.H), fusion: &g)
+        XCTAssertFalse(g.missedSubject, "a still body the model sees no person in stays out")
+        // the model sees the subject
+        var h = PersonFusion()
+        _ = Self.run(d, Self.personProbability(), fusion: &h)
+        XCTAssertFalse(h.missedSubject)
+    }
+
+    /// The element's path: a close selfie whose chest reaches the bottom
+    /// edge nearer than the face, with the probability of the whole person:
+    /// the fused matte keeps the chest, and output `person` says so.
+    func testTheKeyerFusesAPersonPlaneAndReportsIt() {
+        let VW = 320, VH = 180
+        let d = TestDepth(width: Self.W, height: Self.H, fill: 1700)
+        d.fill(x0: 70, y0: 5, x1: 90, y1: 40, 330)     // head
+        d.fill(x0: 30, y0: 40, x1: 130, y1: 90, 300)   // chest, nearer, bottom edge
+        let p = TestProbability(width: 64, height: 36)
+        p.fill(x0: 28, y0: 2, x1: 36, y1: 16)
+        p.fill(x0: 12, y0: 16, x1: 52, y1: 36)
+        var s = DepthMatteSettings()
+        s.output = .matte
+        s.threads = 1
+        s.refine = .none
+        let video = TestRGB(width: VW, height: VH, fill: RGBA(120, 120, 120))
+        let out = TestRGB(width: VW, height: VH)
+        let matter = DepthMatter()
+        var r = MatteResult()
+        for _ in 0..<3 {
+            r = p.withView { pv in
+                matter.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, person: pv,
+                               background: nil, output: out.view, faces: [Box(x: 145, y: 15, width: 30, height: 40)])
+            }
+        }
+        XCTAssertTrue(r.personUsed)
+        XCTAssertEqual(out[160, 170].r, 255, "chest at the bottom edge")
+        XCTAssertEqual(out[160, 40].r, 255, "head")
+        XCTAssertEqual(out[10, 10].r, 0, "wall")
+        // person-prior=ignore: the depth-only path, the flag off
+        s.personPrior = .ignore
+        r = p.withView { pv in
+            matter.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, person: pv,
+                           background: nil, output: out.view, faces: [Box(x: 145, y: 15, width: 30, height: 40)])
+        }
+        XCTAssertFalse(r.personUsed)
+        // person-prior=alone: the probability itself, the depth unused
+        s.personPrior = .alone
+        r = p.withView { pv in
+            matter.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, person: pv,
+                           background: nil, output: out.view, faces: [])
+        }
+        XCTAssertTrue(r.personUsed)
+        XCTAssertEqual(out[10, 10].r, 0)
+        XCTAssertEqual(out[160, 150].r, 255)
+        XCTAssertEqual(out[20, 150].r, 0, "left of the probability's torso (x < 60 of 320)")
+    }
+}
