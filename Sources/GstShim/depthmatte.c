@@ -168,7 +168,6 @@ gst_depth_matte_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
   GST_OBJECT_UNLOCK (self);
 
   dm_watch_refused_caps (GST_ELEMENT (self), GST_PAD (pad));
-  GST_INFO_OBJECT (self, "requested the %s pad", name);
 
   /* A depth map or a background picture that ends early is held (its last
    * frame repeats) until the video ends; a person probability is not (the

@@ -8,7 +8,6 @@ pixels passed through untouched; and what a machine without mediapipe sees.
 Needs mediapipe 0.10.14 for /usr/bin/python3, Debian's gst-python loader and
 `$REPO/gst-python` on GST_PLUGIN_PATH (scripts/setup installs the first two,
 scripts/test sets the path). Skipped only when mediapipe is not installed."""
-import contextlib
 import os
 import subprocess
 
@@ -16,7 +15,7 @@ import numpy as np
 import pytest
 from gi.repository import GLib, Gst, GstVideo
 
-from harness import SECOND, make_buffer, pixels, pull_all, rgb_frame
+from harness import SECOND, launch, make_buffer, pixels, pull_all, pygobject_floating_bug, rgb_frame
 
 try:
     import cv2
@@ -50,24 +49,6 @@ def _elements_present():
         if Gst.ElementFactory.find(name) is None:
             pytest.fail(f"{name} not found although mediapipe is installed: is {GST_PYTHON_DIR} on "
                         f"GST_PLUGIN_PATH (scripts/test adds it)? GST_PLUGIN_PATH={os.environ.get('GST_PLUGIN_PATH')}")
-
-
-@contextlib.contextmanager
-def pygobject_floating_bug():
-    """PyGObject 3.42 (Debian 12) sinks the floating reference of a Python-defined
-    element made from C, and GStreamer logs the critical "The created element should
-    be floating" (harmless). conftest.py makes criticals fatal: allow them only while
-    making the pipeline."""
-    old = GLib.log_set_always_fatal(GLib.LogLevelFlags.LEVEL_ERROR)
-    try:
-        yield
-    finally:
-        GLib.log_set_always_fatal(old)
-
-
-def launch(desc):
-    with pygobject_floating_bug():
-        return Gst.parse_launch(desc)
 
 
 def make(factory):

@@ -5,7 +5,6 @@ registered to colour through depthmatte, and errors.
 
 Needs pyrealsense2 and Debian's gst-python loader (scripts/setup installs both)
 and `$REPO/gst-python` on GST_PLUGIN_PATH (scripts/test adds it)."""
-import contextlib
 import json
 import os
 import subprocess
@@ -14,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from gi.repository import GLib, Gst, GstVideo
+from gi.repository import Gst, GstVideo
 
 try:
     import pyrealsense2 as rs
@@ -34,6 +33,7 @@ if Gst.Registry.get().find_plugin("python") is None:
                 allow_module_level=True)
 
 import realsense_fixtures as fx  # noqa: E402
+from harness import launch  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -42,25 +42,6 @@ def _element_present():
         pytest.fail(f"realsensesrc not found although pyrealsense2 and the python loader are installed: "
                     f"is {GST_PYTHON_DIR} on GST_PLUGIN_PATH (scripts/test adds it)? "
                     f"GST_PLUGIN_PATH={os.environ.get('GST_PLUGIN_PATH')}")
-
-
-@contextlib.contextmanager
-def pygobject_floating_bug():
-    """PyGObject 3.42 (Debian 12) sinks the floating reference of a Python-defined
-    element made from C, and GStreamer logs the critical "The created element should be
-    floating, this is probably caused by faulty bindings" (harmless; reference counts
-    are right). conftest.py makes criticals fatal: allow them only while making the
-    pipeline."""
-    old = GLib.log_set_always_fatal(GLib.LogLevelFlags.LEVEL_ERROR)
-    try:
-        yield
-    finally:
-        GLib.log_set_always_fatal(old)
-
-
-def launch(desc):
-    with pygobject_floating_bug():
-        return Gst.parse_launch(desc)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""depthmatte's person pad: a GRAY8 person probability paired with the colour
+by running time, fused with depth (person-prior): negotiated caps, refused
+caps, pixels where the probability overrules the depth cut, the probability
+alone, the element message's `person` field, and a person stream that ends or
+lags leaving the matte to depth with a warning. The last tests run the learned
+elements (mpfacedetect, personmask) on a real TrueDepth selfie read in place."""
+import os
+
+import numpy as np
+import pytest
+from gi.repository import Gst
+
+from harness import SECOND, AppPipeline, appsrc, depth_frame, launch, make_buffer, pixels, pull_all, rgb_frame
+
+W, H = 64, 48            # video
+DW, DH = 32, 24          # depth
+PW, PH = 40, 40          # person probability (its own size, as a model's)
+DUR = SECOND // 30
+
+
+class PersonKeyer(AppPipeline):
+    """appsrc video + depth + person -> depthmatte output=matte -> appsink."""
+
+    def __init__(self, props="", depth=True, person_caps="GRAY8"):
+        desc = (f"depthmatte name=m output=matte refine=none {props} ! video/x-raw,format=RGBA ! "
+                "appsink name=sink sync=false max-buffers=1000 "
+                f"{appsrc('vsrc', 'RGBA', (W, H), '30/1')} ! m.video "
+                f"appsrc name=psrc format=time caps=video/x-raw,format={person_caps},width={PW},height={PH},"
+                "framerate=30/1 ! m.person ")
+        if depth:
+            desc += f"{appsrc('dsrc', 'GRAY16_LE', (DW, DH), '30/1')} ! m.depth "
+        super().__init__(desc)
+        self.m = self.pipeline.get_by_name("m")
+        self.vsrc = self.pipeline.get_by_name("vsrc")
+        self.dsrc = self.pipeline.get_by_name("dsrc")
+        self.psrc = self.pipeline.get_by_name("psrc")
+        self.play()
+
+    def push(self, n, depth_m=None, person=None, person_pts=None):
+        self.vsrc.emit("push-buffer", make_buffer(rgb_frame("RGBA", W, H, (120, 120, 120)), n * DUR, DUR))
+        if depth_m is not None and self.dsrc is not None:
+            self.dsrc.emit("push-buffer", make_buffer(depth_frame(DW, DH, depth_m), n * DUR, DUR))
+        if person is not None:
+            self.psrc.emit("push-buffer", make_buffer(person, n * DUR if person_pts is None else person_pts, DUR))
+
+    def end(self):
+        for s in (self.vsrc, self.dsrc, self.psrc):
+            if s is not None:
+                s.emit("end-of-stream")
+
+
+def scene():
+    """Depth: a subject at 0.8 m in the left third, a pillar at 0.8 m in the
+    right third, the wall at 2 m between; the probability covers the
+    subject only (its own 40x40 grid over the whole frame)."""
+    d = np.full((DH, DW), 2.0)
+    d[:, : DW // 3] = 0.8
+    d[:, 2 * DW // 3:] = 0.8
+    p = np.zeros((PH, PW), np.uint8)
+    p[:, : PW // 3] = 255
+    return d, p
+
+
+def matte(sample):
+    return pixels(sample)[..., 0]
+
+
+def test_person_pad_takes_gray8_of_any_size():
+    templ = Gst.ElementFactory.find("depthmatte").get_static_pad_templates()
+    person = [t for t in templ if t.name_template == "person"]
+    assert len(person) == 1 and person[0].presence == Gst.PadPresence.REQUEST
+    caps = person[0].get_caps()
+    assert caps.get_structure(0).get_value("format") == "GRAY8"
+    k = PersonKeyer("mode=fixed cutoff=1.0")
+    try:
+        d, p = scene()
+        k.push(0, d, p)
+        k.pull_sample()
+        pad = k.m.get_static_pad("person")
+        s = pad.get_current_caps().get_structure(0)
+        assert (s.get_value("format"), s.get_value("width"), s.get_value("height")) == ("GRAY8", PW, PH)
+    finally:
+        k.stop()
+
+
+def test_colour_on_the_person_pad_is_refused_naming_what_it_takes():
+    p = Gst.parse_launch(
+        "depthmatte name=m ! fakesink "
+        f"{appsrc('vsrc', 'RGBA', (W, H), '30/1')} ! m.video "
+        f"{appsrc('psrc', 'RGB', (PW, PH), '30/1')} ! m.person")
+    try:
+        p.set_state(Gst.State.PLAYING)
+        p.get_by_name("psrc").emit("push-buffer", make_buffer(np.zeros((PH, PW, 3), np.uint8), 0, DUR))
+        msg = p.get_bus().timed_pop_filtered(5 * SECOND, Gst.MessageType.ERROR)
+        assert msg is not None, "no error posted"
+        err, debug = msg.parse_error()
+        assert msg.src.get_name() == "m"
+        assert err.matches(Gst.CoreError.quark(), Gst.CoreError.NEGOTIATION)
+        assert "person" in err.message
+        assert "GRAY8" in debug and "RGB" in debug
+    finally:
+        p.set_state(Gst.State.NULL)
+
+
+@pytest.mark.parametrize("prior, pillar", [("fuse", 0), ("ignore", 255)])
+def test_the_probability_decides_which_depth_pieces_are_the_person(prior, pillar):
+    # mode=fixed at 1 m: the depth cut keys subject and pillar alike; the
+    # probability claims the subject's piece only
+    k = PersonKeyer(f"mode=fixed cutoff=1.0 person-prior={prior}")
+    try:
+        d, p = scene()
+        for n in range(3):
+            k.push(n, d, p)
+        for _ in range(3):
+            m = matte(k.pull_sample())
+        assert m[H // 2, 4] == 255, "subject"
+        assert m[H // 2, W // 2] == 0, "wall"
+        assert m[H // 2, W - 4] == pillar, "pillar"
+        msgs = k.messages("depthmatte")
+        assert msgs and all(s.get_value("person") == (prior == "fuse") for s in msgs)
+    finally:
+        k.stop()
+
+
+def test_the_probability_alone_without_depth():
+    # no depth pad: colour and the model key by the probability alone
+    k = PersonKeyer("", depth=False)
+    try:
+        _, p = scene()
+        for n in range(2):
+            k.push(n, None, p)
+        m = matte(k.pull_sample())
+        assert m[H // 2, 4] == 255 and m[H // 2, W - 4] == 0 and m[H // 2, W // 2] == 0
+        assert k.messages("depthmatte")[0].get_value("person") is True
+    finally:
+        k.stop()
+
+
+def test_a_person_stream_that_ends_leaves_depth_only_with_a_warning():
+    k = PersonKeyer("mode=fixed cutoff=1.0")
+    try:
+        d, p = scene()
+        for n in range(40):
+            k.push(n, d, p if n < 3 else None)
+            if n == 2:
+                k.psrc.emit("end-of-stream")
+        k.vsrc.emit("end-of-stream")
+        k.dsrc.emit("end-of-stream")
+        out = pull_all(k.pipeline, timeout=5)
+        assert len(out) == 40, "every colour frame is keyed: nothing freezes"
+        assert matte(out[1])[H // 2, W - 4] == 0, "fused: the pillar is out"
+        assert matte(out[-1])[H // 2, W - 4] == 255, "depth alone: the plain cut keys the pillar"
+        flags, texts = [], []
+        while (msg := k.bus.pop()) is not None:
+            if msg.type == Gst.MessageType.ELEMENT and msg.get_structure().get_name() == "depthmatte":
+                flags.append(msg.get_structure().get_value("person"))
+            elif msg.type == Gst.MessageType.WARNING and msg.src.get_name() == "m":
+                texts.append(msg.parse_warning()[0].message)
+        assert flags[:3] == [True] * 3 and not any(flags[3:])
+        assert "The person input ended: keying by depth alone." in texts, texts
+        assert len([t for t in texts if "person" in t]) == 1, "warned once"
+    finally:
+        k.stop()
+
+
+def test_a_person_frame_of_another_moment_is_not_used():
+    # the probability stamped 300 ms after its colour (beyond the pairing
+    # tolerance of half a frame + 5 ms): never paired, a warning after 0.5 s
+    k = PersonKeyer("mode=fixed cutoff=1.0")
+    try:
+        d, p = scene()
+        for n in range(30):
+            k.push(n, d, p, person_pts=n * DUR + 300 * Gst.MSECOND)
+        k.end()
+        out = pull_all(k.pipeline, timeout=5)
+        assert len(out) == 30
+        flags = [s.get_value("person") for s in k.messages("depthmatte")]
+        # colour frames from 300 ms on meet the person frames of their own time
+        assert not any(flags[:8]) and all(flags[10:]), flags
+    finally:
+        k.stop()
+
+
+# ---- the learned elements on a real selfie -------------------------------------
+
+DATA = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "real-rgbd"))
+SELFIE = os.path.join(DATA, "phone", "fidmaa_selfie_truedepth")
+
+
+def learned_available():
+    return all(Gst.ElementFactory.find(n) is not None for n in ("personmask", "mpfacedetect"))
+
+
+def key_selfie(props="", learned=True):
+    """The selfie (480x640) keyed with output=alpha: the alpha plane."""
+    colour = (f"filesrc location={SELFIE}/color.png ! pngdec ! imagefreeze num-buffers=4 ! videoconvert ! "
+              "video/x-raw,format=RGB ! ")
+    if learned:
+        colour += "mpfacedetect ! tee name=t ! queue ! m.video t. ! queue ! personmask ! m.person "
+    else:
+        colour += "facedetect display=false ! videoconvert ! m.video "
+    desc = (f"depthmatte name=m output=alpha {props} ! video/x-raw,format=RGBA ! appsink name=sink sync=false "
+            f"{colour} filesrc location={SELFIE}/depth.png ! pngdec ! imagefreeze num-buffers=4 ! m.depth")
+    p = launch(desc)
+    p.set_state(Gst.State.PLAYING)
+    try:
+        out = pull_all(p)
+    finally:
+        p.set_state(Gst.State.NULL)
+    assert len(out) == 4
+    return pixels(out[-1])[..., 3]
+
+
+def truth_selfie():
+    p = Gst.parse_launch(f"filesrc location={SELFIE}/mask.png ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 ! "
+                         "appsink name=sink sync=false")
+    p.set_state(Gst.State.PLAYING)
+    try:
+        out = pull_all(p)
+    finally:
+        p.set_state(Gst.State.NULL)
+    return pixels(out[0])[..., 0] >= 128
+
+
+def iou(alpha, truth):
+    a = alpha >= 128
+    return (a & truth).sum() / (a | truth).sum()
+
+
+@pytest.mark.skipif(not os.path.isdir(SELFIE), reason="../shared/real-rgbd is not beside the clone")
+def test_the_learned_pipeline_keeps_the_whole_selfie():
+    if not learned_available():
+        pytest.skip("personmask / mpfacedetect are not registered (mediapipe not installed: scripts/setup)")
+    truth = truth_selfie()
+    fused = iou(key_selfie(), truth)
+    alone = iou(key_selfie("person-prior=alone"), truth)
+    plain = iou(key_selfie("subject-only=false", learned=False), truth)
+    # Apple's matte: the fused matte at least as good as either input
+    assert fused >= 0.98, fused
+    assert fused >= alone - 0.005 and fused >= plain - 0.005, (fused, alone, plain)
