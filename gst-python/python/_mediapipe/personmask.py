@@ -77,6 +77,7 @@ class PersonMask(GstBase.BaseTransform):
         self._out_stride = 0
         self._mask = None
         self._frame = 0
+        self.srcpad.add_probe(Gst.PadProbeType.QUERY_UPSTREAM | Gst.PadProbeType.PULL, self._add_latency)
 
     # ---------------------------------------------------------------- properties
     def do_get_property(self, prop):
@@ -157,6 +158,28 @@ class PersonMask(GstBase.BaseTransform):
         self._mask = None
         self._frame = 0
         return True
+
+    # ---------------------------------------------------------------- latency
+    def _add_latency(self, pad, info):
+        """A live LATENCY query, on its way back downstream, gets one frame
+        added: the model's mask of a frame leaves a few milliseconds after the
+        frame itself, so a live aggregator downstream (depthmatte's person
+        pad) must wait that long to pair the two by time."""
+        query = info.get_query()
+        if query is not None and query.type == Gst.QueryType.LATENCY:
+            live, lo, hi = query.parse_latency()
+            if live:
+                extra = self._frame_duration()
+                query.set_latency(live, lo + extra, hi if hi == Gst.CLOCK_TIME_NONE else hi + extra)
+        return Gst.PadProbeReturn.OK
+
+    def _frame_duration(self):
+        caps = self.sinkpad.get_current_caps()
+        if caps is not None:
+            ok, n, d = caps.get_structure(0).get_fraction("framerate")
+            if ok and n > 0:
+                return Gst.util_uint64_scale_int(Gst.SECOND, d, n)
+        return Gst.SECOND // 30
 
     # ---------------------------------------------------------------- state
     def do_start(self):
