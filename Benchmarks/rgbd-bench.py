@@ -1,20 +1,42 @@
 #!/usr/bin/python3
 """rgbd-bench.py: depthmatte on the real RGB-D recordings in ../shared/real-rgbd.
 
-  Benchmarks/rgbd-bench [--clips a,b] [--settings default,plain] [--out DIR]
+  Benchmarks/rgbd-bench [--clips a,b] [--settings learned,depth,fused,fused-face,plain] [--out DIR]
 
-Every clip is keyed by the built plugin (.build/release) in real pipelines,
-read in place (never copied). Phone portraits go through the stock
-`facedetect` (mode=face); Kinect clips use mode=nearest, their unregistered
-depth through `depthalign` with the clip's corrected calibration (and once
-more with the source's own calibration, to show the Kinect v1 IR/depth offset).
+Every clip is keyed by the built plugin (.build/release) and the learned
+elements (gst-python: personmask, mpfacedetect) in real pipelines, read in
+place (never copied). Phone portraits are keyed with mode=face (the default),
+Kinect clips with mode=nearest, their unregistered depth through
+`depthalign` with the clip's corrected calibration (and once more, depth
+setting only, with the source's own calibration, to show the Kinect v1
+IR/depth offset).
 
-Settings: default; plain (subject-only=false: everything nearer than the
-cutoff, the floor every smarter rule is held to); original (refine=original,
-the iOS sample's chain).
+Settings (--settings; default learned,depth,fused,fused-face,plain):
+  learned     the learned mask alone: mpfacedetect on the colour, personmask
+              into m.person, person-prior=alone (depth still linked)
+  depth       depth only, the default pipeline without a person pad: the
+              stock `facedetect` on the phone portraits, mode=nearest on the
+              video clips ("default" names it too)
+  fused       the learned pipeline with default properties (person-prior=fuse):
+              mpfacedetect instead of the stock facedetect, personmask into
+              m.person; mode=nearest on the video clips, as depth
+  fused-face  fused with mode=face on the video clips (the lock follows
+              mpfacedetect's faces); video clips only (on a phone portrait it
+              is fused)
+  plain       subject-only=false: everything nearer than the cutoff, the floor
+              every smarter rule is held to (stock facedetect, no person pad)
+  original    refine=original, the iOS sample's chain (stock facedetect, no
+              person pad)
+The learned pipeline splits the colour after mpfacedetect (after imagefreeze
+on the portraits), so colour, faces and person probability share timestamps:
+  ... ! videoconvert ! video/x-raw,format=RGB ! mpfacedetect ! tee name=t !
+  queue ! depthmatte name=m ...   t. ! queue ! personmask ! m.person
+"person %" is the share of output frames whose `depthmatte` message says the
+person probability was used (paired with the colour frame).
 
 Truths (binary, at colour size; 255 = person):
-  apple    Apple's portraitEffectsMatte (shu223, the woman): an ML person matte.
+  apple    Apple's portraitEffectsMatte (shu223, the woman, the fidmaa
+           selfie): an ML person matte.
   depth<2m the uva clip's own masks: "depth < 2 m", not a person truth.
   room     where the clip has empty frames (piv_lab_people_walk 0-8, 34-35):
            registered depth nearer than the empty room's (per-pixel median of
@@ -34,27 +56,45 @@ edge passes near them: the matte should hold there too); still flicker = mean |a
 the still stretches: the frame pairs whose truth changes in under 0.5 % of
 the pixels known in both (an empty room, a person holding still), over the
 pixels whose truth does not change. An empty room's or a still person's
-matte must hold still: the sensor noise is all that changes there. Contact sheets: DIR/<clip>.png, columns colour |
-truth | default | plain | original, a row per shown frame.
+matte must hold still: the sensor noise is all that changes there.
+
+Contact sheets: DIR/<clip>.png, columns colour | truth | each setting (in
+--settings order), a row per shown frame; the portraits without a truth have
+a black truth cell.
+
+After the tables, a check block (a report, not an assertion): per clip with
+a truth, fused (and fused-face) IoU against max(learned, depth) - 0.005; the
+mean IoU over those clips of fused and of each of its inputs; and the share
+keyed in the empty-room frames (at most 1 %).
 """
 import argparse
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
-import zlib
+import tempfile
 
+import cv2
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "real-rgbd"))
 
+# setting -> colour path ("stock": facedetect on the portraits, nothing on the
+# video clips; "learned": mpfacedetect, and personmask into m.person),
+# depthmatte properties, mode on the video clips
 SETTINGS = {
-    "default": "",
-    "plain": "subject-only=false",
-    "original": "refine=original",
+    "learned": dict(path="learned", props="person-prior=alone", video_mode="nearest"),
+    "depth": dict(path="stock", props="", video_mode="nearest"),
+    "fused": dict(path="learned", props="", video_mode="nearest"),
+    "fused-face": dict(path="learned", props="", video_mode="face", video_only=True),
+    "plain": dict(path="stock", props="subject-only=false", video_mode="nearest"),
+    "original": dict(path="stock", props="refine=original", video_mode="nearest"),
 }
+ALIASES = {"default": "depth"}
+DEFAULT_SETTINGS = "learned,depth,fused,fused-face,plain"
 
 # clip -> (kind, mode, empty frames, frames shown on the contact sheet)
 VIDEO = {
@@ -91,46 +131,62 @@ def decode(path, fmt):
 
 
 def write_png(path, rgb):
-    h, w, _ = rgb.shape
-    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
+    if not cv2.imwrite(path, cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)):
+        sys.exit(f"rgbd-bench: cannot write {path}")
 
-    def chunk(tag, data):
-        c = tag + data
-        return struct.pack(">I", len(data)) + c + struct.pack(">I", zlib.crc32(c) & 0xFFFFFFFF)
 
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+PERSON_USED = re.compile(r"\bdepthmatte, .*\bperson=\(boolean\)(true|false)")
 
 
 def run(pipeline, w, h, n):
-    """Runs a gst-launch pipeline that writes RGBA frames to stdout (fdsink fd=1)."""
-    r = subprocess.run(["gst-launch-1.0", "-q"] + pipeline.split(),
-                       capture_output=True)
-    buf = np.frombuffer(r.stdout, np.uint8)
+    """Runs a gst-launch pipeline whose `SINK` writes RGBA frames; returns the
+    frames and how many of them the person probability was used for (from the
+    `depthmatte` element messages)."""
+    with tempfile.NamedTemporaryFile(prefix="rgbd-bench-", suffix=".rgba") as out:
+        pipeline = pipeline.replace("SINK", f"filesink location={out.name}")
+        r = subprocess.run(["gst-launch-1.0", "-m"] + pipeline.split(), capture_output=True)
+        buf = np.fromfile(out.name, np.uint8)
     frames = buf.size // (w * h * 4)
     if r.returncode != 0 or frames == 0:
         sys.exit(f"rgbd-bench: pipeline failed ({r.returncode}, {frames} frames):\n{pipeline}\n{r.stderr.decode()[-2000:]}")
-    return buf[: frames * w * h * 4].reshape(frames, h, w, 4)
+    used = PERSON_USED.findall(r.stdout.decode(errors="replace"))
+    return buf[: frames * w * h * 4].reshape(frames, h, w, 4), used.count("true")
+
+
+def colour_path(setting, stock):
+    """The colour branch from packed RGB (or anything videoconvert takes) to
+    m.video, and the person branch: `stock` for the stock face detector's
+    place (nothing on the video clips)."""
+    if SETTINGS[setting]["path"] == "stock":
+        return stock, ""
+    return ("videoconvert ! video/x-raw,format=RGB ! mpfacedetect ! tee name=t ! queue !",
+            "t. ! queue ! personmask ! m.person")
 
 
 def key_phone(d, setting, frames=6):
+    """The last of `frames` keyed copies of the portrait (the temporal state settled);
+    the person branch splits after imagefreeze, so it shares the colour's timestamps."""
     w, h, _, _ = png_size(os.path.join(d, "color.png"))
-    p = (f"filesrc location={d}/color.png ! pngdec ! imagefreeze num-buffers={frames} ! videoconvert ! "
-         f"facedetect display=false ! videoconvert ! depthmatte name=m output=alpha {SETTINGS[setting]} ! "
-         f"video/x-raw,format=RGBA ! fdsink fd=1  filesrc location={d}/depth.png ! pngdec ! imagefreeze num-buffers={frames} ! m.depth")
-    return run(p, w, h, frames)[-1]
+    colour, person = colour_path(setting, "videoconvert ! facedetect display=false ! videoconvert !")
+    p = (f"filesrc location={d}/color.png ! pngdec ! imagefreeze num-buffers={frames} ! {colour} "
+         f"depthmatte name=m output=alpha {SETTINGS[setting]['props']} ! "
+         f"video/x-raw,format=RGBA ! SINK  {person} filesrc location={d}/depth.png ! pngdec ! imagefreeze num-buffers={frames} ! m.depth")
+    out, used = run(p, w, h, frames)
+    return out[-1], used / len(out)
 
 
 def key_video(d, clip, setting, calib):
     n = len([f for f in os.listdir(d) if f.startswith("color_")])
     w, h, _, _ = png_size(os.path.join(d, "color_0000.png"))
     align = f"depthalign calibration={d}/{calib} !" if calib else ""
+    colour, person = colour_path(setting, "videoconvert !")
     p = (f"multifilesrc location={d}/color_%04d.png index=0 stop-index={n - 1} caps=image/png,framerate=10/1 ! "
-         f"pngdec ! videoconvert ! depthmatte name=m mode=nearest output=alpha {SETTINGS[setting]} ! video/x-raw,format=RGBA ! fdsink fd=1 "
+         f"pngdec ! {colour} depthmatte name=m mode={SETTINGS[setting]['video_mode']} output=alpha "
+         f"{SETTINGS[setting]['props']} ! video/x-raw,format=RGBA ! SINK {person} "
          f"multifilesrc location={d}/depth_%04d.png index=0 stop-index={n - 1} caps=image/png,framerate=10/1 ! "
          f"pngdec ! {align} m.depth")
-    return run(p, w, h, n)
+    out, used = run(p, w, h, n)
+    return out, used / len(out)
 
 
 def registered_depth(d, calib):
@@ -252,8 +308,9 @@ def truth_picture(truth, known):
     return p
 
 
-def sheet(path, rows, width=320):
-    """rows: list of lists of HxWx3 uint8 pictures, scaled to `width` each."""
+def sheet(path, rows, labels, width=320):
+    """rows: list of lists of HxWx3 uint8 pictures, scaled to `width` each,
+    under a strip naming the columns."""
     out = []
     for row in rows:
         cells = []
@@ -266,7 +323,11 @@ def sheet(path, rows, width=320):
             cells.append(np.full((nh, 4, 3), 255, np.uint8))
         out.append(np.concatenate(cells, axis=1))
         out.append(np.full((4, out[-1].shape[1], 3), 255, np.uint8))
-    write_png(path, np.concatenate(out, axis=0))
+    head = np.full((24, out[0].shape[1], 3), 255, np.uint8)
+    for i, label in enumerate(labels):
+        cv2.putText(head, label, (i * (width + 4) + 4, 17), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1,
+                    cv2.LINE_AA)
+    write_png(path, np.concatenate([head] + out, axis=0))
 
 
 def overlay(colour, alpha):
@@ -280,6 +341,9 @@ def fmt(x, p=3):
     return "  -  " if x != x else f"{x:.{p}f}"
 
 
+NAN = float("nan")
+
+
 def bench_phone(name, settings, outdir, table):
     d = os.path.join(DATA, "phone", name)
     colour = decode(os.path.join(d, "color.png"), "RGB")
@@ -287,16 +351,17 @@ def bench_phone(name, settings, outdir, table):
     truth = decode(os.path.join(d, "mask.png"), "GRAY8") >= 128 if has_mask else None
     known = np.ones(colour.shape[:2], bool)
     row = [colour, truth_picture(truth, known) if has_mask else np.zeros_like(colour)]
-    for s in settings:
-        alpha = key_phone(d, s)[..., 3]
+    shown = [s for s in settings if not SETTINGS[s].get("video_only")]
+    for s in shown:
+        out, person = key_phone(d, s)
+        alpha = out[..., 3]
         row.append(overlay(colour, alpha))
+        r = dict(clip=name, truth="apple" if has_mask else "none", setting=s, iou=NAN, sad=NAN,
+                 keyed=float(np.mean(alpha >= 128) * 100), person=person * 100)
         if has_mask:
-            sad, iou, _ = metrics(alpha, truth, known)
-            table.append((name, "apple", s, iou, sad, float("nan"), float("nan"), float("nan")))
-        else:
-            table.append((name, "none", s, float("nan"), float("nan"), float("nan"), float("nan"),
-                          float(np.mean(alpha >= 128) * 100)))
-    sheet(os.path.join(outdir, name + ".png"), [row])
+            r["sad"], r["iou"], _ = metrics(alpha, truth, known)
+        table.append(r)
+    sheet(os.path.join(outdir, name + ".png"), [row], ["colour", "truth"] + shown)
 
 
 def bench_video(name, settings, outdir, table, calib_override=None, tag=""):
@@ -310,7 +375,9 @@ def bench_video(name, settings, outdir, table, calib_override=None, tag=""):
     else:
         depth = registered_depth(d, spec["calib"])
         truths, knowns = derived_truth(depth, spec["empty"], spec["truth"])
-    outs = {s: key_video(d, name, s, calib) for s in settings}
+    outs, person = {}, {}
+    for s in settings:
+        outs[s], person[s] = key_video(d, name, s, calib)
     colours = outs[settings[0]][..., :3]
     still = still_pairs(truths, knowns)
     for s in settings:
@@ -323,27 +390,71 @@ def bench_video(name, settings, outdir, table, calib_override=None, tag=""):
                 ious.append(iou)
                 sads.append(sad)
                 recs.append(rec)
-        fl, keyed = still_flicker(alphas, truths, knowns, still), empty_keyed(alphas, spec["empty"])
-        hold = hold_flicker(alphas, truths, knowns, list(range(n)))
-        dt = dtssd(alphas[frames], truths[frames], knowns[frames]) if spec["truth"] != "moving" else float("nan")
-        kind = {"mask": "depth<2m", "room": "room", "moving": "moving"}[spec["truth"]]
-        table.append((name + tag, kind, s, float(np.mean(ious)), float(np.mean(sads)), float(np.mean(recs)),
-                      min(ious), float("nan"), dt, fl, keyed, len(still), hold))
+        dt = dtssd(alphas[frames], truths[frames], knowns[frames]) if spec["truth"] != "moving" else NAN
+        table.append(dict(
+            clip=name + tag, truth={"mask": "depth<2m", "room": "room", "moving": "moving"}[spec["truth"]],
+            setting=s, iou=float(np.mean(ious)), worst=min(ious), sad=float(np.mean(sads)),
+            recall=float(np.mean(recs)), dtssd=dt, hold=hold_flicker(alphas, truths, knowns, list(range(n))),
+            still=still_flicker(alphas, truths, knowns, still), pairs=len(still),
+            empty=empty_keyed(alphas, spec["empty"]), person=person[s] * 100, calibrated=not tag))
     rows = []
     for i in spec["show"]:
         row = [colours[i], truth_picture(truths[i], knowns[i])]
         row += [overlay(colours[i], outs[s][i, ..., 3]) for s in settings]
         rows.append(row)
-    sheet(os.path.join(outdir, name + tag + ".png"), rows, width=240)
+    sheet(os.path.join(outdir, name + tag + ".png"), rows, ["colour", "truth"] + settings, width=240)
+
+
+def check(phone_rows, video_rows, settings):
+    """The fused rows against their inputs (printed; a report, not an assertion)."""
+    iou = {}
+    for r in phone_rows + video_rows:
+        if r["truth"] != "none" and r.get("calibrated", True):
+            iou.setdefault(r["clip"], {})[r["setting"]] = r["iou"]
+    need = {"learned", "depth", "fused"}
+    if not need <= set(settings):
+        print(f"\ncheck: needs the settings {', '.join(sorted(need))}")
+        return
+    fused = [s for s in ("fused", "fused-face") if s in settings]
+    print("\ncheck (a report, not an assertion): fused IoU >= max(learned, depth) - 0.005, per clip with a truth")
+    print(f"{'clip':28} {'learned':>7} {'depth':>7} {'floor':>7} " + " ".join(f"{s:>16}" for s in fused))
+    for clip, v in iou.items():
+        floor = max(v["learned"], v["depth"]) - 0.005
+        cells = []
+        for s in fused:
+            # a portrait has no fused-face row: its fused already locks on faces (mode=face)
+            x = v.get(s, v["fused"] if clip in PHONE else NAN)
+            cells.append(f"{fmt(x)} {'PASS' if x >= floor else 'FAIL'}" if x == x else "-")
+        print(f"{clip:28} {fmt(v['learned']):>7} {fmt(v['depth']):>7} {fmt(floor):>7} "
+              + " ".join(f"{c:>16}" for c in cells))
+    # fused over every clip with a truth; fused-face over the video clips (where it differs from fused)
+    for s in fused:
+        rows = [v for v in iou.values() if s in v]
+        if not rows:
+            continue
+        m = {k: float(np.mean([v[k] for v in rows])) for k in ("learned", "depth", "fused", s)}
+        print(f"mean IoU over {len(rows)} clip{'s' if len(rows) != 1 else ''}: {s} {m[s]:.3f}; learned {m['learned']:.3f} "
+              f"({s} {m[s] - m['learned']:+.3f}), depth {m['depth']:.3f} ({s} {m[s] - m['depth']:+.3f})"
+              + (f", fused {m['fused']:.3f} ({s} {m[s] - m['fused']:+.3f})" if s != "fused" else ""))
+    for r in video_rows:
+        if r["calibrated"] and r["empty"] == r["empty"]:
+            verdict = "PASS" if r["empty"] <= 1.0 else "FAIL"
+            judged = r["setting"] in fused
+            print(f"empty frames keyed (<= 1 %): {r['clip']} {r['setting']:10} {r['empty']:6.2f} %"
+                  + (f"  {verdict}" if judged else ""))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--clips", default="")
-    ap.add_argument("--settings", default="default,plain,original")
+    ap.add_argument("--settings", default=DEFAULT_SETTINGS,
+                    help=f"comma-separated, of {', '.join(SETTINGS)} (default {DEFAULT_SETTINGS})")
     ap.add_argument("--out", default=os.path.join(ROOT, "Benchmarks", ".build", "rgbd-bench"))
     args = ap.parse_args()
-    settings = args.settings.split(",")
+    settings = [ALIASES.get(s, s) for s in args.settings.split(",")]
+    unknown = [s for s in settings if s not in SETTINGS]
+    if unknown:
+        sys.exit(f"rgbd-bench: unknown settings {', '.join(unknown)} (known: {', '.join(SETTINGS)})")
     os.makedirs(args.out, exist_ok=True)
     want = set(args.clips.split(",")) if args.clips else None
     phone_rows, video_rows = [], []
@@ -354,24 +465,32 @@ def main():
         if want is None or name in want:
             bench_video(name, settings, args.out, video_rows)
             if VIDEO[name]["calib"]:
-                bench_video(name, settings[:1], args.out, video_rows, "calibration.json", " (source calib)")
-    print("phone portraits, one frame (mode=face, stock facedetect); truth: Apple's person matte")
-    print(f"{'clip':28} {'truth':6} {'setting':9} {'IoU':>6} {'SAD':>8} {'keyed %':>8}")
+                source = ["depth"] if "depth" in settings else settings[:1]
+                bench_video(name, source, args.out, video_rows, "calibration.json", " (source calib)")
+    print("phone portraits, the last of 6 frozen frames (mode=face; depth, plain, original: stock facedetect; "
+          "learned, fused: mpfacedetect + personmask); truth: Apple's person matte")
+    print(f"{'clip':28} {'truth':6} {'setting':10} {'IoU':>6} {'SAD':>8} {'keyed %':>8} {'person %':>8}")
     for r in phone_rows:
-        print(f"{r[0]:28} {r[1]:6} {r[2]:9} {fmt(r[3]):>6} {fmt(r[4], 2):>8} {fmt(r[7], 1):>8}")
+        print(f"{r['clip']:28} {r['truth']:6} {r['setting']:10} {fmt(r['iou']):>6} {fmt(r['sad'], 2):>8} "
+              f"{fmt(r['keyed'], 1):>8} {fmt(r['person'], 0):>8}")
     print()
-    print("video clips (mode=nearest, depthalign calibration-corrected.json unless said); over frames with a person:")
-    print(f"{'clip':44} {'truth':8} {'setting':9} {'IoU':>6} {'worst':>6} {'SAD':>7} {'recall':>7} {'dtSSD':>6} "
-          f"{'hold':>6} {'still':>6} {'pairs':>5} {'empty %':>7}")
+    print("video clips (mode=nearest but fused-face mode=face; depthalign calibration-corrected.json unless said); "
+          "over frames with a person:")
+    print(f"{'clip':44} {'truth':8} {'setting':10} {'IoU':>6} {'worst':>6} {'SAD':>7} {'recall':>7} {'dtSSD':>6} "
+          f"{'hold':>6} {'still':>6} {'pairs':>5} {'empty %':>7} {'person %':>8}")
     for r in video_rows:
-        print(f"{r[0]:44} {r[1]:8} {r[2]:9} {fmt(r[3]):>6} {fmt(r[6]):>6} {fmt(r[4], 2):>7} {fmt(r[5]):>7} "
-              f"{fmt(r[8], 2):>6} {fmt(r[12], 2):>6} {fmt(r[9], 2):>6} {r[11]:>5} {fmt(r[10], 2):>7}")
+        print(f"{r['clip']:44} {r['truth']:8} {r['setting']:10} {fmt(r['iou']):>6} {fmt(r['worst']):>6} "
+              f"{fmt(r['sad'], 2):>7} {fmt(r['recall']):>7} {fmt(r['dtssd'], 2):>6} {fmt(r['hold'], 2):>6} "
+              f"{fmt(r['still'], 2):>6} {r['pairs']:>5} {fmt(r['empty'], 2):>7} {fmt(r['person'], 0):>8}")
     print("hold: flicker x 100 over every frame pair, on the pixels known in both whose truth holds within 2 px "
           "(no edge passes near them)")
     print("still: flicker x 100 over the still pairs (the truth changes in < 0.5 % of the picture), "
           "on the pixels whose truth holds; pairs: how many still pairs the clip has")
+    print("person %: output frames keyed with a person probability paired (the depthmatte message's person field)")
+    check(phone_rows, video_rows, settings)
     print(f"\ncontact sheets: {args.out}/<clip>.png (colour | truth | " + " | ".join(settings) + ")")
-    json.dump({"phone": phone_rows, "video": video_rows}, open(os.path.join(args.out, "table.json"), "w"), default=float)
+    json.dump({"phone": phone_rows, "video": video_rows}, open(os.path.join(args.out, "table.json"), "w"),
+              default=float, indent=1)
 
 
 if __name__ == "__main__":
