@@ -7,12 +7,17 @@
 # e.g. pipelines/background-effect.sh blur "" effect-radius=40
 # With a depth camera, replace the two rgbdtestsrc branches by your colour and
 # depth sources (see pipelines/live-facedetect.sh).
+# With mediapipe installed (scripts/setup) personmask gives depthmatte's person
+# pad a person probability (the learned person prior; rgbdtestsrc attaches the
+# faces itself); DM_LEARNED=0 keys from depth alone. One line on stderr says which.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 effect=${1:-comic}; png=${2:-}; shift 2 || shift $#
 if [ -n "$png" ]; then n="num-buffers=1"; sink="videoconvert ! pngenc ! filesink location=$png"
 else n=""; sink="videoconvert ! autovideosink"; fi
+person_prior m source
+# shellcheck disable=SC2086
 exec gst-launch-1.0 -q \
   depthmatte name=m background-effect="$effect" "$@" ! $sink \
-  rgbdtestsrc $n ! video/x-raw,width=640,height=360,framerate=30/1 ! m.video \
+  rgbdtestsrc $n ! video/x-raw,width=640,height=360,framerate=30/1 ! $to_video \
   rgbdtestsrc stream=depth $n ! video/x-raw,width=320,height=180,framerate=30/1 ! m.depth

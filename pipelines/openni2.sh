@@ -8,12 +8,17 @@
 # factory calibration or a checkerboard calibration). OpenNI2 depth is in
 # millimetres.
 #   pipelines/openni2.sh calibration.json [device-uri]
+# The face lock and the person prior: mpfacedetect and personmask when
+# mediapipe is installed, else (or with DM_LEARNED=0) the stock facedetect,
+# depth only; one line on stderr says which (see live-facedetect.sh).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cal=${1:?usage: pipelines/openni2.sh calibration.json [device-uri]}
 uri=${2:-}
 loc=${uri:+location=$uri}
+person_prior m
+# shellcheck disable=SC2086
 exec gst-launch-1.0 \
   depthmatte name=m depth-scale=0.001 ! videoconvert ! autovideosink \
-  openni2src $loc sourcetype=color ! videoconvert ! facedetect display=false ! videoconvert ! m.video \
+  openni2src $loc sourcetype=color ! $detect ! $to_video \
   openni2src $loc sourcetype=depth ! video/x-raw,format=GRAY16_LE ! depthalign calibration="$cal" ! m.depth

@@ -17,6 +17,10 @@
 # live) instead of two cameras; depth-device is then ignored.
 # DM_FRAMES=n stops after n frames (default: until Ctrl-C); DM_SINK replaces
 # the display sink (e.g. DM_SINK=fakesink for a headless run).
+# The keyed view uses the learned person prior (mpfacedetect for the face
+# lock, personmask into depthmatte's person pad) when mediapipe is installed,
+# else, or with DM_LEARNED=0, the stock facedetect and depth alone; one line
+# on stderr says which. The recorded input is the same either way.
 # Stop with Ctrl-C (-e finishes the files properly).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -31,6 +35,7 @@ else
   csrc="v4l2src device=$colour $n"
   dsrc="v4l2src device=$depth $n ! video/x-raw,format=GRAY16_LE"
 fi
+person_prior m
 # shellcheck disable=SC2086
 exec gst-launch-1.0 -e \
   depthmatte name=m ! videoconvert ! tee name=t \
@@ -38,7 +43,7 @@ exec gst-launch-1.0 -e \
     t. ! queue ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast tune=zerolatency ! \
       video/x-h264,profile=high ! mp4mux fragment-duration=1000 ! filesink location="$prefix-keyed.mp4" \
   $csrc ! videoconvert ! video/x-raw,format=BGRx ! tee name=vt \
-    vt. ! queue ! videoconvert ! facedetect display=false ! videoconvert ! video/x-raw,format=BGRx ! m.video \
+    vt. ! queue ! $detect ! videoconvert ! video/x-raw,format=BGRx ! $to_video \
     vt. ! queue ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast quantizer=12 pass=quant ! \
       video/x-h264,profile=high ! matroskamux ! filesink location="$prefix-colour.mkv" \
   $dsrc ! tee name=dt \

@@ -6,6 +6,10 @@
 #   pipelines/replay-realsense.sh recording.db3 [out.mp4] [extra depthmatte properties...]
 #   pipelines/replay-realsense.sh session.db3 keyed.mp4 mode=fixed cutoff=1.2
 # With no extra properties: mode=nearest (the nearest large body is the subject).
+# With mediapipe installed (scripts/setup) personmask gives depthmatte's person
+# pad a person probability and mpfacedetect finds faces (for mode=face); with
+# DM_LEARNED=0, or without mediapipe, the matte comes from depth alone. One line
+# on stderr says which.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -58,11 +62,13 @@ EOF
 rm -f "$errs"
 echo "replay-realsense: depth-scale $scale m/unit -> $out"
 
+person_prior m none
+# shellcheck disable=SC2086
 exec gst-launch-1.0 -e \
   realsensesrc location="$rec" name=s \
   depthmatte name=m depth-scale="$scale" "${props[@]}" ! \
     videoconvert ! video/x-raw,format=I420 ! \
     x264enc speed-preset=veryfast ! video/x-h264,profile=main ! h264parse ! \
     mp4mux ! filesink location="$out" \
-  s.video ! queue ! videoconvert ! m.video \
+  s.video ! queue ! $detect ! $to_video \
   s.depth ! queue ! m.depth

@@ -2,11 +2,16 @@
 # Key one RGB-D still: a colour picture and its registered depth image (a
 # 16-bit PNG in millimetres, as RGB-D datasets and RealSense/Azure Kinect
 # exports store it; pngdec gives GRAY16_BE, which the depth pad takes as is)
-# over a background colour, with the stock OpenCV face detector for the lock.
+# over a background colour. The face lock and the person prior: mpfacedetect
+# and personmask (the learned person prior) when mediapipe is installed, else,
+# or with DM_LEARNED=0, the stock OpenCV face detector and depth alone, and
+# without that either the nearest body; one line on stderr says which.
 #   pipelines/still-pair.sh colour.png depth.png [out.png] [matte.png] [depth-scale]
 # depth-scale: metres per depth unit (0.001 = millimetres; TUM RGB-D uses 0.0002).
 # The element keys several copies of the still so the lock and the temporal
-# smoothing settle; the last one is written.
+# smoothing settle; the last one is written. The colour's decodebin chain is a
+# bin of its own, ( ... ), so what its pad links to is running when the pad
+# appears (see pipelines/recording.py).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 colour=${1:?usage: $0 colour.png depth.png [out.png] [matte.png] [depth-scale]}
@@ -15,19 +20,17 @@ out=${3:-still-keyed.png}
 matte=${4:-still-matte.png}
 scale=${5:-0.001}
 frames=10
-detect="videoconvert ! facedetect display=false ! videoconvert"
-if ! gst-inspect-1.0 facedetect >/dev/null 2>&1; then
-  echo "facedetect not found (gstreamer1.0-opencv): the lock falls back to the nearest body" >&2
-  detect="videoconvert"
-fi
+person_prior m
+# shellcheck disable=SC2086
 gst-launch-1.0 -q \
   depthmatte name=m depth-scale="$scale" ! tee name=t \
     t. ! queue ! videoconvert ! pngenc ! multifilesink location="$out.%d" \
-  filesrc location="$colour" ! decodebin ! videoconvert ! imagefreeze num-buffers=$frames ! $detect ! m.video \
+  \( filesrc location="$colour" ! decodebin ! videoconvert ! imagefreeze num-buffers=$frames \) ! $detect ! $to_video \
   filesrc location="$depth" ! pngdec ! imagefreeze num-buffers=$frames ! m.depth
+# shellcheck disable=SC2086
 gst-launch-1.0 -q \
   depthmatte name=m depth-scale="$scale" output=matte ! videoconvert ! pngenc ! multifilesink location="$matte.%d" \
-  filesrc location="$colour" ! decodebin ! videoconvert ! imagefreeze num-buffers=$frames ! $detect ! m.video \
+  \( filesrc location="$colour" ! decodebin ! videoconvert ! imagefreeze num-buffers=$frames \) ! $detect ! $to_video \
   filesrc location="$depth" ! pngdec ! imagefreeze num-buffers=$frames ! m.depth
 last=$((frames - 1))
 mv "$out.$last" "$out"; mv "$matte.$last" "$matte"

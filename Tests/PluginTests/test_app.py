@@ -1,9 +1,12 @@
 """examples/python/depthmatte_app.py driven headless: timed and typed commands
 change the composite while PLAYING (checked on pixels of dumped frames and of
 the decoded MP4 recording), and the lock lines it prints follow the element's
-messages."""
+messages. With personmask and mpfacedetect registered it keys with the learned
+person prior, and --no-learned or DM_LEARNED=0 turn it off."""
+import importlib.util
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -12,6 +15,7 @@ import pytest
 from gi.repository import Gst
 
 from app_helpers import close, colour_in, load_png, pull_rgb, read_lines_until, solid_png, still_regions
+from learned_check import AVAILABLE, FACEDETECT, check_default, check_depth_only, logging_env, made
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 APP = os.path.join(ROOT, "examples", "python", "depthmatte_app.py")
@@ -20,11 +24,11 @@ W, H = 640, 360  # the app's default rgbdtestsrc video size
 LINE = re.compile(r"^(\w+)\s+t=([0-9.]+) (.*)$")
 
 
-def run_app(args, timeout=40):
+def run_app(args, timeout=40, env=None, stderr=False):
     p = subprocess.run([sys.executable, APP, "--no-stdin", *args], capture_output=True, text=True,
-                       timeout=timeout, stdin=subprocess.DEVNULL)
+                       timeout=timeout, stdin=subprocess.DEVNULL, env=env)
     assert p.returncode == 0, f"app failed ({p.returncode}):\n{p.stdout}\n{p.stderr}"
-    return p.stdout
+    return (p.stdout, p.stderr) if stderr else p.stdout
 
 
 def lines(out, kind):
@@ -176,3 +180,73 @@ def test_a_bad_startup_value_stops_the_app():
     p = subprocess.run([sys.executable, APP, "--no-stdin", "--still", "--sink", "fakesink", "--mode", "bogus"],
                        capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert p.returncode != 0 and "mode takes one of" in p.stderr, (p.returncode, p.stderr)
+
+
+# ---- the learned person prior
+
+def person_fields(out):
+    """The person field of each status line."""
+    return [re.search(r"person=(true|false)", text).group(1) == "true" for _, text in lines(out, "status")]
+
+
+@pytest.mark.parametrize("off", [None, ["--no-learned"], "DM_LEARNED=0"],
+                         ids=["default", "--no-learned", "DM_LEARNED=0"])
+def test_learned_prior_on_the_synthetic_scene(tmp_path, off):
+    # rgbdtestsrc attaches its own faces: personmask on a tee of the colour,
+    # no face detector; the status lines say whether the probability took
+    # part (not how good it is on the cartoon)
+    env = logging_env(tmp_path / "log")
+    flags = off if isinstance(off, list) else []
+    if off == "DM_LEARNED=0":
+        env["DM_LEARNED"] = "0"
+    out, err = run_app(["--still", "--sink", "fakesink", "--duration", "1.5", "--status-interval", "0.25", *flags],
+                       env=env, stderr=True)
+    elements = made(tmp_path / "log")
+    person = person_fields(out)
+    assert len(person) >= 4, out
+    if off is None:
+        check_default(err, elements, "depthmatte_app", detector=False)
+        assert any(person) == AVAILABLE, out
+    else:
+        check_depth_only(err, elements, "depthmatte_app", why=flags[0] if flags else off, detector=False)
+        assert not any(person), out
+    lock = lines(out, "lock")
+    assert any("lock=face face-found=true" in text for _, text in lock), out
+
+
+def load_app():
+    spec = importlib.util.spec_from_file_location("depthmatte_app", APP)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("learned", [True, False], ids=["learned", "stock"])
+def test_camera_pipeline_runs_with_either_face_detector(tmp_path, learned):
+    # --camera: mpfacedetect in place of facedetect and personmask into
+    # m.person, or the stock chain; the description runs with rgbdtestsrc in
+    # place of the two V4L2 devices
+    if learned and not AVAILABLE:
+        pytest.skip("personmask/mpfacedetect not registered: mediapipe is not installed (scripts/setup)")
+    if not learned and not FACEDETECT:
+        pytest.skip("facedetect not installed (gstreamer1.0-opencv)")
+    app = load_app()
+    a = app.parse_args(["--camera", "/dev/video0", "--depth-device", "/dev/video2", "--sink", "fakesink"])
+    desc = app.describe(a, learned)
+    if learned:
+        assert "mpfacedetect ! " in desc and "personmask ! m.person" in desc and "facedetect display" not in desc
+    else:
+        assert "facedetect display=false" in desc and "personmask" not in desc and "mpfacedetect" not in desc
+    nf = app.describe(app.parse_args(["--camera", "/dev/video0", "--depth-device", "/dev/video2", "--no-facedetect"]),
+                      learned)
+    assert "facedetect" not in nf and ("personmask ! m.person" in nf) == learned
+    desc = (desc.replace("v4l2src device=/dev/video0", "rgbdtestsrc num-buffers=10")
+            .replace("v4l2src device=/dev/video2", "rgbdtestsrc stream=depth num-buffers=10"))
+    r = subprocess.run(["gst-launch-1.0", "-m", *shlex.split(desc)], capture_output=True, text=True, timeout=120,
+                       env=logging_env(tmp_path / "log"))
+    assert r.returncode == 0, (desc, r.stderr[-2000:])
+    person = re.findall(r"depthmatte, .*?person=\(boolean\)(true|false)", r.stdout)
+    assert len(person) == 10 and set(person) == {"true" if learned else "false"}, person
+    elements = made(tmp_path / "log")
+    assert (elements["mpfacedetect"], elements["personmask"], elements["facedetect"]) == \
+        ((1, 1, 0) if learned else (0, 0, 1)), elements

@@ -381,11 +381,16 @@ def test_stopping_mid_recording_does_not_hang(scene, tmp_path):
 def test_replay_script_writes_an_mp4_that_openh264dec_plays(scene, tmp_path):
     out = tmp_path / "keyed.mp4"
     env = subprocess_env(tmp_path)
+    # the ray-cast scene is a box before a wall, no person: keyed from depth
+    # alone (the learned person prior, which keys people, finds nobody in it;
+    # see the next test)
+    env["DM_LEARNED"] = "0"
     r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", "replay-realsense.sh"), scene.path, str(out),
                         "mode=fixed", f"cutoff={(fx.BOX_Z + fx.WALL_Z) / 2}"],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "depth-scale 0.001" in r.stdout
+    assert "replay-realsense.sh: depth only (DM_LEARNED=0)" in r.stderr, r.stderr
     p = Gst.parse_launch(f"filesrc location={out} ! qtdemux ! h264parse ! openh264dec ! videoconvert ! "
                          "video/x-raw,format=GRAY8 ! appsink name=sink sync=false")
     frames = pull_all(p, ["sink"])["sink"]
@@ -393,6 +398,28 @@ def test_replay_script_writes_an_mp4_that_openh264dec_plays(scene, tmp_path):
     rows, info, _, _ = frames[10]
     keyed = rows.reshape(info.height, info.width) > 40  # the red box over a black background
     assert iou(keyed, scene.box_mask[10]) > 0.9
+
+
+def test_replay_script_uses_the_learned_prior_when_registered(scene, tmp_path):
+    # the default run: mpfacedetect and personmask when they are registered
+    # (else depth alone, as above), every frame written; what personmask makes
+    # of a box is not the question here
+    from learned_check import check_default, logging_env, made
+    out = tmp_path / "keyed.mp4"
+    env = logging_env(tmp_path / "log", subprocess_env(tmp_path))
+    r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", "replay-realsense.sh"), scene.path, str(out)],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    check_default(r.stderr, made(tmp_path / "log"), "replay-realsense.sh")
+    p = Gst.parse_launch(f"filesrc location={out} ! qtdemux ! h264parse ! openh264dec ! fakesink name=sink")
+    frames = []
+    p.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, lambda *a: frames.append(1)
+                                                           or Gst.PadProbeReturn.OK)
+    p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(60 * SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    assert msg is not None and msg.type == Gst.MessageType.EOS, msg.parse_error() if msg else "timeout"
+    assert len(frames) == scene.frames
 
 
 def test_replay_script_says_why_it_cannot_open_a_recording(tmp_path):

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from gi.repository import Gst, GstVideo
 
+from learned_check import AVAILABLE, check_default, check_depth_only, logging_env, made
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FRAMES = 12
 W, H = 320, 180  # record.sh's test source: colour
@@ -198,3 +200,47 @@ def test_serve_rtsp_plays_a_recording(recorded, tmp_path):
             assert img.shape == (H, W, 3)
             magenta = (np.abs(img - (255, 0, 255)).sum(axis=2) < 60).mean()
             assert 0.2 < magenta < 0.95, (run, magenta)
+
+
+# The learned person prior: record.sh, replay.sh and the app on a recording
+# use mpfacedetect and personmask when they are registered, the stock
+# facedetect and depth alone with DM_LEARNED=0 (the app: --no-learned).
+
+@pytest.mark.parametrize("learned", [True, False], ids=["default", "DM_LEARNED=0"])
+def test_record_and_replay_with_and_without_the_learned_prior(tmp_path, learned):
+    prefix = str(tmp_path / "s")
+    off = {} if learned else {"DM_LEARNED": "0"}
+    env = logging_env(tmp_path / "record", {})
+    r = script("record.sh", "test", "-", prefix, env={**env, **off, "DM_FRAMES": "12", "DM_SINK": "fakesink"})
+    elements = made(tmp_path / "record")
+    assert elements["matroskamux"] == 1 and elements["qtmux"] == 1, elements
+    (check_default if learned else check_depth_only)(r.stderr, elements, "record.sh")
+
+    out = tmp_path / "replay.raw"
+    env = logging_env(tmp_path / "replay", {})
+    r = script("replay.sh", prefix, "30",
+               env={**env, **off, "DM_SINK": f"video/x-raw,format=RGB ! filesink location={out}"})
+    elements = made(tmp_path / "replay")
+    (check_default if learned else check_depth_only)(r.stderr, elements, "replay.sh")
+    # every recorded frame keyed (one more when the depth started first; see above)
+    assert out.stat().st_size // (W * H * 3) in (12, 13)
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-learned"]], ids=["default", "--no-learned"])
+def test_app_plays_a_recording_with_a_face_detector(recorded, tmp_path, flag):
+    app = os.path.join(ROOT, "examples", "python", "depthmatte_app.py")
+    r = subprocess.run([sys.executable, app, "--no-stdin", "--recording", recorded, "--sink", "fakesink",
+                        "--duration", "1.2", "--status-interval", "0.2", *flag],
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                       env=logging_env(tmp_path / "log"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    elements = made(tmp_path / "log")
+    person = [ln.split("person=")[1].split()[0] for ln in r.stdout.splitlines() if ln.startswith("status")]
+    assert len(person) >= 3, r.stdout
+    if flag:
+        check_depth_only(r.stderr, elements, "depthmatte_app", why="--no-learned")
+        assert set(person) == {"false"}, person
+    else:
+        check_default(r.stderr, elements, "depthmatte_app")
+        # the person probability takes part once personmask's first mask is there
+        assert ("true" in person) == AVAILABLE, person

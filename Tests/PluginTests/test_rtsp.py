@@ -1,6 +1,8 @@
 """pipelines/serve-rtsp with real clients in separate processes: the decoded
 picture is the keyed composite; two clients share the media; one client
-killed does not stop the other; a client joining later is served."""
+killed does not stop the other; a client joining later is served. The media
+has the learned person prior (personmask) when it is registered, and not with
+--no-learned or DM_LEARNED=0."""
 import contextlib
 import os
 import signal
@@ -13,6 +15,7 @@ import numpy as np
 import pytest
 
 from app_helpers import close, colour_in, read_lines_until, still_regions
+from learned_check import check_default, check_depth_only, logging_env, made
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SERVER = os.path.join(ROOT, "pipelines", "serve-rtsp")
@@ -61,10 +64,10 @@ class Client:
 
 
 @contextlib.contextmanager
-def serving(*args):
+def serving(*args, env=None):
     """serve-rtsp on a free port (--port 0) with `args`: (process, URL, log lines)."""
     p = subprocess.Popen([SERVER, "--port", "0", "--address", "127.0.0.1", *args],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     log = []
     try:
         ln = read_lines_until(p.stdout, lambda ln: ln.startswith("serving "), log)
@@ -162,3 +165,29 @@ def test_ffmpeg_client_decodes_every_frame_cleanly(server, tmp_path):
     assert close(colour_in(img, background), MAGENTA, 16), colour_in(img, background)
     assert (np.abs(img[subject] - MAGENTA).sum(axis=1) > 120).mean() > 0.95
     assert p.poll() is None, "server died:\n" + "".join(log)
+
+
+@pytest.mark.parametrize("off", [None, "--no-learned", "DM_LEARNED=0"])
+def test_learned_prior_in_the_media(tmp_path, off):
+    # rgbdtestsrc attaches its own faces: personmask on a tee of the colour,
+    # no face detector; the media is made when the first client connects
+    env = logging_env(tmp_path / "log")
+    args = ["--size", f"{W}x{H}", "--depth-size", "320x180", "--still", "--preset", "ultrafast"]
+    if off == "--no-learned":
+        args.append(off)
+    elif off:
+        env["DM_LEARNED"] = "0"
+    with serving(*args, env=env) as (p, url, log):
+        c = Client(url, 3)
+        try:
+            assert c.wait_frames(10, 20) >= 10, c.lines
+        finally:
+            c.finish(20)
+        assert p.poll() is None, "server died:\n" + "".join(log)
+    text = "".join(log)
+    elements = made(tmp_path / "log")
+    assert elements["depthmatte"] == 1 and elements["rgbdtestsrc"] == 2, elements
+    if off is None:
+        check_default(text, elements, "serve-rtsp", detector=False)
+    else:
+        check_depth_only(text, elements, "serve-rtsp", why=off, detector=False)

@@ -1,21 +1,29 @@
 """Every video file the pipelines/ scripts write plays with GStreamer's own
 installed decoders (playbin to fakesinks, to EOS), and its H.264 is a
-profile stock players and browsers decode (not High 4:4:4)."""
+profile stock players and browsers decode (not High 4:4:4). The README's
+command lines run as written. The scripts that key with a face lock use the
+learned person prior (personmask, mpfacedetect) when it is registered and
+the stock facedetect with DM_LEARNED=0: the ones on rgbdtestsrc run as they
+are, the camera ones with their gst-launch-1.0 line captured and run again
+with rgbdtestsrc in place of the cameras."""
 import os
+import re
+import shlex
 import subprocess
 
 import numpy as np
 import pytest
 
 from harness import Gst
+from learned_check import AVAILABLE, check_default, check_depth_only, logging_env, made
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLAYABLE = {"constrained-baseline", "baseline", "main", "high"}
 
 
-def script(name, *args, timeout=300):
+def script(name, *args, timeout=300, env=None):
     r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", name), *map(str, args)],
-                       capture_output=True, text=True, timeout=timeout)
+                       capture_output=True, text=True, timeout=timeout, env=env)
     assert r.returncode == 0, f"{name} failed:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
     return r
 
@@ -85,7 +93,8 @@ def test_readme_facedetect_lines_run_clean():
     # missing-cascade errors; the headline line's chain, with rgbdtestsrc in
     # place of the cameras, prints nothing and keys the subject
     readme = open(os.path.join(ROOT, "README.md")).read().splitlines()
-    lines = [ln for ln in readme if "gst-launch-1.0" in ln and "facedetect" in ln]
+    # (the stock element, not mpfacedetect)
+    lines = [ln for ln in readme if "gst-launch-1.0" in ln and re.search(r"(?<![\w-])facedetect\b", ln)]
     assert lines, "no README line with facedetect"
     for ln in lines:
         assert "facedetect display=false" in ln and ln.startswith("OPENCV_LOG_LEVEL=SILENT "), ln
@@ -103,3 +112,104 @@ def test_readme_facedetect_lines_run_clean():
     assert matte.size == 10 * 640 * 360
     share = (matte.reshape(10, 360, 640)[-1] > 128).mean()
     assert 0.05 < share < 0.6, share
+
+
+def depthmatte_messages(stdout):
+    """The person field of each depthmatte element message gst-launch-1.0 -m printed."""
+    return [m.group(1) == "true" for m in re.finditer(r"depthmatte, .*?person=\(boolean\)(true|false)", stdout)]
+
+
+def test_readme_learned_headline_runs():
+    # the headline's learned shape: mpfacedetect, a tee into m.video and
+    # through personmask into m.person; its chain with rgbdtestsrc in place of
+    # the cameras runs, and the person probability takes part in every frame
+    if not AVAILABLE:
+        pytest.skip("personmask/mpfacedetect not registered: mediapipe is not installed (scripts/setup)")
+    readme = open(os.path.join(ROOT, "README.md")).read().splitlines()
+    i = next(i for i, ln in enumerate(readme) if ln.startswith("gst-launch-1.0") and "mpfacedetect" in ln)
+    block = " ".join(readme[i:i + 4])
+    assert "videoconvert ! video/x-raw,format=RGB ! mpfacedetect ! tee name=t" in readme[i], readme[i]
+    assert "t. ! queue ! m.video" in block and "t. ! queue ! personmask ! m.person" in block, block
+    r = subprocess.run(["gst-launch-1.0", "-m", "rgbdtestsrc", "num-buffers=10", "!", "videoconvert", "!",
+                        "video/x-raw,format=RGB", "!", "mpfacedetect", "!", "tee", "name=t",
+                        "t.", "!", "queue", "!", "m.video", "t.", "!", "queue", "!", "personmask", "!", "m.person",
+                        "depthmatte", "name=m", "!", "videoconvert", "!", "fakesink",
+                        "rgbdtestsrc", "stream=depth", "num-buffers=10", "!", "m.depth"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    person = depthmatte_messages(r.stdout)
+    assert len(person) == 10 and all(person), person
+
+
+@pytest.mark.parametrize("learned", [True, False], ids=["learned", "DM_LEARNED=0"])
+@pytest.mark.parametrize("name", ["background-effect.sh", "background-image.sh"])
+def test_background_scripts_and_the_learned_prior(tmp_path, name, learned):
+    # rgbdtestsrc attaches its own faces: personmask only, no face detector
+    env = logging_env(tmp_path / "log")
+    if not learned:
+        env["DM_LEARNED"] = "0"
+    if name == "background-effect.sh":
+        out = tmp_path / "e.png"
+        r = script(name, "blur", out, env=env)
+        assert out.stat().st_size > 1000
+    else:
+        out = tmp_path / "bg.mp4"
+        r = script(name, picture(tmp_path / "bg.png"), out, env=env)
+        assert play_to_eos(str(out)) == 150
+    elements = made(tmp_path / "log")
+    assert elements["depthmatte"] >= 1 and elements["rgbdtestsrc"] == 2, elements
+    if learned:
+        check_default(r.stderr, elements, name, detector=False)
+    else:
+        check_depth_only(r.stderr, elements, name, detector=False)
+
+
+# The camera scripts, with their gst-launch-1.0 line captured by a stand-in on
+# PATH and then run with rgbdtestsrc in place of the cameras (depthalign,
+# which needs the pair's calibration, replaced by identity).
+CAMERA_SCRIPTS = {
+    "live-facedetect.sh": ([], [("realsensesrc name=s ", ""), ("s.video", "{video}"), ("s.depth", "{depth}")]),
+    "live-facedetect.sh v4l2": (["v4l2", "/dev/video0", "/dev/video2", "pair.json"], [
+        ("v4l2src device=/dev/video0", "{video}"),
+        ("v4l2src device=/dev/video2 ! video/x-raw,format=GRAY16_LE ! depthalign calibration=pair.json", "{depth}")]),
+    "openni2.sh": (["pair.json"], [
+        ("openni2src sourcetype=color", "{video}"),
+        ("openni2src sourcetype=depth ! video/x-raw,format=GRAY16_LE ! depthalign calibration=pair.json",
+         "{depth}")]),
+}
+
+
+@pytest.mark.parametrize("learned", [True, False], ids=["learned", "DM_LEARNED=0"])
+@pytest.mark.parametrize("case", list(CAMERA_SCRIPTS))
+def test_camera_scripts_and_the_learned_prior(tmp_path, case, learned):
+    name = case.split()[0]
+    args, subs = CAMERA_SCRIPTS[case]
+    stand_in = tmp_path / "bin"
+    stand_in.mkdir()
+    (stand_in / "gst-launch-1.0").write_text('#!/bin/sh\nprintf \'%s\\n\' "$@" > "$DM_TEST_ARGV"\n')
+    (stand_in / "gst-launch-1.0").chmod(0o755)
+    env = logging_env(tmp_path / "log")
+    env["PATH"] = f"{stand_in}:{env['PATH']}"
+    env["DM_TEST_ARGV"] = str(tmp_path / "argv")
+    if not learned:
+        env["DM_LEARNED"] = "0"
+    r = script(name, *args, env=env)
+    argv = (tmp_path / "argv").read_text().splitlines()
+    desc = " ".join(argv)
+    for old, new in subs:
+        assert old in desc, (old, desc)
+        desc = desc.replace(old, new.format(video="rgbdtestsrc num-buffers=10",
+                                            depth="rgbdtestsrc stream=depth num-buffers=10"))
+    desc = desc.replace("autovideosink", "fakesink")
+    run = subprocess.run(["gst-launch-1.0", "-m", *shlex.split(desc)], capture_output=True, text=True,
+                         timeout=120, env=logging_env(tmp_path / "log"))
+    assert run.returncode == 0, (desc, run.stderr[-2000:])
+    elements = made(tmp_path / "log")
+    person = depthmatte_messages(run.stdout)
+    assert len(person) == 10, (desc, len(person))
+    if learned:
+        check_default(r.stderr, elements, name)
+        assert all(person) == AVAILABLE, person
+    else:
+        check_depth_only(r.stderr, elements, name)
+        assert not any(person), person

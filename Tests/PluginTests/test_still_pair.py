@@ -1,11 +1,16 @@
 """pipelines/still-pair.sh: one RGB-D still as files (colour PNG, 16-bit PNG
 depth in millimetres as RGB-D datasets store it, decoded by pngdec as
-GRAY16_BE) keyed through facedetect and depthmatte."""
+GRAY16_BE) keyed through a face detector and depthmatte: mpfacedetect and
+personmask (the learned person prior) when they are registered, the stock
+facedetect and depth alone with DM_LEARNED=0."""
 import os
 import subprocess
 
 import numpy as np
+import pytest
 from gi.repository import Gst, GstVideo
+
+from learned_check import check_default, check_depth_only, logging_env, made
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 W, H = 320, 240
@@ -35,7 +40,8 @@ def read_png(path):
     return data[: info.stride[0] * info.height].reshape(info.height, info.stride[0])[:, : info.width]
 
 
-def test_still_pair_keys_a_png_pair_with_16_bit_depth(tmp_path):
+@pytest.mark.parametrize("learned", [True, False], ids=["default", "DM_LEARNED=0"])
+def test_still_pair_keys_a_png_pair_with_16_bit_depth(tmp_path, learned):
     colour, depth, truth = tmp_path / "c.png", tmp_path / "d.png", tmp_path / "t.png"
     art = "noise=true holes=true"
     run_launch(f"rgbdtestsrc num-buffers=1 ! video/x-raw,width={W},height={H} ! videoconvert ! pngenc ! "
@@ -45,10 +51,21 @@ def test_still_pair_keys_a_png_pair_with_16_bit_depth(tmp_path):
     run_launch(f"rgbdtestsrc stream=truth num-buffers=1 ! video/x-raw,width={W},height={H} ! pngenc ! "
                f"filesink location={truth}")
     out, matte = tmp_path / "out.png", tmp_path / "matte.png"
+    env = logging_env(tmp_path / "log")
+    if not learned:
+        env["DM_LEARNED"] = "0"
     r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", "still-pair.sh"), str(colour), str(depth),
-                        str(out), str(matte)], capture_output=True, text=True, timeout=120)
+                        str(out), str(matte)], capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     assert out.exists() and matte.exists()
+    # the learned elements in both keying runs when registered, else (and
+    # with DM_LEARNED=0) the stock facedetect
+    elements = made(tmp_path / "log")
+    if learned:
+        check_default(r.stderr, elements, "still-pair.sh")
+    else:
+        check_depth_only(r.stderr, elements, "still-pair.sh")
+    assert elements["depthmatte"] >= 2, elements
     a = read_png(matte).astype(float) / 255
     t = read_png(truth).astype(float) / 255
     assert a.shape == t.shape == (H, W)

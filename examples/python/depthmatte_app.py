@@ -10,9 +10,17 @@ Needs Debian's python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0
 (no pip packages) and the depthmatte plugin (installed, or GST_PLUGIN_PATH).
 Run it with Debian's /usr/bin/python3, which is the one that has `gi`.
 
+The learned person prior: when personmask and mpfacedetect are registered
+(gst-python/python/ over mediapipe; scripts/setup installs them), personmask
+gives depthmatte's person pad a person probability from a tee of the colour,
+and mpfacedetect finds the face for the lock where the stock facedetect would
+(camera, recording; rgbdtestsrc attaches its faces itself). --no-learned (or
+DM_LEARNED=0) keys from depth alone, with facedetect. One line on stderr says
+which.
+
 Sources (one of):
   (default)                       rgbdtestsrc, the synthetic RGB-D scene, live
-  --camera DEV --depth-device DEV V4L2 colour (+ facedetect) and GRAY16_LE depth
+  --camera DEV --depth-device DEV V4L2 colour (+ a face detector) and GRAY16_LE depth
   --recording PREFIX              a session written by pipelines/record.sh
                                   (PREFIX-colour.mkv + PREFIX-depth.mov)
 Outputs:
@@ -40,7 +48,8 @@ seconds (it plays in real time: sources are live, recordings are clock-synced).
 
 Printed lines (stdout, one per event):
   lock   t=0.000 lock=face face-found=true cutoff=1.2590   on every change of lock / face-found
-  status t=1.000 cutoff=1.2588 lock=face face-found=true coverage=0.136   every --status-interval s
+  status t=1.000 cutoff=1.2588 lock=face face-found=true coverage=0.136 person=true   every --status-interval s
+                                            (person: the person probability took part in the frame's matte)
   cmd    t=1.002 cutoff-offset 0.4                          a command was applied
   dump   t=0.500 out.png                                    a frame was written
   error  ...                                                a command failed
@@ -110,11 +119,77 @@ def shown_value(v, typed):
     return v
 
 
+def learned_prior(a):
+    """Whether the learned elements go in (registered and not turned off), and
+    the one line that says so."""
+    learned, why = False, None
+    if a.no_learned or os.environ.get("DM_LEARNED") == "0":
+        why = "--no-learned" if a.no_learned else "DM_LEARNED=0"
+    elif any(Gst.ElementFactory.find(n) is None for n in ("personmask", "mpfacedetect")):
+        why = "personmask/mpfacedetect not registered: scripts/setup installs mediapipe"
+    else:
+        learned = True
+    if not (a.camera or a.recording):
+        face = "faces from rgbdtestsrc"
+    elif a.no_facedetect:
+        face = "no face detector"
+    else:
+        face = ("mpfacedetect" if learned else "facedetect (OpenCV)") + " for the face lock"
+    if learned:
+        return True, (f"depthmatte_app: learned person prior: personmask into m.person, {face} "
+                      "(--no-learned: depth only)")
+    return False, f"depthmatte_app: depth only ({why}): {face}"
+
+
+def describe(a, learned=False):
+    """The pipeline for the arguments `a`; `learned`: mpfacedetect in place of
+    facedetect and personmask on a tee of the colour into depthmatte's person pad."""
+    w, h = a.size.split("x")
+    dw, dh = a.depth_size.split("x")
+    video = f"video/x-raw,width={w},height={h},framerate={a.fps}/1"
+    depth = f"video/x-raw,width={dw},height={dh},framerate={a.fps}/1"
+    # the colour into depthmatte, with the learned prior also into personmask
+    to_video = ("tee name=m_colour ! queue ! m.video m_colour. ! queue ! personmask ! m.person" if learned
+                else "queue ! m.video")
+    if a.camera:
+        if not a.depth_device:
+            sys.exit("--camera needs --depth-device (a GRAY16_LE depth node registered to the colour)")
+        face = ("" if a.no_facedetect else "mpfacedetect ! " if learned
+                else "facedetect display=false ! videoconvert ! ")
+        inputs = (f"v4l2src device={a.camera} ! videoconvert ! {face}"
+                  f"video/x-raw,format=BGRx ! {to_video} "
+                  f"v4l2src device={a.depth_device} ! video/x-raw,format=GRAY16_LE ! queue ! m.depth ")
+    elif a.recording:
+        inputs = recording.inputs(a.recording, a.fps, facedetect=not a.no_facedetect, learned=learned) + " "
+    else:
+        still = " motion=false" if a.still else ""
+        colour = to_video if learned else "m.video"
+        inputs = (f"rgbdtestsrc is-live=true{still} ! {video} ! {colour} "
+                  f"rgbdtestsrc is-live=true stream=depth{still} ! {depth} ! m.depth ")
+    # A recording is not live: sync to the clock so timed commands line up.
+    pace = "identity sync=true ! " if a.recording else ""
+    outs = []
+    if a.record:
+        outs.append("queue ! videoconvert ! video/x-raw,format=I420 ! "
+                    "x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! "
+                    "video/x-h264,profile=constrained-baseline ! h264parse ! "
+                    f"mp4mux ! filesink location={shlex.quote(a.record)}")
+    sink = a.sink if a.sink is not None else ("none" if a.record else "autovideosink")
+    if sink != "none":
+        outs.append(f"queue ! videoconvert ! {sink}")
+    if not outs:
+        outs.append("fakesink")
+    tee = " ".join(f"t. ! {o}" for o in outs)
+    return f"depthmatte name=m ! {pace}tee name=t {tee} {inputs}"
+
+
 class App:
     def __init__(self, args):
         self.args = args
         self.loop = GLib.MainLoop()
-        self.pipeline = Gst.parse_launch(self.describe())
+        self.learned, line = learned_prior(args)
+        print(line, file=sys.stderr, flush=True)
+        self.pipeline = Gst.parse_launch(describe(args, self.learned))
         self.matte = self.pipeline.get_by_name("m")
         sets = [p.partition("=")[::2] for p in args.set] + ([("mode", args.mode)] if args.mode else [])
         for name, value in sets:
@@ -158,41 +233,6 @@ class App:
         GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGINT, self.finish)
 
     # ---- pipeline ---------------------------------------------------------
-
-    def describe(self):
-        a = self.args
-        w, h = a.size.split("x")
-        dw, dh = a.depth_size.split("x")
-        video = f"video/x-raw,width={w},height={h},framerate={a.fps}/1"
-        depth = f"video/x-raw,width={dw},height={dh},framerate={a.fps}/1"
-        if a.camera:
-            if not a.depth_device:
-                sys.exit("--camera needs --depth-device (a GRAY16_LE depth node registered to the colour)")
-            face = "" if a.no_facedetect else "facedetect display=false ! videoconvert ! "
-            inputs = (f"v4l2src device={a.camera} ! videoconvert ! {face}"
-                      "video/x-raw,format=BGRx ! queue ! m.video "
-                      f"v4l2src device={a.depth_device} ! video/x-raw,format=GRAY16_LE ! queue ! m.depth ")
-        elif a.recording:
-            inputs = recording.inputs(a.recording, a.fps, facedetect=not a.no_facedetect) + " "
-        else:
-            still = " motion=false" if a.still else ""
-            inputs = (f"rgbdtestsrc is-live=true{still} ! {video} ! m.video "
-                      f"rgbdtestsrc is-live=true stream=depth{still} ! {depth} ! m.depth ")
-        # A recording is not live: sync to the clock so timed commands line up.
-        pace = "identity sync=true ! " if a.recording else ""
-        outs = []
-        if a.record:
-            outs.append("queue ! videoconvert ! video/x-raw,format=I420 ! "
-                        "x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! "
-                        "video/x-h264,profile=constrained-baseline ! h264parse ! "
-                        f"mp4mux ! filesink location={shlex.quote(a.record)}")
-        sink = a.sink if a.sink is not None else ("none" if a.record else "autovideosink")
-        if sink != "none":
-            outs.append(f"queue ! videoconvert ! {sink}")
-        if not outs:
-            outs.append("fakesink")
-        tee = " ".join(f"t. ! {o}" for o in outs)
-        return f"depthmatte name=m ! {pace}tee name=t {tee} {inputs}"
 
     def running_time(self):
         clock = self.pipeline.get_clock()
@@ -344,7 +384,7 @@ class App:
     @staticmethod
     def describe_report(r):
         return (f"cutoff={r['cutoff']:.4f} lock={r['lock']} face-found={str(r['face-found']).lower()} "
-                f"coverage={r['coverage']:.3f}")
+                f"coverage={r['coverage']:.3f} person={str(r['person']).lower()}")
 
     def on_message(self, bus, msg):
         t = msg.type
@@ -367,6 +407,7 @@ class App:
             "lock": s.get_value("lock"),
             "face-found": s.get_value("face-found"),
             "coverage": s.get_value("coverage"),
+            "person": bool(s.get_value("person")),
         }
         self.last = r
         change = (r["lock"], r["face-found"])
@@ -424,6 +465,8 @@ def parse_args(argv=None):
     src.add_argument("--still", action="store_true", help="rgbdtestsrc: the scene held at its t = 0 pose")
     key = p.add_argument_group("keying")
     key.add_argument("--mode", help="depthmatte mode: face, fixed, nearest, highpass, bandpass")
+    key.add_argument("--no-learned", action="store_true",
+                     help="depth only: no personmask/mpfacedetect even when registered (also DM_LEARNED=0)")
     key.add_argument("--set", action="append", default=[], metavar="PROP=VALUE",
                      help="any depthmatte property before start (repeatable)")
     key.add_argument("--background", metavar="IMAGE", help="background picture (.png/.jpg)")
