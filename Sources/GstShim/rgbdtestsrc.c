@@ -83,7 +83,11 @@ DM_DEFINE_ENUM (static, dm_rgbdtestsrc_scene_get_type, "GstRgbdTestSrcScene",
           "(a part one or two depth pixels wide)", "thin-rod"},
     {DM_SCENE_CARRY_BINDER, "The enter-left walk carrying a dark binder "
           "against the chest (with holes: 90 % of its depth pixels have no "
-          "reading, as an IR-absorbing surface)", "carry-binder"});
+          "reading, as an IR-absorbing surface)", "carry-binder"},
+    {DM_SCENE_SELFIE, "An arm's-length selfie for an upright 3:4 picture "
+          "(square-pixels): the torso leaning back fills the bottom edge, "
+          "nearer than the face there; a chair back behind; the face reads "
+          "0.33 m", "selfie"});
 
 /* ---- caps ------------------------------------------------------------------- */
 

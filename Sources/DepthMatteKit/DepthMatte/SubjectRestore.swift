@@ -26,7 +26,12 @@
 ///
 /// Everything else that the cutoff keeps is the person's: pieces in contact
 /// with what is kept (within `contact` in depth) come back, round after
-/// round (head → neck → torso → arms → legs).
+/// round (head → neck → torso → arms → legs). At arm's length (`bodyWidth`)
+/// the body under the seed, in contact with what is kept, comes back past
+/// every rule but the top's: floor-like or not, in front of the seed or
+/// behind it (a selfie's chest leaning back recedes upwards as steeply as a
+/// floor, fills the bottom edge from side to side and is as near as the
+/// face or nearer).
 ///
 /// Passes, each its own function: `seedDepth`, `labelPieces`,
 /// `measureContacts`, `decide`, `write`. Buffers are kept between frames.
@@ -58,6 +63,20 @@ public struct SubjectRestore {
     /// Columns of holes a limb may be parted from the kept body by (the
     /// shadow band a depth camera leaves along a silhouette).
     public var besideGap = 4
+    /// Metres: a person's width, shoulders and arms. Where the picture is
+    /// narrower than this at the seed's depth and at a piece's mean depth
+    /// (with the focal length the floor test assumes, `focalDiagonal`), the
+    /// camera is at arm's length from both: the body fills the picture's
+    /// width there and hides whatever lies behind it, so a piece under the
+    /// seed (`isUnderSeed`) that touches what is kept is the subject's own
+    /// body, not a floor, a desk or a chair back, and comes back without the
+    /// other rules (a chest leaning back is floor-like; a phone held below
+    /// the face sees the chest nearer than the face). The arm's-length
+    /// TrueDepth selfie's chest lies 0.35 m away, where its 3:4 picture is
+    /// 0.34 m wide (IoU against Apple's matte 0.47 -> 0.99); a Kinect's 4:3
+    /// picture is 0.64 m wide at its nearest reading (0.5 m): none of its
+    /// pieces is at arm's length.
+    public var bodyWidth: Float = 0.6
     /// Rounds of restoring pieces next to what is kept.
     public var rounds = 6
     /// Whether the pass runs at all (off: the segmentation's result stands).
@@ -105,14 +124,17 @@ public struct SubjectRestore {
     /// segmented copy: kept pixels hold their depth, dropped near pixels
     /// 65535). `original`: the depth as it came; `limit`: the cutoff in depth
     /// units; `floorMark`: bit 8 = floor; `ends`: per row the first and last
-    /// column counted as the picture's sides. Returns the pixels restored.
+    /// column counted as the picture's sides; `focalDiagonal`: the focal
+    /// length in picture diagonals (`bodyWidth`). Returns the pixels restored.
     @discardableResult
     public mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, seeds: UnsafePointer<UInt8>,
                                floorMark: UnsafePointer<UInt8>, ends: UnsafePointer<Int32>,
-                               limit: UInt32, scale: Float) -> Int {
+                               limit: UInt32, scale: Float,
+                               focalDiagonal: Float = DepthComponents.focalDiagonal) -> Int {
         restoredCount = 0
         let w = original.width, h = original.height, n = w * h
-        guard enabled, n > 0, limit < 65535, let seed = Self.seed(original, seeds, limit) else { return 0 }
+        guard enabled, n > 0, limit < 65535, var seed = Self.seed(original, seeds, limit) else { return 0 }
+        seed.armsLength = bodyWidth / scale * DepthComponents.focal(w, h, perDiagonal: focalDiagonal) / Float(w)
         if piece.count < n { piece = [Int32](repeating: -1, count: n); stack.reserveCapacity(n) }
         if edgeRows.count < 2 * w { edgeRows = [Int32](repeating: 0, count: 2 * w) }
         Self.edgeRows(original, &edgeRows, limit: h / 4)
@@ -138,9 +160,11 @@ public struct SubjectRestore {
     }
 
     /// Where the lock's seed is: its near pixels' mean depth (units), its
-    /// columns and its middle row.
+    /// columns and its middle row; and the depth (units) nearer than which
+    /// the picture is narrower than `bodyWidth` (arm's length).
     struct Seed {
         var depth: Float, minX: Int32, maxX: Int32, midY: Int32
+        var armsLength: Float = 0
     }
 
     /// The subject's seed (bit 0 of the seed flags; other people's mover
@@ -267,13 +291,28 @@ public struct SubjectRestore {
         return newly
     }
 
+    /// Whether a piece is the body under the seed: its columns cover the
+    /// seed's, and it starts below the seed's middle.
+    static func isUnderSeed(_ p: Piece, _ seed: Seed) -> Bool {
+        p.minX <= seed.minX && p.maxX >= seed.maxX && p.minY >= seed.midY
+    }
+
+    /// Whether a piece is the body under the seed at arm's length
+    /// (`bodyWidth`): it touches what is kept, and it and the seed lie
+    /// where the picture is narrower than a body.
+    static func isBodyAtArmsLength(_ p: Piece, _ seed: Seed) -> Bool {
+        p.contacts > 0 && p.meanDepth < seed.armsLength && seed.depth < seed.armsLength && isUnderSeed(p, seed)
+    }
+
     /// Whether a piece is not clearly something else (see the type's rules).
     /// A piece reaching the left or right side comes back only when it is
-    /// the body under the seed: its columns cover the seed's, and it starts
-    /// below the seed's middle (a close subject's shoulders and chest cut by
-    /// both sides; not a pillar, a branch or a sofa reaching in from a side).
+    /// the body under the seed (`isUnderSeed`: a close subject's shoulders
+    /// and chest cut by both sides; not a pillar, a branch or a sofa reaching
+    /// in from a side).
     static func isPersons(_ p: Piece, _ seed: Seed, _ s: SubjectRestore, _ scale: Float) -> Bool {
-        if Float(p.floor) >= s.floorShare * Float(p.area) || p.top { return false }
+        if p.top { return false }
+        if isBodyAtArmsLength(p, seed) { return true }
+        if Float(p.floor) >= s.floorShare * Float(p.area) { return false }
         if isLimb(p, seed, s, scale) { return true }
         if p.contacts == 0 {
             // apart in the picture: a hand or an object held in front of the
@@ -291,8 +330,7 @@ public struct SubjectRestore {
             // the body under the seed, and not in front of the seed (a desk
             // edge across the picture in front of the subject is; a torso
             // under the chin is not)
-            return p.minX <= seed.minX && p.maxX >= seed.maxX && p.minY >= seed.midY
-                && p.meanDepth >= seed.depth - s.behind.base / scale
+            return isUnderSeed(p, seed) && p.meanDepth >= seed.depth - s.behind.base / scale
         }
         return true
     }

@@ -23,7 +23,9 @@
 ///     smoothly in depth, so it is cut by its geometry, not by a step.
 ///     A person's front, legs and face are near-vertical and never
 ///     floor-like; the top of the head or shoulders is, but does not reach
-///     the bottom row.
+///     the bottom row. (A chest leaning back, seen at arm's length, is
+///     floor-like and fills the bottom row: `SubjectRestore.bodyWidth`
+///     puts it back.)
 ///  3. **Surfaces**: the near pixels that are not floor are split into
 ///     surfaces: 4-neighbours join when their depths differ by less than
 ///     `step` (1.5 cm + 1.5 % of the depth: a body is smooth at
@@ -253,7 +255,7 @@ public struct SubjectSegmentation {
             floorMark.withUnsafeBufferPointer { fp in
             rowEnds.withUnsafeBufferPointer { rep in
                 restore.apply(original: depth, out: op.baseAddress!, seeds: sp.baseAddress!, floorMark: fp.baseAddress!,
-                              ends: rep.baseAddress!, limit: f.limit, scale: f.fscale)
+                              ends: rep.baseAddress!, limit: f.limit, scale: f.fscale, focalDiagonal: focalDiagonal)
             }}}
         }
         keptCount += restored

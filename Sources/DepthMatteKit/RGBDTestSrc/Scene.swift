@@ -43,7 +43,8 @@ public struct SceneSettings: Equatable {
     public var faceMeta = true
     /// Which scene (SceneExtras.swift): the portrait, or one with a chair
     /// back, a sloping floor, a door frame, a subject walking in (also
-    /// carrying a dark binder) or holding a thin rod.
+    /// carrying a dark binder), holding a thin rod, or an arm's-length
+    /// selfie.
     public var scene: SceneKind = .portrait
     /// Depth in disparity steps: z is rounded to steps of
     /// `SceneLayout.quantization` · z² (2.8 mm at 1 m, 2.2 cm at 2.8 m).
@@ -226,6 +227,11 @@ public struct RGBDScene {
             pose.subjectDepth = 1.2
             pose.headX = SceneExtras.enterX(settings.motion ? time : 0)
             pose.handRaised = false
+        }
+        if settings.scene == .selfie {
+            // still, facing the camera, the head high in the picture
+            pose = ScenePose(subjectDepth: SceneExtras.selfieDepth, headX: 0, headY: SceneExtras.selfieHeadY,
+                             handRaised: false, faceVisible: true)
         }
         self.pose = pose
         geo = SceneGeometry(pose: pose, kind: settings.scene)

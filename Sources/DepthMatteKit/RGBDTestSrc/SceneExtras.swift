@@ -30,10 +30,18 @@ public enum SceneKind: Int32, CaseIterable, Sendable {
     /// infrared (with `holes`, 90 % of its depth pixels have no reading;
     /// the rest are fragments amid the holes).
     case carryBinder = 6
+    /// An arm's-length selfie, for an upright 3:4 picture with square
+    /// pixels: the subject still, the head high in the picture, the torso
+    /// leaning back (its depth falls towards the bottom edge: floor-like to
+    /// a slope test, and nearer than the face there) and filling the bottom
+    /// edge from side to side; a chair back behind, beside the head and the
+    /// neck. No raised hand. The depth reads as a phone's at arm's length
+    /// (the face at 0.33 m: `SceneExtras.selfieReadings`).
+    case selfie = 7
 }
 
 extension SceneKind {
-    var hasChair: Bool { self == .chair }
+    var hasChair: Bool { self == .chair || self == .selfie }
     var hasFloor: Bool { self == .slopingFloor || walks }
     /// The subject walks across (`enterLeft`'s pose).
     var walks: Bool { self == .enterLeft || self == .carryBinder }
@@ -60,7 +68,8 @@ struct SceneExtras {
 
     init(kind: SceneKind, subjectDepth zs: Double) {
         self.kind = kind
-        chairZ = zs + 0.16
+        // (a selfie's chair back is behind the sitter's leaning torso)
+        chairZ = zs + (kind == .selfie ? 0.22 : 0.16)
         // the floor meets the torso's sides (zs + 0.09) at the bottom row, 1 cm behind them
         let bottomY = 0.5 / SceneLayout.focalY
         floorH = (zs + 0.10) * (bottomY * Self.floorCos + Self.floorSin)
@@ -113,6 +122,25 @@ struct SceneExtras {
             return SceneColor(118, 104, 92).scaled(check ? 0.92 : 1)
         }
     }
+
+    /// `selfie`: the face centre's depth and the head centre's height (y
+    /// down). At the scene camera's 43° vertical field of view the head
+    /// then spans 10-58 % of the picture's height, as a phone's wider front
+    /// camera frames a face at arm's length (the TrueDepth selfie: 20-70 %
+    /// at 0.33 m).
+    static let selfieDepth = 0.6, selfieHeadY = -0.075
+    /// `selfie`: its depth readings are scaled by this (as
+    /// `SceneSettings.distanceScale` scales the world, on top of it): the
+    /// face reads 0.33 m, as the TrueDepth selfie's; the pictures, the truth
+    /// and the face box stay those of the scene at `selfieDepth`.
+    static let selfieReadings = 0.55
+    /// `selfie`: the torso sits `selfieBack` further back than the
+    /// portrait's and, below `selfieLeanStart` (metres under the head
+    /// centre: the torso's top), comes nearer by `selfieLean` metres per
+    /// metre downwards: from 1.15 times the face's depth at the collar to
+    /// 0.92 times at the bottom edge (the TrueDepth selfie: 0.40 m and
+    /// 0.315 m for a face at 0.33 m, 1.2 and 0.95 times).
+    static let selfieLean = 1.3, selfieLeanStart = 0.17, selfieBack = 0.07
 
     /// The enter-left walk: head x (metres) at time t.
     static func enterX(_ t: Double) -> Double {

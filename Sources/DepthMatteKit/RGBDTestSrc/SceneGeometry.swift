@@ -124,6 +124,8 @@ struct SceneGeometry {
     let rod: Bool
     /// A dark binder against the chest (`SceneKind.carryBinder`).
     let binder: Bool
+    /// The torso leans back (`SceneKind.selfie`).
+    let lean: Bool
     // bounding boxes in ray coordinates (x/z, y/z), without margins
     let bodyX0: Double, bodyX1: Double, bodyY0: Double
     let handX0: Double, handX1: Double, handY0: Double, handY1: Double
@@ -171,6 +173,7 @@ struct SceneGeometry {
         zHand = zs - SceneLayout.handForward
         rod = kind == .thinRod
         binder = kind == .carryBinder
+        lean = kind == .selfie
         handRaised = pose.handRaised || rod; faceVisible = pose.faceVisible
         let tw = Self.torsoHalfWidth
         bodyX0 = (hx - tw) / zs; bodyX1 = (hx + (binder ? Self.binderX + Self.binderA : tw)) / zs; bodyY0 = (hy - Self.headB) / zs
@@ -272,7 +275,10 @@ struct SceneGeometry {
             return zs + Self.binderBehind
         default:
             let n = h.px / Self.torsoHalfWidth
-            return zs + SceneLayout.torsoBehind + 0.04 * min(n * n, 1)
+            let d = zs + SceneLayout.torsoBehind + 0.04 * min(n * n, 1)
+            guard lean else { return d }
+            // `selfie`: leaning back, nearer towards the bottom
+            return d + SceneExtras.selfieBack - SceneExtras.selfieLean * max(0, h.py - SceneExtras.selfieLeanStart)
         }
     }
 

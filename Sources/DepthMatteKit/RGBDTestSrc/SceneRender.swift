@@ -335,6 +335,8 @@ extension RGBDScene {
         let shift = s.misregistration
         let k = SceneLayout.noiseCoefficient
         let random = s.noise || s.holes || s.flyingPixels || s.correlatedNoise
+        // the readings' scale: `distanceScale`, and a selfie's own
+        let worldScale = (s.distanceScale > 0 ? s.distanceScale : 1) * (s.scene == .selfie ? SceneExtras.selfieReadings : 1)
 
         // flying pixels: only rays with an outline within 1.5 sample offsets are resampled
         let edgeReach = s.flyingPixels ? 1.5 * (fdx * fdx + fdy * fdy).squareRoot() : 0
@@ -370,7 +372,7 @@ extension RGBDScene {
                     }
                     var v: UInt16 = 0
                     if !hole {
-                        if s.distanceScale != 1 && s.distanceScale > 0 { d *= s.distanceScale }
+                        if worldScale != 1 { d *= worldScale }
                         if s.noise { d += k * d * d * SceneHash.gaussian(rnd) }
                         if s.correlatedNoise { d += k * d * d * Self.patchNoise(key, Double(sx), Double(py), pixel: rnd) }
                         if s.quantization && d > 0.05 {

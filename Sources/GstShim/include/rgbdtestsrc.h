@@ -12,7 +12,7 @@ extern "C" {
 typedef enum { DM_STREAM_VIDEO = 0, DM_STREAM_DEPTH = 1, DM_STREAM_TRUTH = 2 } DMStream;
 typedef enum { DM_SCENE_PORTRAIT = 0, DM_SCENE_CHAIR = 1, DM_SCENE_SLOPING_FLOOR = 2,
   DM_SCENE_DOOR_FRAME = 3, DM_SCENE_ENTER_LEFT = 4, DM_SCENE_THIN_ROD = 5,
-  DM_SCENE_CARRY_BINDER = 6 } DMScene;
+  DM_SCENE_CARRY_BINDER = 6, DM_SCENE_SELFIE = 7 } DMScene;
 
 /* A copy of the element's properties (rgbdtestsrc_properties.def), taken
  * under the object lock per frame. */

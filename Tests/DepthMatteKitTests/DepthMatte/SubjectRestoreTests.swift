@@ -380,6 +380,65 @@ final class SubjectRestoreTests: XCTestCase {
         XCTAssertEqual(rail.restoredCount, 0)
     }
 
+    // MARK: at arm's length
+
+    /// A selfie's depth in millimetres: a wall, the head [62, 98) x [8, 50)
+    /// at `head` (kept and seeded), the chest [0, 160) x [50, 90) across the
+    /// whole width at `chest` (left out; marked floor when `floorMarked`,
+    /// as the segmentation marks a chest leaning back). The cutoff is
+    /// `head` + 240.
+    static func selfieFrame(head: UInt16, chest: UInt16, floorMarked: Bool) -> Frame {
+        let d = TestDepth(width: W, height: H, fill: 5000)
+        d.fill(x0: 0, y0: 50, x1: W, y1: H, chest)
+        d.fill(x0: 62, y0: 8, x1: 98, y1: 50, head)
+        let f = Frame(d, limit: UInt32(head) + 240) { _, y, _ in y < 50 }
+        f.seed(x0: 68, y0: 15, x1: 92, y1: 45)
+        if floorMarked { f.markFloor(x0: 0, y0: 50, x1: W, y1: H) }
+        return f
+    }
+
+    /// The chest's pixels put back by the pass on `selfieFrame(...)`.
+    static func chestRestored(head: UInt16, chest: UInt16, floorMarked: Bool,
+                              configure: (inout SubjectRestore) -> Void = { _ in }) -> Int {
+        let f = selfieFrame(head: head, chest: chest, floorMarked: floorMarked)
+        var r = SubjectRestore()
+        configure(&r)
+        f.run(&r)
+        return f.restored(x0: 0, y0: 50, x1: W, y1: H, depth: chest)
+    }
+
+    func testFloorLikeChestAtArmsLengthComesBack() {
+        // the head at 0.36 m, the chest 3 cm nearer and floor-like: where the
+        // picture is narrower than a body (`bodyWidth`: nearer than 0.43 m
+        // at this size's focal length) it is the body, not a floor
+        XCTAssertEqual(Self.chestRestored(head: 360, chest: 330, floorMarked: true), Self.W * 40, "chest")
+        // the same at 1.08 m: a floor
+        XCTAssertEqual(Self.chestRestored(head: 1080, chest: 1050, floorMarked: true), 0, "floor at 1 m")
+        // with no width nothing is at arm's length
+        XCTAssertEqual(Self.chestRestored(head: 360, chest: 330, floorMarked: true) { $0.bodyWidth = 0 }, 0, "bodyWidth 0")
+    }
+
+    func testChestNearerThanTheFaceAtArmsLengthComesBack() {
+        // a phone held below the face: the chest 7 cm nearer than the head
+        XCTAssertEqual(Self.chestRestored(head: 360, chest: 290, floorMarked: false), Self.W * 40, "chest")
+        // the same at 1.08 m: a desk edge across the picture in front
+        XCTAssertEqual(Self.chestRestored(head: 1080, chest: 1010, floorMarked: false), 0, "desk edge at 1 m")
+    }
+
+    func testPieceAtArmsLengthNotUnderTheSeedKeepsTheRules() {
+        // floor-like and at arm's length, but reaching in from the right
+        // beside the head, not under its columns: the floor rule holds
+        let d = TestDepth(width: Self.W, height: Self.H, fill: 1700)
+        d.fill(x0: 62, y0: 8, x1: 98, y1: 90, 360)
+        d.fill(x0: 98, y0: 40, x1: Self.W, y1: Self.H, 350)
+        let f = Frame(d, limit: 600) { x, _, _ in x < 98 }
+        f.seed(x0: 68, y0: 15, x1: 92, y1: 45)
+        f.markFloor(x0: 98, y0: 40, x1: Self.W, y1: Self.H)
+        var r = SubjectRestore()
+        f.run(&r)
+        XCTAssertEqual(f.leftOut(x0: 98, y0: 40, x1: Self.W, y1: Self.H, depth: 350), 62 * 50)
+    }
+
     // MARK: switched off
 
     func testDisabledLeavesTheSegmentedCopyUntouched() {

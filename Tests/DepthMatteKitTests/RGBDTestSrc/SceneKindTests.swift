@@ -66,6 +66,34 @@ final class SceneKindTests: XCTestCase {
         XCTAssertEqual(s.sample(u: 0.1, v: 0.05).object, .wall)
     }
 
+    func testSelfieTorsoFillsTheBottomEdgeLeaningBackNearerThanTheFace() {
+        // an upright 3:4 portrait: the torso is the truth along the whole
+        // bottom row; its depth falls from behind the face at the collar to
+        // nearer than the face at the bottom edge; a chair back beside the
+        // neck, nearer than the default cutoff (face + 0.25 m); the face
+        // reads 0.33 m, as a phone's at arm's length
+        let s = scene(.selfie, 3) { $0.squarePixels = true }
+        let w = 240, h = 320
+        XCTAssertFalse(s.pose.handRaised)
+        let face = SceneExtras.selfieDepth * SceneExtras.selfieReadings
+        XCTAssertEqual(face, 0.33, accuracy: 1e-9)
+        let d = depth(s, w, h), t = truth(s, w, h)
+        let m = { (x: Int, y: Int) in Double(d[y * w + x]) / 1000 }
+        XCTAssertEqual(m(w / 2, 120), face, accuracy: 0.005, "face centre")
+        for x in 0..<w { XCTAssertGreaterThan(t[(h - 1) * w + x], 127, "bottom row, x \(x)") }
+        XCTAssertGreaterThan(m(w / 2, 244), face + 0.03, "collar")
+        XCTAssertLessThan(m(w / 2, h - 1), face - 0.015, "bottom edge")
+        // the head high in the picture: its box's top in the top eighth
+        let box = s.faceBox(width: w, height: h)!
+        XCTAssertLessThan(box.y, h / 8)
+        XCTAssertEqual(s.sample(x: 5, y: 220, width: w, height: h).object, .surface, "chair back")
+        XCTAssertLessThan(m(5, 220), face + 0.25)
+        XCTAssertGreaterThan(m(5, 220), face + 0.1)
+        // `distanceScale` scales the readings on top of the selfie's own
+        let far = depth(scene(.selfie, 3) { $0.squarePixels = true; $0.distanceScale = 2 }, w, h)
+        XCTAssertEqual(Double(far[120 * w + w / 2]) / 1000, 2 * face, accuracy: 0.01)
+    }
+
     func testEnterLeftWalksInStandsAndWalksOut() {
         XCTAssertLessThan(scene(.enterLeft, 0).pose.headX, -0.9)
         XCTAssertEqual(scene(.enterLeft, 5).pose.headX, 0.15, accuracy: 1e-9)
