@@ -279,6 +279,7 @@ honour_flush (GstDepthMatte * self)
     if (self->state)
       dm_state_reset (self->state);
     gst_depth_matte_pairing_clear (self);
+    self->keyed_video_pts = self->keyed_output_pts = GST_CLOCK_TIME_NONE;
   }
 }
 
@@ -476,6 +477,11 @@ key_frame (GstDepthMatte * self, DMDepthMatteSettings * settings,
   }
   frame.output = dm_rgb_image_from_frame (&oframe);
   describe_video (self, &in[DM_INPUT_VIDEO], paired, &frame, faces);
+  if (in[DM_INPUT_VIDEO].frame) {
+    self->keyed_video_pts = GST_BUFFER_PTS
+        (gst_video_aggregator_pad_get_current_buffer (in[DM_INPUT_VIDEO].pad));
+    self->keyed_output_pts = GST_BUFFER_PTS (outbuf);
+  }
   describe_depth (self, &in[DM_INPUT_DEPTH], in[DM_INPUT_VIDEO].frame != NULL,
       &frame);
   describe_background (&in[DM_INPUT_BACKGROUND], &frame);
@@ -517,9 +523,50 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   return ret;
 }
 
+/* One output per colour frame: a live aggregator that times out before the
+ * next colour frame (or the colour's EOS) arrives would key the frame it
+ * keyed last once more, stamped with the next output time (5 colour frames
+ * in gave 6 out). When the video pad's current buffer is the one keyed into
+ * an earlier output, no output is made (the base class moves on to the next
+ * output time); the same output time again (a caps change made the base
+ * class drop the output and aggregate it anew) is made. */
+static GstFlowReturn
+gst_depth_matte_create_output_buffer (GstVideoAggregator * vagg,
+    GstBuffer ** outbuf)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (vagg);
+  GstVideoAggregatorPad *vpad;
+  GstBuffer *cur;
+  gboolean keyed = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  vpad = self->pads[DM_INPUT_VIDEO] ?
+      gst_object_ref (self->pads[DM_INPUT_VIDEO]) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (vpad) {
+    cur = gst_video_aggregator_pad_get_current_buffer (vpad);
+    keyed = cur && GST_CLOCK_TIME_IS_VALID (self->keyed_video_pts)
+        && GST_BUFFER_PTS (cur) == self->keyed_video_pts
+        && output_segment (self)->position != GST_CLOCK_TIME_NONE
+        && output_segment (self)->position > self->keyed_output_pts;
+    gst_object_unref (vpad);
+  }
+  if (keyed) {
+    GST_LOG_OBJECT (self, "no new colour frame for the output at %"
+        GST_TIME_FORMAT ": nothing made",
+        GST_TIME_ARGS (output_segment (self)->position));
+    *outbuf = NULL;
+    return GST_FLOW_OK;
+  }
+  return GST_VIDEO_AGGREGATOR_CLASS (g_type_class_peek_parent
+      (G_OBJECT_GET_CLASS (self)))->create_output_buffer (vagg, outbuf);
+}
+
 void
 gst_depth_matte_aggregate_class_init (GstVideoAggregatorClass * vagg_class)
 {
+  vagg_class->create_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_create_output_buffer);
   vagg_class->aggregate_frames =
       GST_DEBUG_FUNCPTR (gst_depth_matte_aggregate_frames);
 }

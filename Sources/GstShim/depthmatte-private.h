@@ -90,6 +90,10 @@ struct _GstDepthMatte
   gboolean warned_no_video;
   guint warned_unmappable;      /* bit per input (DM_INPUT_BIT): warned once */
   guint stalled;                /* bit per input: stall warned, not recovered */
+  GstClockTime keyed_video_pts; /* PTS of the video buffer keyed last and
+                                 * of the output it was keyed into; NONE
+                                 * before the first */
+  GstClockTime keyed_output_pts;
   GstClockTime person_missing_since;  /* output running time from which the
                                  * linked person pad had no frame near the
                                  * colour's time; NONE while it has */

@@ -270,6 +270,7 @@ gst_depth_matte_start (GstAggregator * agg)
   self->warned_unmappable = 0;
   self->stalled = 0;
   self->person_missing_since = GST_CLOCK_TIME_NONE;
+  self->keyed_video_pts = self->keyed_output_pts = GST_CLOCK_TIME_NONE;
   self->logged_lock = -1;
   self->logged_cutoff = 0.0;
   self->present = 0;

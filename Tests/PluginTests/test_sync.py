@@ -6,7 +6,7 @@ frames, and its alpha is compared with that frame's ground truth."""
 import numpy as np
 import pytest
 
-from harness import Gst
+from harness import Gst, pull_all
 
 W, H, FPS = 640, 360, 30
 N = 60          # colour frames per run (2 s)
@@ -159,3 +159,21 @@ def test_a_depth_still_keys_every_colour_frame():
     distinct = len({f[::7, ::7, :3].tobytes() for f in frames})
     assert distinct >= 35, f"only {distinct} of 40 colour frames shown"
     assert all((f[..., 3] >= 128).mean() > 0.05 for f in frames), "a frame not keyed"
+
+
+@pytest.mark.parametrize("n", [5, 30])
+def test_live_sources_give_one_output_per_colour_frame(n):
+    # a live aggregator that times out before the colour's EOS arrives keys
+    # no colour frame twice: n in, n out, each with its own time
+    p = Gst.parse_launch(
+        f"rgbdtestsrc is-live=true num-buffers={n} ! video/x-raw,width=160,height=120,framerate=30/1 ! queue ! m.video "
+        f"rgbdtestsrc is-live=true stream=depth num-buffers={n} ! video/x-raw,width=160,height=120,framerate=30/1 ! "
+        "queue ! m.depth depthmatte name=m mode=fixed ! appsink name=s sync=false")
+    p.set_state(Gst.State.PLAYING)
+    try:
+        out = pull_all(p, "s", timeout=5)
+    finally:
+        p.set_state(Gst.State.NULL)
+    pts = [s.get_buffer().pts for s in out]
+    assert len(pts) == n, pts
+    assert len(set(pts)) == n
