@@ -24,7 +24,10 @@ Sources (one of):
   --recording PREFIX              a session written by pipelines/record.sh
                                   (PREFIX-colour.mkv + PREFIX-depth.mov)
 Outputs:
-  (default)                       autovideosink
+  (default)                       the display: autovideosink ($DM_SINK, a sink
+                                  description, when set); with no display
+                                  ($DISPLAY, $WAYLAND_DISPLAY unset)
+                                  fakesink sync=true and a line saying so
   --record out.mp4                H.264 (constrained-baseline, I420) in MP4,
                                   playable by stock decoders (openh264dec too)
   --sink "ELEMENT ..."            any sink description instead of the display
@@ -38,10 +41,13 @@ Commands (typed on stdin, or from --script FILE with "at SECONDS COMMAND"):
                                     background-color 0xff00ff00
                                     refine original
   background IMAGE.png|.jpg       show a picture behind the subject (replaces
-                                  the current one; relinks the background pad)
+                                  the current one; relinks the background pad);
+                                  a picture that does not decode is an error
+                                  and the current background stays
   background none                 back to background-color
   status                          print the last lock report
-  eos | quit                      finish (the recording is closed properly)
+  eos | quit                      finish (the recording is closed properly;
+                                  Ctrl-C and SIGTERM do the same)
   at SECONDS COMMAND              run COMMAND at that running time
 Lines starting with # are ignored. Times are the pipeline's running time in
 seconds (it plays in real time: sources are live, recordings are clock-synced).
@@ -71,37 +77,17 @@ import gi
 gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")
 gi.require_version("GstController", "1.0")
-from gi.repository import GLib, GObject, Gst, GstController, GstVideo  # noqa: E402
+from gi.repository import GLib, Gst, GstController, GstVideo  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pipelines"))
 import recording  # noqa: E402  (pipelines/recording.py: the one reader of record.sh's files)
+import apptools  # noqa: E402  (pipelines/apptools.py: property checks, display sink, failure reasons)
 
 DECODERS = {".png": "pngdec", ".jpg": "jpegdec", ".jpeg": "jpegdec"}
 
 
 def log(kind, t, text):
     print(f"{kind:<6} t={t:.3f} {text}", flush=True)
-
-
-def check_value(spec, value):
-    """Raises ValueError unless `value` (a command's text) is one the
-    property takes: an enum's nick, name or number, a number within the
-    property's range, a boolean."""
-    if hasattr(spec, "enum_class"):
-        values = spec.enum_class.__enum_values__.values()
-        names = {v.value_nick for v in values} | {v.value_name for v in values} | {str(int(v)) for v in values}
-        if value not in names:
-            raise ValueError(f"{spec.name} takes one of {', '.join(sorted(v.value_nick for v in values))}")
-    elif spec.value_type == GObject.TYPE_BOOLEAN:
-        if value.lower() not in ("true", "false", "yes", "no", "1", "0"):
-            raise ValueError(f"{spec.name} takes true or false")
-    elif hasattr(spec, "minimum") and hasattr(spec, "maximum"):
-        try:
-            v = float(int(value, 0)) if value.lower().startswith("0x") else float(value)
-        except ValueError:
-            raise ValueError(f"{spec.name} takes a number") from None
-        if not spec.minimum <= v <= spec.maximum:
-            raise ValueError(f"{spec.name} takes {spec.minimum:g} to {spec.maximum:g}")
 
 
 def shown_value(v, typed):
@@ -174,13 +160,47 @@ def describe(a, learned=False):
                     "x264enc tune=zerolatency speed-preset=veryfast key-int-max=30 ! "
                     "video/x-h264,profile=constrained-baseline ! h264parse ! "
                     f"mp4mux ! filesink location={shlex.quote(a.record)}")
-    sink = a.sink if a.sink is not None else ("none" if a.record else "autovideosink")
+    if a.sink is not None:
+        sink = a.sink
+    elif a.record:
+        sink = "none"
+    else:
+        sink = apptools.display_sink("depthmatte_app", "pass --sink 'jpegenc ! multifilesink location=frame%05d.jpg' "
+                                     "(or set DM_SINK) or --record out.mp4")
     if sink != "none":
         outs.append(f"queue ! videoconvert ! {sink}")
     if not outs:
         outs.append("fakesink")
     tee = " ".join(f"t. ! {o}" for o in outs)
     return f"depthmatte name=m ! {pace}tee name=t {tee} {inputs}"
+
+
+def check_picture(path, decoder):
+    """Raises ValueError unless the picture at `path` gives a frame through
+    `decoder` (a broken or truncated file gives none, and no error either),
+    naming what went wrong."""
+    pl = Gst.Pipeline.new("picture-check")
+    src = Gst.ElementFactory.make("filesrc")
+    src.set_property("location", path)
+    dec = Gst.ElementFactory.make(decoder)
+    sink = Gst.ElementFactory.make("appsink")
+    sink.set_property("sync", False)
+    for e in (src, dec, sink):
+        pl.add(e)
+    src.link(dec)
+    dec.link(sink)
+    try:
+        pl.set_state(Gst.State.PAUSED)
+        bus = pl.get_bus()
+        msg = bus.timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.ASYNC_DONE | Gst.MessageType.ERROR)
+        if msg is not None and msg.type == Gst.MessageType.ERROR:
+            raise ValueError(f"background: {path}: {apptools.error_text(msg)}")
+        if msg is None or sink.emit("try-pull-preroll", 0) is None:
+            warning = bus.pop_filtered(Gst.MessageType.WARNING)
+            why = apptools.error_text(warning) if warning else "a broken or truncated file?"
+            raise ValueError(f"background: {path}: {decoder} decoded no picture from it ({why})")
+    finally:
+        pl.set_state(Gst.State.NULL)
 
 
 class App:
@@ -191,13 +211,9 @@ class App:
         print(line, file=sys.stderr, flush=True)
         self.pipeline = Gst.parse_launch(describe(args, self.learned))
         self.matte = self.pipeline.get_by_name("m")
-        sets = [p.partition("=")[::2] for p in args.set] + ([("mode", args.mode)] if args.mode else [])
+        sets = [apptools.split_setting(p) for p in args.set] + ([("mode", args.mode)] if args.mode else [])
         for name, value in sets:
-            spec = self.matte.find_property(name)
-            if spec is None:
-                raise ValueError(f"depthmatte has no property {name}")
-            check_value(spec, value)
-            Gst.util_set_object_arg(self.matte, name, value)
+            apptools.set_checked(self.matte, name, value)
 
         self.bg_elements = []   # the current background branch, if any
         self.bg_pad = None      # depthmatte's background request pad
@@ -230,7 +246,10 @@ class App:
                               GLib.PRIORITY_DEFAULT, GLib.IOCondition.IN | GLib.IOCondition.HUP,
                               self.on_stdin)
         GLib.timeout_add(10, self.tick)
-        GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGINT, self.finish)
+        # Ctrl-C, and SIGTERM (kill, timeout, systemd) finish like quit: the
+        # recording gets its index and plays
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, sig, self.finish)
 
     # ---- pipeline ---------------------------------------------------------
 
@@ -241,15 +260,19 @@ class App:
         return max(0, clock.get_time() - self.pipeline.get_base_time()) / Gst.SECOND
 
     def set_background(self, path):
-        """Replace the background branch (filesrc ! decoder ! imagefreeze -> m.background)."""
-        self.drop_background()
+        """Replace the background branch (filesrc ! decoder ! imagefreeze -> m.background).
+        A picture that does not decode raises ValueError and the current
+        background stays."""
         if path in ("none", ""):
+            self.drop_background()
             return
         ext = os.path.splitext(path)[1].lower()
         if ext not in DECODERS:
             raise ValueError(f"background: {path}: only {', '.join(DECODERS)} pictures")
         if not os.path.exists(path):
             raise ValueError(f"background: {path}: no such file")
+        check_picture(path, DECODERS[ext])
+        self.drop_background()
         src = Gst.ElementFactory.make("filesrc")
         src.set_property("location", path)
         dec = Gst.ElementFactory.make(DECODERS[ext])
@@ -334,11 +357,7 @@ class App:
                 if len(words) != 2:
                     raise ValueError("expected PROPERTY VALUE")
                 name, value = words
-                spec = self.matte.find_property(name)
-                if spec is None:
-                    raise ValueError(f"depthmatte has no property {name}")
-                check_value(spec, value)
-                Gst.util_set_object_arg(self.matte, name, value)
+                apptools.set_checked(self.matte, name, value)
                 log("cmd", t, f"{name} {shown_value(self.matte.get_property(name), value)}")
         except (ValueError, RuntimeError) as e:
             log("error", t, f"{' '.join(words)}: {e}")
@@ -443,7 +462,9 @@ class App:
 
     def start(self):
         if self.pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
-            print("error  could not start the pipeline", file=sys.stderr)
+            why = apptools.failure_reason(self.pipeline.get_bus())
+            print(f"error  could not start the pipeline: {why}", file=sys.stderr)
+            self.pipeline.set_state(Gst.State.NULL)
             return 1
         self.loop.run()
         self.pipeline.set_state(Gst.State.NULL)
@@ -474,7 +495,7 @@ def parse_args(argv=None):
                      help="ramp focus (metres) over stream time with a control binding (highpass/bandpass)")
     out = p.add_argument_group("output")
     out.add_argument("--record", metavar="OUT.mp4", help="record H.264/MP4 (no display unless --sink)")
-    out.add_argument("--sink", help='sink description instead of autovideosink ("fakesink", "none")')
+    out.add_argument("--sink", help='sink description instead of the display ("fakesink", "none")')
     out.add_argument("--dump-at", nargs=2, action="append", default=[], metavar=("SECONDS", "FILE"),
                      help="write the output frame at that stream time as PNG (repeatable)")
     ctl = p.add_argument_group("control")
