@@ -7,6 +7,8 @@
 # e.g. pipelines/background-effect.sh blur "" effect-radius=40
 # With a depth camera, replace the two rgbdtestsrc branches by your colour and
 # depth sources (see pipelines/live-facedetect.sh).
+# Without out.png it shows the result on screen (DM_SINK: another sink; with no
+# display it runs and shows nothing, see display_sink in common.sh).
 # With mediapipe installed (scripts/setup) personmask gives depthmatte's person
 # pad a person probability (the learned person prior; rgbdtestsrc attaches the
 # faces itself); DM_LEARNED=0 keys from depth alone. One line on stderr says which.
@@ -14,7 +16,7 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 effect=${1:-comic}; png=${2:-}; shift 2 || shift $#
 if [ -n "$png" ]; then n="num-buffers=1"; sink="videoconvert ! pngenc ! filesink location=$png"
-else n=""; sink="videoconvert ! autovideosink"; fi
+else n=""; display_sink "give an output file: $0 $effect out.png"; sink="videoconvert ! $show"; fi
 person_prior m source
 # shellcheck disable=SC2086
 exec gst-launch-1.0 -q \

@@ -21,6 +21,45 @@ fi
 # (set OPENCV_LOG_LEVEL=INFO to see them).
 export OPENCV_LOG_LEVEL=${OPENCV_LOG_LEVEL:-SILENT}
 
+# display_sink [what else to pass]: sets show, the sink a script shows its
+# output in (raw video in, after videoconvert): $DM_SINK when set (any sink
+# description: DM_SINK=fakesink, DM_SINK="jpegenc ! multifilesink
+# location=f%05d.jpg"), else autovideosink when there is a display ($DISPLAY
+# or $WAYLAND_DISPLAY set), else fakesink sync=true (the pipeline still runs
+# at real time and shows nothing) and one line on stderr says so and what to
+# pass instead. With no display Debian's autovideosink picks dfbvideosink,
+# which crashes gst-launch-1.0.
+display_sink() {
+  if [ -n "${DM_SINK:-}" ]; then
+    show=$DM_SINK
+  elif [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    show=autovideosink
+  else
+    show="fakesink sync=true"
+    echo "$(basename "$0"): no display (DISPLAY and WAYLAND_DISPLAY unset): showing nothing;" \
+      "set DM_SINK='jpegenc ! multifilesink location=frame%05d.jpg'${1:+ or $1}" >&2
+  fi
+}
+
+# launch_checked ARGS...: gst-launch-1.0 ARGS for a script whose output file
+# must be right. Quiet as with -q, but a WARNING any element posts (which -q
+# hides and which leaves the exit status 0, e.g. depthmatte's "No depth
+# frame" when the depth picture does not decode) is printed on stderr with
+# its details and fails the run, as an ERROR does.
+launch_checked() {
+  local out rc=0
+  out=$(gst-launch-1.0 "$@") || rc=$?
+  if grep -q '^WARNING: from element' <<<"$out"; then
+    # each warning with its "Additional debug info:" lines, up to the next
+    # line of gst-launch-1.0's own
+    awk '/^(Setting pipeline|Pipeline is|Redistribute latency|New clock|Got EOS|Execution ended|Freeing pipeline|Got context|Interrupt:)/ { p = 0 }
+         /^WARNING: from element/ { p = 1 }
+         p' <<<"$out" >&2
+    [ "$rc" != 0 ] || rc=1
+  fi
+  return "$rc"
+}
+
 # person_prior [matte-name] [faces]: what finds the face for the lock, and
 # whether a learned person probability goes with it. With personmask and
 # mpfacedetect registered (mediapipe, installed by scripts/setup) and

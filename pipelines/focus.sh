@@ -4,7 +4,8 @@
 # highpass keeps everything nearer than focus, ramping to nothing over 1/slope
 # metres (slope 4 = the tutorial's soft default, 10 = sharp); bandpass keeps
 # focus +- focus-width (0.05 m) fully, ramping to nothing at +- 0.30 m (slope 4).
-# With an out.png argument one frame is written instead of shown on screen.
+# With an out.png argument one frame is written instead of shown on screen
+# (DM_SINK replaces the display sink; with no display: fakesink, see common.sh).
 #
 # A focus slider in an application: `focus`, `slope` and `focus-width` are
 # mutable in PLAYING and take effect on the next frame, so a slider's
@@ -22,7 +23,8 @@ if [ -n "$png" ]; then
   n=1; sink="videoconvert ! pngenc ! filesink location=$png"
   skip="num-buffers=1"
 else
-  sink="videoconvert ! autovideosink"; skip=""
+  display_sink "give an output file: $0 $mode $focus $slope out.png"
+  sink="videoconvert ! $show"; skip=""
 fi
 exec gst-launch-1.0 -q \
   depthmatte name=m mode="$mode" focus="$focus" slope="$slope" background-color=0xff202020 ! $sink \

@@ -9,7 +9,8 @@
 # core here (framestack-bench), a few ms at 640x480 - so capture at 640x480 or
 # 720p for full frame rate, or lower frames=.
 # Without a camera, a live noisy test pattern stands in. DM_SINK overrides
-# the display sink (e.g. DM_SINK=fakesink for a headless check).
+# the display sink (e.g. DM_SINK=fakesink; with no display: fakesink, see
+# common.sh).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 dev=${1:-/dev/video0}
@@ -21,8 +22,11 @@ else
        videotestsrc is-live=true pattern=snow ! video/x-raw,width=640,height=480,framerate=30/1 ! c.
        compositor name=c sink_1::alpha=0.25 ! videoconvert"
 fi
+display_sink
+# the display shows each frame as it comes (the queue before it drops what it cannot show)
+[ "$show" != autovideosink ] || show="autovideosink sync=false"
 # shellcheck disable=SC2086
 exec gst-launch-1.0 $src \
   ! videoconvert ! video/x-raw,format=BGRx \
   ! framestack mode=sliding frames=5 method=mean align=translation max-shift=32 \
-  ! videoconvert ! queue max-size-buffers=2 leaky=downstream ! ${DM_SINK:-autovideosink} sync=false
+  ! videoconvert ! queue max-size-buffers=2 leaky=downstream ! $show

@@ -10,21 +10,23 @@
 # personmask gives depthmatte's person pad a person probability (the learned
 # person prior, see README); otherwise, or with DM_LEARNED=0, the stock
 # facedetect finds the face and the matte is made from depth alone. One line
-# on stderr says which.
+# on stderr says which. DM_SINK replaces the display sink (with no display:
+# fakesink, see common.sh).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 person_prior m
+display_sink
 # shellcheck disable=SC2086
 if [ "${1:-realsense}" = v4l2 ]; then
   colour=${2:-/dev/video0} depth=${3:-/dev/video2} cal=${4:?calibration JSON for depthalign} scale=${5:-0.001}
   exec gst-launch-1.0 \
-    depthmatte name=m depth-scale="$scale" background-color=0xff20a040 ! videoconvert ! autovideosink \
+    depthmatte name=m depth-scale="$scale" background-color=0xff20a040 ! videoconvert ! $show \
     v4l2src device="$colour" ! $detect ! $to_video \
     v4l2src device="$depth" ! video/x-raw,format=GRAY16_LE ! depthalign calibration="$cal" ! m.depth
 fi
 # shellcheck disable=SC2086
 exec gst-launch-1.0 \
   realsensesrc name=s \
-  depthmatte name=m background-color=0xff20a040 ! videoconvert ! autovideosink \
+  depthmatte name=m background-color=0xff20a040 ! videoconvert ! $show \
   s.video ! queue ! $detect ! $to_video \
   s.depth ! queue ! m.depth

@@ -8,17 +8,22 @@
 # factory calibration or a checkerboard calibration). OpenNI2 depth is in
 # millimetres.
 #   pipelines/openni2.sh calibration.json [device-uri]
+# pipelines/xtion-example.json is a generic Xtion / Kinect v1 pair at 640x480
+# (nominal values) to start from; calibrate your own and check its edges
+# (README, depthalign).
 # The face lock and the person prior: mpfacedetect and personmask when
 # mediapipe is installed, else (or with DM_LEARNED=0) the stock facedetect,
 # depth only; one line on stderr says which (see live-facedetect.sh).
+# DM_SINK replaces the display sink (with no display: fakesink, see common.sh).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 cal=${1:?usage: pipelines/openni2.sh calibration.json [device-uri]}
 uri=${2:-}
 loc=${uri:+location=$uri}
 person_prior m
+display_sink
 # shellcheck disable=SC2086
 exec gst-launch-1.0 \
-  depthmatte name=m depth-scale=0.001 ! videoconvert ! autovideosink \
+  depthmatte name=m depth-scale=0.001 ! videoconvert ! $show \
   openni2src $loc sourcetype=color ! $detect ! $to_video \
   openni2src $loc sourcetype=depth ! video/x-raw,format=GRAY16_LE ! depthalign calibration="$cal" ! m.depth

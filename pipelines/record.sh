@@ -16,7 +16,8 @@
 # colour-device "test": the built-in synthetic RGB-D scene (rgbdtestsrc,
 # live) instead of two cameras; depth-device is then ignored.
 # DM_FRAMES=n stops after n frames (default: until Ctrl-C); DM_SINK replaces
-# the display sink (e.g. DM_SINK=fakesink for a headless run).
+# the display sink (e.g. DM_SINK=fakesink; with no display: fakesink, see
+# common.sh).
 # The keyed view uses the learned person prior (mpfacedetect for the face
 # lock, personmask into depthmatte's person pad) when mediapipe is installed,
 # else, or with DM_LEARNED=0, the stock facedetect and depth alone; one line
@@ -36,10 +37,11 @@ else
   dsrc="v4l2src device=$depth $n ! video/x-raw,format=GRAY16_LE"
 fi
 person_prior m
+display_sink
 # shellcheck disable=SC2086
 exec gst-launch-1.0 -e \
   depthmatte name=m ! videoconvert ! tee name=t \
-    t. ! queue ! ${DM_SINK:-autovideosink} \
+    t. ! queue ! $show \
     t. ! queue ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast tune=zerolatency ! \
       video/x-h264,profile=high ! mp4mux fragment-duration=1000 ! filesink location="$prefix-keyed.mp4" \
   $csrc ! videoconvert ! video/x-raw,format=BGRx ! tee name=vt \

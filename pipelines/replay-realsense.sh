@@ -19,12 +19,17 @@ shift; shift || true
 props=("$@")
 [ ${#props[@]} -gt 0 ] || props=(mode=nearest)
 
+# The files made here, removed by one EXIT trap however the script ends (so
+# gst-launch-1.0 below is not exec'd: exec would skip the trap).
+tmp=()
+trap 'rm -f "${tmp[@]}"' EXIT
 # realsensesrc lives in gst-python/python/ (GStreamer's Python loader); the Python
 # loader caches in the registry, so use a throw-away one unless told otherwise.
 export GST_PLUGIN_PATH="$root/gst-python${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 if [ -z "${GST_REGISTRY:-}" ]; then
-  export GST_REGISTRY="$(mktemp -t gst-registry-XXXXXX.bin)"
-  trap 'rm -f "$GST_REGISTRY"' EXIT
+  GST_REGISTRY="$(mktemp -t gst-registry-XXXXXX.bin)"
+  export GST_REGISTRY
+  tmp+=("$GST_REGISTRY")
 fi
 source "$here/common.sh"
 if ! gst-inspect-1.0 realsensesrc >/dev/null 2>&1; then
@@ -37,7 +42,7 @@ fi
 # (the reason it cannot is printed; GStreamer's warning about Python-made
 # elements not being floating is not)
 errs=$(mktemp)
-trap 'rm -f "$errs"' EXIT
+tmp+=("$errs")
 scale=$(/usr/bin/python3 - "$rec" 2>"$errs" <<'EOF'
 import sys, gi
 gi.require_version("Gst", "1.0")
@@ -59,12 +64,11 @@ print(s.get_property("depth-scale"))
 p.set_state(Gst.State.NULL)
 EOF
 ) || { grep -v -e "should be floating" -e '^$' "$errs" >&2; exit 1; }
-rm -f "$errs"
 echo "replay-realsense: depth-scale $scale m/unit -> $out"
 
 person_prior m none
 # shellcheck disable=SC2086
-exec gst-launch-1.0 -e \
+gst-launch-1.0 -e \
   realsensesrc location="$rec" name=s \
   depthmatte name=m depth-scale="$scale" "${props[@]}" ! \
     videoconvert ! video/x-raw,format=I420 ! \

@@ -11,7 +11,8 @@
 # timestamps, bit-exact); recordings from before it (a $prefix-depth/ folder
 # of PNGs) are read at fps frames per second from time 0 (openh264dec takes
 # the 4:2:0 High profile record.sh writes).
-# DM_SINK replaces the display sink (e.g. "pngenc ! multifilesink location=k%04d.png").
+# DM_SINK replaces the display sink (e.g. "pngenc ! multifilesink location=k%04d.png";
+# with no display: fakesink, see common.sh).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 prefix=${1:-session}; fps=${2:-30}; shift 2 || shift $#
@@ -21,7 +22,8 @@ elif [ "$detect" = videoconvert ]; then face=--no-facedetect
 else face=; fi
 list=$(/usr/bin/python3 "$here/recording.py" "$prefix" "$fps" $face) || exit 1
 mapfile -t inputs <<< "$list"
+display_sink
 # shellcheck disable=SC2086
 exec gst-launch-1.0 \
-  depthmatte name=m "$@" ! videoconvert ! ${DM_SINK:-autovideosink} \
+  depthmatte name=m "$@" ! videoconvert ! $show \
   "${inputs[@]}"

@@ -12,6 +12,9 @@
 # smoothing settle; the last one is written. The colour's decodebin chain is a
 # bin of its own, ( ... ), so what its pad links to is running when the pad
 # appears (see pipelines/recording.py).
+# A warning or an error from any element (a depth picture that does not
+# decode gives depthmatte's "No depth frame" warning and an unkeyed picture)
+# is printed and the script exits 1 without writing out.png or matte.png.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 colour=${1:?usage: $0 colour.png depth.png [out.png] [matte.png] [depth-scale]}
@@ -21,17 +24,22 @@ matte=${4:-still-matte.png}
 scale=${5:-0.001}
 frames=10
 person_prior m
+failed() {
+  rm -f "$out".[0-9]* "$matte".[0-9]*
+  echo "still-pair: the pipeline reported a problem (above): $out and $matte not written" >&2
+  exit 1
+}
 # shellcheck disable=SC2086
-gst-launch-1.0 -q \
+launch_checked \
   depthmatte name=m depth-scale="$scale" ! tee name=t \
     t. ! queue ! videoconvert ! pngenc ! multifilesink location="$out.%d" \
   \( filesrc location="$colour" ! decodebin ! videoconvert ! imagefreeze num-buffers=$frames \) ! $detect ! $to_video \
-  filesrc location="$depth" ! pngdec ! imagefreeze num-buffers=$frames ! m.depth
+  filesrc location="$depth" ! pngdec ! imagefreeze num-buffers=$frames ! m.depth || failed
 # shellcheck disable=SC2086
-gst-launch-1.0 -q \
+launch_checked \
   depthmatte name=m depth-scale="$scale" output=matte ! videoconvert ! pngenc ! multifilesink location="$matte.%d" \
   \( filesrc location="$colour" ! decodebin ! videoconvert ! imagefreeze num-buffers=$frames \) ! $detect ! $to_video \
-  filesrc location="$depth" ! pngdec ! imagefreeze num-buffers=$frames ! m.depth
+  filesrc location="$depth" ! pngdec ! imagefreeze num-buffers=$frames ! m.depth || failed
 last=$((frames - 1))
 mv "$out.$last" "$out"; mv "$matte.$last" "$matte"
 rm -f "$out".[0-9]* "$matte".[0-9]*

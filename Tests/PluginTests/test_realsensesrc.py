@@ -431,3 +431,26 @@ def test_replay_script_says_why_it_cannot_open_a_recording(tmp_path):
     # the reason from librealsense, not only that it failed
     assert f"cannot read {bad} as a librealsense recording: " in r.stderr and "ros reader" in r.stderr, r.stderr
     assert "should be floating" not in r.stderr
+
+
+@pytest.mark.parametrize("ok", [True, False], ids=["recording", "unreadable"])
+def test_replay_script_leaves_no_temporary_files(scene, tmp_path, ok):
+    # without GST_REGISTRY the script makes a throw-away registry (and a file
+    # for the reader's errors) in TMPDIR; both go however it ends
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = subprocess_env(tmp_path)
+    del env["GST_REGISTRY"]
+    env.update(TMPDIR=str(tmp), DM_LEARNED="0")
+    if ok:
+        rec = scene.path
+    else:
+        rec = str(tmp_path / "bad.bag")
+        open(rec, "wb").write(b"not a bag")
+    out = tmp_path / "keyed.mp4"
+    r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", "replay-realsense.sh"), rec, str(out),
+                        "mode=fixed", f"cutoff={(fx.BOX_Z + fx.WALL_Z) / 2}"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert (r.returncode == 0) == ok, r.stdout + r.stderr
+    assert out.exists() == ok
+    assert sorted(os.listdir(tmp)) == [], os.listdir(tmp)

@@ -213,3 +213,57 @@ def test_camera_scripts_and_the_learned_prior(tmp_path, case, learned):
     else:
         check_depth_only(r.stderr, elements, name)
         assert not any(person), person
+
+
+def commands(lines):
+    """The shell commands of a README code block's lines (backslash continuations joined, comments dropped)."""
+    out, cur = [], ""
+    for ln in lines:
+        if not cur and (not ln.strip() or ln.lstrip().startswith("#")):
+            continue
+        cur += ln.rstrip("\\").rstrip() + " " if ln.endswith("\\") else ln
+        if not ln.endswith("\\"):
+            out.append(cur.strip())
+            cur = ""
+    return out
+
+
+def test_readme_first_block_runs_without_hardware(tmp_path):
+    # the first command block a newcomer meets needs no camera and no display
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    block = re.search(r"^```\n(.*?)^```", readme, re.S | re.M).group(1).splitlines()
+    cmds = [c for c in commands(block) if "gst-launch-1.0" in c]
+    assert cmds, block
+    for c in cmds:
+        for needs in ("v4l2src", "openni2src", "realsensesrc", "autovideosink"):
+            assert needs not in c, (needs, c)
+        r = subprocess.run(["bash", "-c", c], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, (c, r.stderr[-2000:])
+    out = tmp_path / "keyed.mp4"
+    assert h264_profile(out) in PLAYABLE
+    assert play_to_eos(str(out)) == 150
+
+
+def test_readme_calibration_files_ship_and_load():
+    # every calibration file a README depthalign line names is in the
+    # repository, and depthalign takes it: depth of its depth size in, depth
+    # of its colour size out, mostly with readings
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    files = sorted(set(re.findall(r"depthalign calibration=(\S+)", readme)))
+    assert files
+    for f in files:
+        path = os.path.join(ROOT, f)
+        assert os.path.isfile(path), f
+        p = Gst.parse_launch(f"rgbdtestsrc stream=depth num-buffers=2 motion=false calibration={path} ! "
+                             f"depthalign calibration={path} ! appsink name=s sync=false")
+        p.set_state(Gst.State.PLAYING)
+        smp = p.get_by_name("s").emit("try-pull-sample", 20 * Gst.SECOND)
+        err = p.get_bus().pop_filtered(Gst.MessageType.ERROR)
+        p.set_state(Gst.State.NULL)
+        assert err is None and smp is not None, (f, err.parse_error() if err else "no frame")
+        s = smp.get_caps().get_structure(0)
+        assert (s.get_string("format"), s.get_value("width"), s.get_value("height")) == ("GRAY16_LE", 640, 480), f
+        ok, mi = smp.get_buffer().map(Gst.MapFlags.READ)
+        depth = np.frombuffer(mi.data, np.uint16).copy()
+        smp.get_buffer().unmap(mi)
+        assert (depth > 0).mean() > 0.5, (f, (depth > 0).mean())

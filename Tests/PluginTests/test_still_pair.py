@@ -85,3 +85,28 @@ def test_still_pair_keys_a_png_pair_with_16_bit_depth(tmp_path, learned):
     # than to any trusted wall colour close by.)
     halo = ((a > 0.1) & ~near).sum()
     assert halo < 0.03 * (t > 0.5).sum(), halo
+
+
+@pytest.mark.parametrize("learned", [True, False], ids=["default", "DM_LEARNED=0"])
+def test_a_truncated_depth_png_fails_and_says_why(tmp_path, learned):
+    # pngdec gives no frame from a cut-off PNG and posts nothing; depthmatte
+    # warns "No depth frame" and passes the colour through unkeyed. The
+    # script prints the warning, exits non-zero and writes no picture.
+    colour, depth = tmp_path / "c.png", tmp_path / "d.png"
+    run_launch(f"rgbdtestsrc num-buffers=1 ! video/x-raw,width={W},height={H} ! videoconvert ! pngenc ! "
+               f"filesink location={colour}")
+    run_launch(f"rgbdtestsrc stream=depth num-buffers=1 ! video/x-raw,width={W},height={H} ! videoconvert ! "
+               f"video/x-raw,format=GRAY16_BE ! pngenc ! filesink location={depth}")
+    data = depth.read_bytes()
+    depth.write_bytes(data[: len(data) * 2 // 3])
+    out, matte = tmp_path / "out.png", tmp_path / "matte.png"
+    env = dict(os.environ)
+    if not learned:
+        env["DM_LEARNED"] = "0"
+    r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", "still-pair.sh"), str(colour), str(depth),
+                        str(out), str(matte)], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode != 0, r.stdout + r.stderr
+    assert "WARNING: from element" in r.stderr and "No depth frame" in r.stderr, r.stderr
+    assert f"{out} and {matte} not written" in r.stderr, r.stderr
+    assert not out.exists() and not matte.exists()
+    assert list(tmp_path.glob("out.png.*")) == [] and list(tmp_path.glob("matte.png.*")) == []
