@@ -275,31 +275,60 @@ rt_distance (const DMHeldFrame * a, const DMHeldFrame * b)
   return a->rt > b->rt ? a->rt - b->rt : b->rt - a->rt;
 }
 
-/* The newest colour frame that has a depth frame within `tol` of its time,
- * and that depth frame (the nearest). FALSE when no colour frame has. */
-static gboolean
-pairing_choose (GstDepthMatte * self, GstClockTime tol, DMHeldFrame ** colour,
-    DMHeldFrame ** depth)
+/* The frame of `h` nearest in time to `c`, if within `tol`; else NULL. */
+static DMHeldFrame *
+nearest_within (DMHistory * h, const DMHeldFrame * c, GstClockTime tol)
 {
-  gint i;
+  DMHeldFrame *best = NULL;
+  GstClockTime best_d = GST_CLOCK_TIME_NONE;
   guint j;
-  for (i = (gint) self->colour_history.n - 1; i >= 0; i--) {
-    DMHeldFrame *c = &self->colour_history.f[i], *best = NULL;
-    GstClockTime best_d = GST_CLOCK_TIME_NONE;
-    for (j = 0; j < self->depth.history.n; j++) {
-      DMHeldFrame *d = &self->depth.history.f[j];
-      GstClockTime diff = rt_distance (c, d);
-      if (!best || diff < best_d) {
-        best = d;
-        best_d = diff;
-      }
-    }
-    if (best && best_d <= tol) {
-      *colour = c;
-      *depth = best;
-      return TRUE;
+  for (j = 0; j < h->n; j++) {
+    GstClockTime diff = rt_distance (c, &h->f[j]);
+    if (!best || diff < best_d) {
+      best = &h->f[j];
+      best_d = diff;
     }
   }
+  return best && best_d <= tol ? best : NULL;
+}
+
+/* A person stream that has not ended and whose newest frame is at most this
+ * much older than the newest colour frame is waited for by the pairing (a
+ * model a frame or two behind its colour); one that stops delivering holds
+ * the colour back no longer than this. */
+#define PERSON_WAIT (100 * GST_MSECOND)
+
+/* The newest colour frame that has a depth frame within `tol` of its time,
+ * and that depth frame (the nearest); while a linked person stream delivers,
+ * the newest colour frame that also has its person frame within `tol`
+ * (a model's mask leaves after its colour frame: the colour frame of one
+ * moment earlier is keyed with depth and mask of its own time rather than
+ * the newest without its mask). FALSE when no colour frame has depth. */
+static gboolean
+pairing_choose (GstDepthMatte * self, GstClockTime tol, gboolean person_live,
+    DMHeldFrame ** colour, DMHeldFrame ** depth)
+{
+  gint i, pass;
+  gboolean person;
+  DMHistory *ch = &self->colour_history;
+
+  g_mutex_lock (&self->person.lock);
+  person = person_live && ch->n > 0 && self->person.history.n > 0
+      && self->person.history.f[self->person.history.n - 1].rt +
+      PERSON_WAIT >= ch->f[ch->n - 1].rt;
+  for (pass = person ? 0 : 1; pass < 2; pass++) {
+    for (i = (gint) ch->n - 1; i >= 0; i--) {
+      DMHeldFrame *c = &ch->f[i], *d = nearest_within (&self->depth.history,
+          c, tol);
+      if (d && (pass == 1 || nearest_within (&self->person.history, c, tol))) {
+        g_mutex_unlock (&self->person.lock);
+        *colour = c;
+        *depth = d;
+        return TRUE;
+      }
+    }
+  }
+  g_mutex_unlock (&self->person.lock);
   return FALSE;
 }
 
@@ -329,11 +358,12 @@ pairing_closest (GstDepthMatte * self, DMHeldFrame ** colour,
  * a truncated recording, warned about): a colour frame past its end is
  * keyed with its last frame, as before pairing. */
 static void
-pairing_update (GstDepthMatte * self, GstClockTime tol, gboolean depth_ended)
+pairing_update (GstDepthMatte * self, GstClockTime tol, gboolean depth_ended,
+    gboolean person_live)
 {
   DMHeldFrame *c = NULL, *d = NULL;
 
-  if (pairing_choose (self, tol, &c, &d)) {
+  if (pairing_choose (self, tol, person_live, &c, &d)) {
     if (self->holding)
       GST_INFO_OBJECT (self, "colour at %" GST_TIME_FORMAT " paired with "
           "depth at %" GST_TIME_FORMAT " again", GST_TIME_ARGS (c->rt),
@@ -379,12 +409,24 @@ gst_depth_matte_pair (GstDepthMatte * self, DMInput * video, DMInput * depth,
 {
   gboolean depth_ended = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD
       (depth->pad));
+  gboolean person_live = FALSE;
+  GstVideoAggregatorPad *ppad;
+
+  GST_OBJECT_LOCK (self);
+  ppad = self->pads[DM_INPUT_PERSON] ?
+      gst_object_ref (self->pads[DM_INPUT_PERSON]) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (ppad) {
+    person_live = !gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (ppad));
+    gst_object_unref (ppad);
+  }
 
   history_push (&self->colour_history, video->pad, video->frame, TRUE);
   g_mutex_lock (&self->depth.lock);
   if (self->depth.history.n == 0)
     history_push (&self->depth.history, depth->pad, depth->frame, FALSE);
-  pairing_update (self, pairing_tolerance (self, sync_tolerance), depth_ended);
+  pairing_update (self, pairing_tolerance (self, sync_tolerance), depth_ended,
+      person_live);
   g_mutex_unlock (&self->depth.lock);
 
   use_held (&self->pair_colour, video);
