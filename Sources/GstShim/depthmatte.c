@@ -53,8 +53,8 @@ DM_DEFINE_ENUM (static, dm_depthmatte_person_prior_get_type, "GstDepthMattePerso
     {DM_PERSON_FUSE, "The person probability decides which depth pieces "
           "are the person (the face lock still picks which person; depth "
           "and colour give the edge)", "fuse"},
-    {DM_PERSON_ALONE, "The person probability alone, refined on the "
-          "colour (no depth decision)", "alone"},
+    {DM_PERSON_ALONE, "The person probability itself, upscaled (no depth "
+          "decision; also what a person pad without depth gives)", "alone"},
     {DM_PERSON_IGNORE, "Depth only, as without a person pad", "ignore"});
 
 DM_DEFINE_ENUM (static, dm_depthmatte_effect_get_type, "GstDepthMatteBackgroundEffect",
