@@ -101,6 +101,9 @@ public struct PersonFusion {
     private var claimed: [UInt8] = []
     private var near: [Int32] = []
     private var keptHist: [Int32] = []
+    /// Blobs other than the subject's, and each root's slot among them (-1: none).
+    private var slots: [Int32] = []
+    private var slotOf: [Int32] = []
     private var rowAny: [Int32] = []
     private var prefix: [Int32] = []
     private let out = DepthBuffer()
@@ -152,8 +155,8 @@ public struct PersonFusion {
         reserve(n)
         PersonFusion.sample(person, width: w, height: h, into: &prob)
         let t = tuning
-        let nBlobs = labelBlobs(w, h, claim: t.claim)
-        keepBlobs(depth, scale: scale, nBlobs: nBlobs, seeds: seeds, lockCutoff: lockCutoff, n: n)
+        labelBlobs(w, h, claim: t.claim)
+        keepBlobs(depth, scale: scale, seeds: seeds, lockCutoff: lockCutoff, n: n)
         keptArea = markClaimed(n)
         labelPieces(depth, scale: scale)
         dilateClaimed(w, h, radius: max(1, Int((t.reach * Double(w)).rounded())))
@@ -174,10 +177,8 @@ public struct PersonFusion {
         out.reserve(n)
     }
 
-    /// 1a: 8-connected blobs of cells >= claim (`blobParent`: the root, or -1);
-    /// returns the number of cells labelled.
-    private mutating func labelBlobs(_ w: Int, _ h: Int, claim: Float) -> Int {
-        var cells = 0
+    /// 1a: 8-connected blobs of cells >= claim (`blobParent`: the root, or -1).
+    private mutating func labelBlobs(_ w: Int, _ h: Int, claim: Float) {
         prob.withUnsafeBufferPointer { pr in
             blobParent.withUnsafeMutableBufferPointer { par in
                 let uf = UnionFind(parent: par.baseAddress!)
@@ -186,7 +187,6 @@ public struct PersonFusion {
                         let i = y * w + x
                         guard pr[i] >= claim else { par[i] = -1; continue }
                         par[i] = Int32(i)
-                        cells += 1
                         if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
                         if y > 0 {
                             let up = i - w
@@ -199,17 +199,27 @@ public struct PersonFusion {
                 for i in 0..<(w * h) where par[i] >= 0 { par[i] = uf.find(Int32(i)) }
             }
         }
-        return cells
+    }
+
+    /// The bin holding the median of the histogram `hist[from ..< from +
+    /// bins]`; nil when it is empty.
+    private static func medianBin(_ hist: [Int32], from: Int) -> Int? {
+        var total: Int32 = 0
+        for b in 0..<bins { total += hist[from + b] }
+        guard total > 0 else { return nil }
+        var acc: Int32 = 0, b = 0
+        while b < bins { acc += hist[from + b]; if 2 * acc >= total { break }; b += 1 }
+        return b
     }
 
     /// 1b: which blobs stay (`blobKept` indexed by root).
-    private mutating func keepBlobs(_ depth: Depth16View, scale: Double, nBlobs: Int, seeds: [UInt8]?,
+    private mutating func keepBlobs(_ depth: Depth16View, scale: Double, seeds: [UInt8]?,
                                     lockCutoff: Double, n: Int) {
         let w = depth.width, h = depth.height
         if blobKept.count < n { blobKept = [UInt8](repeating: 0, count: n) }
         // per root: area, seeded (bit 1), and a depth histogram for the
         // largest blobs only (a slot per root, up to 16)
-        var slots = [Int32](repeating: -1, count: 0)
+        slots.removeAll(keepingCapacity: true)
         for i in 0..<n { blobArea[i] = 0; blobKept[i] = 0 }
         for i in 0..<n where blobParent[i] >= 0 { blobArea[Int(blobParent[i])] += 1 }
         let minArea = Int32(max(1.0, tuning.minBlob * Double(n)))
@@ -220,7 +230,7 @@ public struct PersonFusion {
                 seedCells += 1
                 if seeds[i] & 2 != 0 { movingSeeds = true }
                 let r = blobParent[i]
-                if r >= 0 && blobArea[Int(r)] >= Int32(max(1.0, tuning.minBlob * Double(n))) {
+                if r >= 0 && blobArea[Int(r)] >= minArea {
                     blobKept[Int(r)] |= 2; haveSeed = true; covered += 1
                 }
             }
@@ -232,31 +242,33 @@ public struct PersonFusion {
         guard !slots.isEmpty else { return }
         // other blobs: kept when their median reading is at most `behind`
         // past the cutoff
-        if slots.count > 16 { slots.sort { blobArea[Int($0)] > blobArea[Int($1)] }; slots.removeLast(slots.count - 16) }
+        if slots.count > 16 {
+            let area = blobArea
+            slots.sort { area[Int($0)] > area[Int($1)] }
+            slots.removeLast(slots.count - 16)
+        }
         let bins = PersonFusion.bins
         if blobHist.count < 16 * bins { blobHist = [Int32](repeating: 0, count: 16 * bins) }
         for i in 0..<(16 * bins) { blobHist[i] = 0 }
-        var slotOf = [Int32: Int](minimumCapacity: slots.count)
-        for (k, r) in slots.enumerated() { slotOf[r] = k }
+        if slotOf.count < n { slotOf = [Int32](repeating: -1, count: n) }
+        for (k, r) in slots.enumerated() { slotOf[Int(r)] = Int32(k) }
         let perBin = 1 / (PersonFusion.binWidth / scale)
         for y in 0..<h {
             for x in 0..<w {
                 let i = y * w + x
                 let r = blobParent[i]
-                guard r >= 0, let k = slotOf[r] else { continue }
+                guard r >= 0 else { continue }
+                let k = Int(slotOf[Int(r)])
                 let v = depth.at(x, y)
-                if v == 0 { continue }
+                if k < 0 || v == 0 { continue }
                 blobHist[k * bins + min(bins - 1, Int(Double(v) * perBin))] += 1
             }
         }
         let limit = lockCutoff + tuning.behind
         for (k, r) in slots.enumerated() {
-            var total: Int32 = 0
-            for b in 0..<bins { total += blobHist[k * bins + b] }
-            if total == 0 { continue }
-            var acc: Int32 = 0, b = 0
-            while b < bins { acc += blobHist[k * bins + b]; if 2 * acc >= total { break }; b += 1 }
-            if (Double(b) + 0.5) * PersonFusion.binWidth <= limit { blobKept[Int(r)] |= 1 }
+            slotOf[Int(r)] = -1
+            if let b = PersonFusion.medianBin(blobHist, from: k * bins),
+               (Double(b) + 0.5) * PersonFusion.binWidth <= limit { blobKept[Int(r)] |= 1 }
         }
     }
 
@@ -375,12 +387,8 @@ public struct PersonFusion {
         guard kept > 0 else { cutoff = 0; return out.view(width: w, height: h) }
         // kept holes: the kept readings' median (a person without any
         // reading: the lock's cutoff)
-        var total: Int32 = 0
-        for b in 0..<PersonFusion.bins { total += keptHist[b] }
         var fill: UInt16
-        if total > 0 {
-            var acc: Int32 = 0, b = 0
-            while b < PersonFusion.bins { acc += keptHist[b]; if 2 * acc >= total { break }; b += 1 }
+        if let b = PersonFusion.medianBin(keptHist, from: 0) {
             fill = UInt16(clamping: Int((Double(b) + 0.5) * PersonFusion.binWidth / scale))
             fill = min(max(fill, 1), maxKept)
         } else {
