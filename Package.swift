@@ -1,4 +1,5 @@
 // swift-tools-version:5.9
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // depthmatte: a GStreamer plugin that keys live video by depth.
 //
 // Targets (see README "Layout"):

@@ -1,4 +1,5 @@
 // swift-tools-version:5.9
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // depthmatte's benchmarks: their own package, built on request, so the
 // plugin's build (scripts/setup) does not build them.
 //   Benchmarks/run quality-bench 3 5        (builds in release, then runs)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # depthalign's registration against librealsense's rs.align on the same frames:
 # builds and runs the Swift bench (writes the frames, truth, calibration and
 # its own figures to DIR), then the Python script (librealsense through a

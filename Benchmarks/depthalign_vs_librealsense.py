@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """librealsense's rs.align(rs.stream.color) on the frames depthalign-bench wrote,
 scored with the same metric, next to depthalign's figures.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """matting-oracle.py: what a colour matting reaches when it is told where the
 true edge is, on the real pans.
 

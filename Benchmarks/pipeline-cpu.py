@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Pipeline CPU per 1080p frame of two depthmatte builds, interleaved in one run,
 against the stock chroma key (marginal: a 200-frame run less a 40-frame run; ROUNDS rounds, 4 by default).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """real-clip.py: sensor-like RGB-D clips from a real colour image and its real
 structured-light ground-truth disparity (docs/steady-edges.md).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """real-diag.py: where the matte's errors are on the real clips.
 
   Benchmarks/real-diag.py DATA DUMP      (Benchmarks/real-bench --diag runs it)

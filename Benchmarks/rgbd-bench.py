@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """rgbd-bench.py: depthmatte on the real RGB-D recordings in ../shared/real-rgbd.
 
   Benchmarks/rgbd-bench [--clips a,b] [--settings learned,depth,fused,fused-face,plain] [--out DIR]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthmatte-app: embed a depthmatte pipeline in a C program.
  *
  * Builds  rgbdtestsrc(video) ─┐

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # output=alpha gives the video with the matte in its alpha channel; a stock
 # compositor then puts the subject over anything, here a moving test pattern.
 #   pipelines/alpha-compositor.sh [out.mp4]

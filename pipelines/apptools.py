@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """What the Python tools (examples/python/depthmatte_app.py, pipelines/serve-rtsp)
 share, as the shell scripts share pipelines/common.sh: property values checked
 against the element's own property specs, the display sink on a machine with

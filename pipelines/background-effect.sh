@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # background-effect: without a background pad, depthmatte shows the video
 # itself behind the subject, changed: comic (posterised with dark edge lines),
 # blur (portrait-style; the subject leaves no halo in it; effect-radius in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Replace the background with a picture (any format decodebin reads). The
 # picture is scaled to fill the output and centre-cropped (aspect fill). Its
 # decodebin chain is a bin of its own, ( ... ), so what its pad links to is

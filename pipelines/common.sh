@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by the pipeline scripts: use this checkout's build when there is one
 # (otherwise the installed plugin in ~/.local/share/gstreamer-1.0/plugins).
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Demo: synthetic RGB-D scene -> depthmatte -> MP4, plus a PNG picture.
 #   pipelines/demo.sh [output-folder] [frames]
 # 1280x720 colour at 30 fps with 640x360 depth. The background pad gets a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # depthmatte output=depth: the depth pad's map as a picture at video size
 # (turbo: near red, far dark blue; depth-colormap=grey: near white), holes in
 # hole-color (here magenta), range automatic unless depth-range-min/max (m).

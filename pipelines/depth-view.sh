@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # depthview shows a depth stream as a picture: near red, far dark blue (turbo)
 # or near white, far black (depth-colormap=grey); holes (no reading) in
 # hole-color. The range is automatic (2nd..98th percentile of each frame)

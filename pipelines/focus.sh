@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Focus modes from the depth-maps tutorial, on the synthetic RGB-D scene.
 #   pipelines/focus.sh [highpass|bandpass] [focus-metres] [slope] [out.png]
 # highpass keeps everything nearer than focus, ramping to nothing over 1/slope

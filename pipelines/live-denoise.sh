@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Live temporal denoise with a sliding window: every output frame is the
 # aligned mean of the last 5 camera frames (noise falls by about sqrt(5) ≈ 2.2x
 # on still parts of the scene), in the newest frame's coordinates so the view

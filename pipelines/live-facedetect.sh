@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Live keying with a face lock: a RealSense through realsensesrc (its colour
 # and its depth, registered to the colour by depthalign or librealsense;
 # v4l2src cannot read the RealSense's Z16 depth node), or, with "v4l2", a

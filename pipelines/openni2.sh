@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Kinect v1 / Xtion / Astra through OpenNI2 (openni2src from gst-plugins-bad).
 # openni2src never switches on the sensor's depth-to-colour registration, and
 # with sourcetype=both it packs depth into 8 bits of alpha (256 mm steps:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Record a live keyed session to a file while watching it, and keep the
 # RGB-D input next to it so the session can be keyed again later with other
 # settings (replay.sh): colour as high-quality H.264 in Matroska, depth

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The one reader of pipelines/record.sh's recordings, for every tool that
 plays one (replay.sh, serve-rtsp, examples/python/depthmatte_app.py).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Remove passers-by: the iOS photo-stacking recipe as one pipeline. Takes 20
 # frames at 5 fps (4 seconds of video), aligns each to the first by sub-pixel
 # translation (hand-held is fine) and writes the per-pixel median as a PNG:

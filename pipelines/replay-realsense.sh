@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Replay a librealsense recording (.db3 as librealsense 2.59 writes it) through
 # depthmatte into an H.264 MP4 (main profile, I420: stock openh264dec plays it).
 # Every frame of the recording is keyed (the recording is not live); depth is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Key a recorded RGB-D session again (files from record.sh), e.g. with
 # another cutoff offset. The face lock runs again on the colour: with the
 # learned person prior (mpfacedetect, and personmask into depthmatte's person

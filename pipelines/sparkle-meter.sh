@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A cheap ambient-light meter on a webcam: sparkle draw=false reads the
 # brightness (mean of (R+G+B)/(3*255) on a 32-pixel grid) every 200 ms of
 # stream time and posts it as a 'sparkle' element message; gst-launch -m

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Key one RGB-D still: a colour picture and its registered depth image (a
 # 16-bit PNG in millimetres, as RGB-D datasets and RealSense/Azure Kinect
 # exports store it; pngdec gives GRAY16_BE, which the depth pad takes as is)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # "Vampire in sunlight": the subject sparkles, more the brighter the scene.
 # depthmatte output=alpha puts the matte in the alpha channel; sparkle meters
 # the brightness of the whole frame and adds glints only where alpha > 0.5

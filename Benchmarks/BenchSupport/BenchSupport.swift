@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Small helpers shared by every benchmark executable: a monotonic clock,
 // medians, number formatting, table padding, environment variables and raw
 // file output, with the standard library and libc only.

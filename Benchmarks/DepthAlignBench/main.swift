@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // depthalign-bench: DepthRegistration on the box-and-wall scene (848×480
 // depth → 1280×720 colour, 5 cm baseline, 1° yaw, brown-conrady colour),
 // timed (median of ≥ 50 runs, 1 and 2 threads) and scored against the true

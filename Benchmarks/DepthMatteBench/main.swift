@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // depthmatte-bench: what depthmatte costs per frame, against what merely
 // copying the frame costs, measured in the same run (the machines are shared
 // and noisy: only ratios within one run mean anything).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // framestack-bench: time to stack 20 frames at 1920×1080 BGRA (align by
 // translation + median) against the time to copy those 20 frames, in the same
 // run, on one core. Also prints the registration error on these frames.

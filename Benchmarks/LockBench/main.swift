@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // lock-bench: the subject-lock strategies on rgbdtestsrc scenes with the
 // events real input has (a false face on the poster reported first, stray
 // boxes, the face unreported while the subject steps in depth, no face

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The main table: the portrait scene at each depth size and misregistration,
 // keyed with each refine mode, against the targets the default must meet.
 import DepthMatteKit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The figures a matte is scored by against the truth (the metrics listed in
 // main.swift): per-frame sums, their means over a clip, and the gradient
 // magnitude the Grad figure compares.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // quality-bench's command line and the environment variables it reads once:
 // the clip length, the colour frame size, the picture dump, and the
 // refiner's and the scene's experiment knobs (docs/quality.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Real depth: QB_CLIP=dir[,dir...] runs clips made by
 // Benchmarks/real-clip.py (real colour and real structured-light disparity
 // turned into sensor-like depth; docs/steady-edges.md, "Real structured-light

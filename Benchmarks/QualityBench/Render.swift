@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Rendering a clip of an rgbdtestsrc scene in process: colour, depth, truth,
 // face boxes and the object map the hand and distractor figures read, with
 // the camera effects quality-bench's knobs add (exposure blur, colour noise,

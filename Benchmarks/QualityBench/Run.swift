@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One run of the keyer over a clip, in process through DepthMatter, and its
 // score against the clip's truth; the diagnostics and picture dumps a run
 // writes on request.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The scenes table: scenes with surfaces nearer than the cutoff that are not
 // the subject, and a subject walking in at the edge (mode=nearest, no face
 // metas), with the real-sensor artefacts on top. "distractor in" counts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Steady edges: real structured-light depth as the evaluation
 // measured it (quarter-resolution depth, disparity quantisation and
 // spatially correlated noise, noise, holes, flying pixels, misregistration

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Oracle rows for the real-depth clips: the truth itself, degraded the way
 /// a good matte from a depth map could be, scored exactly as a matte is.
 /// They say what the targets mean: a matte whose edges sit within about a

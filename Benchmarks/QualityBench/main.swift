@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // quality-bench: matte quality of the refine modes on rgbdtestsrc scenes with
 // realistic depth artefacts (noise, holes, flying pixels, misregistration),
 // run in-process through DepthMatter and scored against the scene's

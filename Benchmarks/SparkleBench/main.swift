@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // sparkle-bench: what the sparkle element costs at 1920x1080 BGRA, judged
 // against a plain frame copy measured in the same run.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of depthalign.h: the calibration text to a kit calibration,
 /// and frames through the kit's registration (DepthMatteKit/DepthAlign).
 import DepthMatteKit

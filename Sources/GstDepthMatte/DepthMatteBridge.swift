@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of depthmatte.h: converts the shim's plain C structs into
 /// kit values and runs the element (DepthMatteKit/DepthMatte). No GStreamer
 /// calls and no keying logic here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of depthview.h: depth pictures for the `depthview` element.
 import DepthMatteKit
 import GstShim

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of framestack.h: wraps the shim's plane pointers as
 /// DepthMatteKit views and drives a FrameStacker. No GStreamer calls here.
 import DepthMatteKit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of rgbdtestsrc.h: turns the plain C settings and
 /// picture descriptions into DepthMatteKit values and renders the scene. No
 /// GStreamer calls here; the shim owns buffers, timestamps and metas.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of sparkle.h: turns the shim's plain structs into
 /// DepthMatteKit values and runs the sparkle effect. No GStreamer calls here.
 import DepthMatteKit

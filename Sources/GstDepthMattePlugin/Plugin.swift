@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The loadable plugin (libgstdepthmatte.so): the shim, the bridges and the kit
 /// linked together with the Swift runtime (-static-stdlib, so the plugin loads
 /// from any folder). The code lives in GstShim, GstDepthMatte and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* calibrationfile.h: a camera pair's calibration file (include/calibration.h)
  * as an element reads it when it starts (depthalign, rgbdtestsrc): parsed
  * once, then negotiation reads the sizes and streaming uses the handle. */

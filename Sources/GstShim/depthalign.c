@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthalign.c: GObject glue for the depthalign element.
  *
  * A GstVideoFilter from depth seen by the depth camera (GRAY16_LE or _BE, units of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthmatte-aggregate.c: one output frame of depthmatte (streaming thread).
  *
  * A pending flush is honoured, the settings are copied under the object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthmatte-caps.c: what depthmatte outputs and how the video pad converts.
  *
  * The output follows the video pad (its size, rate and aspect), not the

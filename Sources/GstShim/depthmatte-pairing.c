@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthmatte-pairing.c: colour and depth paired by running time.
  *
  * The base class gives each output the newest frame of every pad, so a slow

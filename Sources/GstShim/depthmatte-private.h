@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthmatte-private.h: what the depthmatte element's C files share (not
  * part of the shim/bridge contract, which is include/depthmatte.h).
  *

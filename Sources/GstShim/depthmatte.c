@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthmatte.c: GObject glue for the depthmatte element.
  *
  * A GstVideoAggregator with four request pads:

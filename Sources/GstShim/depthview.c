@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthview.c: GObject glue for the depthview element.
  *
  * A GstVideoFilter from a depth stream (GRAY16_LE/BE or GRAY8) to a picture

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* element.c: the class plumbing every element shares (element.h). */
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* element.h: the class plumbing every element shares: GObject properties
  * from the element's property table (include/<element>_properties.def; see
  * dmcommon.h), one generic set/get, control-binding sync, the finalize

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal to the shim: one registration function per element. */
 #ifndef DM_ELEMENTS_H
 #define DM_ELEMENTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* framestack-output.c: framestack's output side (streaming thread): the
  * buffer pool, a stack rendered by the Swift bridge into a pool buffer and
  * pushed, and the "framestack" element message that describes it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* framestack-private.h: what the framestack element's C files share (not
  * part of the shim/bridge contract, which is include/framestack.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* framestack.c: GObject glue for the framestack element.
  *
  * Stacks N aligned frames into one by per-channel mean or median (people who

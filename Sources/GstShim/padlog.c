@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* padlog.c: an INFO line per negotiated caps of a pad, in the category of the
  * element that owns the pad, so GST_DEBUG=<element>:4 shows what each pad
  * carries without the core's GST_CAPS noise. */

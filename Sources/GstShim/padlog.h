@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal to the shim: what every element logs about its pads (padlog.c). */
 #ifndef DM_PADLOG_H
 #define DM_PADLOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* plugin.c: the plugin definition. GStreamer loads libgstdepthmatte.so and
  * calls plugin_init, which registers every element of the plugin. */
 #include <gst/gst.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* refusedcaps.c: one clear error, every run, when upstream offers a sink pad
  * caps it cannot take (every element's sink pads use this).
  *

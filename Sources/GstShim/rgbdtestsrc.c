@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rgbdtestsrc.c: GObject glue for the rgbdtestsrc element.
  *
  * A GstPushSrc that produces one stream of a deterministic synthetic RGB-D

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers shared by the element files: describe mapped GstVideoFrames as the
  * plain structs of dmcommon.h. */
 #ifndef DM_RGBIMAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sparkle.c: GObject glue for the sparkle element.
  *
  * An in-place GstVideoFilter on 8-bit packed RGB. It meters the ambient

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The kit's settings defaults against the shim's property tables: each
 /// element's C defaults (dm_<element>_settings_init, from the same table that
 /// installs the GObject properties gst-inspect-1.0 shows) converted by the

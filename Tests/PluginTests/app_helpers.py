@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Helpers shared by test_app.py, test_rtsp.py and rtsp_client.py: decode
 pictures to RGB arrays with GStreamer, read a child's output lines up to a
 marker, sure subject / background regions of the still scene."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Pipeline tests against the built plugin.
 
 Run through scripts/test, which points GST_PLUGIN_PATH at .build/release and

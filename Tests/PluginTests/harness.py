@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Small helpers to push synthetic frames through the plugin's elements and read
 back the output pixels and bus messages."""
 import contextlib

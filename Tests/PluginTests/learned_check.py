@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The learned person prior as the pipelines/ scripts, the Python app and
 serve-rtsp use it: whether personmask and mpfacedetect are registered here,
 the one stderr line a run prints about it, and the elements a run really made

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Synthetic RealSense recordings made at test time (nothing downloaded).
 
 A librealsense `software_device` with a depth and a colour sensor plays a

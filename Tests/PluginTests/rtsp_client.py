@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A separate RTSP client process for test_rtsp.py.
 
   rtsp_client.py URL SECONDS [--tcp|--udp] [--save FRAME.npy]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """examples/python/depthmatte_app.py driven headless: timed and typed commands
 change the composite while PLAYING (checked on pixels of dumped frames and of
 the decoded MP4 recording), and the lock lines it prints follow the element's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """GstController on every element: a control source bound to a property moves
 it with stream time, and the element's output follows (messages or pixels).
 The elements must sync their own control bindings per buffer; depthmatte, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """GST_DEBUG=<element>:N shows what a user debugging a pipeline needs: each element logs in its own category, named like the element,
 the caps every pad negotiated (INFO), depthmatte's pad requests, worker
 threads and lock changes (INFO); and nothing per frame below LOG, so the

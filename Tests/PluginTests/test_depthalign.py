@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """depthalign on a camera pair with its own pose, intrinsics and resolution:
 rgbdtestsrc renders what the depth camera of a calibration sees, depthalign
 with the same calibration brings it back to the colour camera's view, and

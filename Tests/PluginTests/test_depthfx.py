@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """depthmatte's depth encodings: depth-kind=disparity and GRAY8
 normalised maps on the depth pad give the same matte as GRAY16 millimetres for
 the same scene."""

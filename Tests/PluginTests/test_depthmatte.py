@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """depthmatte in real pipelines: negotiation, pixels, the face lock, messages, errors."""
 import numpy as np
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """depthview: negotiation (GRAY16_LE / GRAY8 in, packed RGB out, same size),
 exact colours for the grey map, hole colour, fixed and automatic ranges,
 disparity and GRAY8 encodings, and refused caps."""

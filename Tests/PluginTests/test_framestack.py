@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """framestack in real pipelines: exact stacks for both methods and modes,
 timestamps and framerates, EOS partial stacks, caps changes mid-stack,
 flushes, alignment with borders, and the per-output message."""

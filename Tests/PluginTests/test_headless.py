@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Watching on a machine with no display: every pipelines/ script that shows
 its output, and the Python app without --sink or --record, runs (Debian's
 autovideosink picks dfbvideosink there, which crashes gst-launch-1.0 with

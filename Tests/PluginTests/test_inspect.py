@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """gst-inspect-1.0 reads like a stock plugin: the plugin's description names
 every element it registers, the origin is not a placeholder, enum values are
 listed in value order, and a property shared by several elements has one

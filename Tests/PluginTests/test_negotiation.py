@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Negotiation as a new user meets it: caps a pad cannot take give one clear
 element error every run (the pad, what it accepts, what it was offered and the
 fix), for every element; the video pad takes what cameras and decoders give,

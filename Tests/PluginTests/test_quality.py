@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Matte quality: refine=guided, the default, against the original
 sample's chain on a small rgbdtestsrc clip with realistic depth artefacts
 (noise, holes, flying pixels, misregistration 2), scored against the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """realsensesrc (gst-python/python/realsensesrc.py) against synthetic librealsense
 recordings made at test time (realsense_fixtures.py): pads, properties, every
 frame with the recording's timestamps, depth values, calibration JSON, depth

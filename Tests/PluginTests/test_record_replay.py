@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """pipelines/record.sh then pipelines/replay.sh, through the scripts, with
 only what scripts/setup installs: the recording must play back
 (the colour track used to come out as H.264 High 4:4:4, which no installed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reliability: state changes, threads, property ranges and leaks, for every
 element of the plugin (depthmatte, rgbdtestsrc, sparkle, framestack,
 depthview). Bad and odd input is in test_reliability_input.py; stream

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reliability, bad and odd input: caps an element cannot take, odd sizes,
 row strides and formats, buffers smaller than their caps claim, and extreme
 values, for every element of the plugin. The other reliability tests:

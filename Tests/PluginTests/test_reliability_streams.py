@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reliability, stream faults: inputs ending early or stalling, caps changing
 mid-stream, flushing seeks (hundreds of them in a row), and pads requested
 and released while playing. The other reliability tests:

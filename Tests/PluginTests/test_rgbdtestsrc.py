@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """rgbdtestsrc: caps per stream, timestamps, face meta, registration of the
 three streams, determinism, and depthmatte keying it against the truth."""
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """pipelines/serve-rtsp with real clients in separate processes: the decoded
 picture is the keyed composite; two clients share the media; one client
 killed does not stop the other; a client joining later is served. The media

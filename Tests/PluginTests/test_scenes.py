@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The subject, not a slab of space: rgbdtestsrc's scenes with a
 surface nearer than the cutoff that is not the subject (a chair back, a
 sloping floor, a door frame) and a subject walking in at the edge

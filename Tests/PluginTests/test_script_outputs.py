@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Every video file the pipelines/ scripts write plays with GStreamer's own
 installed decoders (playbin to fakesinks, to EOS), and its H.264 is a
 profile stock players and browsers decode (not High 4:4:4). The README's

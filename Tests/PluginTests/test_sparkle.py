@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """sparkle in real pipelines: brightness readings, the bus messages and their
 interval, the brightness -> glint count mapping, reproducibility, alpha gating,
 and the pure-meter mode."""

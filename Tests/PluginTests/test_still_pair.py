@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """pipelines/still-pair.sh: one RGB-D still as files (colour PNG, 16-bit PNG
 depth in millimetres as RGB-D datasets store it, decoded by pngdec as
 GRAY16_BE) keyed through a face detector and depthmatte: mpfacedetect and

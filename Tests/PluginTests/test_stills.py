@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Still images straight from pngdec (framerate 0/1, no imagefreeze) on any
 pad: keyed correctly and without a single GLib WARNING or CRITICAL.
 

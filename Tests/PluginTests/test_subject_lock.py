@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The subject lock in real pipelines: rgbdtestsrc with a false
 face, a covered face and no face metas, keyed by depthmatte with the default
 lock and with lock-strategy=original on the same frames, scored against the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Colour and depth paired by time with live sources under load: a slow
 branch (identity sleep-time, a slow facedetect) delivers its frames late,
 and each output's matte must be made from the depth of the colour frame it

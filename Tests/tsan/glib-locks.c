@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* glib-locks.c: tells ThreadSanitizer about GLib's own locks.
  *
  * On Linux GLib implements GMutex and GCond on futexes, and g_once_init_* on

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """depthmatte in a Python (PyGObject) application: a starting point to copy.
 
 Builds  source(s) -> depthmatte -> display and/or H.264 MP4 recording,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """realsensesrc: colour and depth from an Intel RealSense camera or a librealsense recording.
 
 Why an element of its own: a RealSense on Linux exposes depth as V4L2 `Z16`, a

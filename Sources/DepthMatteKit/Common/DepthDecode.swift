@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Raw depth-pad values to metres: one table per encoding, built once per
 /// settings change and looked up per pixel.
 ///

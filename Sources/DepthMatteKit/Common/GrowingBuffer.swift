@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// A hand-allocated buffer of `count` values, all `fill` after each growth,
 /// that only grows: `reserve` replaces it by a larger one (its values are not
 /// kept). Its owner reads and writes through the plain `base` pointer (no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Views over pictures in memory owned by someone else (GStreamer buffers, test
 /// arrays), and a small owned float plane for intermediate results.
 ///

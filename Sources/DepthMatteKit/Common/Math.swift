@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The few transcendental functions the kit needs, evaluated only when a
 /// setting changes (kernel weights, lookup tables), never per pixel.
 /// Glibc's libm, not Foundation.

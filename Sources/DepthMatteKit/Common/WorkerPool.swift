@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// A small fixed pool of worker threads for splitting one frame's rows into
 /// bands. `run(bands:context:_:)` calls `work(context, i)` for `i` in `0..<bands` (band 0 on the
 /// calling thread) and returns when all are done. Threads start on first use

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The calibration file of `depthalign` (standard library only, no Foundation):
 ///
 ///     {"depth":  {"width": W, "height": H, "fx": .., "fy": .., "ppx": .., "ppy": ..,

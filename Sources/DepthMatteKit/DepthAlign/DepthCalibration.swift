@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Camera models for `depthalign`: intrinsics with librealsense's distortion
 /// models, the rigid depth→colour transform and the whole calibration.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // DepthRegistration's per-frame job: its buffers, the projection by depth
 // rows and the mesh drawing by colour rows (Method.mesh), and the SIMD
 // helpers both methods use.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // DepthRegistration, Method.splat: each sample's footprint.
 
 extension RegistrationJob {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Depth registration for `depthalign`: depth seen from the depth camera →
 /// depth seen from the colour camera (its size, its viewpoint, its z).
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// A ray-cast scene for depth registration: planes and boxes in the colour
 /// camera's frame (metres; x right, y down, z forward). For any
 /// `DepthCalibration` it renders what the depth camera measures (its z, in

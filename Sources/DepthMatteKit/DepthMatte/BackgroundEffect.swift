@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Background effects: the video itself, changed, as the picture behind the
 /// subject when no background pad is linked (`background-effect`). The bridge
 /// hands the effected copy to the compositor as the background, so where the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Step 4 (README, depthmatte) and the output modes: one pass over each
 /// output row reads the matte row, the video row and the background row once.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The questions the lock and the segmentation ask of the surfaces found
 // by `DepthComponents.analyse`: their depths, sizes, shapes, and the
 // surface in a box or under a mask.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The whole `depthmatte` element as kit types: every property (with the
 /// element's defaults), resolved once per frame into a `MattePlan`
 /// (MattePlan.swift), and the routing the keyer does not do (depth decoding,

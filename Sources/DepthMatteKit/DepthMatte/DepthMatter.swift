@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The depth keyer: face lock, mask, blur, gamma, upscale and blend, as a
 /// frame's `MattePlan` says, with scratch buffers kept between frames (no
 /// allocation per frame once the sizes are stable).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Step 1 of the original chain, made robust: the face's depth is the median
 /// of the valid (non-zero) depth samples in the central part of the face box,
 /// instead of the single depth pixel at its centre (which fails on a hole).

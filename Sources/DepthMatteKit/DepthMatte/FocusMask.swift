@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Focus modes from the depth-maps tutorial, in metres: a soft mask at depth
 /// resolution that replaces the binary threshold in `mode=highpass|bandpass`
 /// (blur, gamma, upscale and blend follow as in the other modes).

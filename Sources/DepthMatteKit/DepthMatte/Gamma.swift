@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Step 2c (README, depthmatte; the original chain): `m = m^gamma` through a lookup table
 /// (65536 intervals, linear interpolation), rebuilt only when gamma changes.
 /// Below `2^-12` the uniform table is too coarse for small gammas (m^0.1 at

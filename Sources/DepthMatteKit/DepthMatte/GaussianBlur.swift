@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Step 2b (README, depthmatte; the original chain): a separable Gaussian blur with clamped edges
 /// (the border is extended, blurred, and cropped, as Core Image's
 /// `clampedToExtent` + `CIGaussianBlur` + crop do).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The depthmatte element's settings resolved for one frame: where the
 /// threshold comes from, how the matte is made, what the output is and which
 /// background effect applies, at the frame's depth scale.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Finding bodies in a depth map alone: the depth is sampled down to at most
 /// `maxWidth` columns, split into connected surfaces (4-neighbours whose
 /// depths differ by less than a jump threshold that grows with distance),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The depth-only subject finder: the nearest large connected body.
 ///
 /// A surface is a candidate when its distance-independent size

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Resampling tables: step 3 (README, depthmatte) (bicubic upscale of the
 /// matte) and the aspect-fill placement of a background picture.
 

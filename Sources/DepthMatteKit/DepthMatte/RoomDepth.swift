@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// What the depth-only lock knows of the room: per cell of the surfaces'
 /// grid (`DepthComponents`), the farthest reading seen since the last reset.
 ///

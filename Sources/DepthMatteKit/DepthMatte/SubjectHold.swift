@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Still things that were left out stay out until the rules keep them for
 /// `frames` frames in a row: after `SubjectSegmentation` and
 /// `SubjectRestore` have decided which near pixels are the subject's, a

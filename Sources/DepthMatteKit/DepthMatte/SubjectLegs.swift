@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The subject's legs beyond the cutoff: a camera above head height looking
 /// down at a standing or walking person (a Kinect on a shelf, a camera on a
 /// monitor) sees the feet farther than the chest, 0.2-0.6 m behind the torso

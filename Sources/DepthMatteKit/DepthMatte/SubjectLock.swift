@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The subject lock: which depth the cutoff follows, frame after frame, on
 /// real input (false faces, missed faces, no face detector at all).
 ///

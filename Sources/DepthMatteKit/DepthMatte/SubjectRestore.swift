@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The plain depth cut is the floor: after `SubjectSegmentation` has split
 /// the near pixels into surfaces and kept the subject's, this puts back
 /// every near piece it left out that is not *clearly* something else.

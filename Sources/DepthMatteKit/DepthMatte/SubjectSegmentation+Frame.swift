@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 extension SubjectSegmentation {
     /// One frame's sizes, thresholds in depth units and settings: what the
     /// passes of `apply` share (each pass is a method on it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Steps 4-6 of `SubjectSegmentation.apply`: which surfaces are the
 // subject or kept with it, and the far writing of the rest (see the type's
 // documentation).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 extension SubjectSegmentation {
     /// Step 1b: every near pixel on a smoothed step takes the depth of the
     /// side it is nearer to (a shock filter, one pass). Along a row or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The central half of a face box in normalized picture coordinates (the
 /// face seeds: eyes, nose and cheeks, never the hair's edge or the wall).
 struct FaceCentre {

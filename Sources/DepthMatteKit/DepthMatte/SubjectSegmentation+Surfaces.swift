@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Steps 1-3 of `SubjectSegmentation.apply`: near pixels, the floor, and
 // the surfaces (see the type's documentation).
 extension SubjectSegmentation.Frame {

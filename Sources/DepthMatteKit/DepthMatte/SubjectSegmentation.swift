@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The subject, not a slab of space: after the cutoff, keep only
 /// the depth surfaces that belong to the locked subject.
 ///

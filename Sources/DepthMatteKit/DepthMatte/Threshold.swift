@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Step 2a (README, depthmatte; the original chain): a binary mask at depth resolution.
 public enum DepthThreshold {
     /// `mask = 1` where `0 < depth * scale <= cutoff` (metres), else `0`.

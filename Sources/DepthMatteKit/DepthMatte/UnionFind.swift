@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Union-find over a plane of parent indices (`parent[i] == i`: a root),
 /// shared by the depth-only finder (`NearestBodyFinder`) and the subject's
 /// surfaces (`SubjectSegmentation`). `find` compresses the path it walks;

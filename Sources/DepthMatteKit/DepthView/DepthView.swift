@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Depth as a picture: metres → colour, near bright/warm, far dark/cool, holes
 /// in their own colour. Used by the `depthview` element and `depthmatte
 /// output=depth`.

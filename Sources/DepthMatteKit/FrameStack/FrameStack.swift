@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Photo stacking: collect frames, align them by translation and take the
 /// per-channel mean or median, so that noise averages out and people walking
 /// through the shot disappear.

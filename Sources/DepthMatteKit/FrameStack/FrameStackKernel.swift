@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The pixel side of frame stacking: resample N translated frames into the
 /// reference frame's grid and take the per-channel mean or median, keeping
 /// per-pixel sample counts where shifted frames do not cover the output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Translational registration of one frame against a reference frame, robust
 /// to things that move through the shot.
 ///

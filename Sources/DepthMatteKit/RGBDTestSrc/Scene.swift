@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// A deterministic synthetic RGB-D scene for `rgbdtestsrc`: a person (head,
 /// neck, shoulders, sometimes a raised hand) in front of a plant and a
 /// papered wall, seen by one pinhole camera. Colour, registered depth and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The scene's depth as a separate depth camera sees it (its own pose,
 /// intrinsics and resolution, from a `DepthCalibration`), for testing
 /// registration end to end: `rgbdtestsrc calibration=…` renders this, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The scenes beyond the portrait: surfaces that are nearer than
 /// the cutoff without being the subject, and a subject walking in at the
 /// picture's edge. Each is a layer behind the subject (and its hand) and in

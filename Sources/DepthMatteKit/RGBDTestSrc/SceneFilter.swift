@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// rgbdtestsrc `filtered=true`: depth as a phone's or
 /// a sensor SDK's filtered map delivers it (an iPhone's AVDepthData with
 /// isDepthDataFiltered, librealsense's spatial and hole-filling filters):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The scene's objects as signed distances (metres, negative inside) in the
 /// plane of each cut-out, their depth shading and their colours. Everything
 /// per frame (pose, bounding boxes in ray coordinates) is computed once in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Rendering `RGBDScene` into pictures: colour (anti-aliased edges), depth
 /// (hard edges, optional sensor artefacts) and the ground-truth matte (the
 /// subject's coverage of each pixel, the same coverage the colour render

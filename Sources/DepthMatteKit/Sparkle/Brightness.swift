@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Ambient brightness of a picture, measured on a subsampled grid, and the
 /// schedule that decides on which frames to measure.
 ///

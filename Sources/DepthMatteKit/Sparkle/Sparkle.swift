@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The "vampire in sunlight" effect: a brightness meter drives how many small
 /// four-pointed glints twinkle on the picture.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// What every element's bridge shares: the Swift state behind the opaque
 /// pointer the shim keeps (made by each element's dm_<element>_new, freed and
 /// reset here for all of them), and the kit views over the shim's pictures.

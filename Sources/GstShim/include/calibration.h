@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The shim/bridge contract for a depth/colour camera pair's calibration
  * file (the JSON schema of README "depthalign"), read by depthalign and by
  * rgbdtestsrc's `calibration`: parsed once when an element starts, then used

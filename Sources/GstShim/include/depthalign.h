@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthalign.h: the depthalign element's contract between the shim
  * (depthalign.c) and the bridge (DepthAlignBridge.swift). */
 #ifndef DM_DEPTHALIGN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthmatte.h: the depthmatte element's contract between the shim
  * (depthmatte.c) and the bridge (DepthMatteBridge.swift). */
 #ifndef DM_DEPTHMATTE_H

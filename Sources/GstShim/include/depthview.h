@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthview.h: the depthview element's contract between the shim
  * (depthview.c) and the bridge (DepthViewBridge.swift). */
 #ifndef DM_DEPTHVIEW_H

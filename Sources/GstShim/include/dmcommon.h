@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dmcommon.h: what every element's contract between the C shim and the Swift
  * bridge shares: plain picture descriptions, boxes, and the property-table
  * macros.

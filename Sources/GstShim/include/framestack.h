@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* framestack.h: the framestack element's contract between the shim
  * (framestack.c) and the bridge (FrameStackBridge.swift). */
 #ifndef DM_FRAMESTACK_H

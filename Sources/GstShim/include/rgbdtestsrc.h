@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rgbdtestsrc.h: the rgbdtestsrc element's contract between the shim
  * (rgbdtestsrc.c) and the bridge (RGBDTestSrcBridge.swift). */
 #ifndef DM_RGBDTESTSRC_H

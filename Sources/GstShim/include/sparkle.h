@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sparkle.h: the sparkle element's contract between the shim (sparkle.c) and
  * the bridge (SparkleBridge.swift). */
 #ifndef DM_SPARKLE_H

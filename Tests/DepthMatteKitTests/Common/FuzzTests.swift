@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Property-based fuzzing of the kit's entry points: random sizes
 // (including 1x1 and odd sizes), row padding, every packed layout, parameter
 // values across and beyond their documented ranges, NaN and infinities where a

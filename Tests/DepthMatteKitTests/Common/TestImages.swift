@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Synthetic pictures for the DepthMatteKit tests: owned byte buffers wrapped as
 // the kit's views (with optional row padding filled with a sentinel, so a read
 // or write of the padding shows up), plus straightforward reference versions of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // depthalign's kit: calibration maths against librealsense's own numbers,
 // the JSON reader's errors, and DepthRegistration (both methods) on
 // hand-made frames and on the ray-cast box-and-wall scene.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // FrameStack: the measured claims on synthetic frames, plus exact
 // results of the kernels against straightforward reference code.
 import XCTest

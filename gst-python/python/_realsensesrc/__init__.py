@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Helpers of the realsensesrc element (../realsensesrc.py): the librealsense
 import, the calibration JSON, and the camera and recording sessions.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """What realsensesrc's element and its sessions share: librealsense (or why it
 could not be imported), the stream formats, the calibration JSON and the
 start error."""

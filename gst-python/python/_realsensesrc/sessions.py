@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """realsensesrc's sessions (from READY to NULL): a librealsense recording
 through its playback device, or a live camera through rs.pipeline; and
 librealsense's own alignment, the fallback when depthalign is not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The background picture placed by aspect fill (scaled to cover the
 /// output, centre-cropped), one output row at a time.
 extension MatteCompositor.BandJob {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Band scheduling: which output rows each worker band composites.
 extension MatteCompositor {
     /// `bandStart` for `bands` bands of a `W` × `H` output from a source

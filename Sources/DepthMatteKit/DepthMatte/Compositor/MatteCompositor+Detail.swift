@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Step 3's colour detail (refine=guided, `MatteRefiner.Tuning.colourDetail`): on
 /// the edge runs, after the bicubic upscale, every video pixel adds
 /// G·I − G·Ī, the colour model's gain G and offset G·Ī of the output grid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The blend of an edge run in 32-bit pixels (any byte order; the alpha byte
 /// at `alphaShift`), four pixels per step. The colour bytes are multiplied in
 /// 16-bit lanes (two per pixel word: bytes 0 and 2, then 1 and 3), which SSE2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// One band's rows: README steps 3 and 4 for each output row, cut into
 /// runs (`Run`) of uniform and edge columns.
 extension MatteCompositor.BandJob {

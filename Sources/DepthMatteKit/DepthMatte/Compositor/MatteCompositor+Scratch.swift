@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The compositor's working memory: the size-keyed column tables, the
 /// per-row measures, the band starts and every band's scratch rows, allocated
 /// by hand (`GrowingBuffer`) so the bands get plain base pointers (no

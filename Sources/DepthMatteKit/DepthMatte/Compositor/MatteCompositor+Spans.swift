@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Per source row of the matte: the span of values that are not 0, and
 /// (with several bands) how many values are strictly between 0 and 1: what
 /// the runs and the band scheduling start from.

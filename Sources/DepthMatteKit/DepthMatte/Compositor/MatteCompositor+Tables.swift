@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The compositor's size-keyed tables: the bicubic taps, the column segments
 /// of the upscale (README step 3, `CompositorScratch.columnTables`), the
 /// aspect-fill tables of the background, the per-band scratch rows. Rebuilt

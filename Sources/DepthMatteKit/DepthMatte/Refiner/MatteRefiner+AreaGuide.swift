@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The area downsampler: the video averaged over each cell of a coarser
 /// grid (the guide of README step 2, refine=guided, on the output grid).
 extension MatteRefiner {

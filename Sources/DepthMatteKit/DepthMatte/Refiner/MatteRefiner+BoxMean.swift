@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// Box means: the mean of a plane over the (2r+1)² window around each
 /// pixel, clipped to the picture (the guided filter's window sums, README
 /// step 2, refine=guided, sub-steps 2.3 and 2.4).

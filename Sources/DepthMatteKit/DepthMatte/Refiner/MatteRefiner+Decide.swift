@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// README step 2, refine=guided, sub-step 2.3, second part: the decision
 /// of each untrusted pixel by colour.
 extension RefinePass {

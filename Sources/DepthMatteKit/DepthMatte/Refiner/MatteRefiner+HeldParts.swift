@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// README step 2, refine=guided, sub-step 2.2: a dark part the
 /// subject carries that the sensor cannot read at all (`heldParts`).
 ///

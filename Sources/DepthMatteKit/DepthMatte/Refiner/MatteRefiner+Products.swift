@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// README step 2, refine=guided, sub-step 2.4, first part: the decisions
 /// applied and the products whose window means the guided filter solves.
 extension RefinePass {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// The refiner's working memory: every buffer of one guided pass, allocated
 /// by hand so the pass gets plain base pointers (no `withUnsafe…` per
 /// buffer), grown (never shrunk) when the sizes or the band count grow and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// README step 2, refine=guided, sub-step 2.4, second part: the linear
 /// model of every window and its fit confidence.
 extension RefinePass {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 extension MatteRefiner {
     /// The tuning knobs of the refiner (README step 2), apart from its state.
     /// `refine` reads them once per frame: the pass driver copies them into

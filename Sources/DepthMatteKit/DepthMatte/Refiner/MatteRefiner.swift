@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /// refine=guided: an edge-aware matte from depth and colour, README
 /// step 2 (after step 1, the subject lock, has given the cutoff; steps 3 and
 /// 4, the bicubic upscale and the blend, are `MatteCompositor`'s). Its
