@@ -10,6 +10,8 @@
  *                         and depth frames by running time
  *   depthmatte-aggregate.c  one output frame: inputs, checks, the Swift call,
  *                         logs and the element message
+ * depthmatte.c calls the other three, and depthmatte-aggregate.c calls the
+ * pairing; none calls back into its caller.
  */
 #ifndef DM_DEPTHMATTE_PRIVATE_H
 #define DM_DEPTHMATTE_PRIVATE_H
@@ -126,8 +128,15 @@ typedef struct
   gboolean paired_mapped;
 } DMInput;
 
-/* "video", "depth", "background": the pad names, also used in messages. */
-G_GNUC_INTERNAL const gchar *gst_depth_matte_input_role (DMInputIndex input);
+/* "video", "depth", "background", "person": the pad names, also used in
+ * messages. */
+static inline const gchar *
+gst_depth_matte_input_role (DMInputIndex input)
+{
+  static const gchar *const roles[DM_N_INPUTS] =
+      { "video", "depth", "background", "person" };
+  return roles[input];
+}
 
 /* depthmatte-caps.c: the video pad's type (packed RGB is not converted) and
  * the class's output caps vfuncs. */

@@ -115,14 +115,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (DM_PACKED_RGB_FORMATS)));
 /* ---- pads ------------------------------------------------------------------- */
 
-const gchar *
-gst_depth_matte_input_role (DMInputIndex input)
-{
-  static const gchar *const roles[DM_N_INPUTS] =
-      { "video", "depth", "background", "person" };
-  return roles[input];
-}
-
 /* The input a pad (or a pad template name) stands for; -1: none. */
 static gint
 input_named (const gchar * name)

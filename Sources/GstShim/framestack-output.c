@@ -1,12 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* framestack-output.c: framestack's output side (streaming thread): the
- * buffer pool, a stack rendered by the Swift bridge into a pool buffer and
- * pushed, and the "framestack" element message that describes it.
+ * settings a stack is made with, the buffer pool, a stack rendered by the
+ * Swift bridge into a pool buffer and pushed, and the "framestack" element
+ * message that describes it. It calls nothing in framestack.c.
  */
 #include <gst/video/gstvideopool.h>
 #include "framestack-private.h"
 #include "element.h"
 #include "rgbimage.h"
+
+/* ---- the settings ------------------------------------------------------------- */
+
+DMFrameStackSettings
+gst_frame_stack_copy_settings (GstFrameStack * self, gboolean * post)
+{
+  DMFrameStackSettings s;
+  GST_OBJECT_LOCK (self);
+  s = self->settings;
+  if (post)
+    *post = self->settings.post_messages;
+  GST_OBJECT_UNLOCK (self);
+  /* frames and mode are fixed between CAPS events */
+  s.frames = self->frames;
+  s.mode = self->mode;
+  return s;
+}
 
 /* ---- the pool ------------------------------------------------------------------ */
 

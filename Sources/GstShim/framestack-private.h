@@ -4,8 +4,10 @@
  *
  *   framestack.c         the type: pads, chain, events, queries, state,
  *                        properties
- *   framestack-output.c  the output side: the buffer pool, rendering a
- *                        stack and pushing it, the result message
+ *   framestack-output.c  the output side: the settings snapshot, the
+ *                        buffer pool, rendering a stack and pushing it, the
+ *                        result message
+ * framestack.c calls framestack-output.c, never the other way round.
  */
 #ifndef DM_FRAMESTACK_PRIVATE_H
 #define DM_FRAMESTACK_PRIVATE_H
@@ -45,13 +47,12 @@ struct _GstFrameStack
   uint64_t sample_counts[DM_FRAMESTACK_MAX_FRAMES + 1];
 };
 
-/* framestack.c: the settings for the stacker, copied under the object lock,
- * with frames and mode as the last CAPS fixed them; *post (when not NULL)
- * says whether to post messages. */
+/* framestack-output.c */
+/* The settings for the stacker, copied under the object lock, with frames
+ * and mode as the last CAPS fixed them; *post (when not NULL) says whether
+ * to post messages. */
 G_GNUC_INTERNAL DMFrameStackSettings gst_frame_stack_copy_settings
     (GstFrameStack * self, gboolean * post);
-
-/* framestack-output.c */
 /* Takes downstream's pool for `caps` when it offers one, else makes a video
  * pool of our own. */
 G_GNUC_INTERNAL void gst_frame_stack_setup_pool (GstFrameStack * self,

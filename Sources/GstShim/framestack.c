@@ -68,21 +68,6 @@ DM_PACKED_RGB_TEMPLATE ("src", GST_PAD_SRC);
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-DMFrameStackSettings
-gst_frame_stack_copy_settings (GstFrameStack * self, gboolean * post)
-{
-  DMFrameStackSettings s;
-  GST_OBJECT_LOCK (self);
-  s = self->settings;
-  if (post)
-    *post = self->settings.post_messages;
-  GST_OBJECT_UNLOCK (self);
-  /* frames and mode are fixed between CAPS events */
-  s.frames = self->frames;
-  s.mode = self->mode;
-  return s;
-}
-
 /* Caps on the other side: same, with any framerate (it is derived). */
 static GstCaps *
 any_framerate (GstCaps * caps)
