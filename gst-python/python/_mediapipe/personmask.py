@@ -77,7 +77,7 @@ class PersonMask(GstBase.BaseTransform):
         self._out_stride = 0
         self._mask = None
         self._frame = 0
-        self.srcpad.add_probe(Gst.PadProbeType.QUERY_UPSTREAM | Gst.PadProbeType.PULL, self._add_latency)
+        self.get_static_pad("src").add_probe(Gst.PadProbeType.QUERY_UPSTREAM | Gst.PadProbeType.PULL, self._add_latency)
 
     # ---------------------------------------------------------------- properties
     def do_get_property(self, prop):
