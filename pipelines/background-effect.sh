@@ -20,7 +20,8 @@ if [ -n "$png" ]; then n="num-buffers=1"; sink="videoconvert ! pngenc ! filesink
 else n=""; display_sink "give an output file: $0 $effect out.png"; sink="videoconvert ! $show"; fi
 person_prior m source
 # shellcheck disable=SC2086
-exec gst-launch-1.0 -q \
+out_file=$png
+launch \
   depthmatte name=m background-effect="$effect" "$@" ! $sink \
   rgbdtestsrc $n ! video/x-raw,width=640,height=360,framerate=30/1 ! $to_video \
   rgbdtestsrc stream=depth $n ! video/x-raw,width=320,height=180,framerate=30/1 ! m.depth

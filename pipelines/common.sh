@@ -61,6 +61,13 @@ launch_checked() {
   return "$rc"
 }
 
+# launch ARGS...: the script's pipeline. When the script writes a file
+# (out_file set), any WARNING fails the run (launch_checked); when it shows
+# the picture, gst-launch-1.0 prints its messages as they come.
+launch() {
+  if [ -n "${out_file:-}" ]; then launch_checked "$@"; else gst-launch-1.0 "$@"; fi
+}
+
 # person_prior [matte-name] [faces]: what finds the face for the lock, and
 # whether a learned person probability goes with it. With personmask and
 # mpfacedetect registered (mediapipe, installed by scripts/setup) and

@@ -14,7 +14,7 @@ DEPTH="video/x-raw,width=640,height=360,framerate=30/1"
 
 echo "demo: keying $frames frames to $out/demo.mp4"
 start=$(date +%s%N)
-gst-launch-1.0 -q -e \
+launch_checked -e \
   depthmatte name=m ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out/demo.mp4" \
   rgbdtestsrc num-buffers="$frames" ! $VIDEO ! m.video \
   rgbdtestsrc stream=depth num-buffers="$frames" ! $DEPTH ! m.depth \
@@ -26,7 +26,7 @@ echo "demo: $frames frames in $(awk -v a="$start" -v b="$end" "BEGIN{printf \"%.
 # taken at 6 s (the subject's hand is raised). Three keyers on the same input.
 n=$((6 * 30))
 echo "demo: writing $out/demo.png"
-gst-launch-1.0 -q \
+launch_checked \
   compositor name=c sink_1::xpos=640 sink_2::xpos=1280 ! videoconvert ! pngenc ! \
     multifilesink location="$out/demo.png" \
   rgbdtestsrc num-buffers=$((n + 1)) ! $VIDEO ! tee name=v \

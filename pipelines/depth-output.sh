@@ -10,7 +10,8 @@ source "$(dirname "$0")/common.sh"
 png=${1:-}
 if [ -n "$png" ]; then n="num-buffers=1"; sink="videoconvert ! pngenc ! filesink location=$png"
 else n=""; display_sink "give an output file: $0 out.png"; sink="videoconvert ! $show"; fi
-exec gst-launch-1.0 -q \
+out_file=$png
+launch \
   depthmatte name=m output=depth hole-color=0xffff00ff ! $sink \
   rgbdtestsrc $n ! video/x-raw,width=640,height=360,framerate=30/1 ! m.video \
   rgbdtestsrc stream=depth holes=true noise=true $n ! video/x-raw,width=320,height=180,framerate=30/1 ! m.depth

@@ -19,7 +19,7 @@ case "${1:-}" in
     exec gst-launch-1.0 v4l2src device="$device" ! video/x-raw,format=GRAY16_LE ! \
       depthview "$@" ! videoconvert ! $show ;;
   *.png)
-    exec gst-launch-1.0 -q rgbdtestsrc stream=depth num-buffers=1 ! \
+    launch_checked rgbdtestsrc stream=depth num-buffers=1 ! \
       video/x-raw,width=640,height=360 ! depthview hole-color=0xffff00ff ! \
       videoconvert ! pngenc ! filesink location="$1" ;;
   *)

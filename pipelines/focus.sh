@@ -27,7 +27,8 @@ else
   display_sink "give an output file: $0 $mode $focus $slope out.png"
   sink="videoconvert ! $show"; skip=""
 fi
-exec gst-launch-1.0 -q \
+out_file=$png
+launch \
   depthmatte name=m mode="$mode" focus="$focus" slope="$slope" background-color=0xff202020 ! $sink \
   rgbdtestsrc $skip ! $VIDEO ! m.video \
   rgbdtestsrc stream=depth $skip ! $DEPTH ! m.depth

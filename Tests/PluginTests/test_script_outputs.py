@@ -230,9 +230,12 @@ def commands(lines):
 
 
 def test_readme_first_block_runs_without_hardware(tmp_path):
-    # the first command block a newcomer meets needs no camera and no display
+    # the first command blocks a newcomer meets need no camera and no
+    # display: the two commands (scripts), then the first gst-launch-1.0 block
     readme = open(os.path.join(ROOT, "README.md")).read()
-    block = re.search(r"^```\n(.*?)^```", readme, re.S | re.M).group(1).splitlines()
+    blocks = [b.splitlines() for b in re.findall(r"^```\n(.*?)^```", readme, re.S | re.M)]
+    assert [c.split()[0] for c in commands(blocks[0])] == ["scripts/demo", "scripts/test"], blocks[0]
+    block = next(b for b in blocks if any("gst-launch-1.0" in c for c in commands(b)))
     cmds = [c for c in commands(block) if "gst-launch-1.0" in c]
     assert cmds, block
     for c in cmds:
@@ -268,3 +271,28 @@ def test_readme_calibration_files_ship_and_load():
         depth = np.frombuffer(mi.data, np.uint16).copy()
         smp.get_buffer().unmap(mi)
         assert (depth > 0).mean() > 0.5, (f, (depth > 0).mean())
+
+
+@pytest.mark.parametrize("name,args", [
+    ("demo.sh", ["{tmp}", 2]), ("focus.sh", ["highpass", 1.4, 4, "{tmp}/f.png"]),
+    ("depth-output.sh", ["{tmp}/d.png"]), ("background-effect.sh", ["comic", "{tmp}/b.png"]),
+    ("depth-view.sh", ["{tmp}/v.png"]), ("still-pair.sh", ["{tmp}/c.png", "{tmp}/d16.png", "{tmp}/o.png"])])
+def test_a_script_that_writes_a_file_fails_on_a_warning(tmp_path, name, args):
+    # gst-launch-1.0 exits 0 after an element's WARNING (a depth picture that
+    # does not decode keys nothing): a script that writes a file prints the
+    # warning and fails. A stand-in gst-launch-1.0 on PATH posts one.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "gst-launch-1.0").write_text(
+        "#!/bin/sh\necho 'WARNING: from element /GstPipeline:pipeline0/GstDepthMatte:m: No depth frame'\n"
+        "echo 'Additional debug info:'\necho 'the depth pad sent nothing'\necho 'Got EOS from element \"pipeline0\".'\n"
+        "exit 0\n")
+    (fake / "gst-launch-1.0").chmod(0o755)
+    for f in ("c.png", "d16.png"):
+        (tmp_path / f).write_bytes(b"\x89PNG")
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}", DM_LEARNED="0")
+    r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", name),
+                        *[str(a).format(tmp=tmp_path) for a in args]],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode != 0, f"{name} exited 0 after a warning:\n{r.stdout}\n{r.stderr}"
+    assert "No depth frame" in r.stderr and "the depth pad sent nothing" in r.stderr, r.stderr
