@@ -4,6 +4,7 @@
 //
 // Targets (see README "Layout"):
 //   CGStreamer     system library (pkg-config gstreamer-video-1.0 and its Requires: chain)
+//   CJsonGlib      system library (pkg-config json-glib-1.0): the shim reads calibration files with it
 //   GstShim        C only: plugin definition, GObject types, pads, properties, vfunc trampolines
 //   DepthMatteKit  pure Swift (no GStreamer, no Foundation): the image algorithms
 //   GstDepthMatte  Swift bridge: @_cdecl entry points the shim calls
@@ -25,9 +26,14 @@ let package = Package(
             pkgConfig: "gstreamer-video-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
+        .systemLibrary(
+            name: "CJsonGlib",
+            pkgConfig: "json-glib-1.0",
+            providers: [.apt(["libjson-glib-dev"])]
+        ),
         .target(
             name: "GstShim",
-            dependencies: ["CGStreamer"],
+            dependencies: ["CGStreamer", "CJsonGlib"],
             cSettings: [.unsafeFlags(["-O2", "-Wall"])]
         ),
         .target(

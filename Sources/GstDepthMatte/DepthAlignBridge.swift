@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// The Swift side of depthalign.h: the calibration text to a kit calibration,
-/// and frames through the kit's registration (DepthMatteKit/DepthAlign).
+/// The Swift side of depthalign.h and calibration.h: the shim's checked
+/// calibration numbers to a kit calibration, and frames through the kit's
+/// registration (DepthMatteKit/DepthAlign).
 import DepthMatteKit
 import GstShim
 
@@ -26,53 +27,49 @@ final class DepthAlignState {
     }
 }
 
-/// Copy `text` into a fixed-size C char array (NUL-terminated, truncated).
-private func copy<T>(_ text: String, into tuple: inout T) {
-    withUnsafeMutableBytes(of: &tuple) { raw in
-        let bytes = Array(text.utf8.prefix(raw.count - 1))
-        raw.copyBytes(from: bytes)
-        raw[bytes.count] = 0
-    }
-}
-
 @_cdecl("dm_depthalign_new")
 public func dm_depthalign_new() -> UnsafeMutableRawPointer? {
     ElementState.retain(DepthAlignState())
 }
 
-/// Parse a calibration for the shim: its sizes, or why it was refused.
-@discardableResult
-private func describe(_ json: UnsafePointer<CChar>, _ info: UnsafeMutablePointer<DMCalibrationInfo>)
-    -> DepthCalibration? {
-    do {
-        let c = try DepthCalibration(json: String(cString: json))
-        info.pointee.depth_width = Int32(c.depth.width)
-        info.pointee.depth_height = Int32(c.depth.height)
-        info.pointee.color_width = Int32(c.color.width)
-        info.pointee.color_height = Int32(c.color.height)
-        info.pointee.depth_scale = c.depthScale
-        return c
-    } catch let e as CalibrationError {
-        copy(e.field, into: &info.pointee.field)
-        copy(e.message, into: &info.pointee.message)
-    } catch {
-        copy("", into: &info.pointee.field)
-        copy("\(error)", into: &info.pointee.message)
-    }
-    return nil
+/// The elements of a fixed-size C array of doubles (a tuple in Swift).
+private func doubles<T>(_ tuple: T) -> [Double] {
+    withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: Double.self)) }
 }
 
-/// A calibration parsed once, for the streaming thread (`dm_calibration_parse`).
+extension CameraIntrinsics {
+    /// One camera of a calibration the shim has read and checked (calibration.h).
+    init(_ c: DMCameraIntrinsics) {
+        let model: DistortionModel
+        switch c.model {
+        case DM_DISTORTION_BROWN_CONRADY: model = .brownConrady
+        case DM_DISTORTION_INVERSE_BROWN_CONRADY: model = .inverseBrownConrady
+        default: model = .none
+        }
+        self.init(width: Int(c.width), height: Int(c.height), fx: c.fx, fy: c.fy, ppx: c.ppx, ppy: c.ppy,
+                  model: model, coeffs: doubles(c.coeffs))
+    }
+}
+
+extension DepthCalibration {
+    /// A calibration the shim has read and checked (calibration.h).
+    init(_ c: DMCalibration) {
+        self.init(depth: CameraIntrinsics(c.depth), color: CameraIntrinsics(c.color),
+                  depthToColor: Extrinsics(rotationRowMajor: doubles(c.rotation), translation: doubles(c.translation)),
+                  depthScale: c.depth_scale)
+    }
+}
+
+/// A calibration read once, for the streaming thread (`dm_calibration_new`).
 final class ParsedCalibration {
     let calibration: DepthCalibration
     init(_ c: DepthCalibration) { calibration = c }
 }
 
-@_cdecl("dm_calibration_parse")
-public func dm_calibration_parse(_ json: UnsafePointer<CChar>?,
-                                 _ info: UnsafeMutablePointer<DMCalibrationInfo>?) -> UnsafeMutableRawPointer? {
-    guard let json, let info, let c = describe(json, info) else { return nil }
-    return Unmanaged.passRetained(ParsedCalibration(c)).toOpaque()
+@_cdecl("dm_calibration_new")
+public func dm_calibration_new(_ c: UnsafePointer<DMCalibration>?) -> UnsafeMutableRawPointer? {
+    guard let c else { return nil }
+    return Unmanaged.passRetained(ParsedCalibration(DepthCalibration(c.pointee))).toOpaque()
 }
 
 @_cdecl("dm_calibration_release")

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* calibrationfile.h: a camera pair's calibration file (include/calibration.h)
  * as an element reads it when it starts (depthalign, rgbdtestsrc): parsed
- * once, then negotiation reads the sizes and streaming uses the handle. */
+ * and checked once (json-glib), then negotiation reads the sizes and
+ * streaming uses the bridge's handle. */
 #ifndef DM_CALIBRATION_FILE_H
 #define DM_CALIBRATION_FILE_H
 
@@ -12,8 +13,8 @@
 typedef struct
 {
   gchar *path;                  /* the `calibration` property it was read from */
-  DMCalibrationInfo info;       /* what it gives */
-  void *parsed;                 /* dm_calibration_parse's handle; NULL when none was read */
+  DMCalibration values;         /* what it gives */
+  void *parsed;                 /* dm_calibration_new's handle; NULL when none was read */
 } DMLoadedCalibration;
 
 /* Read and check the file that `*property` (a settings string, copied under

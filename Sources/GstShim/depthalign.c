@@ -116,10 +116,10 @@ gst_depthalign_transform_caps (GstBaseTransform * trans,
     gst_structure_remove_fields (s, "colorimetry", "chroma-site", NULL);
     if (self->have_cal) {
       GstStructure *sized = gst_structure_copy (s);
-      gint w = direction == GST_PAD_SINK ? self->calibration.info.color_width :
-          self->calibration.info.depth_width;
-      gint h = direction == GST_PAD_SINK ? self->calibration.info.color_height :
-          self->calibration.info.depth_height;
+      const DMCalibration *cal = &self->calibration.values;
+      gint w = direction == GST_PAD_SINK ? cal->color.width : cal->depth.width;
+      gint h = direction == GST_PAD_SINK ? cal->color.height :
+          cal->depth.height;
       gst_structure_set (sized, "width", G_TYPE_INT, w, "height", G_TYPE_INT,
           h, NULL);
       gst_caps_append_structure (out, sized);
@@ -167,11 +167,12 @@ gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstDepthAlign *self = GST_DEPTHALIGN (filter);
+  const DMCalibration *cal = &self->calibration.values;
 
   if (!self->have_cal)
     return FALSE;
-  if (GST_VIDEO_INFO_WIDTH (in_info) != self->calibration.info.depth_width
-      || GST_VIDEO_INFO_HEIGHT (in_info) != self->calibration.info.depth_height) {
+  if (GST_VIDEO_INFO_WIDTH (in_info) != cal->depth.width
+      || GST_VIDEO_INFO_HEIGHT (in_info) != cal->depth.height) {
     /* negotiation retries the same caps: one error, not one per try */
     if (self->size_error_posted)
       return FALSE;
@@ -180,13 +181,13 @@ gst_depthalign_set_info (GstVideoFilter * filter, GstCaps * incaps,
         ("The depth input is %dx%d but the calibration \"%s\" is for %dx%d "
             "depth.", GST_VIDEO_INFO_WIDTH (in_info),
             GST_VIDEO_INFO_HEIGHT (in_info), self->calibration.path,
-            self->calibration.info.depth_width, self->calibration.info.depth_height),
+            cal->depth.width, cal->depth.height),
         ("depth.width/depth.height of the calibration must be the depth "
             "stream's size; offered %" GST_PTR_FORMAT, incaps));
     return FALSE;
   }
-  return GST_VIDEO_INFO_WIDTH (out_info) == self->calibration.info.color_width
-      && GST_VIDEO_INFO_HEIGHT (out_info) == self->calibration.info.color_height;
+  return GST_VIDEO_INFO_WIDTH (out_info) == cal->color.width
+      && GST_VIDEO_INFO_HEIGHT (out_info) == cal->color.height;
 }
 
 /* ---- per frame ------------------------------------------------------------- */

@@ -173,9 +173,9 @@ gst_rgbd_test_src_fixate (GstBaseSrc * bsrc, GstCaps * caps)
   h = stream == DM_STREAM_DEPTH ? DEFAULT_DEPTH_HEIGHT : DEFAULT_VIDEO_HEIGHT;
   if (self->calibration.parsed) {
     /* the calibrated camera's size */
-    const DMCalibrationInfo *cal = &self->calibration.info;
-    w = stream == DM_STREAM_DEPTH ? cal->depth_width : cal->color_width;
-    h = stream == DM_STREAM_DEPTH ? cal->depth_height : cal->color_height;
+    const DMCalibration *cal = &self->calibration.values;
+    w = stream == DM_STREAM_DEPTH ? cal->depth.width : cal->color.width;
+    h = stream == DM_STREAM_DEPTH ? cal->depth.height : cal->color.height;
   }
 
   caps = gst_caps_make_writable (caps);

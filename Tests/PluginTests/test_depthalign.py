@@ -168,18 +168,43 @@ def test_missing_calibration_file_names_the_file(tmp_path):
     assert str(path) in err.message
 
 
-@pytest.mark.parametrize("over,field", [
-    ({"color": {**intrinsics(CW, CH, 64), "fx": -3}}, "color.fx"),
-    ({"depth_to_color": {"rotation": [1, 0, 0, 0, 1, 0], "translation": [0, 0, 0]}}, "depth_to_color.rotation"),
-    ({"depth": {**intrinsics(DW, DH, 86), "model": "fisheye"}}, "depth.model"),
-    ({"depth_scale": 0}, "depth_scale"),
+@pytest.mark.parametrize("over,field,why", [
+    ({"color": {**intrinsics(CW, CH, 64), "fx": -3}}, "color.fx", "focal length must be > 0 pixels"),
+    ({"color": {k: v for k, v in intrinsics(CW, CH, 64).items() if k != "fy"}}, "color.fy", "missing field"),
+    ({"depth": {**intrinsics(DW, DH, 86), "width": "212"}}, "depth.width", "expected a number, found a string"),
+    ({"depth": {**intrinsics(DW, DH, 86), "height": 119.5}}, "depth.height", "must be a whole number of pixels"),
+    ({"depth_to_color": {"rotation": [1, 0, 0, 0, 1, 0], "translation": [0, 0, 0]}}, "depth_to_color.rotation",
+     "expected 9 numbers, found 6"),
+    ({"depth_to_color": {"rotation": [1, 0, 0, 0, 1, 0, 0, 0.1, 1], "translation": [0, 0, 0]}},
+     "depth_to_color.rotation", "not a rotation"),
+    ({"depth": {**intrinsics(DW, DH, 86), "model": "fisheye"}}, "depth.model", "unknown distortion model"),
+    ({"depth_scale": 0}, "depth_scale", "must be > 0"),
 ])
-def test_bad_calibration_field_names_the_file_and_field(tmp_path, over, field):
+def test_bad_calibration_field_names_the_file_and_field(tmp_path, over, field, why):
     path = write_calibration(tmp_path / "bad.json", **over)
     src, err, debug = first_error(f"rgbdtestsrc num-buffers=1 stream=depth ! depthalign name=a calibration={path} ! "
                                   "fakesink")
     assert src == "a" and err.matches(Gst.ResourceError.quark(), Gst.ResourceError.SETTINGS)
-    assert path in err.message and field in err.message, err.message
+    assert err.message.startswith(f'The calibration file "{path}" is invalid: {field}: {why}'), err.message
+    assert f"field '{field}' of {path}" in debug
+
+
+def test_json_syntax_error_names_the_file_line_and_column(tmp_path):
+    # json-glib's position (line, and column of the token's last character)
+    # in the element's message
+    write_calibration(tmp_path / "ok.json")
+    text = json.dumps(json.loads((tmp_path / "ok.json").read_text()), indent=2)
+    text = text.replace('"depth_scale": 0.001', '"depth_scale": NaN')
+    lines = text.split("\n")
+    line = next(i for i, t in enumerate(lines) if "NaN" in t)
+    column = lines[line].index("NaN") + 3
+    path = tmp_path / "nan.json"
+    path.write_text(text)
+    src, err, _ = first_error(f"rgbdtestsrc num-buffers=1 stream=depth ! depthalign name=a calibration={path} ! "
+                              "fakesink")
+    assert src == "a" and err.matches(Gst.ResourceError.quark(), Gst.ResourceError.SETTINGS)
+    assert err.message.startswith(f'The calibration file "{path}" is invalid: invalid JSON at line {line + 1}, '
+                                  f"column {column}: unexpected identifier `NaN'"), err.message
 
 
 def test_truncated_json_is_an_error_not_a_crash(tmp_path):
@@ -188,6 +213,24 @@ def test_truncated_json_is_an_error_not_a_crash(tmp_path):
     src, err, _ = first_error(f"rgbdtestsrc num-buffers=1 stream=depth ! depthalign name=a calibration={path} ! "
                               "fakesink")
     assert src == "a" and str(path) in err.message
+    assert "is invalid: invalid JSON at line 1, column 35: unexpected end of file" in err.message, err.message
+
+
+def test_deeply_nested_json_is_an_error_not_a_crash(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100000)
+    src, err, _ = first_error(f"rgbdtestsrc num-buffers=1 stream=depth ! depthalign name=a calibration={path} ! "
+                              "fakesink")
+    assert src == "a" and err.matches(Gst.ResourceError.quark(), Gst.ResourceError.SETTINGS)
+    assert "invalid JSON at line 1, column 65: nested more than 64 levels" in err.message, err.message
+
+
+def test_rgbdtestsrc_refuses_a_bad_calibration_the_same_way(tmp_path):
+    path = write_calibration(tmp_path / "bad.json", depth_scale="0.001")
+    src, err, debug = first_error(f"rgbdtestsrc name=s num-buffers=1 stream=depth calibration={path} ! fakesink")
+    assert src == "s" and err.matches(Gst.ResourceError.quark(), Gst.ResourceError.SETTINGS)
+    assert err.message == (f'The calibration file "{path}" is invalid: depth_scale: expected a number, '
+                           "found a string."), err.message
 
 
 def test_depth_of_another_size_is_refused_with_a_clear_message(calibration):

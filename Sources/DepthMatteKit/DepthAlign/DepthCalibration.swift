@@ -231,6 +231,24 @@ public struct DepthCalibration: Equatable {
     }
 }
 
+extension DepthCalibration {
+    /// The calibration as a calibration file (the schema of README
+    /// "depthalign", which the elements read with json-glib), numbers printed
+    /// so that they read back exactly.
+    public var json: String {
+        func cam(_ c: CameraIntrinsics) -> String {
+            "{\"width\": \(c.width), \"height\": \(c.height), \"fx\": \(c.fx), \"fy\": \(c.fy), "
+                + "\"ppx\": \(c.ppx), \"ppy\": \(c.ppy), \"model\": \"\(c.model.rawValue)\", "
+                + "\"coeffs\": [\(c.coeffs.map { "\($0)" }.joined(separator: ", "))]}"
+        }
+        let r = depthToColor.rotationRowMajor.map { "\($0)" }.joined(separator: ", ")
+        let t = depthToColor.translation
+        return "{\n  \"depth\": \(cam(depth)),\n  \"color\": \(cam(color)),\n"
+            + "  \"depth_to_color\": {\"rotation\": [\(r)], \"translation\": [\(t.x), \(t.y), \(t.z)]},\n"
+            + "  \"depth_scale\": \(depthScale)\n}\n"
+    }
+}
+
 @inline(__always) func mathCos(_ x: Double) -> Double { cos(x) }
 @inline(__always) func mathSin(_ x: Double) -> Double { sin(x) }
 @inline(__always) func mathLog(_ x: Double) -> Double { log(x) }

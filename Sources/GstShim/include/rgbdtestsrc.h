@@ -38,7 +38,7 @@ int32_t dm_rgbdtestsrc_render_video(const DMRGBDTestSrcSettings *s, double t, co
 int32_t dm_rgbdtestsrc_faces(const DMRGBDTestSrcSettings *s, double t, int32_t width, int32_t height,
     DMBox *out, int32_t max);
 /* Depth: GRAY16_LE in units of depth_scale, 0 = no reading; registered to
- * the colour, or as the depth camera of `calibration` (dm_calibration_parse's
+ * the colour, or as the depth camera of `calibration` (dm_calibration_new's
  * handle) sees it (NULL: registered). */
 void dm_rgbdtestsrc_render_depth(const DMRGBDTestSrcSettings *s, double t,
     const void *calibration, const DMGrayImage *out);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // depthalign's kit: calibration maths against librealsense's own numbers,
-// the JSON reader's errors, and DepthRegistration (both methods) on
-// hand-made frames and on the ray-cast box-and-wall scene.
+// and DepthRegistration (both methods) on hand-made frames and on the
+// ray-cast box-and-wall scene. Reading calibration files: BridgeTests.
 import XCTest
 import DepthMatteKit
 
@@ -263,7 +263,7 @@ final class DepthAlignTests: XCTestCase {
                 }
             }
         }
-        // extrinsics and their inverse, and the JSON column-major view
+        // extrinsics and their inverse, and librealsense's column-major view
         let e = Extrinsics.rotation(yaw: 0.02, pitch: -0.01, roll: 0.005, translation: Point3(-0.05, 0.001, 0.002))
         let p = Point3(0.3, -0.2, 1.4)
         let back = e.inverse.transform(e.transform(p))
@@ -272,91 +272,4 @@ final class DepthAlignTests: XCTestCase {
         XCTAssertLessThan(e.orthonormalityError, 1e-12)
         XCTAssertEqual(e.rotationColumnMajor[1], e.rotationRowMajor[3])
     }
-
-    // MARK: JSON
-
-    private let good = """
-    {"depth": {"width": 848, "height": 480, "fx": 430, "fy": 430, "ppx": 426.7, "ppy": 237.8, "model": "none", "coeffs": [0, 0, 0, 0, 0]},
-     "color": {"width": 1280, "height": 720, "fx": 640, "fy": 639.2, "ppx": 635.4, "ppy": 362.1,
-               "model": "brown-conrady", "coeffs": [-0.055, 0.065, 0.0008, -0.0006, -0.021]},
-     "depth_to_color": {"rotation": [1, 0, 0, 0, 1, 0, 0, 0, 1], "translation": [-0.05, 0, 0.0012]},
-     "depth_scale": 0.001}
-    """
-
-    private func error(_ text: String) -> CalibrationError? {
-        do { _ = try DepthCalibration(json: text); return nil } catch let e as CalibrationError { return e } catch {
-            XCTFail("unexpected error type \(error)"); return nil
-        }
-    }
-
-    func testJSONReadsAndRoundTrips() throws {
-        let c = try DepthCalibration(json: good)
-        XCTAssertEqual(c.depth.width, 848)
-        XCTAssertEqual(c.color.model, .brownConrady)
-        XCTAssertEqual(c.color.coeffs, [-0.055, 0.065, 0.0008, -0.0006, -0.021])
-        XCTAssertEqual(c.depthToColor.translation, Point3(-0.05, 0, 0.0012))
-        XCTAssertEqual(c.depthScale, 0.001)
-        XCTAssertEqual(try DepthCalibration(json: c.json), c)
-        let rig = RegistrationScene.rig()
-        XCTAssertEqual(try DepthCalibration(json: rig.json), rig)
-    }
-
-    func testJSONErrorsNameTheField() {
-        func replacing(_ a: String, _ b: String) -> String {
-            XCTAssertTrue(good.contains(a), a)
-            return good.replacingOccurrences(of: a, with: b)
-        }
-        let cases: [(String, String, String)] = [
-            (replacing("\"fx\": 640, ", ""), "color.fx", "missing"),
-            (replacing("\"width\": 848", "\"width\": \"848\""), "depth.width", "expected a number, found a string"),
-            (replacing("\"width\": 848", "\"width\": 0"), "depth.width", "whole number"),
-            (replacing("\"width\": 848", "\"width\": 84.5"), "depth.width", "whole number"),
-            (replacing("\"fy\": 639.2", "\"fy\": -1"), "color.fy", "focal length"),
-            (replacing("\"model\": \"none\"", "\"model\": \"fisheye\""), "depth.model", "unknown distortion model"),
-            (replacing("\"model\": \"none\"", "\"model\": 3"), "depth.model", "expected a string"),
-            (replacing(", -0.021]", "]"), "color.coeffs", "expected 5 numbers, found 4"),
-            (replacing("[1, 0, 0, 0, 1, 0, 0, 0, 1]", "[1, 0, 0, 0, 1, 0, 0, 0]"), "depth_to_color.rotation", "expected 9 numbers, found 8"),
-            (replacing("[1, 0, 0, 0, 1, 0, 0, 0, 1]", "[1, 0, 0, 0, 1, 0, 0, 0.1, 1]"), "depth_to_color.rotation", "not a rotation"),
-            (replacing("[1, 0, 0, 0, 1, 0, 0, 0, 1]", "[1, 0, 0, 0, 1, 0, 0, 0, -1]"), "depth_to_color.rotation", "not a rotation"),
-            (replacing("[1, 0, 0, 0, 1, 0, 0, 0, 1]", "[1, 0, 0, 0, 1, 0, 0, null, 1]"), "depth_to_color.rotation[7]", "expected a number"),
-            (replacing("\"translation\": [-0.05, 0, 0.0012]", "\"translation\": {}"), "depth_to_color.translation", "expected an array"),
-            (replacing("\"depth_scale\": 0.001", "\"depth_scale\": 0"), "depth_scale", "must be > 0"),
-            (replacing(",\n \"depth_scale\": 0.001", ""), "depth_scale", "missing"),
-            (replacing("\"color\": {", "\"colour\": {"), "color", "missing"),
-            ("[1, 2]", "", "must be a JSON object"),
-            (replacing("\"ppy\": 362.1,", "\"ppy\": 362.1"), "", "invalid JSON at line 3"),
-        ]
-        for (text, field, message) in cases {
-            guard let e = error(text) else { XCTFail("accepted: expected an error on \(field)"); continue }
-            XCTAssertEqual(e.field, field, e.description)
-            XCTAssertTrue(e.message.contains(message), "\(e.description) should mention \"\(message)\"")
-        }
-    }
-
-    func testFuzzedJSONNeverCrashes() {
-        var rng = SplitMix64(seed: 42)
-        let bytes = Array(good.utf8)
-        let alphabet = Array("{}[]\":,0123456789.-+eE truefalsn\\u\"x".utf8)
-        var accepted = 0
-        for n in 0..<3000 {
-            var b: [UInt8]
-            switch n % 4 {
-            case 0: b = Array(bytes.prefix(rng.below(bytes.count + 1)))                 // truncated
-            case 1:                                                                     // mutated
-                b = bytes
-                for _ in 0..<(1 + rng.below(4)) { b[rng.below(b.count)] = alphabet[rng.below(alphabet.count)] }
-            case 2: b = (0..<rng.below(80)).map { _ in alphabet[rng.below(alphabet.count)] } // random tokens
-            default: b = (0..<rng.below(60)).map { _ in UInt8(truncatingIfNeeded: rng.next()) } // random bytes
-            }
-            if (try? DepthCalibration(json: String(decoding: b, as: UTF8.self))) != nil { accepted += 1 }
-        }
-        XCTAssertGreaterThan(accepted, 0)      // some truncations/mutations are harmless
-        // deep nesting and huge numbers are errors, not crashes
-        XCTAssertNotNil(error(String(repeating: "[", count: 100_000)))
-        XCTAssertNotNil(error(replacingFx("1e999")))
-        XCTAssertNotNil(error(replacingFx("NaN")))
-        XCTAssertEqual(error(replacingFx("1e999"))?.message.contains("out of range"), true)
-    }
-
-    private func replacingFx(_ v: String) -> String { good.replacingOccurrences(of: "\"fx\": 430", with: "\"fx\": \(v)") }
 }
