@@ -34,7 +34,8 @@ let package = Package(
         .target(
             name: "GstShim",
             dependencies: ["CGStreamer", "CJsonGlib"],
-            cSettings: [.unsafeFlags(["-O2", "-Wall"])]
+            // a folder per element, plus common/ (the class plumbing they share)
+            cSettings: [.headerSearchPath("common"), .unsafeFlags(["-O2", "-Wall"])]
         ),
         .target(
             name: "DepthMatteKit"
