@@ -126,7 +126,7 @@ func scoreScene(_ row: SceneRow, thinLines: inout [String]) {
     let clip = renderScene(row)
     truthGrad = []
     let orig = run(clip, refine: .original, mode: mode)
-    // the motion clips' dtSSD is the flicker figure
+    // the motion clips' dtSSD is the flicker figure
     for (rname, refine, subjectOnly) in [("original", MatteRefine.original, true), ("guided, slab", .guided, false),
                                          ("guided (default)", .guided, true)] {
         let r = refine == .original ? orig : run(clip, refine: refine, mode: mode, subjectOnly: subjectOnly)

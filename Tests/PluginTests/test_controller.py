@@ -54,7 +54,7 @@ def depthmatte_ramp(mode, n, prop, points):
 
 
 def test_depthmatte_cutoff_follows_a_ramp():
-    """The issue's case: cutoff ramped 0.5 -> 3.0 m over one second in mode=fixed;
+    """cutoff ramped 0.5 -> 3.0 m over one second in mode=fixed;
     every frame's message reports the ramp's value at its time."""
     n = 31
     msgs = depthmatte_ramp("fixed", n, "cutoff", [(0, 0.5), (1, 3.0)])

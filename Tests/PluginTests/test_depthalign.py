@@ -112,9 +112,10 @@ def test_walk_keyed_through_depthalign_as_through_registered_depth(tmp_path, sce
     # the Kinect-like walk (4:3 320x240, square pixels, quantised, correlated
     # noise, holes; mode=nearest) with its depth from a camera 2.5 cm beside
     # the colour camera, brought back by depthalign: the registered map has
-    # a band of holes along one side, and the floor beside it used to fail
-    # "reaches a side of the picture" and be keyed (fully-in-view IoU 0.91,
-    # worst 0.83, before the edge strip). Fully in view: the truth touching neither side.
+    # a band of holes along one side, which counts as outside the picture, so
+    # the floor beside it "reaches a side" and is cut (read as picture, the
+    # floor is keyed: fully-in-view IoU 0.91). Fully in view: the truth
+    # touching neither side.
     from harness import pixels, pull_all
     w, h = 320, 240
     cal = write_calibration(tmp_path / "walk.json", depth=intrinsics(w, h, 62), color=intrinsics(w, h, 62),

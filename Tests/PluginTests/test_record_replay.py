@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """pipelines/record.sh then pipelines/replay.sh, through the scripts, with
-only what scripts/setup installs: the recording must play back
-(the colour track used to come out as H.264 High 4:4:4, which no installed
-decoder takes, and replay failed with not-linked), the replayed composite
+only what scripts/setup installs: the recording must play back (its
+colour track a profile the installed decoders take, not H.264 High 4:4:4),
+the replayed composite
 must match keying the original frames, and the depth must come back
 bit-exact, as record.sh promises."""
 import os

@@ -117,8 +117,8 @@ def test_chair_stays_out_when_the_stock_facedetect_misses_the_face():
     # as the subject steps back): the lock holds the subject from depth
     # (lock=tracked), and its surface at the lock's coarse grid has merged
     # the chair with the chest; the segmentation is seeded around the last
-    # face box (before: its whole upper half, chair and all:
-    # IoU 0.67 on those frames)
+    # face box (seeding its whole upper half takes the chair too: IoU 0.67
+    # on those frames)
     locks, iou = with_stock_facedetect(f"rgbdtestsrc scene=chair {ART} filtered=true num-buffers=24",
                                        "width=640,height=480,framerate=5/1", "width=640,height=480,framerate=5/1", 24)
     print("chair, stock facedetect", locks, iou.round(3))
@@ -181,7 +181,7 @@ def test_subject_walking_in_at_the_edge_is_followed_in_mode_nearest():
 def test_walk_in_a_kinect_like_4x3_view_is_followed_and_the_empty_room_stays_empty(scene):
     # the walk through a 4:3 square-pixel view (a Kinect v1's 57° x 43°;
     # colour and depth 320x240, quantised, correlated noise), mode=nearest:
-    # the issue's walk figures, the frames with the person fully in view
+    # the walk's figures, the frames with the person fully in view
     # (the truth touching neither side) and the empty frames;
     # carry-binder: carrying a dark binder that gives the depth few
     # readings

@@ -534,7 +534,7 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
  * again (a caps change made the base class drop the output and aggregate it
  * anew) is made. Before EOS, a timeout repeats the last colour frame as
  * compositor does, so a loaded machine still gets one output per output time
- * with rising timestamps (skipping those left 16 outputs of 60 under a 3x CPU
+ * with rising timestamps (skipping those leaves 16 outputs of 60 under a 3x CPU
  * load). */
 static GstFlowReturn
 gst_depth_matte_create_output_buffer (GstVideoAggregator * vagg,
