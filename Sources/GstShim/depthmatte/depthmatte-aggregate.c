@@ -570,6 +570,21 @@ gst_depth_matte_create_output_buffer (GstVideoAggregator * vagg,
       (G_OBJECT_GET_CLASS (self)))->create_output_buffer (vagg, outbuf);
 }
 
+/* No buffer leaves without a timestamp: a muxer downstream stops the
+ * recording on one ("Buffer has no PTS"). The base class stamps every
+ * output with its output time; one without is dropped with a log line. */
+static GstFlowReturn
+gst_depth_matte_finish_buffer (GstAggregator * agg, GstBuffer * buffer)
+{
+  if (!GST_BUFFER_PTS_IS_VALID (buffer)) {
+    GST_WARNING_OBJECT (agg, "an output without a timestamp: dropped");
+    gst_buffer_unref (buffer);
+    return GST_FLOW_OK;
+  }
+  return GST_AGGREGATOR_CLASS (g_type_class_peek_parent
+      (G_OBJECT_GET_CLASS (agg)))->finish_buffer (agg, buffer);
+}
+
 void
 gst_depth_matte_aggregate_class_init (GstVideoAggregatorClass * vagg_class)
 {
@@ -577,4 +592,6 @@ gst_depth_matte_aggregate_class_init (GstVideoAggregatorClass * vagg_class)
       GST_DEBUG_FUNCPTR (gst_depth_matte_create_output_buffer);
   vagg_class->aggregate_frames =
       GST_DEBUG_FUNCPTR (gst_depth_matte_aggregate_frames);
+  GST_AGGREGATOR_CLASS (vagg_class)->finish_buffer =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_finish_buffer);
 }
