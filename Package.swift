@@ -4,6 +4,8 @@
 //
 // Targets (see README "Layout"):
 //   CGStreamer     system library (pkg-config gstreamer-video-1.0 and its Requires: chain)
+//   DMContract     C headers only (<stdint.h>): the shim/Swift contract, each element's
+//                  property table and settings struct, read by the shim, the bridge and the kit
 //   GstShim        C only: plugin definition, GObject types, pads, properties, vfunc trampolines
 //   DepthMatteKit  pure Swift (no GStreamer, no Foundation): the image algorithms
 //   GstDepthMatte  Swift bridge: @_cdecl entry points the shim calls
@@ -26,16 +28,20 @@ let package = Package(
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
         .target(
+            name: "DMContract"
+        ),
+        .target(
             name: "GstShim",
-            dependencies: ["CGStreamer"],
+            dependencies: ["CGStreamer", "DMContract"],
             cSettings: [.unsafeFlags(["-O2", "-Wall"])]
         ),
         .target(
-            name: "DepthMatteKit"
+            name: "DepthMatteKit",
+            dependencies: ["DMContract"]
         ),
         .target(
             name: "GstDepthMatte",
-            dependencies: ["GstShim", "DepthMatteKit"]
+            dependencies: ["GstShim", "DMContract", "DepthMatteKit"]
         ),
         .target(
             name: "GstDepthMattePlugin",
@@ -46,12 +52,12 @@ let package = Package(
         ),
         .testTarget(
             name: "DepthMatteKitTests",
-            dependencies: ["DepthMatteKit"]
+            dependencies: ["DepthMatteKit", "DMContract"]
         ),
         // The bridge against the shim's property tables (defaults, enums).
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["GstDepthMatte", "GstShim", "DepthMatteKit"]
+            dependencies: ["GstDepthMatte", "GstShim", "DMContract", "DepthMatteKit"]
         ),
     ]
 )

@@ -2,6 +2,7 @@
 /// The Swift side of depthalign.h: the calibration text to a kit calibration,
 /// and frames through the kit's registration (DepthMatteKit/DepthAlign).
 import DepthMatteKit
+import DMContract
 import GstShim
 
 final class DepthAlignState {

@@ -3,7 +3,7 @@
 /// kit values and runs the element (DepthMatteKit/DepthMatte). No GStreamer
 /// calls and no keying logic here.
 import DepthMatteKit
-import GstShim
+import DMContract
 
 extension DepthMatteSettings {
     /// The element's settings from the shim's copy of its properties.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of depthview.h: depth pictures for the `depthview` element.
 import DepthMatteKit
-import GstShim
+import DMContract
 
 extension DepthViewSettings {
     init(_ c: DMDepthViewSettings) {

@@ -2,7 +2,7 @@
 /// The Swift side of framestack.h: wraps the shim's plane pointers as
 /// DepthMatteKit views and drives a FrameStacker. No GStreamer calls here.
 import DepthMatteKit
-import GstShim
+import DMContract
 
 extension FrameStackSettings {
     init(_ c: DMFrameStackSettings) {

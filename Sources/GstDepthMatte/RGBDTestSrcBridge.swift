@@ -3,7 +3,7 @@
 /// picture descriptions into DepthMatteKit values and renders the scene. No
 /// GStreamer calls here; the shim owns buffers, timestamps and metas.
 import DepthMatteKit
-import GstShim
+import DMContract
 
 extension SceneSettings {
     init(_ c: DMRGBDTestSrcSettings) {

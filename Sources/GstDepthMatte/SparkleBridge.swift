@@ -2,7 +2,7 @@
 /// The Swift side of sparkle.h: turns the shim's plain structs into
 /// DepthMatteKit values and runs the sparkle effect. No GStreamer calls here.
 import DepthMatteKit
-import GstShim
+import DMContract
 
 extension SparkleSettings {
     init(_ c: DMSparkleSettings) {

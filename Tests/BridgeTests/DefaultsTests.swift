@@ -5,8 +5,8 @@
 /// bridge must equal the kit type's own defaults, so a default lives in one
 /// place in effect and a drift fails here.
 import DepthMatteKit
+import DMContract
 @testable import GstDepthMatte
-import GstShim
 import XCTest
 
 final class DefaultsTests: XCTestCase {

@@ -3,7 +3,7 @@
 /// pointer the shim keeps (made by each element's dm_<element>_new, freed and
 /// reset here for all of them), and the kit views over the shim's pictures.
 import DepthMatteKit
-import GstShim
+import DMContract
 
 /// Per-element state that can forget its history (flush, READY).
 protocol ResettableState: AnyObject { func reset() }
