@@ -54,7 +54,7 @@ let package = Package(
             name: "DepthMatteKitTests",
             dependencies: ["DepthMatteKit", "DMContract"]
         ),
-        // The bridge against the shim's property tables (defaults, enums).
+        // The kit's enums against the shim's property tables; links the bridge.
         .testTarget(
             name: "BridgeTests",
             dependencies: ["GstDepthMatte", "GstShim", "DMContract", "DepthMatteKit"]

@@ -3,15 +3,6 @@
 import DepthMatteKit
 import DMContract
 
-extension DepthViewSettings {
-    init(_ c: DMDepthViewSettings) {
-        self.init(colormap: c.depth_colormap, rangeMin: c.range_min, rangeMax: c.range_max, holeARGB: c.hole_argb,
-                  encoding: DepthEncoding(kind: c.depth_kind, scale: c.depth_scale, near: c.depth_near,
-                                          far: c.depth_far, eightBit: c.eight_bit != 0,
-                                          bigEndian: c.big_endian != 0))
-    }
-}
-
 @_cdecl("dm_depthview_new")
 public func dm_depthview_new() -> UnsafeMutableRawPointer? {
     ElementState.retain(DepthViewRenderer())

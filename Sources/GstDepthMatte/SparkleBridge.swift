@@ -4,22 +4,6 @@
 import DepthMatteKit
 import DMContract
 
-extension SparkleSettings {
-    init(_ c: DMSparkleSettings) {
-        self.init()
-        measure = BrightnessMeasure(rawValue: c.measure) ?? .meanRGB
-        gridStep = Int(max(1, c.grid_step))
-        interval = Int64(clamping: c.interval)
-        draw = c.draw != 0
-        maxSparkles = Int(max(0, c.max_sparkles))
-        threshold = c.threshold
-        size = c.size
-        life = max(1, Int64(clamping: c.life))
-        colorARGB = c.color_argb
-        seed = c.seed
-    }
-}
-
 @_cdecl("dm_sparkle_new")
 public func dm_sparkle_new() -> UnsafeMutableRawPointer? {
     ElementState.retain(SparkleEffect())

@@ -37,7 +37,7 @@
 ///    centre depth pixel sets the cutoff, which is held when no face is seen.
 
 /// Which lock strategy runs in `mode=face`.
-public enum LockStrategy: Int32 {
+public enum LockStrategy: Int32, CaseIterable {
     /// Face choice, tracking, depth-only fallback and smoothing (the default).
     case robust = 0
     /// The original sample's: first face box, its centre pixel, held.

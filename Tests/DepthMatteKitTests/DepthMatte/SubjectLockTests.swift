@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 import DepthMatteKit
+import DMContract
 
 /// The subject lock's rules (SubjectLock.swift) and the depth-only finder
 /// (NearestBody.swift) on synthetic 160x90 depth maps behind a 320x180 video.
@@ -25,10 +26,10 @@ final class SubjectLockTests: XCTestCase {
 
     static func step(_ lock: SubjectLock, _ depth: TestDepth, _ faces: [Box], mode: KeyingMode = .face,
                      strategy: LockStrategy = .robust) -> Step {
-        var s = DepthMatteSettings()
-        s.mode = mode; s.lockStrategy = strategy; s.cutoff = 1.0; s.cutoffOffset = 0.25; s.frameDuration = 1.0 / 30
+        var s = DMDepthMatteSettings.defaults
+        s.mode = mode.rawValue; s.lock_strategy = strategy.rawValue; s.cutoff = 1.0; s.cutoff_offset = 0.25; s.frame_duration = 1.0 / 30
         var r = MatteResult()
-        let c = lock.update(s.plan(depthScale: 0.001), depth: depth.view, faces: faces,
+        let c = lock.update(MattePlan(s), depth: depth.view, faces: faces,
                             videoWidth: VW, videoHeight: VH, result: &r)
         return Step(cutoff: c, result: r)
     }
