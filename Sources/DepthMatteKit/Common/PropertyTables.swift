@@ -6,7 +6,8 @@
 /// (dm_<element>_settings_init, the same call the element's instance init
 /// makes). Each element reads its struct in one place: `MattePlan.init`
 /// (depthmatte), `DepthViewSettings.init` (depthview), `SceneSettings.init`
-/// (rgbdtestsrc), `SparkleSettings.init`, `FrameStackSettings.init`.
+/// (rgbdtestsrc), `SparkleSettings.init`, `FrameStackSettings.init`;
+/// depthalign's `max-jump` is an argument of `DepthRegistration.register`.
 import DMContract
 
 extension DMDepthMatteSettings {
@@ -50,6 +51,15 @@ extension DMFrameStackSettings {
     public static var defaults: DMFrameStackSettings {
         var s = DMFrameStackSettings()
         dm_framestack_settings_init(&s)
+        return s
+    }
+}
+
+extension DMDepthAlignSettings {
+    /// Every property at its default; GRAY16_LE depth.
+    public static var defaults: DMDepthAlignSettings {
+        var s = DMDepthAlignSettings()
+        dm_depthalign_settings_init(&s)
         return s
     }
 }
