@@ -5,6 +5,8 @@
 // Targets (see README "Layout"):
 //   CGStreamer     system library (pkg-config gstreamer-video-1.0 and its Requires: chain)
 //   CJsonGlib      system library (pkg-config json-glib-1.0): the shim reads calibration files with it
+//   DMContract     C headers only (<stdint.h>): the shim/Swift contract, each element's
+//                  property table and settings struct, read by the shim, the bridge and the kit
 //   GstShim        C only: plugin definition, GObject types, pads, properties, vfunc trampolines
 //   DepthMatteKit  pure Swift (no GStreamer, no Foundation): the image algorithms
 //   GstDepthMatte  Swift bridge: @_cdecl entry points the shim calls
@@ -32,17 +34,21 @@ let package = Package(
             providers: [.apt(["libjson-glib-dev"])]
         ),
         .target(
+            name: "DMContract"
+        ),
+        .target(
             name: "GstShim",
-            dependencies: ["CGStreamer", "CJsonGlib"],
+            dependencies: ["CGStreamer", "CJsonGlib", "DMContract"],
             // a folder per element, plus common/ (the class plumbing they share)
             cSettings: [.headerSearchPath("common"), .unsafeFlags(["-O2", "-Wall"])]
         ),
         .target(
-            name: "DepthMatteKit"
+            name: "DepthMatteKit",
+            dependencies: ["DMContract"]
         ),
         .target(
             name: "GstDepthMatte",
-            dependencies: ["GstShim", "DepthMatteKit"]
+            dependencies: ["GstShim", "DMContract", "DepthMatteKit"]
         ),
         .target(
             name: "GstDepthMattePlugin",
@@ -53,12 +59,12 @@ let package = Package(
         ),
         .testTarget(
             name: "DepthMatteKitTests",
-            dependencies: ["DepthMatteKit"]
+            dependencies: ["DepthMatteKit", "DMContract"]
         ),
-        // The bridge against the shim's property tables (defaults, enums).
+        // The kit's enums against the shim's property tables; links the bridge.
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["GstDepthMatte", "GstShim", "DepthMatteKit"]
+            dependencies: ["GstDepthMatte", "GstShim", "DMContract", "DepthMatteKit"]
         ),
     ]
 )

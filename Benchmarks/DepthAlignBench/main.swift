@@ -13,6 +13,7 @@
 // valid (both % of valid-truth pixels); "invented" = output valid where the
 // truth is 0 (% of all pixels).
 import DepthMatteKit
+import DMContract
 import Glibc
 
 func now() -> Double {
@@ -104,7 +105,7 @@ func run(_ depth: [UInt16], threads: Int) {
         out.withUnsafeMutableBytes { o in
             reg.register(depth: Depth16View(base: d.baseAddress!, width: dw, height: dh, stride: 2 * dw),
                          calibration: calibration, into: o.baseAddress!, width: cw, height: ch, stride: 2 * cw,
-                         threads: threads)
+                         maxRelativeJump: DMDepthAlignSettings.defaults.max_jump, threads: threads)
         }
     }
 }

@@ -24,6 +24,7 @@
 import AllocCounter
 import BenchSupport
 import DepthMatteKit
+import DMContract
 import Glibc
 
 let args = CommandLine.arguments
@@ -62,7 +63,7 @@ struct Inputs {
 }
 
 func makeInputs(width: Int, height: Int, depthWidth: Int, depthHeight: Int) -> Inputs {
-    let scene = RGBDScene(settings: SceneSettings(), time: 6.0)  // hand raised: more edge
+    let scene = RGBDScene(settings: SceneSettings(.defaults), time: 6.0)  // hand raised: more edge
     let video = Picture(width: width, height: height)
     let face = scene.renderVideo(video.view) ?? Box(x: width / 2, y: height / 4, width: width / 10, height: height / 6)
     let depth = DepthMap(width: depthWidth, height: depthHeight)
@@ -100,16 +101,16 @@ func ring(_ inp: Inputs, _ n: Int) -> [Inputs] {
 func keyTime(_ frames: [Inputs], refine: MatteRefine = .original, output: MatteOutput, background: Bool, threads: Int,
              runs: Int) -> Double {
     let matter = DepthMatter()
-    var s = DepthMatteSettings()
-    s.refine = refine
-    s.output = ElementOutput(rawValue: output.rawValue)!
-    s.threads = threads
+    var s = DMDepthMatteSettings.defaults
+    s.refine = refine.rawValue
+    s.output = output.rawValue
+    s.n_threads = UInt32(threads)
     let faces = [frames[0].face]
     var i = 0
     return median(runs: runs) {
         let inp = frames[i % frames.count]
         i += 1
-        _ = matter.process(plan: s.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view,
+        _ = matter.process(plan: MattePlan(s), video: inp.video.view, depth: inp.depth.view,
                            background: background ? inp.background.view : nil, output: inp.output.view, faces: faces)
     }
 }
@@ -134,19 +135,19 @@ if args.contains("--subject-cost") {
     for (label, frames) in getenv("SEG_ONLY") != nil ? [] : [("cached", [inp]), ("streaming", ring(inp, 8))] {
         for threads in [1, 2] {
             let matter = DepthMatter()
-            var s = DepthMatteSettings()
-            s.threads = threads
+            var s = DMDepthMatteSettings.defaults
+            s.n_threads = UInt32(threads)
             let faces = [frames[0].face]
             var on: [Double] = [], off: [Double] = []
             var k = 0
             for block in 0..<(quick ? 6 : 16) {
-                s.subjectOnly = block % 2 == 0
+                s.subject_only = block % 2 == 0 ? 1 : 0
                 let t = median(runs: 40) {
                     let f = frames[k % frames.count]; k += 1
-                    _ = matter.process(plan: s.plan(depthScale: 0.001), video: f.video.view, depth: f.depth.view, background: nil,
+                    _ = matter.process(plan: MattePlan(s), video: f.video.view, depth: f.depth.view, background: nil,
                                        output: f.output.view, faces: faces)
                 }
-                if s.subjectOnly { on.append(t) } else { off.append(t) }
+                if s.subject_only != 0 { on.append(t) } else { off.append(t) }
             }
             let a = median(on), b = median(off)
             print("1080p guided composite, \(label), \(threads) thread\(threads == 1 ? "" : "s"): subject-only \(fmt(a)), "
@@ -155,7 +156,7 @@ if args.contains("--subject-cost") {
     }
     var seg = SubjectSegmentation()
     var d320 = [UInt16](repeating: 0, count: 320 * 180)
-    d320.withUnsafeMutableBytes { RGBDScene(settings: SceneSettings(), time: 6).renderDepth(base: $0.baseAddress!, width: 320, height: 180, stride: 640) }
+    d320.withUnsafeMutableBytes { RGBDScene(settings: SceneSettings(.defaults), time: 6).renderDepth(base: $0.baseAddress!, width: 320, height: 180, stride: 640) }
     let f = inp.face
     let t = d320.withUnsafeBytes { raw in
         median(runs: getenv("SEG_ONLY") != nil ? 20000 : 400) {
@@ -178,9 +179,9 @@ if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
     let matter = DepthMatter()
     // QB_NOFIT: refine=guided without its fit-weighted coefficient means (A/B of the cost)
     if getenv("QB_NOFIT") != nil { matter.refiner.tuning.fitWeighting = false }
-    var s = DepthMatteSettings()
-    s.refine = args[i + 1] == "guided" ? .guided : .original
-    s.threads = i + 2 < args.count ? Int(args[i + 2]) ?? 1 : 1
+    var s = DMDepthMatteSettings.defaults
+    s.refine = (args[i + 1] == "guided" ? MatteRefine.guided : .original).rawValue
+    s.n_threads = UInt32(i + 2 < args.count ? Int(args[i + 2]) ?? 1 : 1)
     let faces = [frames[0].face]
     var n = 0
     // --runs N: fewer frames (for valgrind --tool=callgrind: instruction
@@ -189,10 +190,10 @@ if let i = args.firstIndex(of: "--profile"), i + 1 < args.count {
     let t = median(runs: profileRuns) {
         let inp = frames[n % frames.count]
         n += 1
-        _ = matter.process(plan: s.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view,
+        _ = matter.process(plan: MattePlan(s), video: inp.video.view, depth: inp.depth.view,
                            background: nil, output: inp.output.view, faces: faces)
     }
-    print("profile \(args[i + 1]) \(s.threads) thread(s): \(fmt(t)) median")
+    print("profile \(args[i + 1]) \(s.n_threads) thread(s): \(fmt(t)) median")
     exit(0)
 }
 if args.contains("--pool") {
@@ -289,27 +290,27 @@ do {
 do {
     let inp = makeInputs(width: 1920, height: 1080, depthWidth: 640, depthHeight: 360)
     let matter = DepthMatter()
-    var s = DepthMatteSettings()
-    s.refine = .original  // the tables are the original chain's (refine=guided: quality-bench)
-    s.threads = 2
+    var s = DMDepthMatteSettings.defaults
+    s.refine = MatteRefine.original.rawValue  // the tables are the original chain's (refine=guided: quality-bench)
+    s.n_threads = 2
     let faces = [inp.face]
-    _ = matter.process(plan: s.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+    _ = matter.process(plan: MattePlan(s), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
     let before = dm_alloc_count()
     let n = 50
     for _ in 0..<n {
-        _ = matter.process(plan: s.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+        _ = matter.process(plan: MattePlan(s), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
     }
     let allocs = dm_alloc_count() - before
     print("\nheap allocations per frame after the first (1080p, 2 threads, \(n) frames): \(Double(allocs) / Double(n))")
     // the default, refine=guided, with 1 and 2 threads (the refiner's
     // per-thread scratch is made on the first frame with that thread count)
-    s.refine = .guided
+    s.refine = MatteRefine.guided.rawValue
     for th in [1, 2] {
-        s.threads = th
-        _ = matter.process(plan: s.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+        s.n_threads = UInt32(th)
+        _ = matter.process(plan: MattePlan(s), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
         let beforeGuided = dm_alloc_count()
         for _ in 0..<n {
-            _ = matter.process(plan: s.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
+            _ = matter.process(plan: MattePlan(s), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces)
         }
         // read the counter before building the message: the string
         // interpolation allocates (it once made up "0.2 per frame")
@@ -333,15 +334,15 @@ func residentKB() -> Int {
 do {
     let inp = makeInputs(width: 320, height: 180, depthWidth: 160, depthHeight: 90)
     let matter = DepthMatter()
-    var s = DepthMatteSettings()
-    s.refine = .original  // the tables are the original chain's (refine=guided: quality-bench)
+    var s = DMDepthMatteSettings.defaults
+    s.refine = MatteRefine.original.rawValue  // the tables are the original chain's (refine=guided: quality-bench)
     let faces = [inp.face]
     var marks: [Int] = []
     let frames = quick ? 2000 : 10000
     for i in 0..<frames {
-        s.blurRadius = Double(i % 7)       // settings changing as from a UI
-        s.output = ElementOutput(rawValue: Int32(i % 3))!
-        _ = matter.process(plan: s.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces)
+        s.blur_radius = Double(i % 7)       // settings changing as from a UI
+        s.output = Int32(i % 3)   // composite, matte, alpha
+        _ = matter.process(plan: MattePlan(s), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces)
         if i == 100 || i == frames / 2 || i == frames - 1 { marks.append(residentKB()) }
     }
     print("resident memory over \(frames) frames (320x180, changing settings): \(marks.map { "\($0) KiB" }.joined(separator: " -> "))")
@@ -442,22 +443,22 @@ if args.contains("--stages") {
     let tSnap = median(runs: runs) { m2 = blurred; m2.snapToEnds() }
     func allocs(_ body: () -> Void) -> UInt64 { let a = dm_alloc_count(); body(); return dm_alloc_count() - a }
     let matter = DepthMatter()
-    var st = DepthMatteSettings()
-    st.refine = .original
-    st.threads = 1
+    var st = DMDepthMatteSettings.defaults
+    st.refine = MatteRefine.original.rawValue
+    st.n_threads = 1
     var r = MatteResult()
     let faces1 = [inp.face]
-    for _ in 0..<3 { _ = matter.process(plan: st.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
-    let aLock = allocs { _ = matter.updateCutoff(plan: st.plan(depthScale: 0.001), depth: inp.depth.view, faces: faces1, videoWidth: 1920, videoHeight: 1080, result: &r) }
+    for _ in 0..<3 { _ = matter.process(plan: MattePlan(st), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    let aLock = allocs { _ = matter.updateCutoff(plan: MattePlan(st), depth: inp.depth.view, faces: faces1, videoWidth: 1920, videoHeight: 1080, result: &r) }
     let aBlur = allocs { m2 = mask; m2.pixels[0] = 0; blur.apply(to: &m2, sigma: 5) }
     let aGamma = allocs { gamma.apply(to: &m2, gamma: 0.5) }
-    let aProc = allocs { _ = matter.process(plan: st.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
-    st.threads = 2
-    for _ in 0..<3 { _ = matter.process(plan: st.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
-    let aProc2 = allocs { _ = matter.process(plan: st.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    let aProc = allocs { _ = matter.process(plan: MattePlan(st), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    st.n_threads = 2
+    for _ in 0..<3 { _ = matter.process(plan: MattePlan(st), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
+    let aProc2 = allocs { _ = matter.process(plan: MattePlan(st), video: inp.video.view, depth: inp.depth.view, background: nil, output: inp.output.view, faces: faces1) }
     // (the first frame with a background sets up its placement tables)
-    _ = matter.process(plan: st.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces1)
-    let aProc2b = allocs { _ = matter.process(plan: st.plan(depthScale: 0.001), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces1) }
+    _ = matter.process(plan: MattePlan(st), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces1)
+    let aProc2b = allocs { _ = matter.process(plan: MattePlan(st), video: inp.video.view, depth: inp.depth.view, background: inp.background.view, output: inp.output.view, faces: faces1) }
     print("allocations per call: lock \(aLock), blur \(aBlur) (the plane copy), gamma \(aGamma), process 1 thread \(aProc), 2 threads \(aProc2), 2 threads + background \(aProc2b)")
     print("\nstages at 640x360: mask \(fmt(tMask)), blur \(fmt(tBlur - tCopy)), gamma \(fmt(tGamma - tCopy)), snap \(fmt(tSnap - tCopy)) (plane copy \(fmt(tCopy)) subtracted)")
 }

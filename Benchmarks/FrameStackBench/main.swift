@@ -105,7 +105,7 @@ for _ in 0..<5 {
 }
 
 func run(method: StackMethod, align: StackAlign, stacker: FrameStacker) -> (push: Double, render: Double) {
-    var s = FrameStackSettings()
+    var s = FrameStackSettings(.defaults)
     s.frames = nFrames; s.method = method; s.align = align; s.maxShift = 32; s.mode = .batch
     let t0 = now()
     for k in 0..<nFrames { stacker.push(view(frames[k]), settings: s) }
@@ -134,7 +134,7 @@ let noAlign = run(method: .median, align: .none, stacker: stacker)
 /// resampled and combined), averaged over the frames after the window filled.
 func slidingPerOutput(window: Int, method: StackMethod) -> Double {
     let st = FrameStacker()
-    var s = FrameStackSettings()
+    var s = FrameStackSettings(.defaults)
     s.frames = window; s.method = method; s.align = .translation; s.maxShift = 32; s.mode = .sliding
     var total = 0.0, n = 0
     for k in 0..<nFrames {

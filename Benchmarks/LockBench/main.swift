@@ -11,6 +11,7 @@
 // the minimum over the frames without a reported subject face), dtSSD =
 // sqrt(mean(((a_t - a_t-1) - (a*_t - a*_t-1))^2)) x 100 (mean over frames).
 import DepthMatteKit
+import DMContract
 import BenchSupport
 
 let args = CommandLine.arguments
@@ -73,24 +74,24 @@ func run(_ frames: Frames, mode: KeyingMode, strategy: LockStrategy, useFaces: B
          perFrameIoU: UnsafeMutablePointer<[Double]>? = nil) -> Score {
     let m = DepthMatter()
     if env("QB_NOFIT") != nil { m.refiner.tuning.fitWeighting = false }  // the refine=guided experiment switch (docs/quality.md)
-    var s = DepthMatteSettings()
-    s.mode = mode
-    s.lockStrategy = strategy
-    s.output = .matte
-    s.frameDuration = 1 / fps
+    var s = DMDepthMatteSettings.defaults
+    s.mode = mode.rawValue
+    s.lock_strategy = strategy.rawValue
+    s.output = ElementOutput.matte.rawValue
+    s.frame_duration = 1 / fps
     var out = [UInt8](repeating: 0, count: VW * VH * 4)
     var prev = [Float](repeating: 0, count: VW * VH), prevT = prev
     var score = Score()
     let empty: [Box] = []
     for i in 0..<nFrames {
-        if oracle { s.mode = .fixed; s.cutoff = frames.truthDepth[i] + s.cutoffOffset }
+        if oracle { s.mode = KeyingMode.fixed.rawValue; s.cutoff = frames.truthDepth[i] + s.cutoff_offset }
         let r: MatteResult = frames.depth[i].withUnsafeBytes { dp in
             frames.video[i].withUnsafeBufferPointer { vp in
                 out.withUnsafeMutableBufferPointer { op in
                     let v = RGBImageView(base: UnsafeMutablePointer(mutating: vp.baseAddress!), width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3)
                     let o = RGBImageView(base: op.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3)
                     let d = Depth16View(base: dp.baseAddress!, width: DW, height: DH, stride: 2 * DW)
-                    return m.process(plan: s.plan(depthScale: 0.001), video: v, depth: d, background: nil, output: o,
+                    return m.process(plan: MattePlan(s), video: v, depth: d, background: nil, output: o,
                                      faces: useFaces ? frames.faces[i] : empty)
                 }
             }
@@ -133,7 +134,7 @@ func run(_ frames: Frames, mode: KeyingMode, strategy: LockStrategy, useFaces: B
 }
 
 
-var base = SceneSettings()
+var base = SceneSettings(.defaults)
 base.noise = true; base.holes = true; base.flyingPixels = true
 var events = base; events.falseFace = true; events.faceCover = true
 var cover = base; cover.faceCover = true
@@ -196,9 +197,9 @@ func timeLock(depthWidth w: Int, depthHeight h: Int) -> Double {
     d.withUnsafeMutableBytes { scene.renderDepth(base: $0.baseAddress!, width: w, height: h, stride: 2 * w) }
     let faces = scene.detectedFaces(width: 2 * w, height: 2 * h)
     let lock = SubjectLock()
-    var settings = DepthMatteSettings()
-    settings.cutoff = 1; settings.cutoffOffset = 0.25; settings.frameDuration = 1.0 / 30
-    let plan = settings.plan(depthScale: 0.001)
+    var settings = DMDepthMatteSettings.defaults
+    settings.cutoff = 1; settings.cutoff_offset = 0.25; settings.frame_duration = 1.0 / 30
+    let plan = MattePlan(settings)
     let reps = 300
     let clock = ContinuousClock()
     var sink = 0.0

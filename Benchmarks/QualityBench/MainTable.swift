@@ -20,7 +20,7 @@ func mainTable() -> Bool {
     var allMet = true
     for (dw, dh) in env("QB_NOMAIN") != nil || sensorOnly ? [] : depthSizes {
         for mis in [1, 2] {
-            var ss = SceneSettings()
+            var ss = SceneSettings(.defaults)
             ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = mis
             ss.seed = UInt32(mis)
             let clip = render(ss, dw: dw, dh: dh, start: startTime)

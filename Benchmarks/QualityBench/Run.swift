@@ -3,6 +3,7 @@
 // score against the clip's truth; the diagnostics and picture dumps a run
 // writes on request.
 import DepthMatteKit
+import DMContract
 import BenchSupport
 
 /// `dumpTo`: write every frame's matte as raw GRAY8 to "\(dumpTo)-NN.gray"
@@ -10,13 +11,13 @@ import BenchSupport
 func run(_ c: Clip, refine: MatteRefine, mode: KeyingMode = .face, subjectOnly: Bool = true, cutoff: Double? = nil,
          dumpTo: String? = nil) -> Score {
     let m = makeMatter()
-    var s = DepthMatteSettings()
-    s.refine = refine
-    s.mode = mode
-    s.subjectOnly = subjectOnly
+    var s = DMDepthMatteSettings.defaults
+    s.refine = refine.rawValue
+    s.mode = mode.rawValue
+    s.subject_only = subjectOnly ? 1 : 0
     if let cutoff { s.cutoff = cutoff }
-    s.output = .matte
-    s.frameDuration = 1 / c.fps
+    s.output = ElementOutput.matte.rawValue
+    s.frame_duration = 1 / c.fps
     var out = [UInt8](repeating: 0, count: VW * VH * 4)
     var scorer = MatteScorer()
     var sc = Score()
@@ -62,14 +63,14 @@ func makeMatter() -> DepthMatter {
 
 /// Keys frame `i` of the clip into `out` (RGBA, the matte in every channel):
 /// the keyer's result and the milliseconds it took.
-func process(_ m: DepthMatter, _ s: DepthMatteSettings, _ c: Clip, frame i: Int, into out: inout [UInt8]) -> (MatteResult, Double) {
+func process(_ m: DepthMatter, _ s: DMDepthMatteSettings, _ c: Clip, frame i: Int, into out: inout [UInt8]) -> (MatteResult, Double) {
     var video = c.video[i]
     var res = MatteResult()
     let t = ContinuousClock().measure {
         res = c.depth[i].withUnsafeBytes { dp in
             video.withUnsafeMutableBufferPointer { vp in
                 out.withUnsafeMutableBufferPointer { op in
-                    m.process(plan: s.plan(depthScale: 0.001),
+                    m.process(plan: MattePlan(s),
                               video: RGBImageView(base: vp.baseAddress!, width: VW, height: VH, stride: 4 * VW, pixelStride: 4, r: 0, g: 1, b: 2, a: 3),
                               depth: Depth16View(base: dp.baseAddress!, width: c.dw, height: c.dh, stride: 2 * c.dw),
                               background: nil,

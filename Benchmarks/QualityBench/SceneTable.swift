@@ -168,7 +168,7 @@ func renderScene(_ row: SceneRow) -> Clip {
 /// flying pixels, misregistration 1).
 func sceneSettings(_ row: SceneRow) -> SceneSettings {
     let name = row.name
-    var ss = SceneSettings()
+    var ss = SceneSettings(.defaults)
     ss.squarePixels = name.contains(", 3:4 ") || name.contains(" square ")
     ss.motion = row.motion; ss.pan = row.pan
     ss.noise = true; ss.holes = env("QB_NOHOLES") == nil; ss.flyingPixels = env("QB_NOFLY") == nil; ss.misregistration = env("QB_SCMIS").flatMap { Int($0) } ?? 1; ss.seed = 7

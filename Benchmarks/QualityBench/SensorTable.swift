@@ -21,7 +21,7 @@ func sensorTable() {
     print("|---|---|---|---|---|---|---|---|---|---|")
     for (name, pan, motion) in [("still", false, false), ("pan", true, false), ("sway", false, true)] {
         for mis in [1, 2] {
-            var ss = SceneSettings()
+            var ss = SceneSettings(.defaults)
             ss.motion = motion; ss.pan = pan
             ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = mis; ss.seed = UInt32(10 + mis)
             ss.quantization = true; ss.correlatedNoise = true; ss.distanceScale = scale; ss.edgeJitter = true

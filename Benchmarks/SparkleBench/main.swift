@@ -57,7 +57,7 @@ func evictCaches() {
 
 let view = RGBImageView(base: src, width: width, height: height, stride: rowBytes, pixelStride: ps,
                         r: 2, g: 1, b: 0, a: 3)  // BGRA
-let defaults = SparkleSettings()
+let defaults = SparkleSettings(.defaults)
 var reading = 0.0
 
 let copy = time { dst.update(from: src, count: bytes) }

@@ -3,6 +3,7 @@
 /// calibration numbers to a kit calibration, and frames through the kit's
 /// registration (DepthMatteKit/DepthAlign).
 import DepthMatteKit
+import DMContract
 import GstShim
 
 final class DepthAlignState {
@@ -91,11 +92,11 @@ public func dm_depthalign_process(_ state: UnsafeMutableRawPointer?, _ settings:
                                   _ depth: UnsafePointer<DMGrayImage>?, _ out: UnsafePointer<DMGrayImage>?) -> Int32 {
     guard let s = ElementState.get(state, as: DepthAlignState.self), let c = s.calibration, let settings,
           let depth, let out, depth.pointee.data != nil, let outData = out.pointee.data else { return 0 }
-    s.registration.maxRelativeJump = Float(settings.pointee.max_jump)
     let o = out.pointee
     let input = s.littleEndian(depth.pointee, bigEndian: settings.pointee.big_endian != 0)
     let status = s.registration.register(depth: input, calibration: c, into: outData,
                                          width: Int(o.width), height: Int(o.height), stride: Int(o.stride),
+                                         maxRelativeJump: settings.pointee.max_jump,
                                          threads: Int(settings.pointee.n_threads))
     return status == .ok ? 1 : 0
 }

@@ -1,42 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// The Swift side of depthmatte.h: converts the shim's plain C structs into
-/// kit values and runs the element (DepthMatteKit/DepthMatte). No GStreamer
-/// calls and no keying logic here.
+/// The Swift side of depthmatte.h: hands the shim's settings to the kit's
+/// plan (`MattePlan`, the one reader of depthmatte's properties), wraps the
+/// pictures as kit views and runs the element (DepthMatteKit/DepthMatte). No
+/// GStreamer calls and no keying logic here.
 import DepthMatteKit
-import GstShim
-
-extension DepthMatteSettings {
-    /// The element's settings from the shim's copy of its properties.
-    /// `eightBit` / `bigEndian`: the depth pad's format on this frame.
-    init(_ c: DMDepthMatteSettings, eightBit: Bool = false, bigEndian: Bool = false) {
-        self.init()
-        mode = KeyingMode(rawValue: c.mode) ?? .face
-        focus = c.focus
-        slope = c.slope
-        focusWidth = c.focus_width
-        cutoff = c.cutoff
-        cutoffOffset = c.cutoff_offset
-        refine = MatteRefine(rawValue: c.refine) ?? .guided
-        subjectOnly = c.subject_only != 0
-        blurRadius = c.blur_radius
-        gamma = c.gamma
-        backgroundARGB = c.background_argb
-        lockStrategy = LockStrategy(rawValue: c.lock_strategy) ?? .robust
-        lockHold = c.lock_hold
-        lockSmoothing = c.lock_smoothing
-        threads = Int(c.n_threads)
-        encoding = DepthEncoding(kind: c.depth_kind, scale: c.depth_scale, near: c.depth_near, far: c.depth_far,
-                                 eightBit: eightBit, bigEndian: bigEndian)
-        output = ElementOutput(rawValue: c.output) ?? .composite
-        backgroundEffect = BackgroundEffect(rawValue: c.background_effect) ?? .none
-        effectRadius = c.effect_radius
-        effectGrowth = c.effect_growth != 0
-        display = DepthViewSettings(colormap: c.depth_colormap, rangeMin: c.range_min, rangeMax: c.range_max,
-                                    holeARGB: c.hole_argb, encoding: encoding)
-        frameDuration = c.frame_duration
-        personPrior = PersonPrior(rawValue: c.person_prior) ?? .fuse
-    }
-}
+import DMContract
 
 /// The element's state plus a reusable face array (no allocation per frame).
 final class DepthMatteState: ResettableState {
@@ -65,8 +33,7 @@ public func dm_depthmatte_process(_ state: UnsafeMutableRawPointer?, _ settings:
         }
     }
     let r = s.element.process(
-        settings: DepthMatteSettings(settings.pointee, eightBit: f.depth_eight_bit != 0,
-                                     bigEndian: f.depth_big_endian != 0),
+        plan: MattePlan(settings.pointee, eightBit: f.depth_eight_bit != 0, bigEndian: f.depth_big_endian != 0),
         video: f.video.data != nil ? RGBImageView(f.video) : nil,
         depth: f.has_depth != 0 && f.depth.data != nil ? Depth16View(f.depth) : nil,
         person: f.has_person != 0 && f.person.data != nil ? Gray8View(f.person) : nil,

@@ -1,16 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of depthview.h: depth pictures for the `depthview` element.
 import DepthMatteKit
-import GstShim
-
-extension DepthViewSettings {
-    init(_ c: DMDepthViewSettings) {
-        self.init(colormap: c.depth_colormap, rangeMin: c.range_min, rangeMax: c.range_max, holeARGB: c.hole_argb,
-                  encoding: DepthEncoding(kind: c.depth_kind, scale: c.depth_scale, near: c.depth_near,
-                                          far: c.depth_far, eightBit: c.eight_bit != 0,
-                                          bigEndian: c.big_endian != 0))
-    }
-}
+import DMContract
 
 @_cdecl("dm_depthview_new")
 public func dm_depthview_new() -> UnsafeMutableRawPointer? {

@@ -2,18 +2,7 @@
 /// The Swift side of framestack.h: wraps the shim's plane pointers as
 /// DepthMatteKit views and drives a FrameStacker. No GStreamer calls here.
 import DepthMatteKit
-import GstShim
-
-extension FrameStackSettings {
-    init(_ c: DMFrameStackSettings) {
-        self.init()
-        frames = Int(c.frames)
-        method = StackMethod(rawValue: c.method) ?? .median
-        align = StackAlign(rawValue: c.align) ?? .translation
-        maxShift = c.max_shift
-        mode = StackMode(rawValue: c.mode) ?? .batch
-    }
-}
+import DMContract
 
 @_cdecl("dm_framestack_new")
 public func dm_framestack_new() -> UnsafeMutableRawPointer? {
@@ -40,8 +29,7 @@ public func dm_framestack_render(_ state: UnsafeMutableRawPointer?, _ settings: 
                                  _ out: UnsafePointer<DMRGBImage>?, _ result: UnsafeMutablePointer<DMFrameStackResult>?) -> Int32 {
     guard let s = ElementState.get(state, as: FrameStacker.self), let settings, let out, let result,
           out.pointee.data != nil else { return 0 }
-    let method = StackMethod(rawValue: settings.pointee.method) ?? .median
-    let r = s.render(into: RGBImageView(out.pointee), method: method)
+    let r = s.render(into: RGBImageView(out.pointee), method: FrameStackSettings(settings.pointee).method)
     guard r.ok else { return 0 }
     var c = result.pointee
     c.pts = r.pts

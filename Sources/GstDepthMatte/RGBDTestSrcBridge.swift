@@ -1,31 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// The Swift side of rgbdtestsrc.h: turns the plain C settings and
-/// picture descriptions into DepthMatteKit values and renders the scene. No
+/// The Swift side of rgbdtestsrc.h: hands the plain C settings to the kit's
+/// reader (`SceneSettings`), wraps the pictures as kit views and renders the
+/// scene. No
 /// GStreamer calls here; the shim owns buffers, timestamps and metas.
 import DepthMatteKit
-import GstShim
-
-extension SceneSettings {
-    init(_ c: DMRGBDTestSrcSettings) {
-        self.init()
-        seed = c.seed
-        depthScale = c.depth_scale
-        noise = c.noise != 0
-        holes = c.holes != 0
-        flyingPixels = c.flying_pixels != 0
-        misregistration = Int(c.misregistration)
-        motion = c.motion != 0
-        falseFace = c.false_face != 0
-        faceCover = c.face_cover != 0
-        faceMeta = c.face_meta != 0
-        scene = SceneKind(rawValue: c.scene) ?? .portrait
-        quantization = c.quantization != 0
-        correlatedNoise = c.correlated_noise != 0
-        pan = c.pan != 0
-        filtered = c.filtered != 0
-        squarePixels = c.square_pixels != 0
-    }
-}
+import DMContract
 
 @_cdecl("dm_rgbdtestsrc_faces")
 public func dm_rgbdtestsrc_faces(_ s: UnsafePointer<DMRGBDTestSrcSettings>?, _ t: Double, _ width: Int32, _ height: Int32,

@@ -2,23 +2,7 @@
 /// The Swift side of sparkle.h: turns the shim's plain structs into
 /// DepthMatteKit values and runs the sparkle effect. No GStreamer calls here.
 import DepthMatteKit
-import GstShim
-
-extension SparkleSettings {
-    init(_ c: DMSparkleSettings) {
-        self.init()
-        measure = BrightnessMeasure(rawValue: c.measure) ?? .meanRGB
-        gridStep = Int(max(1, c.grid_step))
-        interval = Int64(clamping: c.interval)
-        draw = c.draw != 0
-        maxSparkles = Int(max(0, c.max_sparkles))
-        threshold = c.threshold
-        size = c.size
-        life = max(1, Int64(clamping: c.life))
-        colorARGB = c.color_argb
-        seed = c.seed
-    }
-}
+import DMContract
 
 @_cdecl("dm_sparkle_new")
 public func dm_sparkle_new() -> UnsafeMutableRawPointer? {

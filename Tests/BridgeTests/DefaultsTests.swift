@@ -1,49 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// The kit's settings defaults against the shim's property tables: each
-/// element's C defaults (dm_<element>_settings_init, from the same table that
-/// installs the GObject properties gst-inspect-1.0 shows) converted by the
-/// bridge must equal the kit type's own defaults, so a default lives in one
-/// place in effect and a drift fails here.
+/// The kit against the shim's property tables: every value of each C enum an
+/// ENUM row registers has a kit case, so the kit's reading of an enum
+/// property never falls back. (The defaults need no check: the kit reads
+/// them from the same tables, DMContract's dm_<element>_settings_init.)
 import DepthMatteKit
-@testable import GstDepthMatte
-import GstShim
+import DMContract
 import XCTest
 
 final class DefaultsTests: XCTestCase {
-    func testDepthMatteDefaultsMatchThePropertyTable() {
-        var c = DMDepthMatteSettings()
-        dm_depthmatte_settings_init(&c)
-        XCTAssertEqual(DepthMatteSettings(c), DepthMatteSettings())
-        XCTAssertEqual(c.post_messages, 1)
-    }
-
-    func testRGBDTestSrcDefaultsMatchThePropertyTable() {
-        var c = DMRGBDTestSrcSettings()
-        dm_rgbdtestsrc_settings_init(&c)
-        XCTAssertEqual(SceneSettings(c), SceneSettings())
-        XCTAssertEqual(c.stream, Int32(DM_STREAM_VIDEO.rawValue))
-        XCTAssertEqual(c.is_live, 0)
-    }
-
-    func testSparkleDefaultsMatchThePropertyTable() {
-        var c = DMSparkleSettings()
-        dm_sparkle_settings_init(&c)
-        XCTAssertEqual(SparkleSettings(c), SparkleSettings())
-    }
-
-    func testFrameStackDefaultsMatchThePropertyTable() {
-        var c = DMFrameStackSettings()
-        dm_framestack_settings_init(&c)
-        XCTAssertEqual(FrameStackSettings(c), FrameStackSettings())
-    }
-
-    func testDepthViewDefaultsMatchThePropertyTable() {
-        var c = DMDepthViewSettings()
-        dm_depthview_settings_init(&c)
-        XCTAssertEqual(DepthViewSettings(c), DepthViewSettings())
-    }
-
-    /// Every value of each C enum has a kit case (no silent fallback).
+    /// Every value of each C enum has a kit case with the same raw value.
     func testEveryCEnumValueHasAKitCase() {
         for m in [DM_MODE_FACE, DM_MODE_FIXED, DM_MODE_NEAREST, DM_MODE_HIGHPASS, DM_MODE_BANDPASS] {
             XCTAssertNotNil(KeyingMode(rawValue: Int32(m.rawValue)))
@@ -57,8 +22,21 @@ final class DefaultsTests: XCTestCase {
         for e in [DM_EFFECT_NONE, DM_EFFECT_DESATURATE, DM_EFFECT_COMIC, DM_EFFECT_BLUR] {
             XCTAssertNotNil(BackgroundEffect(rawValue: Int32(e.rawValue)))
         }
+        for p in [DM_PERSON_FUSE, DM_PERSON_ALONE, DM_PERSON_IGNORE] {
+            XCTAssertNotNil(PersonPrior(rawValue: Int32(p.rawValue)))
+        }
         for l in [DM_LOCK_ROBUST, DM_LOCK_ORIGINAL] { XCTAssertNotNil(LockStrategy(rawValue: Int32(l.rawValue))) }
         for k in [DM_DEPTH_KIND_DEPTH, DM_DEPTH_KIND_DISPARITY] { XCTAssertNotNil(DepthKind(rawValue: Int32(k.rawValue))) }
         for c in [DM_COLORMAP_GREY, DM_COLORMAP_TURBO] { XCTAssertNotNil(DepthColormap(rawValue: Int32(c.rawValue))) }
+        for s in [DM_SCENE_PORTRAIT, DM_SCENE_CHAIR, DM_SCENE_SLOPING_FLOOR, DM_SCENE_DOOR_FRAME, DM_SCENE_ENTER_LEFT,
+                  DM_SCENE_THIN_ROD, DM_SCENE_CARRY_BINDER, DM_SCENE_SELFIE] {
+            XCTAssertNotNil(SceneKind(rawValue: Int32(s.rawValue)))
+        }
+        for m in [DM_SPARKLE_MEASURE_MEAN_RGB, DM_SPARKLE_MEASURE_REC709_LUMA] {
+            XCTAssertNotNil(BrightnessMeasure(rawValue: Int32(m.rawValue)))
+        }
+        for m in [DM_FS_METHOD_MEAN, DM_FS_METHOD_MEDIAN] { XCTAssertNotNil(StackMethod(rawValue: Int32(m.rawValue))) }
+        for a in [DM_FS_ALIGN_NONE, DM_FS_ALIGN_TRANSLATION] { XCTAssertNotNil(StackAlign(rawValue: Int32(a.rawValue))) }
+        for m in [DM_FS_MODE_BATCH, DM_FS_MODE_SLIDING] { XCTAssertNotNil(StackMode(rawValue: Int32(m.rawValue))) }
     }
 }

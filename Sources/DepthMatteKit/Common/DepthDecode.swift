@@ -15,32 +15,39 @@
 /// A table entry of 0 marks a hole.
 
 /// What the values on the depth pad measure.
-public enum DepthKind: Int32, Sendable {
+public enum DepthKind: Int32, CaseIterable, Sendable {
     /// Distance: larger is farther.
     case depth = 0
     /// Inverse distance (1/m): larger is nearer.
     case disparity = 1
 }
 
-/// How to read raw depth-pad values as metres.
+/// How to read raw depth-pad values as metres: the element's depth rows
+/// (depth_encoding_properties.def) and the depth pad's format.
 public struct DepthEncoding: Equatable, Sendable {
-    public var kind: DepthKind = .depth
+    public var kind: DepthKind
     /// true: GRAY8 normalised maps; false: GRAY16.
-    public var eightBit: Bool = false
+    public var eightBit: Bool
     /// GRAY16 byte order: true for GRAY16_BE (what pngdec gives for 16-bit
     /// PNG depth images, the usual RGB-D dataset format).
-    public var bigEndian: Bool = false
-    /// GRAY16_LE: metres per unit (`depth`) or 1/m per unit (`disparity`).
-    public var scale: Double = 0.001
+    public var bigEndian: Bool
+    /// GRAY16: metres per unit (`depth`) or 1/m per unit (`disparity`).
+    public var scale: Double
     /// GRAY8: metres at the nearest end of the map.
-    public var near: Double = 0.5
+    public var near: Double
     /// GRAY8: metres at the farthest end of the map.
-    public var far: Double = 5.0
+    public var far: Double
 
-    public init(kind: DepthKind = .depth, eightBit: Bool = false, scale: Double = 0.001,
-                near: Double = 0.5, far: Double = 5.0, bigEndian: Bool = false) {
+    public init(kind: DepthKind, eightBit: Bool, scale: Double, near: Double, far: Double, bigEndian: Bool) {
         self.kind = kind; self.eightBit = eightBit; self.scale = scale; self.near = near; self.far = far
         self.bigEndian = bigEndian
+    }
+
+    /// An element's depth rows; `eightBit` / `bigEndian`: the depth pad's
+    /// format (GRAY8, GRAY16_BE; both false: GRAY16_LE).
+    init(_ rows: some DepthEncodingRows, eightBit: Bool, bigEndian: Bool) {
+        self.init(kind: DepthKind(property: rows.depth_kind), eightBit: eightBit, scale: rows.depth_scale,
+                  near: rows.depth_near, far: rows.depth_far, bigEndian: bigEndian)
     }
 
     /// The raw 16-bit sample `x` of a row in this encoding's byte order.
@@ -94,7 +101,11 @@ public struct DepthDecoder {
     /// Decode a whole plane into metres (0 = hole), resizing `out` to it.
     public func decode(_ base: UnsafeRawPointer, width: Int, height: Int, stride: Int, into out: inout FloatPlane) {
         out.resize(width: width, height: height)
-        let e = encoding ?? DepthEncoding()
+        guard let e = encoding else {
+            // no encoding yet (no `update`): every pixel a hole
+            for i in 0..<(width * height) { out.pixels[i] = 0 }
+            return
+        }
         let bps = e.eightBit ? 1 : 2
         table.withUnsafeBufferPointer { t in
             out.pixels.withUnsafeMutableBufferPointer { o in

@@ -6,8 +6,8 @@
 /// the depth→colour extrinsics and projected with the colour intrinsics
 /// (`DepthCalibration`), then drawn into the colour picture with a z-buffer
 /// (nearest wins) by one of two methods (`Method`). Both fill the gaps that
-/// upsampling leaves between samples whose depths agree within
-/// `maxRelativeJump` and never bridge a step between foreground and
+/// upsampling leaves between samples whose depths agree within the
+/// element's `max-jump` (`register`'s `maxRelativeJump`) and never bridge a step between foreground and
 /// background; colour pixels the depth camera cannot see (occlusion
 /// shadows) stay 0.
 ///
@@ -42,13 +42,6 @@ public final class DepthRegistration {
     /// The method; `.splat` unless told otherwise.
     public var method = Method.splat
 
-    /// Largest relative difference between the depths of neighbouring
-    /// samples (of a cell's corners, for `.mesh`) for them to be one surface:
-    /// (max − min) / min. 0.05 keeps the noise of
-    /// structured light at 3 m (σ ≈ 0.5 %) and surfaces up to about 85° from
-    /// the view direction, and refuses real steps (a hand before a body).
-    public var maxRelativeJump: Float = 0.05
-
     public init() {}
 
     deinit { freeBuffers() }
@@ -67,10 +60,14 @@ public final class DepthRegistration {
     /// `depth` must match `calibration.depth`'s size. On a size mismatch the
     /// output is filled with 0 and the status says which side. `threads`: 1,
     /// 2, ... (0 = one per core).
+    /// `maxRelativeJump` (the element's `max-jump`, whose row says why its
+    /// default is what it is): the largest relative difference between the
+    /// depths of neighbouring samples (of a cell's corners, for `.mesh`) for
+    /// them to be one surface, (max − min) / min.
     @discardableResult
     public func register(depth: Depth16View, calibration: DepthCalibration,
                          into output: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
-                         threads: Int = 1) -> Status {
+                         maxRelativeJump: Double, threads: Int = 1) -> Status {
         var status = Status.ok
         if depth.width != calibration.depth.width || depth.height != calibration.depth.height {
             status = .depthSizeMismatch
@@ -86,7 +83,8 @@ public final class DepthRegistration {
         job.depth = depth
         job.out = output
         job.outStride = stride
-        job.jump = 1 + max(0, maxRelativeJump.isNaN ? 0 : maxRelativeJump)
+        let jump = Float(maxRelativeJump)
+        job.jump = 1 + max(0, jump.isNaN ? 0 : jump)
         job.bands = n
         if n > 1 && pool == nil { pool = WorkerPool() }
         let lineNeed = n * (calibration.depth.width + 8)

@@ -16,7 +16,7 @@
 ///   grows with depth behind the subject: a third of the radius just behind
 ///   it, the full radius from `growth` = 1 on.
 
-public enum BackgroundEffect: Int32, Sendable {
+public enum BackgroundEffect: Int32, CaseIterable, Sendable {
     case none = 0
     case desaturate = 1
     case comic = 2

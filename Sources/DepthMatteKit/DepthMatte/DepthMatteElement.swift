@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// The whole `depthmatte` element as kit types: every property (with the
-/// element's defaults), resolved once per frame into a `MattePlan`
-/// (MattePlan.swift), and the routing the keyer does not do (depth decoding,
-/// `output=depth`, the background effects). The bridge only turns the shim's
-/// C structs into these values.
+/// The whole `depthmatte` element as kit types: its properties, read once
+/// per frame into a `MattePlan` (MattePlan.swift), and the routing the keyer
+/// does not do (depth decoding, `output=depth`, the background effects). The
+/// bridge only turns the shim's C structs into these values.
 
-/// What the src pad carries.
+/// What the src pad carries (the element's `output`).
 public enum ElementOutput: Int32, CaseIterable, Sendable {
     case composite = 0
     case matte = 1
@@ -16,11 +15,11 @@ public enum ElementOutput: Int32, CaseIterable, Sendable {
 
 /// Where the matte's cutoff comes from: the keyer's cutoff modes plus the
 /// focus modes of the depth-maps sample (the element's `mode` property).
-/// `DepthMatteSettings.plan(depthScale:)` turns it into the frame's `CutoffSource`.
+/// `MattePlan.init` turns it into the frame's `CutoffSource`.
 public enum KeyingMode: Int32, CaseIterable, Sendable {
     /// Locked to the face: face depth + offset; held when no face is seen (see `SubjectLock`).
     case face = 0
-    /// Always `DepthMatteSettings.cutoff`.
+    /// Always the element's `cutoff`.
     case fixed = 1
     /// From depth alone: the nearest large body (see `NearestBodyFinder`).
     case nearest = 2
@@ -30,61 +29,9 @@ public enum KeyingMode: Int32, CaseIterable, Sendable {
     case bandpass = 4
 }
 
-/// Every property of the element, copied once per frame. Defaults are the
-/// element's (a bridge test checks them against the shim's property table).
-/// `plan(depthScale:)` (MattePlan.swift) resolves them into the frame's plan.
-public struct DepthMatteSettings: Equatable {
-    public var mode: KeyingMode = .face
-    /// Metres: the fixed cutoff, and the cutoff before any subject is locked.
-    public var cutoff: Double = 1.0
-    /// Metres added to the subject's depth (mode=face|nearest).
-    public var cutoffOffset: Double = 0.25
-    /// Focus modes: metres.
-    public var focus: Double = 1.0
-    /// Focus modes: per metre (ramp 1/slope m wide).
-    public var slope: Double = 4.0
-    /// bandpass: metres either side of `focus` kept fully.
-    public var focusWidth: Double = 0.05
-    /// How the matte is refined in the threshold modes: guided (default), original, none.
-    public var refine: MatteRefine = .guided
-    /// refine=guided|none in mode=face|nearest: key only the depth surfaces
-    /// of the locked subject (SubjectSegmentation.swift); false = every
-    /// pixel nearer than the cutoff, as the original sample.
-    public var subjectOnly = true
-    /// refine=original and the focus modes: Gaussian sigma in depth pixels.
-    public var blurRadius: Double = 5.0
-    /// refine=original and the focus modes.
-    public var gamma: Double = 0.5
-    public var backgroundARGB: UInt32 = 0xff00_0000
-    /// mode=face: the subject lock's rules, or the original sample's.
-    public var lockStrategy: LockStrategy = .robust
-    /// Seconds a lost face is trusted (tracked in depth) before the depth-only finder.
-    public var lockHold: Double = 4.0
-    /// Seconds: time constant with which the cutoff follows the subject.
-    public var lockSmoothing: Double = 0.1
-    /// Worker threads for the full-resolution pass: 0 = one per core.
-    public var threads: Int = 0
-    /// How a linked person pad's probability takes part (`PersonFusion`).
-    public var personPrior: PersonPrior = .fuse
-    /// How depth-pad values become metres (the frame's format fills in
-    /// `eightBit` and `bigEndian`).
-    public var encoding = DepthEncoding()
-    public var output: ElementOutput = .composite
-    public var backgroundEffect: BackgroundEffect = .none
-    /// background-effect=blur: radius in video pixels.
-    public var effectRadius: Double = 24
-    /// background-effect=blur: grows from radius/3 behind the subject to radius at 1 m.
-    public var effectGrowth: Bool = true
-    /// output=depth: colour map, range and hole colour (its `encoding` is ignored).
-    public var display = DepthViewSettings()
-    /// Seconds since the previous frame (the lock's clock); 0 = unknown.
-    public var frameDuration: Double = 0
-    public init() {}
-}
-
 /// How the matte is made from the depth mask (docs/quality.md); the frame's
 /// `MattePath` in the threshold modes.
-public enum MatteRefine: Int32 {
+public enum MatteRefine: Int32, CaseIterable {
     /// Edge-aware: holes decided from neighbours and colour, a weighted guided
     /// filter on the colour luma, temporal smoothing (see `MatteRefiner`).
     case guided = 0
@@ -111,17 +58,16 @@ public final class DepthMatteElement {
     public func reset() { matter.reset() }
 
     /// One output frame. `depth` is the raw depth pad's plane (its encoding
-    /// in `settings.encoding`); `background` is already at the output's
+    /// in `plan.encoding`); `background` is already at the output's
     /// format. Padding bytes of RGBx-style outputs are written as 255.
-    public func process(settings: DepthMatteSettings, video: RGBImageView?, depth: Depth16View?,
+    public func process(plan: MattePlan, video: RGBImageView?, depth: Depth16View?,
                         person: Gray8View? = nil, background: RGBImageView?, output: RGBImageView,
                         faces: [Box]) -> MatteResult {
         var output = output
         if output.a < 0 && output.pixelStride == 4 { output.a = 6 - output.r - output.g - output.b }
         // the keyer is given native depth as it comes and anything else
-        // re-expressed in the normaliser's units
-        let native = DepthNormalizer.isNative(settings.encoding)
-        let plan = settings.plan(depthScale: native ? settings.encoding.scale : DepthNormalizer.scale)
+        // re-expressed in the normaliser's units (`plan.depthScale`)
+        let native = DepthNormalizer.isNative(plan.encoding)
         if let picture = plan.depthPicture {
             if let d = depth {
                 depthView.render(depth: d.base, width: d.width, height: d.height, stride: d.stride,
@@ -137,7 +83,7 @@ public final class DepthMatteElement {
         var metricDepth = depth
         if let d = depth, !native {
             metricDepth = normalizer.normalize(d.base, width: d.width, height: d.height, stride: d.stride,
-                                               encoding: settings.encoding)
+                                               encoding: plan.encoding)
         }
         var background = background
         if background == nil, let v = video, plan.effect.effect != .none {

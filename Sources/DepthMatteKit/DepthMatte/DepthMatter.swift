@@ -40,7 +40,7 @@ public final class DepthMatter {
     /// refine=guided: its parameters are public for experiments (quality-bench).
     public var refiner = MatteRefiner()
     /// Depth maps wider than this are halved (repeatedly) before refine=guided.
-    public static var guidedMaxDepthWidth = 400
+    public static let guidedMaxDepthWidth = 400
     private let halfDepth = DepthBuffer()
     /// The person prior's fusion with depth (`PersonFusion`).
     public var fusion = PersonFusion()
@@ -103,15 +103,8 @@ public final class DepthMatter {
     /// The cutoff for this frame, from the subject lock (see SubjectLock.swift).
     public func updateCutoff(plan: MattePlan, depth: Depth16View?, faces: [Box],
                              videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
-        switch plan.cutoff {
-        case .subject(let rule):
-            subjectLock.settings.holdTime = rule.hold
-            subjectLock.settings.smoothing = rule.smoothing
-        case .fixed, .focus:
-            break
-        }
-        return subjectLock.update(plan, depth: depth, faces: faces, videoWidth: videoWidth, videoHeight: videoHeight,
-                                  result: &result)
+        subjectLock.update(plan, depth: depth, faces: faces, videoWidth: videoWidth, videoHeight: videoHeight,
+                           result: &result)
     }
 
     /// The cutoff the subject-only matte keys at: 0 on a frame in which the

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The depthmatte element's settings resolved for one frame: where the
 /// threshold comes from, how the matte is made, what the output is and which
-/// background effect applies, at the frame's depth scale.
+/// background effect applies, how the depth pad's values read and at which
+/// depth scale the keyer works.
 ///
-/// `DepthMatteSettings.plan(depthScale:)` is the one place that turns the
-/// properties into a plan; the element, the keyer (`DepthMatter`) and the
-/// subject lock read it and change nothing in it. Behaviour that differs by
-/// keying mode switches over `CutoffSource` or `MattePath` (directly or
-/// through their `subject`, `focusMask` and `preset`), so a new mode does not
-/// compile until each of those places says what it does with it.
+/// `MattePlan.init(_:eightBit:bigEndian:)` is the one place that reads the
+/// element's properties (the shim's `DMDepthMatteSettings`, one field per
+/// row of depthmatte_properties.def, where every default is written); the
+/// element, the keyer (`DepthMatter`) and the subject lock are handed the
+/// plan on every frame, read it and keep no copy of it. Behaviour that
+/// differs by keying mode switches over `CutoffSource` or `MattePath`
+/// (directly or through their `subject`, `focusMask` and `preset`), so a new
+/// mode does not compile until each of those places says what it does with it.
+import DMContract
+
 public struct MattePlan: Equatable {
     /// Where the threshold comes from.
     public let cutoff: CutoffSource
@@ -21,7 +26,11 @@ public struct MattePlan: Equatable {
     public let depthPicture: DepthViewSettings?
     /// The background effect: `.none` unless output=composite.
     public let effect: EffectPlan
-    /// Metres per depth unit of the depth the keyer is given.
+    /// How the depth pad's values read as metres (its format included).
+    public let encoding: DepthEncoding
+    /// Metres per depth unit of the depth the keyer is given: the pad's own
+    /// scale for GRAY16_LE distance, which the keyer reads as it comes, else
+    /// `DepthNormalizer.scale` (the element re-expresses the rest in it).
     public let depthScale: Double
     /// Seconds since the previous frame (the lock's clock); 0 = unknown,
     /// which the lock (the one place that reads it) takes as 1/30 s, as it
@@ -147,22 +156,25 @@ public struct EffectPlan: Equatable {
     public let growth: Bool
 }
 
-extension DepthMatteSettings {
-    /// This frame's plan; `depthScale` is metres per unit of the depth the
-    /// keyer is given (after the element's normalisation).
-    public func plan(depthScale: Double) -> MattePlan {
-        let source = cutoffSource
-        let soften = BlurGamma(radius: blurRadius, gamma: gamma)
+extension MattePlan {
+    /// This frame's plan from the element's properties; `eightBit` /
+    /// `bigEndian`: the depth pad's format on this frame (GRAY8, GRAY16_BE;
+    /// both false: GRAY16_LE).
+    public init(_ s: DMDepthMatteSettings, eightBit: Bool = false, bigEndian: Bool = false) {
+        let source = Self.cutoffSource(s)
+        let soften = BlurGamma(radius: s.blur_radius, gamma: s.gamma)
         let path: MattePath
         switch source {
         case .focus(let focus): path = .focusMask(focus, soften)
         case .subject, .fixed:
-            switch refine {
+            switch MatteRefine(property: s.refine) {
             case .guided: path = .guided
             case .original: path = .original(soften)
             case .none: path = .hardThreshold
             }
         }
+        let encoding = DepthEncoding(s, eightBit: eightBit, bigEndian: bigEndian)
+        let output = ElementOutput(property: s.output)
         let keyed: MatteOutput
         var picture: DepthViewSettings? = nil
         switch output {
@@ -171,30 +183,33 @@ extension DepthMatteSettings {
         case .alpha: keyed = .alpha
         case .depth:
             keyed = .composite
-            var view = display
-            view.encoding = encoding
-            picture = view
+            picture = DepthViewSettings(display: s, encoding: encoding)
         }
-        return MattePlan(cutoff: source, path: path, output: keyed, depthPicture: picture,
-                         effect: EffectPlan(effect: output == .composite ? backgroundEffect : .none,
-                                            radius: effectRadius, growth: effectGrowth),
-                         depthScale: depthScale, frameDuration: frameDuration,
-                         backgroundARGB: backgroundARGB, threads: threads, person: personPrior)
+        let effect = output == .composite ? BackgroundEffect(property: s.background_effect) : .none
+        self.init(cutoff: source, path: path, output: keyed, depthPicture: picture,
+                  effect: EffectPlan(effect: effect, radius: s.effect_radius, growth: s.effect_growth != 0),
+                  encoding: encoding,
+                  depthScale: DepthNormalizer.isNative(encoding) ? encoding.scale : DepthNormalizer.scale,
+                  frameDuration: s.frame_duration, backgroundARGB: s.background_argb, threads: Int(s.n_threads),
+                  person: PersonPrior(property: s.person_prior))
     }
 
-    /// Where the threshold comes from in `mode`.
-    private var cutoffSource: CutoffSource {
-        switch mode {
-        case .face: return .subject(subjectRule(.face))
-        case .nearest: return .subject(subjectRule(.nearest))
-        case .fixed: return .fixed(cutoff)
-        case .highpass: return .focus(FocusSettings(kind: .highpass, focus: focus, slope: slope, halfWidth: focusWidth))
-        case .bandpass: return .focus(FocusSettings(kind: .bandpass, focus: focus, slope: slope, halfWidth: focusWidth))
+    /// Where the threshold comes from in the element's `mode`.
+    private static func cutoffSource(_ s: DMDepthMatteSettings) -> CutoffSource {
+        switch KeyingMode(property: s.mode) {
+        case .face: return .subject(subjectRule(.face, s))
+        case .nearest: return .subject(subjectRule(.nearest, s))
+        case .fixed: return .fixed(s.cutoff)
+        case .highpass:
+            return .focus(FocusSettings(kind: .highpass, focus: s.focus, slope: s.slope, halfWidth: s.focus_width))
+        case .bandpass:
+            return .focus(FocusSettings(kind: .bandpass, focus: s.focus, slope: s.slope, halfWidth: s.focus_width))
         }
     }
 
-    private func subjectRule(_ mode: SubjectRule.Mode) -> SubjectRule {
-        SubjectRule(mode: mode, strategy: lockStrategy, offset: cutoffOffset, fallback: cutoff,
-                    hold: lockHold, smoothing: lockSmoothing, subjectOnly: subjectOnly)
+    private static func subjectRule(_ mode: SubjectRule.Mode, _ s: DMDepthMatteSettings) -> SubjectRule {
+        SubjectRule(mode: mode, strategy: LockStrategy(property: s.lock_strategy), offset: s.cutoff_offset,
+                    fallback: s.cutoff, hold: s.lock_hold, smoothing: s.lock_smoothing,
+                    subjectOnly: s.subject_only != 0)
     }
 }

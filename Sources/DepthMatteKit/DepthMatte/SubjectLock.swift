@@ -22,14 +22,14 @@
 ///    in depth: the surface (see `DepthComponents`) that overlaps most with
 ///    last frame's subject region is the subject, and its head band's depth,
 ///    corrected by the face-to-head difference measured while the face was
-///    seen, is the subject depth. This lasts `holdTime` seconds after the
-///    last face; then (and before any face) the depth-only finder takes over.
+///    seen, is the subject depth. This lasts `SubjectRule.hold` seconds after
+///    the last face; then (and before any face) the depth-only finder takes over.
 /// 3. **Depth-only.** `NearestBodyFinder`: the nearest large body that is not
 ///    floor-like. `mode=nearest` uses only this (plus tracking between frames).
 /// 4. **Smoothing.** The cutoff moves towards `subject depth + offset` with
-///    time constant `smoothing` seconds (first-order); the first lock, and
-///    a subject found after none (source `fixed`: an empty room, then a
-///    person walking in), is taken at once. Handing back from tracking to a
+///    time constant `SubjectRule.smoothing` seconds (first-order); the first
+///    lock, and a subject found after none (source `fixed`: an empty room,
+///    then a person walking in), is taken at once. Handing back from tracking to a
 ///    returning face is thus without a jump, and so is any other change of
 ///    source. A subject walking away never lags more than half the offset
 ///    behind: the cutoff stays beyond them.
@@ -37,7 +37,7 @@
 ///    centre depth pixel sets the cutoff, which is held when no face is seen.
 
 /// Which lock strategy runs in `mode=face`.
-public enum LockStrategy: Int32 {
+public enum LockStrategy: Int32, CaseIterable {
     /// Face choice, tracking, depth-only fallback and smoothing (the default).
     case robust = 0
     /// The original sample's: first face box, its centre pixel, held.
@@ -61,12 +61,9 @@ public enum LockSource: Int32 {
     }
 }
 
-/// Tuning of the lock. The element exposes the first three as properties.
+/// Tuning of the lock that is no property of the element (the hold and the
+/// smoothing, which are, come with each frame's plan: `SubjectRule`).
 public struct SubjectLockSettings: Equatable {
-    /// Seconds a lost face is trusted (the subject is tracked in depth meanwhile).
-    public var holdTime = 4.0
-    /// Seconds: time constant of the cutoff's smoothing (0 = no smoothing).
-    public var smoothing = 0.1
     /// Frames a new, inconsistent face must be seen before it takes the lock.
     public var takeoverFrames = 10
     /// Metres: face depths considered at all.
@@ -141,8 +138,8 @@ public final class SubjectLock {
     /// The cutoff for one frame.
     /// - plan: its `cutoff` says what is followed (a set cutoff, fixed or
     ///   focus, is returned as it is), at its `depthScale`; its
-    ///   `frameDuration` (seconds since the previous frame) moves the clock.
-    ///   The hold time and the smoothing are this lock's `settings`.
+    ///   `frameDuration` (seconds since the previous frame) moves the clock;
+    ///   its `SubjectRule` holds the hold time and the smoothing.
     /// - result: `faceFound` / `faceDepth` / `lockSource` are filled in.
     public func update(_ plan: MattePlan, depth: Depth16View?, faces: [Box],
                        videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
@@ -167,7 +164,7 @@ public final class SubjectLock {
         analyse(depth, scale: depthScale, videoWidth: videoWidth, videoHeight: videoHeight)
 
         // 1. where the tracker expects the subject
-        let tracked = trackedSubject(mode: mode)
+        let tracked = trackedSubject(rule)
         let nearest = settings.finder.find(components, room: room)
         let nearestDepth = nearest.map { $0.headDepth + headBias }
         let strong = source == .face || source == .tracked
@@ -189,11 +186,12 @@ public final class SubjectLock {
 
         // 3. the target and where it came from
         let (target, newSource, maskComponent) = chooseTarget(
-            mode: mode, face: face, tracked: tracked, nearest: nearest, cutoffSetting: cutoffSetting, offset: offset,
+            rule, face: face, tracked: tracked, nearest: nearest, cutoffSetting: cutoffSetting, offset: offset,
             videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
 
         // 4. smoothing
-        smooth(to: target, source: newSource, offset: offset, dt: dt, maskComponent: maskComponent)
+        smooth(to: target, source: newSource, offset: offset, smoothing: rule.smoothing, dt: dt,
+               maskComponent: maskComponent)
         result.lockSource = newSource
         return cutoff!
     }
@@ -213,7 +211,7 @@ public final class SubjectLock {
     /// Update step 1: last frame's subject surface as it overlaps this
     /// frame's, at its (head) depth, while it stays within a track step and
     /// acceptable; nil otherwise.
-    private func trackedSubject(mode: SubjectRule.Mode) -> (component: Int, depth: Double)? {
+    private func trackedSubject(_ rule: SubjectRule) -> (component: Int, depth: Double)? {
         var tracked: (component: Int, depth: Double)? = nil
         if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
             var d = components.headDepth(o.component) + headBias
@@ -221,7 +219,7 @@ public final class SubjectLock {
             // was (its head band is that of whatever it has
             // merged with, a door jamb joined to the shoulder by a filtered
             // map's ramp)
-            if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let fc = lastFaceCentre,
+            if rule.mode == .face, let t = lastFaceTime, clock - t <= rule.hold, let fc = lastFaceCentre,
                let r = components.meanDepth(o.component, inU: fc.u0, fc.u1, v: fc.v0, fc.v1) {
                 d = r
             }
@@ -235,11 +233,12 @@ public final class SubjectLock {
     /// Update step 3: the subject's depth this frame, where it came from,
     /// and the surface that is the subject (for the mask and the seeds).
     /// A face found fills in `result`'s face fields.
-    private func chooseTarget(mode: SubjectRule.Mode, face: (d: Double, k: Double, u: Double, v: Double, box: Box)?,
+    private func chooseTarget(_ rule: SubjectRule, face: (d: Double, k: Double, u: Double, v: Double, box: Box)?,
                               tracked: (component: Int, depth: Double)?,
                               nearest: (component: Int, headDepth: Double)?,
                               cutoffSetting: Double, offset: Double, videoWidth: Int, videoHeight: Int,
                               result: inout MatteResult) -> (Double, LockSource, Int?) {
+        let mode = rule.mode
         var target: Double
         var newSource: LockSource
         var maskComponent: Int? = nil
@@ -260,7 +259,7 @@ public final class SubjectLock {
             result.faceBox = f.box
             seedFace = f.box
             lastFaceCentre = FaceCentre(f.box, videoWidth: videoWidth, videoHeight: videoHeight)
-        } else if mode == .face, let t = lastFaceTime, clock - t <= settings.holdTime, let last = subjectDepth {
+        } else if mode == .face, let t = lastFaceTime, clock - t <= rule.hold, let last = subjectDepth {
             newSource = .tracked
             if let tr = tracked {
                 target = tr.depth
@@ -296,15 +295,16 @@ public final class SubjectLock {
     }
 
     /// Update step 4: the cutoff moves towards the target plus `offset`
-    /// (smoothed); the subject, its source, its seeds and its mask become
-    /// this frame's.
-    private func smooth(to target: Double, source newSource: LockSource, offset: Double, dt: Double, maskComponent: Int?) {
+    /// (smoothed with time constant `smoothing` seconds); the subject, its
+    /// source, its seeds and its mask become this frame's.
+    private func smooth(to target: Double, source newSource: LockSource, offset: Double, smoothing: Double, dt: Double,
+                        maskComponent: Int?) {
         let goal = target + offset
         // (a subject found after none: at once; creeping from
         // the cutoff setting, a person walking in 4.5 m away stayed beyond
         // the cutoff, keyed out, for two frames)
-        if let c = cutoff, settings.smoothing > 0, !(source == .fixed && newSource != .fixed) {
-            cutoff = c + (goal - c) * dt / (settings.smoothing + dt)
+        if let c = cutoff, smoothing > 0, !(source == .fixed && newSource != .fixed) {
+            cutoff = c + (goal - c) * dt / (smoothing + dt)
             // a subject walking away is never left behind the smoothed
             // cutoff: it lags the goal by at most half the offset (a Kinect
             // walk at 10 frames/s moves 0.27 m a frame, which a 0.1 s time

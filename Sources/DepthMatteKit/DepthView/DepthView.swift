@@ -8,21 +8,38 @@
 /// Turbo colour map at (1 − t), so near is red and far is dark blue.
 /// Automatic range (rangeMin or rangeMax 0): the 2nd and 98th percentiles of
 /// the valid depths in the frame (sampled on a grid of at most ~4096 points).
+import DMContract
 
-public enum DepthColormap: Int32, Sendable {
+public enum DepthColormap: Int32, CaseIterable, Sendable {
     case grey = 0
     case turbo = 1
 }
 
+/// How a depth picture is drawn: depthview's settings, or depthmatte's for
+/// output=depth.
 public struct DepthViewSettings: Equatable, Sendable {
-    public var encoding = DepthEncoding()
+    public var encoding: DepthEncoding
     /// Metres shown at t = 0 / t = 1; 0 = automatic from the frame.
-    public var rangeMin: Double = 0
-    public var rangeMax: Double = 0
-    public var colormap: DepthColormap = .turbo
+    public var rangeMin: Double
+    public var rangeMax: Double
+    public var colormap: DepthColormap
     /// Colour of holes (no reading) as 0xAARRGGBB; AA goes to alpha formats.
-    public var holeARGB: UInt32 = 0xff00_0000
-    public init() {}
+    public var holeARGB: UInt32
+
+    /// depthview's settings (the shim's copy of its properties,
+    /// depthview_properties.def, and the depth pad's format).
+    public init(_ c: DMDepthViewSettings) {
+        self.init(display: c, encoding: DepthEncoding(c, eightBit: c.eight_bit != 0, bigEndian: c.big_endian != 0))
+    }
+
+    /// An element's depth-picture rows, for depth in `encoding`.
+    init(display rows: some DepthDisplayRows, encoding: DepthEncoding) {
+        self.encoding = encoding
+        rangeMin = rows.range_min
+        rangeMax = rows.range_max
+        colormap = DepthColormap(property: rows.depth_colormap)
+        holeARGB = rows.hole_argb
+    }
 }
 
 public enum Turbo {

@@ -18,27 +18,38 @@
 /// starve capture pools), so a slot costs width × height × bytes-per-pixel.
 /// Slots and pyramids are allocated the first time they are used and reused
 /// afterwards; nothing is allocated per frame after warm-up.
+import DMContract
 
-public enum StackAlign: Int32 {
+public enum StackAlign: Int32, CaseIterable {
     case none = 0
     case translation = 1
 }
 
-public enum StackMode: Int32 {
+public enum StackMode: Int32, CaseIterable {
     case batch = 0
     case sliding = 1
 }
 
-/// The element's properties, copied once per frame.
+/// The element's properties as the kit sees them (read from the shim's
+/// copy of them, `init(_:)`).
 public struct FrameStackSettings: Equatable {
     /// Frames per stack (batch) or window length (sliding), 1...maxFrames.
-    public var frames = 20
-    public var method = StackMethod.median
-    public var align = StackAlign.translation
+    public var frames: Int
+    public var method: StackMethod
+    public var align: StackAlign
     /// Largest displacement searched, in pixels.
-    public var maxShift = 64.0
-    public var mode = StackMode.batch
-    public init() {}
+    public var maxShift: Double
+    public var mode: StackMode
+
+    /// The element's properties (framestack_properties.def); `post-messages`
+    /// is the shim's.
+    public init(_ c: DMFrameStackSettings) {
+        frames = Int(c.frames)
+        method = StackMethod(property: c.method)
+        align = StackAlign(property: c.align)
+        maxShift = c.max_shift
+        mode = StackMode(property: c.mode)
+    }
 }
 
 /// Timestamps in nanoseconds; `FrameStacker.noTime` when unknown.

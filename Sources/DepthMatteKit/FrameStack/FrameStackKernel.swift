@@ -123,7 +123,7 @@ public struct StackTap {
     }
 }
 
-public enum StackMethod: Int32 {
+public enum StackMethod: Int32, CaseIterable {
     /// Rounded per-channel mean: floor((sum + n/2) / n).
     case mean = 0
     /// Per-channel median; for an even count the mean of the two middle

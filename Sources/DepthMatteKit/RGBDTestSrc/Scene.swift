@@ -16,53 +16,56 @@
 /// constant depth for its outline, with its own depth shading for the depth
 /// map. Depth artefacts (noise, holes, flying pixels, misregistration) are
 /// applied only to the depth render and are hash-based: no global RNG.
+import DMContract
 
-/// What `rgbdtestsrc`'s properties say about the scene, copied once per frame.
+/// What `rgbdtestsrc`'s properties say about the scene (read from the
+/// shim's copy of them, `init(_:)`), plus a few knobs of the kit's own for
+/// quality-bench, which no property sets.
 public struct SceneSettings: Equatable {
     /// Seed of every pseudo-random artefact.
-    public var seed: UInt32 = 0
+    public var seed: UInt32
     /// Metres per depth unit written (0.001 = millimetres).
-    public var depthScale: Double = 0.001
+    public var depthScale: Double
     /// Depth noise with sigma = `SceneLayout.noiseCoefficient` * d² (metres).
-    public var noise = false
+    public var noise: Bool
     /// Zero-valued holes: occlusion shadows, random clusters, hair.
-    public var holes = false
+    public var holes: Bool
     /// Intermediate depths on depth edges.
-    public var flyingPixels = false
+    public var flyingPixels: Bool
     /// Depth content shifted right by this many depth pixels against colour.
-    public var misregistration = 0
+    public var misregistration: Int
     /// false: the scene is frozen at its t = 0 state (sensor noise still varies).
-    public var motion = true
+    public var motion: Bool
     /// A face printed on the poster behind the subject, reported as a face
     /// (first in meta order), plus a one-frame stray box on the plant every
     /// 1.7 s: what a real face detector adds.
-    public var falseFace = false
+    public var falseFace: Bool
     /// The subject's face is not reported while covered (a hand, a cup):
     /// `t mod 8` in [2.8, 4.6), which spans a step in depth.
-    public var faceCover = false
+    public var faceCover: Bool
     /// false: no face is reported at all (no face detector upstream).
-    public var faceMeta = true
+    public var faceMeta: Bool
     /// Which scene (SceneExtras.swift): the portrait, or one with a chair
     /// back, a sloping floor, a door frame, a subject walking in (also
     /// carrying a dark binder), holding a thin rod, or an arm's-length
     /// selfie.
-    public var scene: SceneKind = .portrait
+    public var scene: SceneKind
     /// Depth in disparity steps: z is rounded to steps of
     /// `SceneLayout.quantization` · z² (2.8 mm at 1 m, 2.2 cm at 2.8 m).
-    public var quantization = false
+    public var quantization: Bool
     /// Depth noise correlated over patches of about 4 depth pixels (as a
     /// structured-light sensor's), plus a smaller independent part.
-    public var correlatedNoise = false
+    public var correlatedNoise: Bool
     /// The camera pans slowly to the right: the view turns by
     /// `SceneLayout.panSpeed` ray units (x/z) per second of stream time,
     /// about 0.6 px per frame of 640 px at 30 fps (a sub-pixel pan at
     /// depth resolution).
-    public var pan = false
+    public var pan: Bool
     /// Depth as a filtered map (SceneFilter.swift): holes filled and every
     /// step smoothed into a ramp, three box passes of radius width / 320
     /// (at least 1) over the rendered map (with a calibration: over the
     /// colour camera's view before the depth camera's is formed).
-    public var filtered = false
+    public var filtered: Bool
     /// The whole world scaled by this factor in depth (kit only, for
     /// quality-bench): the pictures, the truth and the face boxes are the
     /// same (a scaled world projects identically), the depth readings are
@@ -76,7 +79,7 @@ public struct SceneSettings: Equatable {
     /// quarters of the 16:9 scene, a 3:4 portrait the central 42 %, upright
     /// and unsqueezed: a phone's portrait). Off, a picture of any shape shows
     /// the whole 16:9 scene (squeezed or stretched).
-    public var squarePixels = false
+    public var squarePixels: Bool
     /// With `flyingPixels` (kit only, for quality-bench): a reading within a
     /// sample offset of an outline is not a mix but either side's depth, a
     /// new draw every frame, biased towards the near side (a structured-light
@@ -87,7 +90,27 @@ public struct SceneSettings: Equatable {
     /// IR-absorbing surface's depth pixels (scene=carry-binder's binder)
     /// that have no reading; the rest are fragments amid the holes.
     public var absorbedShare = 0.9
-    public init() {}
+
+    /// The element's properties (rgbdtestsrc_properties.def); `stream`,
+    /// `is-live` and `calibration` are the shim's, not the scene's.
+    public init(_ c: DMRGBDTestSrcSettings) {
+        seed = c.seed
+        depthScale = c.depth_scale
+        noise = c.noise != 0
+        holes = c.holes != 0
+        flyingPixels = c.flying_pixels != 0
+        misregistration = Int(c.misregistration)
+        motion = c.motion != 0
+        falseFace = c.false_face != 0
+        faceCover = c.face_cover != 0
+        faceMeta = c.face_meta != 0
+        scene = SceneKind(property: c.scene)
+        quantization = c.quantization != 0
+        correlatedNoise = c.correlated_noise != 0
+        pan = c.pan != 0
+        filtered = c.filtered != 0
+        squarePixels = c.square_pixels != 0
+    }
 }
 
 /// Fixed dimensions of the scene, in metres unless noted.

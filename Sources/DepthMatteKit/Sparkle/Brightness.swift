@@ -7,7 +7,7 @@
 /// reading.
 
 /// What "brightness" means.
-public enum BrightnessMeasure: Int32 {
+public enum BrightnessMeasure: Int32, CaseIterable {
     /// Mean of (R + G + B) / (3 · 255): the classic camera-demo meter.
     case meanRGB = 0
     /// Mean Rec.709 luma: (0.2126 R' + 0.7152 G' + 0.0722 B') / 255, on the

@@ -16,30 +16,46 @@
 /// Everything is deterministic given the seed and the frames' stream times,
 /// and nothing allocates per frame (the glint list grows only when
 /// `maxSparkles` grows).
+import DMContract
 
-/// The element's settings as the kit sees them (copied once per frame).
+/// The element's settings as the kit sees them (read from the shim's copy
+/// of its properties once per frame, `init(_:)`).
 public struct SparkleSettings: Equatable {
-    public var measure: BrightnessMeasure = .meanRGB
+    public var measure: BrightnessMeasure
     /// Grid step of the meter in pixels (1 = every pixel).
-    public var gridStep: Int = 32
+    public var gridStep: Int
     /// Stream time between readings, ns; 0 = every frame.
-    public var interval: Int64 = 200_000_000
+    public var interval: Int64
     /// false: pure meter, the frame is never written.
-    public var draw: Bool = true
+    public var draw: Bool
     /// Live glints at full brightness.
-    public var maxSparkles: Int = 64
+    public var maxSparkles: Int
     /// Brightness (0...1) at or below which no glints live.
-    public var threshold: Double = 0.25
+    public var threshold: Double
     /// Mean glint arm length as a fraction of the frame's shorter side.
-    public var size: Double = 0.03
+    public var size: Double
     /// Mean glint life in ns of stream time.
-    public var life: Int64 = 600_000_000
+    public var life: Int64
     /// Glint colour 0xAARRGGBB; AA scales the strength (0xFF = full).
-    public var colorARGB: UInt32 = 0xFFFF_FFFF
+    public var colorARGB: UInt32
     /// Seed of the position / size / life generator.
-    public var seed: UInt32 = 0
+    public var seed: UInt32
 
-    public init() {}
+    /// The element's properties (sparkle_properties.def); `post-messages`
+    /// is the shim's. A grid step below 1 reads as 1, a life below 1 ns as
+    /// 1 ns, a negative glint count as none.
+    public init(_ c: DMSparkleSettings) {
+        measure = BrightnessMeasure(property: c.measure)
+        gridStep = Int(max(1, c.grid_step))
+        interval = Int64(clamping: c.interval)
+        draw = c.draw != 0
+        maxSparkles = Int(max(0, c.max_sparkles))
+        threshold = c.threshold
+        size = c.size
+        life = max(1, Int64(clamping: c.life))
+        colorARGB = c.color_argb
+        seed = c.seed
+    }
 }
 
 /// What happened on one frame.

@@ -3,7 +3,7 @@
 /// pointer the shim keeps (made by each element's dm_<element>_new, freed and
 /// reset here for all of them), and the kit views over the shim's pictures.
 import DepthMatteKit
-import GstShim
+import DMContract
 
 /// Per-element state that can forget its history (flush, READY).
 protocol ResettableState: AnyObject { func reset() }
@@ -51,25 +51,5 @@ extension Depth16View {
 extension Gray8View {
     init(_ c: DMGrayImage) {
         self.init(base: c.data, width: Int(c.width), height: Int(c.height), stride: Int(c.stride))
-    }
-}
-
-extension DepthEncoding {
-    /// The depth rows every depth-reading element shares (depth_encoding_properties.def).
-    init(kind: Int32, scale: Double, near: Double, far: Double, eightBit: Bool, bigEndian: Bool) {
-        self.init(kind: DepthKind(rawValue: kind) ?? .depth, eightBit: eightBit, scale: scale,
-                  near: near, far: far, bigEndian: bigEndian)
-    }
-}
-
-extension DepthViewSettings {
-    /// The depth-picture rows every depth-drawing element shares (depth_display_properties.def).
-    init(colormap: Int32, rangeMin: Double, rangeMax: Double, holeARGB: UInt32, encoding: DepthEncoding) {
-        self.init()
-        self.encoding = encoding
-        self.rangeMin = rangeMin
-        self.rangeMax = rangeMax
-        self.colormap = DepthColormap(rawValue: colormap) ?? .turbo
-        self.holeARGB = holeARGB
     }
 }

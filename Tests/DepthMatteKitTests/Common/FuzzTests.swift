@@ -10,6 +10,7 @@
 // in [0, 1], finite cutoffs when the inputs are finite).
 import XCTest
 import DepthMatteKit
+import DMContract
 
 private extension TestRandom {
     mutating func pick<T>(_ xs: [T]) -> T { xs[int(0...(xs.count - 1))] }
@@ -75,19 +76,20 @@ final class FuzzTests: XCTestCase {
     /// The settings the element can hand over (its param specs bound every
     /// value) plus `wild` values the kit sees only when called directly.
     private func matteSettings(_ rng: inout TestRandom, wild: Bool) -> MattePlan {
-        var s = DepthMatteSettings()
-        s.mode = rng.pick([.face, .fixed])
-        s.refine = rng.pick([.guided, .original, .none])
+        var s = DMDepthMatteSettings.defaults
+        s.mode = rng.pick([KeyingMode.face, .fixed]).rawValue
+        s.refine = rng.pick([MatteRefine.guided, .original, .none]).rawValue
         s.cutoff = rng.double(0...100, wild: wild)
-        s.cutoffOffset = rng.double(-10...10, wild: wild)
+        s.cutoff_offset = rng.double(-10...10, wild: wild)
         // blur-radius: NaN and huge values are fuzzed in testBlurKernelEdges
-        s.blurRadius = rng.double(0...100, wild: false)
-        if wild && rng.int(0...9) == 0 { s.blurRadius = rng.pick([.nan, -1, -.infinity, 0]) }
+        s.blur_radius = rng.double(0...100, wild: false)
+        if wild && rng.int(0...9) == 0 { s.blur_radius = rng.pick([.nan, -1, -.infinity, 0]) }
         s.gamma = rng.double(0.01...10, wild: wild)
-        let depthScale = rng.double(1e-6...1, wild: wild)
-        s.backgroundARGB = UInt32(truncatingIfNeeded: rng.next())
-        s.output = rng.pick([.composite, .matte, .alpha])
-        return s.plan(depthScale: depthScale)
+        // GRAY16_LE distance: the keyer works at this scale itself
+        s.depth_scale = rng.double(1e-6...1, wild: wild)
+        s.background_argb = UInt32(truncatingIfNeeded: rng.next())
+        s.output = rng.pick([ElementOutput.composite, .matte, .alpha]).rawValue
+        return MattePlan(s)
     }
 
     private func randomFaces(_ rng: inout TestRandom, width: Int, height: Int) -> [Box] {
@@ -215,7 +217,7 @@ final class FuzzTests: XCTestCase {
         var t: Int64 = 0
         for n in 0..<cases {
             let img = randomRGB(&rng, width: rng.size(64), height: rng.size(48), layout: rng.pick(Layout.allCases))
-            var s = SparkleSettings()
+            var s = SparkleSettings(.defaults)
             s.measure = rng.pick([.meanRGB, .rec709Luma])
             s.gridStep = rng.pick([1, 2, 3, 31, 1024])
             s.interval = rng.pick([0, 1, 200_000_000, Int64.max / 4])
@@ -264,7 +266,7 @@ final class FuzzTests: XCTestCase {
             if rng.int(0...6) == 0 {   // a size / format change mid-stack
                 w = rng.size(40); h = rng.size(30); layout = rng.pick(Layout.allCases)
             }
-            var s = FrameStackSettings()
+            var s = FrameStackSettings(.defaults)
             s.frames = rng.pick([1, 2, 3, 5, 8])
             s.method = rng.pick([.mean, .median])
             s.align = rng.pick([.none, .translation])
@@ -287,7 +289,7 @@ final class FuzzTests: XCTestCase {
     func testSceneAnyTimeSizeAndSettings() {
         var rng = TestRandom(seed: 9)
         for n in 0..<100 {
-            var s = SceneSettings()
+            var s = SceneSettings(.defaults)
             s.seed = UInt32(truncatingIfNeeded: rng.next())
             s.depthScale = rng.double(1e-6...1, wild: false)
             s.noise = rng.bool(); s.holes = rng.bool(); s.flyingPixels = rng.bool()
@@ -314,7 +316,7 @@ final class FuzzTests: XCTestCase {
     /// seconds, but a direct caller must not crash the renderer.
     func testSceneNonFiniteTime() {
         for t in [Double.nan, .infinity, -.infinity] {
-            let scene = RGBDScene(settings: SceneSettings(), time: t)
+            let scene = RGBDScene(settings: SceneSettings(.defaults), time: t)
             let video = TestRGB(width: 5, height: 3, layout: .bgrx)
             _ = scene.renderVideo(video.view)
             let depth = TestDepth(width: 5, height: 3)

@@ -4,14 +4,17 @@
 // ray-cast box-and-wall scene. Reading calibration files: BridgeTests.
 import XCTest
 import DepthMatteKit
+import DMContract
 
 final class DepthAlignTests: XCTestCase {
     // MARK: helpers
 
     /// Register `depth` (row-major, calibration.depth size) into a fresh
-    /// colour-sized picture with 2 padding bytes per row (checked untouched).
+    /// colour-sized picture with 2 padding bytes per row (checked untouched),
+    /// with depthalign's `max-jump` (nil: the element's default).
     private func register(_ depth: [UInt16], _ cal: DepthCalibration, method: DepthRegistration.Method = .splat,
-                          threads: Int = 1, reg: DepthRegistration = DepthRegistration()) -> [UInt16] {
+                          threads: Int = 1, maxJump: Double? = nil,
+                          reg: DepthRegistration = DepthRegistration()) -> [UInt16] {
         reg.method = method
         let cw = cal.color.width, ch = cal.color.height, stride = 2 * cw + 2
         var out = [UInt8](repeating: 0xA5, count: stride * ch)
@@ -19,7 +22,8 @@ final class DepthAlignTests: XCTestCase {
             out.withUnsafeMutableBytes { o in
                 reg.register(depth: Depth16View(base: d.baseAddress!, width: cal.depth.width, height: cal.depth.height,
                                                 stride: 2 * cal.depth.width),
-                             calibration: cal, into: o.baseAddress!, width: cw, height: ch, stride: stride, threads: threads)
+                             calibration: cal, into: o.baseAddress!, width: cw, height: ch, stride: stride,
+                             maxRelativeJump: maxJump ?? DMDepthAlignSettings.defaults.max_jump, threads: threads)
             }
         }
         XCTAssertEqual(status, .ok)
@@ -109,9 +113,7 @@ final class DepthAlignTests: XCTestCase {
             // The jump is per depth pixel: at this quarter resolution (fx 107)
             // the box's side face, seen at about 80°, changes by ~9 % per
             // pixel, so allow 12 % here (the 50 % box/wall step stays refused).
-            let reg = DepthRegistration()
-            reg.maxRelativeJump = 0.12
-            let out = register(depth, cal, method: method, reg: reg)
+            let out = register(depth, cal, method: method, maxJump: 0.12)
             var valid = 0, filled = 0, close = 0, between = 0, invented = 0
             for i in 0..<truth.count {
                 if truth[i] > 0 {
@@ -218,7 +220,8 @@ final class DepthAlignTests: XCTestCase {
         let status = depth.withUnsafeBytes { d in
             out.withUnsafeMutableBytes { o in
                 DepthRegistration().register(depth: Depth16View(base: d.baseAddress!, width: 100, height: 50, stride: 200),
-                                             calibration: cal, into: o.baseAddress!, width: 320, height: 180, stride: 640)
+                                             calibration: cal, into: o.baseAddress!, width: 320, height: 180, stride: 640,
+                                             maxRelativeJump: DMDepthAlignSettings.defaults.max_jump)
             }
         }
         XCTAssertEqual(status, .depthSizeMismatch)

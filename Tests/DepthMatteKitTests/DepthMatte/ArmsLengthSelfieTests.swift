@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 import DepthMatteKit
+import DMContract
 
 /// The plain depth cut is the floor of the depth-only matte, on the
 /// subject's own use case: rgbdtestsrc's `selfie` (an upright 3:4 portrait
@@ -19,7 +20,7 @@ final class ArmsLengthSelfieTests: XCTestCase {
         var truth = [UInt8](repeating: 0, count: W * H), chair = [Bool](repeating: false, count: W * H)
 
         init(frames: Int) {
-            var ss = SceneSettings()
+            var ss = SceneSettings(.defaults)
             ss.scene = .selfie; ss.squarePixels = true; ss.filtered = true
             var scene = RGBDScene(settings: ss, time: 0)
             for i in 0..<frames {
@@ -47,13 +48,13 @@ final class ArmsLengthSelfieTests: XCTestCase {
     /// stock Haar cascade finds no face in the real selfie: the lock falls
     /// to the nearest body); the last matte against the truth.
     static func key(subjectOnly: Bool, faces: Bool) -> Keyed {
-        var s = DepthMatteSettings()
-        s.output = .matte; s.threads = 1; s.frameDuration = 0.04
-        s.subjectOnly = subjectOnly
+        var s = DMDepthMatteSettings.defaults
+        s.output = ElementOutput.matte.rawValue; s.n_threads = 1; s.frame_duration = 0.04
+        s.subject_only = subjectOnly ? 1 : 0
         let m = DepthMatter(), c = clip
         let out = TestRGB(width: W, height: H)
         for i in c.video.indices {
-            _ = m.process(plan: s.plan(depthScale: 0.001), video: c.video[i].view, depth: c.depth[i].view,
+            _ = m.process(plan: MattePlan(s), video: c.video[i].view, depth: c.depth[i].view,
                           background: nil, output: out.view, faces: faces ? c.faces[i] : [])
         }
         var k = Keyed()

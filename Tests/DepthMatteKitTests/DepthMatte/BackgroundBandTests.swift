@@ -14,7 +14,7 @@ final class BackgroundBandTests: XCTestCase {
     /// Σ |α − truth| on the output grid, the truth's coverage averaged over
     /// each grid cell.
     static func error(backgroundBand: Int, frames: Int = 4) -> Double {
-        var s = SceneSettings()
+        var s = SceneSettings(.defaults)
         s.motion = true; s.noise = true; s.holes = true; s.flyingPixels = true; s.misregistration = 2
         s.quantization = true; s.correlatedNoise = true; s.edgeJitter = true; s.distanceScale = 2.5; s.seed = 5
         let vw = 640, vh = 360

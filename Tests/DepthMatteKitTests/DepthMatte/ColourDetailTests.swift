@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 @testable import DepthMatteKit
+import DMContract
 
 /// Step 3's colour detail (`MatteRefiner.Tuning.colourDetail`) and 2.2's
 /// occlusion-shadow fill (`MatteRefiner.Tuning.shadowFill`).
@@ -26,10 +27,10 @@ final class ColourDetailTests: XCTestCase {
         d.fill(x0: 0, y0: 0, x1: Int((edge / 4).rounded()), y1: dh, 900)
         let m = DepthMatter()
         m.refiner.tuning.colourDetail = detail
-        var s = DepthMatteSettings()
-        s.mode = .fixed; s.cutoff = 1.5; s.output = .matte; s.threads = threads
+        var s = DMDepthMatteSettings.defaults
+        s.mode = KeyingMode.fixed.rawValue; s.cutoff = 1.5; s.output = ElementOutput.matte.rawValue; s.n_threads = UInt32(threads)
         let out = TestRGB(width: vw, height: vh, layout: layout)
-        _ = m.process(plan: s.plan(depthScale: 0.001), video: v.view, depth: d.view, background: nil, output: out.view, faces: [])
+        _ = m.process(plan: MattePlan(s), video: v.view, depth: d.view, background: nil, output: out.view, faces: [])
         return (0..<vh).map { y in (0..<vw).map { x in Float(out[x, y].r) / 255 } }
     }
 
@@ -105,11 +106,11 @@ final class EmptySceneTests: XCTestCase {
         let v = TestRGB(width: 160, height: 90), d = TestDepth(width: 80, height: 45, fill: 2000)
         for y in 0..<90 { for x in 0..<160 { v[x, y] = RGBA(UInt8(x), 120, UInt8(y)) } }
         let m = DepthMatter()
-        var s = DepthMatteSettings()
-        s.mode = mode; s.cutoff = 4.0; s.subjectOnly = subjectOnly; s.output = .matte; s.lockStrategy = strategy
+        var s = DMDepthMatteSettings.defaults
+        s.mode = mode.rawValue; s.cutoff = 4.0; s.subject_only = subjectOnly ? 1 : 0; s.output = ElementOutput.matte.rawValue; s.lock_strategy = strategy.rawValue
         let out = TestRGB(width: 160, height: 90)
         var r = MatteResult()
-        for _ in 0..<3 { r = m.process(plan: s.plan(depthScale: 0.001), video: v.view, depth: d.view, background: nil, output: out.view, faces: []) }
+        for _ in 0..<3 { r = m.process(plan: MattePlan(s), video: v.view, depth: d.view, background: nil, output: out.view, faces: []) }
         var keyed = 0
         for y in 0..<90 { for x in 0..<160 where out[x, y].r > 127 { keyed += 1 } }
         return (r, keyed)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 import DepthMatteKit
+import DMContract
 
 #if canImport(Glibc)
 import Glibc
@@ -21,14 +22,14 @@ extension DepthMatterTests {
         // at 4.5 m, nearer than the 5 m cutoff setting (the fallback).
         let empty = TestDepth(width: 160, height: 90, fill: 4500)
         let video = Self.makeVideo(160, 90)
-        var s = DepthMatteSettings()
-        s.mode = .nearest
-        s.refine = .none
+        var s = DMDepthMatteSettings.defaults
+        s.mode = KeyingMode.nearest.rawValue
+        s.refine = MatteRefine.none.rawValue
         s.cutoff = 5.0
-        s.backgroundARGB = 0xff00_ff00
+        s.background_argb = 0xff00_ff00
         for strategy in [LockStrategy.robust, .original] {
-            s.lockStrategy = strategy
-            XCTAssertEqual(s.plan(depthScale: 0.001).cutoff.subject?.keysNothingWithoutSubject, true, "\(strategy)")
+            s.lock_strategy = strategy.rawValue
+            XCTAssertEqual(MattePlan(s).cutoff.subject?.keysNothingWithoutSubject, true, "\(strategy)")
             let out = TestRGB(width: 160, height: 90)
             let r = run(DepthMatter(), s, video: video, depth: empty, output: out)
             XCTAssertEqual(r.lockSource, .fixed, "\(strategy): no subject found")
@@ -37,9 +38,9 @@ extension DepthMatterTests {
             }
         }
         // mode=face with lock-strategy=original keeps the sample's fallback
-        s.mode = .face
-        s.lockStrategy = .original
-        XCTAssertEqual(s.plan(depthScale: 0.001).cutoff.subject?.keysNothingWithoutSubject, false)
+        s.mode = KeyingMode.face.rawValue
+        s.lock_strategy = LockStrategy.original.rawValue
+        XCTAssertEqual(MattePlan(s).cutoff.subject?.keysNothingWithoutSubject, false)
     }
 
     // MARK: face lock
@@ -54,14 +55,14 @@ extension DepthMatterTests {
     }
     static let faceBox = Box(x: 12, y: 2, width: 8, height: 10)  // central part -> depth [7, 9) x [2, 5)
 
-    static func faceSettings() -> DepthMatteSettings {
+    static func faceSettings() -> DMDepthMatteSettings {
         var s = sharp()
-        s.mode = .face
+        s.mode = KeyingMode.face.rawValue
         s.cutoff = 1.0
-        s.cutoffOffset = 0.25
+        s.cutoff_offset = 0.25
         // these tests pin the original sample's lock (first box, held);
         // SubjectLockTests cover the default rules
-        s.lockStrategy = .original
+        s.lock_strategy = LockStrategy.original.rawValue
         return s
     }
 
@@ -71,16 +72,16 @@ extension DepthMatterTests {
         // as the mode is fixed or a focus mode (no reset in between)
         let m = DepthMatter()
         var s = Self.faceSettings()
-        XCTAssertEqual(m.cutoffInForce(s.plan(depthScale: 0.001)), 1.0, accuracy: 1e-12, "before any lock: the preset")
+        XCTAssertEqual(m.cutoffInForce(MattePlan(s)), 1.0, accuracy: 1e-12, "before any lock: the preset")
         let video = Self.makeVideo(32, 24)
         _ = run(m, s, video: video, depth: Self.portrait(), output: TestRGB(width: 32, height: 24), faces: [Self.faceBox])
-        XCTAssertEqual(m.cutoffInForce(s.plan(depthScale: 0.001)), 1.05, accuracy: 1e-12, "locked to the face")
-        s.mode = .fixed
+        XCTAssertEqual(m.cutoffInForce(MattePlan(s)), 1.05, accuracy: 1e-12, "locked to the face")
+        s.mode = KeyingMode.fixed.rawValue
         s.cutoff = 2.5
-        XCTAssertEqual(m.cutoffInForce(s.plan(depthScale: 0.001)), 2.5, accuracy: 1e-12, "fixed")
-        s.mode = .highpass
+        XCTAssertEqual(m.cutoffInForce(MattePlan(s)), 2.5, accuracy: 1e-12, "fixed")
+        s.mode = KeyingMode.highpass.rawValue
         s.focus = 1.7
-        XCTAssertEqual(m.cutoffInForce(s.plan(depthScale: 0.001)), 1.7, accuracy: 1e-12, "focus")
+        XCTAssertEqual(m.cutoffInForce(MattePlan(s)), 1.7, accuracy: 1e-12, "focus")
         XCTAssertEqual(m.lockedCutoff ?? 0, 1.05, accuracy: 1e-12, "the lock itself is kept")
     }
 
@@ -100,7 +101,7 @@ extension DepthMatterTests {
         assertPixel(out[2, 20], Self.green, "wall")
         // in fixed mode at 1.0 m the body is background
         let fixed = TestRGB(width: 32, height: 24)
-        var s = Self.faceSettings(); s.mode = .fixed
+        var s = Self.faceSettings(); s.mode = KeyingMode.fixed.rawValue
         run(DepthMatter(), s, video: video, depth: Self.portrait(), output: fixed, faces: [Self.faceBox])
         assertPixel(fixed[15, 20], Self.green, "body in fixed 1.0 m")
         assertPixel(fixed[16, 6], Self.videoColor(16, 6), "face in fixed 1.0 m")
@@ -196,7 +197,7 @@ extension DepthMatterTests {
     func testFixedModeIgnoresFaces() {
         let m = DepthMatter()
         var s = Self.faceSettings()
-        s.mode = .fixed
+        s.mode = KeyingMode.fixed.rawValue
         s.cutoff = 1.3
         let r = run(m, s, video: Self.makeVideo(32, 24), depth: Self.portrait(), output: TestRGB(width: 32, height: 24),
                     faces: [Self.faceBox])
@@ -205,10 +206,10 @@ extension DepthMatterTests {
         XCTAssertEqual(r.faceDepth, 0)
         XCTAssertNil(m.lockedCutoff)
         // a lock taken in face mode is not used in fixed mode
-        s.mode = .face
+        s.mode = KeyingMode.face.rawValue
         run(m, s, video: Self.makeVideo(32, 24), depth: Self.portrait(), output: TestRGB(width: 32, height: 24),
             faces: [Self.faceBox])
-        s.mode = .fixed
+        s.mode = KeyingMode.fixed.rawValue
         let f = run(m, s, video: Self.makeVideo(32, 24), depth: Self.portrait(), output: TestRGB(width: 32, height: 24),
                     faces: [Self.faceBox])
         XCTAssertEqual(f.cutoff, 1.3)

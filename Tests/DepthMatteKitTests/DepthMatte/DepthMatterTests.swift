@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 import DepthMatteKit
+import DMContract
 
 #if canImport(Glibc)
 import Glibc
@@ -27,19 +28,19 @@ final class DepthMatterTests: XCTestCase {
     /// Fixed mode pinned to the original sample's chain, with its blur and
     /// gamma; the background colour only when given.
     static func original(cutoff: Double, blurRadius: Double, gamma: Double,
-                         backgroundARGB: UInt32? = nil) -> DepthMatteSettings {
-        var s = DepthMatteSettings()
-        s.refine = .original
-        s.mode = .fixed
+                         backgroundARGB: UInt32? = nil) -> DMDepthMatteSettings {
+        var s = DMDepthMatteSettings.defaults
+        s.refine = MatteRefine.original.rawValue
+        s.mode = KeyingMode.fixed.rawValue
         s.cutoff = cutoff
-        s.blurRadius = blurRadius
+        s.blur_radius = blurRadius
         s.gamma = gamma
-        if let backgroundARGB { s.backgroundARGB = backgroundARGB }
+        if let backgroundARGB { s.background_argb = backgroundARGB }
         return s
     }
 
     /// Sharp keying (no blur, gamma 1) in fixed mode, green background.
-    static func sharp(cutoff: Double = 1.5) -> DepthMatteSettings {
+    static func sharp(cutoff: Double = 1.5) -> DMDepthMatteSettings {
         original(cutoff: cutoff, blurRadius: 0, gamma: 1, backgroundARGB: 0xff00_ff00)
     }
 
@@ -55,26 +56,26 @@ final class DepthMatterTests: XCTestCase {
     }
 
     @discardableResult
-    func run(_ m: DepthMatter, _ s: DepthMatteSettings, video: TestRGB?, depth: TestDepth?,
+    func run(_ m: DepthMatter, _ s: DMDepthMatteSettings, video: TestRGB?, depth: TestDepth?,
              background: TestRGB? = nil, output: TestRGB, faces: [Box] = []) -> MatteResult {
-        m.process(plan: s.plan(depthScale: 0.001), video: video?.view, depth: depth?.view, background: background?.view,
+        m.process(plan: MattePlan(s), video: video?.view, depth: depth?.view, background: background?.view,
                   output: output.view, faces: faces)
     }
 
     /// The whole chain computed naively: mask, 2-D blur, pow, bicubic, bilinear
     /// aspect fill, blend; in Double.
-    func reference(_ s: DepthMatteSettings, cutoffUnits: Int, video: TestRGB?, depth: TestDepth?,
+    func reference(_ s: DMDepthMatteSettings, cutoffUnits: Int, video: TestRGB?, depth: TestDepth?,
                    background: TestRGB?, width W: Int, height H: Int) -> [[RGBA]] {
         var matte: [[Double]]
         if let depth {
             let mask = Reference.mask(depth, cutoffUnits: cutoffUnits)
-            let blurred = Reference.blur(mask, sigma: s.blurRadius)
+            let blurred = Reference.blur(mask, sigma: s.blur_radius)
             let g = s.gamma == 1 ? blurred : Reference.gamma(blurred, s.gamma)
             matte = Reference.bicubic(g, width: W, height: H)
         } else {
             matte = [[Double]](repeating: [Double](repeating: video == nil ? 0 : 1, count: W), count: H)
         }
-        let c = ARGBColor(argb: s.backgroundARGB)
+        let c = ARGBColor(argb: s.background_argb)
         var out: [[RGBA]] = []
         for y in 0..<H {
             var row: [RGBA] = []
@@ -95,7 +96,7 @@ final class DepthMatterTests: XCTestCase {
                 }
                 let v = video?[x, y] ?? RGBA(0, 0, 0)
                 let m = matte[y][x]
-                switch s.plan(depthScale: 0.001).output {
+                switch MattePlan(s).output {
                 case .composite:
                     row.append(RGBA(Reference.mix(v.r, bg.r, m), Reference.mix(v.g, bg.g, m), Reference.mix(v.b, bg.b, m), 255))
                 case .matte:
@@ -163,7 +164,7 @@ final class DepthMatterTests: XCTestCase {
         var s = Self.original(cutoff: 1.2, blurRadius: 1.3, gamma: 0.6, backgroundARGB: 0xff20_4060)
         for layout in Layout.allCases {
             for mode in [ElementOutput.composite, .matte, .alpha] {
-                s.output = mode
+                s.output = mode.rawValue
                 let video = Self.makeVideo(29, 21, layout: layout, padding: 2)
                 let out = TestRGB(width: 29, height: 21, layout: layout, padding: 4)
                 run(DepthMatter(), s, video: video, depth: depth, output: out)
@@ -206,7 +207,7 @@ final class DepthMatterTests: XCTestCase {
                         return b
                     }
                     for mode in [ElementOutput.composite, .matte, .alpha] where mode == .composite || bgSize == nil {
-                        s.output = mode
+                        s.output = mode.rawValue
                         let out = TestRGB(width: vw, height: vh, layout: layout, padding: 2)
                         // a frame of subject only first: nothing of it may stay in the scratch rows
                         let matter = DepthMatter()
@@ -235,8 +236,8 @@ final class DepthMatterTests: XCTestCase {
                     var outs: [[UInt8]] = []
                     var coverage: [Double] = []
                     for threads in [1, 2, 3] {
-                        var s = DepthMatteSettings()
-                        s.refine = refine; s.output = mode; s.threads = threads; s.mode = .fixed; s.cutoff = 1.4
+                        var s = DMDepthMatteSettings.defaults
+                        s.refine = refine.rawValue; s.output = mode.rawValue; s.n_threads = UInt32(threads); s.mode = KeyingMode.fixed.rawValue; s.cutoff = 1.4
                         let out = TestRGB(width: vw, height: vh, layout: .bgra)
                         let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
                         outs.append(Array(UnsafeBufferPointer(start: out.bytes, count: out.stride * vh)))
@@ -257,10 +258,10 @@ final class DepthMatterTests: XCTestCase {
         // blur 5, gamma 0.5 (the defaults) on a 24x18 depth behind 48x36 video
         let depth = TestDepth(width: 24, height: 18, fill: 2500)
         depth.fill(x0: 7, y0: 4, x1: 17, y1: 18, 950)
-        var s = DepthMatteSettings()
-        s.refine = .original  // pinned to the original sample's chain
-        s.mode = .fixed
-        XCTAssertEqual(s.blurRadius, 5); XCTAssertEqual(s.gamma, 0.5); XCTAssertEqual(s.cutoff, 1.0)
+        var s = DMDepthMatteSettings.defaults
+        s.refine = MatteRefine.original.rawValue  // pinned to the original sample's chain
+        s.mode = KeyingMode.fixed.rawValue
+        XCTAssertEqual(s.blur_radius, 5); XCTAssertEqual(s.gamma, 0.5); XCTAssertEqual(s.cutoff, 1.0)
         let video = Self.makeVideo(48, 36)
         let out = TestRGB(width: 48, height: 36)
         let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
@@ -317,10 +318,10 @@ final class DepthMatterTests: XCTestCase {
         let video = TestRGB(width: 320, height: 180)
         for y in 0..<180 { for x in 0..<320 { video[x, y] = x < 160 ? RGBA(200, 40, 40) : RGBA(60, 160, 90) } }
         let out = TestRGB(width: 320, height: 180)
-        var s = DepthMatteSettings()
-        s.mode = .fixed
+        var s = DMDepthMatteSettings.defaults
+        s.mode = KeyingMode.fixed.rawValue
         s.cutoff = 1.5
-        s.output = .matte
+        s.output = ElementOutput.matte.rawValue
         let r = run(DepthMatter(), s, video: video, depth: depth, output: out)
         for y in [0, 90, 179] {
             for x in 0..<156 { XCTAssertGreaterThan(out[x, y].r, 240, "subject (\(x),\(y))") }
@@ -370,7 +371,7 @@ final class DepthMatterTests: XCTestCase {
         let video = Self.makeVideo(32, 18, layout: .bgrx)
         let out = TestRGB(width: 32, height: 18, layout: .bgrx)
         var s = Self.sharp()
-        s.blurRadius = 0.8
+        s.blur_radius = 0.8
         run(DepthMatter(), s, video: video, depth: depth, background: bg, output: out)
         assertMatchesReference(out, reference(s, cutoffUnits: 1500, video: video, depth: depth, background: bg,
                                               width: 32, height: 18))
@@ -399,7 +400,7 @@ final class DepthMatterTests: XCTestCase {
             XCTAssertTrue(out.paddingIntact)
         }
         // alpha output: opaque
-        var s = Self.sharp(); s.output = .alpha
+        var s = Self.sharp(); s.output = ElementOutput.alpha.rawValue
         let out = TestRGB(width: 4, height: 3)
         run(DepthMatter(), s, video: Self.makeVideo(4, 3), depth: nil, output: out)
         for y in 0..<3 { for x in 0..<4 { assertPixel(out[x, y], Self.videoColor(x, y)) } }
@@ -431,12 +432,12 @@ final class DepthMatterTests: XCTestCase {
 
     func testMatteAndAlphaOutputs() {
         var s = Self.sharp()
-        s.output = .matte
+        s.output = ElementOutput.matte.rawValue
         let out = TestRGB(width: 32, height: 24)
         run(DepthMatter(), s, video: Self.makeVideo(32, 24), depth: Self.rectangleScene(), output: out)
         assertPixel(out[15, 12], RGBA(255, 255, 255))
         assertPixel(out[2, 12], RGBA(0, 0, 0))
-        s.output = .alpha
+        s.output = ElementOutput.alpha.rawValue
         let a = TestRGB(width: 32, height: 24, layout: .argb)
         run(DepthMatter(), s, video: Self.makeVideo(32, 24, layout: .argb), depth: Self.rectangleScene(), output: a)
         assertPixel(a[15, 12], Self.videoColor(15, 12))

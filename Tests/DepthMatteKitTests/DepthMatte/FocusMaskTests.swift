@@ -47,7 +47,7 @@ final class FocusMaskTests: XCTestCase {
         }
         disp.withUnsafeMutableBytes { p in
             let v = n.normalize(UnsafeRawPointer(p.baseAddress!), width: 6, height: 1, stride: 12,
-                                encoding: DepthEncoding(kind: .disparity, scale: 0.001))
+                                encoding: DepthEncoding(kind: .disparity, eightBit: false, scale: 0.001, near: 0.5, far: 5, bigEndian: false))
             FocusMask.mask(depth: v, scale: DepthNormalizer.scale, settings: s, into: &b)
         }
         XCTAssertEqual(Array(a.pixels[0..<6]), Array(b.pixels[0..<6]))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 import DepthMatteKit
+import DMContract
 
 /// A GRAY8 person probability in an owned buffer (255 = person).
 final class TestProbability {
@@ -226,17 +227,17 @@ final class PersonFusionTests: XCTestCase {
         let p = TestProbability(width: 64, height: 36)
         p.fill(x0: 28, y0: 2, x1: 36, y1: 16)
         p.fill(x0: 12, y0: 16, x1: 52, y1: 36)
-        var s = DepthMatteSettings()
-        s.output = .matte
-        s.threads = 1
-        s.refine = .none
+        var s = DMDepthMatteSettings.defaults
+        s.output = ElementOutput.matte.rawValue
+        s.n_threads = 1
+        s.refine = MatteRefine.none.rawValue
         let video = TestRGB(width: VW, height: VH, fill: RGBA(120, 120, 120))
         let out = TestRGB(width: VW, height: VH)
         let matter = DepthMatter()
         var r = MatteResult()
         for _ in 0..<3 {
             r = p.withView { pv in
-                matter.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, person: pv,
+                matter.process(plan: MattePlan(s), video: video.view, depth: d.view, person: pv,
                                background: nil, output: out.view, faces: [Box(x: 145, y: 15, width: 30, height: 40)])
             }
         }
@@ -245,16 +246,16 @@ final class PersonFusionTests: XCTestCase {
         XCTAssertEqual(out[160, 40].r, 255, "head")
         XCTAssertEqual(out[10, 10].r, 0, "wall")
         // person-prior=ignore: the depth-only path, the flag off
-        s.personPrior = .ignore
+        s.person_prior = PersonPrior.ignore.rawValue
         r = p.withView { pv in
-            matter.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, person: pv,
+            matter.process(plan: MattePlan(s), video: video.view, depth: d.view, person: pv,
                            background: nil, output: out.view, faces: [Box(x: 145, y: 15, width: 30, height: 40)])
         }
         XCTAssertFalse(r.personUsed)
         // person-prior=alone: the probability itself, the depth unused
-        s.personPrior = .alone
+        s.person_prior = PersonPrior.alone.rawValue
         r = p.withView { pv in
-            matter.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, person: pv,
+            matter.process(plan: MattePlan(s), video: video.view, depth: d.view, person: pv,
                            background: nil, output: out.view, faces: [])
         }
         XCTAssertTrue(r.personUsed)

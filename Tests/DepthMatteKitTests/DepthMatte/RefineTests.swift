@@ -329,7 +329,7 @@ final class RefineTests: XCTestCase {
 
     /// The synthetic scene with every depth artefact at `time`, into `video` and `depth`.
     static func render(_ time: Double, video: TestRGB, depth: TestDepth) {
-        var s = SceneSettings()
+        var s = SceneSettings(.defaults)
         s.noise = true; s.holes = true; s.flyingPixels = true; s.misregistration = 2
         let scene = RGBDScene(settings: s, time: time)
         _ = scene.renderVideo(video.view)

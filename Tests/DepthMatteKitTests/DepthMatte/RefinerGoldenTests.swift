@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 @testable import DepthMatteKit
+import DMContract
 
 /// Golden outputs of the refiner and the compositor (they were
 /// split into parts with no change in any output value). Each case hashes
@@ -106,13 +107,13 @@ final class RefinerGoldenTests: XCTestCase {
                     for background in [nil, placed, direct] where mode == .composite || background == nil {
                         for threads in [1, 2] {
                             let m = DepthMatter()
-                            var s = DepthMatteSettings()
-                            s.mode = .fixed; s.cutoff = 1.4; s.refine = refine; s.output = mode; s.threads = threads
-                            s.backgroundARGB = 0xff20_4060
+                            var s = DMDepthMatteSettings.defaults
+                            s.mode = KeyingMode.fixed.rawValue; s.cutoff = 1.4; s.refine = refine.rawValue; s.output = mode.rawValue; s.n_threads = UInt32(threads)
+                            s.background_argb = 0xff20_4060
                             let out = TestRGB(width: 333, height: 201, layout: layout)
                             for f in 0..<3 {
                                 RefineTests.render(5.5 + 0.3 * Double(f), video: v, depth: d)
-                                let r = m.process(plan: s.plan(depthScale: 0.001), video: v.view, depth: d.view, background: background?.view,
+                                let r = m.process(plan: MattePlan(s), video: v.view, depth: d.view, background: background?.view,
                                                   output: out.view, faces: [])
                                 hash.add(out)
                                 hash.add(UInt32(truncatingIfNeeded: Int(r.coverage * 1e9)))

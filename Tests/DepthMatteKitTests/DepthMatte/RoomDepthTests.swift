@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 import DepthMatteKit
+import DMContract
 
 /// What the depth-only lock knows of the room (RoomDepth.swift), and how the
 /// depth-only finder uses it (NearestBody.swift), on synthetic 160x90 depth
@@ -324,11 +325,11 @@ final class RoomDepthTests: XCTestCase {
         // the lock follows the fragment while it is all that moved; a man
         // walks in farther away (2 m, then 2.3 m): the lock takes him
         let lock = SubjectLock()
-        var s = DepthMatteSettings()
-        s.mode = .nearest; s.cutoffOffset = 0.25; s.frameDuration = 1.0 / 10
+        var s = DMDepthMatteSettings.defaults
+        s.mode = KeyingMode.nearest.rawValue; s.cutoff_offset = 0.25; s.frame_duration = 1.0 / 10
         func step(_ d: TestDepth) -> (Double, MatteResult) {
             var r = MatteResult()
-            let cut = lock.update(s.plan(depthScale: 0.001), depth: d.view, faces: [],
+            let cut = lock.update(MattePlan(s), depth: d.view, faces: [],
                                   videoWidth: 320, videoHeight: 180, result: &r)
             return (cut, r)
         }

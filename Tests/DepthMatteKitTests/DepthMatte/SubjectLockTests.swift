@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 import DepthMatteKit
+import DMContract
 
 /// The subject lock's rules (SubjectLock.swift) and the depth-only finder
 /// (NearestBody.swift) on synthetic 160x90 depth maps behind a 320x180 video.
@@ -23,12 +24,16 @@ final class SubjectLockTests: XCTestCase {
 
     struct Step { var cutoff: Double; var result: MatteResult }
 
+    /// One frame through `lock` at the element's defaults, but for the
+    /// given mode, strategy, hold and smoothing (nil: the defaults).
     static func step(_ lock: SubjectLock, _ depth: TestDepth, _ faces: [Box], mode: KeyingMode = .face,
-                     strategy: LockStrategy = .robust) -> Step {
-        var s = DepthMatteSettings()
-        s.mode = mode; s.lockStrategy = strategy; s.cutoff = 1.0; s.cutoffOffset = 0.25; s.frameDuration = 1.0 / 30
+                     strategy: LockStrategy = .robust, hold: Double? = nil, smoothing: Double? = nil) -> Step {
+        var s = DMDepthMatteSettings.defaults
+        s.mode = mode.rawValue; s.lock_strategy = strategy.rawValue; s.cutoff = 1.0; s.cutoff_offset = 0.25; s.frame_duration = 1.0 / 30
+        if let hold { s.lock_hold = hold }
+        if let smoothing { s.lock_smoothing = smoothing }
         var r = MatteResult()
-        let c = lock.update(s.plan(depthScale: 0.001), depth: depth.view, faces: faces,
+        let c = lock.update(MattePlan(s), depth: depth.view, faces: faces,
                             videoWidth: VW, videoHeight: VH, result: &r)
         return Step(cutoff: c, result: r)
     }
@@ -165,28 +170,25 @@ final class SubjectLockTests: XCTestCase {
 
     func testAfterTheHoldTheNearestBodyTakesOver() {
         let lock = SubjectLock()
-        lock.settings.holdTime = 0.5
-        for _ in 0..<5 { _ = Self.step(lock, Self.person(face: 1000), [Self.face()]) }
-        var s = Self.step(lock, Self.person(face: 1000), [])
+        for _ in 0..<5 { _ = Self.step(lock, Self.person(face: 1000), [Self.face()], hold: 0.5) }
+        var s = Self.step(lock, Self.person(face: 1000), [], hold: 0.5)
         XCTAssertEqual(s.result.lockSource, .tracked)
-        for _ in 0..<20 { s = Self.step(lock, Self.person(face: 1000), []) }
+        for _ in 0..<20 { s = Self.step(lock, Self.person(face: 1000), [], hold: 0.5) }
         XCTAssertEqual(s.result.lockSource, .nearest)
         XCTAssertEqual(s.cutoff, 1.25, accuracy: 0.02)
     }
 
     func testSmoothingFollowsAtTheSetSpeed() {
         let lock = SubjectLock()
-        lock.settings.smoothing = 0.5
-        _ = Self.step(lock, Self.person(face: 1000), [Self.face()])
+        _ = Self.step(lock, Self.person(face: 1000), [Self.face()], smoothing: 0.5)
         XCTAssertEqual(lock.cutoff ?? 0, 1.25, accuracy: 1e-6)    // the first lock is immediate
         // a step to 1.1 m (the face box shrinks to match: k = 36/320 x 1.1 = 0.124)
         let far = Box(x: 142, y: 22, width: 36, height: 40)
-        let s = Self.step(lock, Self.person(face: 1100), [far])
+        let s = Self.step(lock, Self.person(face: 1100), [far], smoothing: 0.5)
         XCTAssertTrue(s.result.faceFound)
         // one frame of 1/30 s with tau 0.5 s moves 1/16 of the way
         XCTAssertEqual(s.cutoff, 1.25 + 0.1 / 16, accuracy: 0.003)
-        lock.settings.smoothing = 0
-        XCTAssertEqual(Self.step(lock, Self.person(face: 1100), [far]).cutoff, 1.35, accuracy: 0.003)
+        XCTAssertEqual(Self.step(lock, Self.person(face: 1100), [far], smoothing: 0).cutoff, 1.35, accuracy: 0.003)
     }
 
     func testASubjectWalkingAwayStaysNearerThanTheSmoothedCutoff() {
@@ -195,11 +197,10 @@ final class SubjectLockTests: XCTestCase {
         // cutoff would lag by metres; it stays at least half the offset
         // (0.125 m) beyond the head
         let lock = SubjectLock()
-        lock.settings.smoothing = 0.5
         var cutoffs: [Double] = []
         for i in 0..<6 {
             let d = 1000 + 300 * i
-            let s = Self.step(lock, Self.person(face: d, wall: 6000), [], mode: .nearest)
+            let s = Self.step(lock, Self.person(face: d, wall: 6000), [], mode: .nearest, smoothing: 0.5)
             XCTAssertEqual(s.result.lockSource, .nearest, "frame \(i)")
             XCTAssertGreaterThanOrEqual(s.cutoff, Double(d) / 1000 + 0.125 - 0.01, "frame \(i): the head beyond the cutoff")
             cutoffs.append(s.cutoff)
@@ -207,7 +208,7 @@ final class SubjectLockTests: XCTestCase {
         // still smoothed: below the goal (head + 0.25) while it moves
         XCTAssertLessThan(cutoffs.last!, 2.5 + 0.25 - 0.05)
         // and coming back nearer, it follows at the set speed again
-        let s = Self.step(lock, Self.person(face: 2200, wall: 6000), [], mode: .nearest)
+        let s = Self.step(lock, Self.person(face: 2200, wall: 6000), [], mode: .nearest, smoothing: 0.5)
         XCTAssertEqual(s.cutoff, cutoffs.last! + (2.45 - cutoffs.last!) / 16, accuracy: 0.01)
     }
 
@@ -218,18 +219,17 @@ final class SubjectLockTests: XCTestCase {
         // person walking in 4.5 m away stayed beyond the creeping cutoff for
         // two frames, keyed out)
         let lock = SubjectLock()
-        lock.settings.smoothing = 0.5
         let empty = TestDepth(width: 160, height: 90, fill: 4500)
         for _ in 0..<3 {
-            let s = Self.step(lock, empty, [], mode: .nearest)
+            let s = Self.step(lock, empty, [], mode: .nearest, smoothing: 0.5)
             XCTAssertEqual(s.result.lockSource, .fixed)
             XCTAssertEqual(s.cutoff, 1.0, accuracy: 1e-6)
         }
-        let s = Self.step(lock, Self.person(face: 4000, wall: 6000), [], mode: .nearest)
+        let s = Self.step(lock, Self.person(face: 4000, wall: 6000), [], mode: .nearest, smoothing: 0.5)
         XCTAssertEqual(s.result.lockSource, .nearest)
         XCTAssertEqual(s.cutoff, 4.25, accuracy: 0.05)
         // and from then on it moves at the set speed
-        let t = Self.step(lock, Self.person(face: 4100, wall: 6000), [], mode: .nearest)
+        let t = Self.step(lock, Self.person(face: 4100, wall: 6000), [], mode: .nearest, smoothing: 0.5)
         XCTAssertEqual(t.cutoff, s.cutoff + (4.35 - s.cutoff) / 16, accuracy: 0.01)
     }
 

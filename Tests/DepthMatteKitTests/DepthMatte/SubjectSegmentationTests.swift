@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
 import DepthMatteKit
+import DMContract
 
 /// The subject, not a slab of space (SubjectSegmentation.swift):
 /// synthetic 160x90 depth behind a 320x180 video, keyed with refine=none
@@ -35,18 +36,18 @@ final class SubjectSegmentationTests: XCTestCase {
     /// Key `frames` frames and return the last matte (one byte per video pixel).
     static func key(_ depth: TestDepth, mode: KeyingMode = .face, faces: [Box] = [faceBox], subjectOnly: Bool = true,
                     refine: MatteRefine = .none, frames: Int = 3, matter: DepthMatter = DepthMatter()) -> (matte: [UInt8], result: MatteResult) {
-        var s = DepthMatteSettings()
-        s.mode = mode
-        s.refine = refine
-        s.output = .matte
-        s.subjectOnly = subjectOnly
+        var s = DMDepthMatteSettings.defaults
+        s.mode = mode.rawValue
+        s.refine = refine.rawValue
+        s.output = ElementOutput.matte.rawValue
+        s.subject_only = subjectOnly ? 1 : 0
         s.cutoff = 1.25
-        s.threads = 1
+        s.n_threads = 1
         let video = TestRGB(width: VW, height: VH, fill: RGBA(120, 120, 120))
         let out = TestRGB(width: VW, height: VH)
         var r = MatteResult()
         for _ in 0..<frames {
-            r = matter.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: depth.view, background: nil, output: out.view, faces: faces)
+            r = matter.process(plan: MattePlan(s), video: video.view, depth: depth.view, background: nil, output: out.view, faces: faces)
         }
         var m = [UInt8](repeating: 0, count: VW * VH)
         for y in 0..<VH { for x in 0..<VW { m[y * VW + x] = out[x, y].r } }
@@ -272,8 +273,8 @@ final class SubjectSegmentationTests: XCTestCase {
         d.fill(x0: 35, y0: 25, x1: 125, y1: 90, 1090)
         d.fill(x0: 55, y0: 32, x1: 105, y1: 90, 1020)
         d.fill(x0: 70, y0: 10, x1: 90, y1: 32, 1000)
-        var s = DepthMatteSettings()
-        s.mode = .face; s.refine = .none; s.output = .matte; s.threads = 1
+        var s = DMDepthMatteSettings.defaults
+        s.mode = KeyingMode.face.rawValue; s.refine = MatteRefine.none.rawValue; s.output = ElementOutput.matte.rawValue; s.n_threads = 1
         func key(_ video: TestRGB) -> [UInt8] {
             let out = TestRGB(width: Self.VW, height: Self.VH)
             let m = DepthMatter()
@@ -282,7 +283,7 @@ final class SubjectSegmentationTests: XCTestCase {
             // (the plain cut as the floor) keys it again
             m.segmentation.restore.enabled = false
             for _ in 0..<3 {
-                _ = m.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
+                _ = m.process(plan: MattePlan(s), video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
             }
             var r = [UInt8](repeating: 0, count: Self.VW * Self.VH)
             for y in 0..<Self.VH { for x in 0..<Self.VW { r[y * Self.VW + x] = out[x, y].r } }
@@ -323,13 +324,13 @@ final class SubjectSegmentationTests: XCTestCase {
         for y in 64..<180 { for x in 110..<210 { video[x, y] = RGBA(40, 80, 170) } }  // blue shirt
         for y in 20..<64 { for x in 140..<180 { video[x, y] = RGBA(225, 180, 150) } }  // skin
         func key(_ configure: (inout SubjectSegmentation) -> Void) -> [UInt8] {
-            var s = DepthMatteSettings()
-            s.mode = .face; s.refine = .none; s.output = .matte; s.threads = 1; s.cutoff = 1.25
+            var s = DMDepthMatteSettings.defaults
+            s.mode = KeyingMode.face.rawValue; s.refine = MatteRefine.none.rawValue; s.output = ElementOutput.matte.rawValue; s.n_threads = 1; s.cutoff = 1.25
             let m = DepthMatter()
             configure(&m.segmentation)
             let out = TestRGB(width: Self.VW, height: Self.VH)
             for _ in 0..<3 {
-                _ = m.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
+                _ = m.process(plan: MattePlan(s), video: video.view, depth: d.view, background: nil, output: out.view, faces: [Self.faceBox])
             }
             var r = [UInt8](repeating: 0, count: Self.VW * Self.VH)
             for y in 0..<Self.VH { for x in 0..<Self.VW { r[y * Self.VW + x] = out[x, y].r } }
@@ -361,8 +362,8 @@ final class SubjectSegmentationTests: XCTestCase {
                          missed: Set<Int> = [], smooth: Int = 0, band: Int = 0,
                          _ configure: (inout SubjectSegmentation) -> Void = { _ in },
                          refiner: (inout MatteRefiner) -> Void = { _ in }) -> (extra: Int, missing: Int) {
-        var s = DepthMatteSettings()
-        s.mode = mode; s.output = .matte; s.threads = 1; s.frameDuration = 0.2
+        var s = DMDepthMatteSettings.defaults
+        s.mode = mode.rawValue; s.output = ElementOutput.matte.rawValue; s.n_threads = 1; s.frame_duration = 0.2
         let m = DepthMatter()
         configure(&m.segmentation)
         refiner(&m.refiner)
@@ -377,7 +378,7 @@ final class SubjectSegmentationTests: XCTestCase {
             if smooth > 0 { RGBDScene.filterDepth(base: depth.bytes, width: VW, height: VH, stride: depth.stride, radius: smooth) }
             // `band`: no reading in that many columns along the left edge
             for y in 0..<VH { for x in 0..<band { depth[x, y] = 0 } }
-            _ = m.process(plan: s.plan(depthScale: 0.001), video: video.view, depth: depth.view, background: nil, output: out.view,
+            _ = m.process(plan: MattePlan(s), video: video.view, depth: depth.view, background: nil, output: out.view,
                           faces: missed.contains(i) || mode != .face ? [] : scene.detectedFaces(width: VW, height: VH))
         }
         var truth = [UInt8](repeating: 0, count: VW * VH)
@@ -399,7 +400,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // the face (reported on every frame) was refused as too far from
         // it; the lock followed the jamb (faces are judged
         // against the last face's own depth)
-        var ss = SceneSettings()
+        var ss = SceneSettings(.defaults)
         ss.scene = .doorFrame; ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = 1; ss.seed = 7
         ss.filtered = true; ss.squarePixels = true
         let r = Self.keyScene(ss, 240, 320, [4.0, 4.2, 4.4, 4.6])
@@ -421,7 +422,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // sharpening reaches and were sharpened to flat in-between plateaus
         // where the colour cut saw no step; the chair back joined the
         // shoulder (the cut judges the unsharpened depth)
-        var ss = SceneSettings()
+        var ss = SceneSettings(.defaults)
         ss.scene = .chair; ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = 1; ss.seed = 7
         ss.filtered = true; ss.squarePixels = true
         let r = Self.keyScene(ss, 480, 640, [4.6, 4.8, 5.0], smooth: 2)
@@ -437,7 +438,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // grid, has merged the chair with the chest, and seeding the
         // segmentation with its whole upper half kept the chair (
         // seeds around the last face box, or the surface's top band, the head)
-        var ss = SceneSettings()
+        var ss = SceneSettings(.defaults)
         ss.scene = .chair; ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = 1; ss.seed = 7
         let missed = Self.keyScene(ss, 320, 180, [4.0, 4.2, 4.4], missed: [2])
         ss.filtered = true
@@ -452,7 +453,7 @@ final class SubjectSegmentationTests: XCTestCase {
     /// rgbdtestsrc's walk-in (no face metas) with the room `scale` times as
     /// far and a far sensor's artefacts (quantisation, correlated noise).
     static func farWalk(_ scale: Double) -> SceneSettings {
-        var ss = SceneSettings()
+        var ss = SceneSettings(.defaults)
         ss.scene = .enterLeft; ss.faceMeta = false; ss.noise = true; ss.holes = true; ss.flyingPixels = true
         ss.misregistration = 1; ss.seed = 7; ss.distanceScale = scale; ss.quantization = true; ss.correlatedNoise = true
         return ss
@@ -501,7 +502,7 @@ final class SubjectSegmentationTests: XCTestCase {
         // took in-between depths: a column of 1-2 cm steps from the chair down
         // to the shoulder that joined the two (`rampHoles`)
         let VW = 320, VH = 240
-        var ss = SceneSettings()
+        var ss = SceneSettings(.defaults)
         ss.scene = .chair; ss.noise = true; ss.holes = true; ss.flyingPixels = true
         ss.misregistration = 1; ss.seed = 7; ss.filtered = true
         // (the two moments the chair joined without it, at 0.4 s and 1.2 s:

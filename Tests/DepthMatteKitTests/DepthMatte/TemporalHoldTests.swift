@@ -26,7 +26,7 @@ final class TemporalHoldTests: XCTestCase {
     /// The real-sensor scene (see `stillFlips`) held still through `r`: each
     /// frame's matte to `body`.
     static func refineStill(_ r: inout MatteRefiner, frames: Int, _ body: ([Float]) -> Void) {
-        var s = SceneSettings()
+        var s = SceneSettings(.defaults)
         s.motion = false; s.noise = true; s.holes = true; s.flyingPixels = true; s.misregistration = 2
         s.quantization = true; s.correlatedNoise = true; s.edgeJitter = true; s.distanceScale = 2.5; s.seed = 12
         let v = TestRGB(width: 640, height: 360, layout: .bgra), d = TestDepth(width: 160, height: 90)

@@ -105,7 +105,7 @@ private func push(_ st: FrameStacker, _ img: FSImage, pts: UInt64 = FrameStacker
 
 private func settings(frames: Int, method: StackMethod = .median, align: StackAlign = .none,
                       maxShift: Double = 16, mode: StackMode = .batch) -> FrameStackSettings {
-    var s = FrameStackSettings()
+    var s = FrameStackSettings(.defaults)
     s.frames = frames; s.method = method; s.align = align; s.maxShift = maxShift; s.mode = mode
     return s
 }

@@ -7,7 +7,7 @@ import XCTest
 /// that is not in the truth; the walk-in moves the subject across the edge.
 final class SceneKindTests: XCTestCase {
     private func scene(_ kind: SceneKind, _ t: Double = 0, _ configure: (inout SceneSettings) -> Void = { _ in }) -> RGBDScene {
-        var s = SceneSettings()
+        var s = SceneSettings(.defaults)
         s.scene = kind
         configure(&s)
         return RGBDScene(settings: s, time: t)
@@ -32,7 +32,7 @@ final class SceneKindTests: XCTestCase {
     }
 
     func testPortraitIsTheDefaultAndHasNoNearSurfaceButTheSubject() {
-        XCTAssertEqual(SceneSettings().scene, .portrait)
+        XCTAssertEqual(SceneSettings(.defaults).scene, .portrait)
         XCTAssertEqual(nearNonSubject(scene(.portrait, 4)), 0)
     }
 
@@ -134,12 +134,12 @@ final class SceneKindTests: XCTestCase {
         XCTAssertGreaterThan(var0 / cross, 4, "noise present (mm²)")
         XCTAssertGreaterThan(same / var0, 0.5, "neighbours correlated")
         // off by default
-        XCTAssertFalse(SceneSettings().correlatedNoise)
-        XCTAssertFalse(SceneSettings().quantization)
+        XCTAssertFalse(SceneSettings(.defaults).correlatedNoise)
+        XCTAssertFalse(SceneSettings(.defaults).quantization)
     }
 
     func testSquarePixelsDrawAnUprightPortraitUnsqueezed() {
-        XCTAssertFalse(SceneSettings().squarePixels)
+        XCTAssertFalse(SceneSettings(.defaults).squarePixels)
         let a = scene(.portrait) { $0.motion = false }
         let b = scene(.portrait) { $0.motion = false; $0.squarePixels = true }
         // at 16:9 nothing changes
@@ -171,7 +171,7 @@ final class SceneKindTests: XCTestCase {
     }
 
     func testPanMovesEveryPictureTogether() {
-        XCTAssertFalse(SceneSettings().pan)
+        XCTAssertFalse(SceneSettings(.defaults).pan)
         let a = scene(.portrait, 0) { $0.motion = false; $0.pan = true }
         let b = scene(.portrait, 2) { $0.motion = false; $0.pan = true }
         // the view turns right by 0.05 ray units: the face moves left by 0.05 x focalX of the width

@@ -47,7 +47,7 @@ final class SceneTests: XCTestCase {
     }
 
     private func scene(_ t: Double, _ configure: (inout SceneSettings) -> Void = { _ in }) -> RGBDScene {
-        var s = SceneSettings()
+        var s = SceneSettings(.defaults)
         configure(&s)
         return RGBDScene(settings: s, time: t)
     }

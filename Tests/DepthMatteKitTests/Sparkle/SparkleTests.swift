@@ -167,7 +167,7 @@ final class SparkleTests: XCTestCase {
     }
 
     func testCountFollowsMappingAndSeedReproduces() {
-        var s = SparkleSettings()
+        var s = SparkleSettings(.defaults)
         s.maxSparkles = 30; s.threshold = 0.2; s.seed = 9
         let (a, ra) = run(SparkleEffect(), s, frames: 40)
         let (b, rb) = run(SparkleEffect(), s, frames: 40)
@@ -182,7 +182,7 @@ final class SparkleTests: XCTestCase {
     }
 
     func testResetRestartsTheSequence() {
-        var s = SparkleSettings()
+        var s = SparkleSettings(.defaults)
         s.threshold = 0
         let e = SparkleEffect()
         let (a, _) = run(e, s, frames: 20)
@@ -192,7 +192,7 @@ final class SparkleTests: XCTestCase {
     }
 
     func testDrawFalseLeavesFramesButKeepsTheCount() {
-        var s = SparkleSettings()
+        var s = SparkleSettings(.defaults)
         s.threshold = 0; s.draw = false
         let (out, results) = run(SparkleEffect(), s, frames: 12)
         let blank = TestRGB(width: 64, height: 48, layout: .bgrx, fill: RGBA(160, 160, 160))
@@ -202,7 +202,7 @@ final class SparkleTests: XCTestCase {
     }
 
     func testGlintsAreBornOnAlphaAboveHalf() {
-        var s = SparkleSettings()
+        var s = SparkleSettings(.defaults)
         s.threshold = 0; s.maxSparkles = 100
         let e = SparkleEffect()
         let inside: (Int, Int) -> Bool = { x, y in x >= 10 && x < 30 && y >= 5 && y < 40 }
@@ -212,7 +212,7 @@ final class SparkleTests: XCTestCase {
     }
 
     func testLivesAndSizesFollowTheSettings() {
-        var s = SparkleSettings()
+        var s = SparkleSettings(.defaults)
         s.threshold = 0; s.maxSparkles = 200; s.life = 300_000_000; s.size = 0.1
         let e = SparkleEffect()
         _ = run(e, s, frames: 3)
@@ -223,7 +223,7 @@ final class SparkleTests: XCTestCase {
     func testMissingTimestampsAdvanceByTheFrameDuration() {
         let e = SparkleEffect()
         let img = TestRGB(width: 8, height: 8, layout: .rgb, fill: RGBA(100, 100, 100))
-        var s = SparkleSettings()
+        var s = SparkleSettings(.defaults)
         s.interval = 100_000_000
         let measured = (0..<10).map { _ in
             e.process(img.view, settings: s, streamTime: nil, frameDuration: 50_000_000).measured
@@ -232,7 +232,7 @@ final class SparkleTests: XCTestCase {
     }
 
     func testSteadyStateDoesNotGrowTheGlintStorage() {
-        var s = SparkleSettings()
+        var s = SparkleSettings(.defaults)
         s.threshold = 0
         let e = SparkleEffect()
         _ = run(e, s, frames: 3)

@@ -4,9 +4,11 @@
  * macros.
  *
  * Only plain C types cross this boundary: plane pointers, strides, sizes and
- * small settings/result structs. The C side owns GStreamer; the Swift side
- * (Sources/GstDepthMatte) implements the dm_* functions each element header
- * declares, with @_cdecl, and never calls back into GStreamer.
+ * small settings/result structs. The C side (Sources/GstShim) owns
+ * GStreamer; the Swift side (Sources/GstDepthMatte) implements the dm_*
+ * functions each element header declares, with @_cdecl, and never calls back
+ * into GStreamer. These headers include only <stdint.h>, so the pure-Swift
+ * kit (Sources/DepthMatteKit) reads the settings structs as they are.
  *
  * Property tables: each element lists its properties once, in an X-macro
  * table of its own, include/<element>_properties.def (the .def ending is the
@@ -26,9 +28,11 @@
  * the element owns; default 0 = NULL, min/max unused); FLAGS is PLAYING
  * (changeable while PLAYING and controllable) or READY (READY or below only).
  * From that one list come the settings struct (DM_SETTINGS_FIELD), its
- * defaults (DM_SETTINGS_DEFAULT, used by the element's instance init and by
- * the Swift bridge) and the GObject properties with their generic set/get
- * (DM_PROP_SPEC, Sources/GstShim/element.c).
+ * defaults (DM_SETTINGS_DEFAULT: dm_<element>_settings_init, used by the
+ * element's instance init and by the kit's `defaults`) and the GObject
+ * properties with their generic set/get (DM_PROP_SPEC, Sources/GstShim/element.c).
+ * A row's default is written there and nowhere else: the kit reads each
+ * struct in one place (the element's plan or settings reader).
  */
 #ifndef DMCOMMON_H
 #define DMCOMMON_H

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/// The elements' settings structs (DMContract: one field per row of
+/// include/<element>_properties.def, the shim's copy of the properties) as
+/// the kit reads them. A property's default is written in its .def row and
+/// nowhere else; `defaults` is a struct as the element starts
+/// (dm_<element>_settings_init, the same call the element's instance init
+/// makes). Each element reads its struct in one place: `MattePlan.init`
+/// (depthmatte), `DepthViewSettings.init` (depthview), `SceneSettings.init`
+/// (rgbdtestsrc), `SparkleSettings.init`, `FrameStackSettings.init`;
+/// depthalign's `max-jump` is an argument of `DepthRegistration.register`.
+import DMContract
+
+extension DMDepthMatteSettings {
+    /// Every property at its default, `frame_duration` 0.
+    public static var defaults: DMDepthMatteSettings {
+        var s = DMDepthMatteSettings()
+        dm_depthmatte_settings_init(&s)
+        return s
+    }
+}
+
+extension DMDepthViewSettings {
+    /// Every property at its default; GRAY16_LE depth.
+    public static var defaults: DMDepthViewSettings {
+        var s = DMDepthViewSettings()
+        dm_depthview_settings_init(&s)
+        return s
+    }
+}
+
+extension DMRGBDTestSrcSettings {
+    /// Every property at its default.
+    public static var defaults: DMRGBDTestSrcSettings {
+        var s = DMRGBDTestSrcSettings()
+        dm_rgbdtestsrc_settings_init(&s)
+        return s
+    }
+}
+
+extension DMSparkleSettings {
+    /// Every property at its default.
+    public static var defaults: DMSparkleSettings {
+        var s = DMSparkleSettings()
+        dm_sparkle_settings_init(&s)
+        return s
+    }
+}
+
+extension DMFrameStackSettings {
+    /// Every property at its default.
+    public static var defaults: DMFrameStackSettings {
+        var s = DMFrameStackSettings()
+        dm_framestack_settings_init(&s)
+        return s
+    }
+}
+
+extension DMDepthAlignSettings {
+    /// Every property at its default; GRAY16_LE depth.
+    public static var defaults: DMDepthAlignSettings {
+        var s = DMDepthAlignSettings()
+        dm_depthalign_settings_init(&s)
+        return s
+    }
+}
+
+/// A kit enum whose raw values are a C enum's (an ENUM row's values).
+protocol PropertyEnum: CaseIterable, RawRepresentable where RawValue == Int32 {}
+
+extension PropertyEnum {
+    /// The case of an enum property's value. GObject's enum ParamSpec lets
+    /// only the registered values through, and each has a case (a bridge test
+    /// checks every C value); any other value reads as the first case rather
+    /// than stopping the plugin.
+    init(property raw: Int32) {
+        self = Self(rawValue: raw) ?? Self.allCases[Self.allCases.startIndex]
+    }
+}
+
+// The kit's cases of every ENUM row.
+extension KeyingMode: PropertyEnum {}
+extension MatteRefine: PropertyEnum {}
+extension ElementOutput: PropertyEnum {}
+extension PersonPrior: PropertyEnum {}
+extension BackgroundEffect: PropertyEnum {}
+extension LockStrategy: PropertyEnum {}
+extension DepthKind: PropertyEnum {}
+extension DepthColormap: PropertyEnum {}
+extension SceneKind: PropertyEnum {}
+extension BrightnessMeasure: PropertyEnum {}
+extension StackMethod: PropertyEnum {}
+extension StackAlign: PropertyEnum {}
+extension StackMode: PropertyEnum {}
+
+/// The rows every depth-reading element shares (depth_encoding_properties.def).
+protocol DepthEncodingRows {
+    var depth_kind: Int32 { get }
+    var depth_scale: Double { get }
+    var depth_near: Double { get }
+    var depth_far: Double { get }
+}
+
+/// The rows every depth-drawing element shares (depth_display_properties.def).
+protocol DepthDisplayRows {
+    var depth_colormap: Int32 { get }
+    var range_min: Double { get }
+    var range_max: Double { get }
+    var hole_argb: UInt32 { get }
+}
+
+extension DMDepthMatteSettings: DepthEncodingRows, DepthDisplayRows {}
+extension DMDepthViewSettings: DepthEncodingRows, DepthDisplayRows {}
