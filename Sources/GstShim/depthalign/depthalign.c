@@ -11,8 +11,8 @@
  *
  * No pixel work here: per frame the settings are copied under the object lock
  * and the mapped planes go to dm_depthalign_process() (Swift bridge,
- * Sources/GstDepthMatte/DepthAlignBridge.swift; algorithm in
- * Sources/DepthMatteKit/DepthAlign/).
+ * Sources/GstDepthMatte/depthalign/DepthAlignBridge.swift; algorithm in
+ * Sources/DepthMatteKit/depthalign/).
  */
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>

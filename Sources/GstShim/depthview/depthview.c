@@ -8,8 +8,8 @@
  *
  * No pixel work here: per frame the settings are copied under the object lock
  * and the mapped planes go to dm_depthview_process() (Swift bridge,
- * Sources/GstDepthMatte/DepthViewBridge.swift; algorithms in
- * Sources/DepthMatteKit/DepthView.swift and DepthDecode.swift).
+ * Sources/GstDepthMatte/depthview/DepthViewBridge.swift; algorithms in
+ * Sources/DepthMatteKit/depthview/ and common/DepthDecode.swift).
  */
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>

@@ -11,8 +11,7 @@
  * No pixel work and no decisions here: per frame the settings are copied under
  * the object lock, the frame's stream time is worked out, and the mapped plane
  * goes to dm_sparkle_process() (Swift bridge, Sources/GstDepthMatte/
- * SparkleBridge.swift; algorithms in Sources/DepthMatteKit/Sparkle.swift and
- * Brightness.swift).
+ * sparkle/SparkleBridge.swift; algorithms in Sources/DepthMatteKit/sparkle/).
  *
  * draw=false makes the element passthrough: buffers are not made writable and
  * are mapped read-only, so a pure meter never copies or changes a frame.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of depthalign.h and calibration.h: the shim's checked
 /// calibration numbers to a kit calibration, and frames through the kit's
-/// registration (DepthMatteKit/DepthAlign).
+/// registration (DepthMatteKit/depthalign).
 import DepthMatteKit
 import DMContract
 import GstShim

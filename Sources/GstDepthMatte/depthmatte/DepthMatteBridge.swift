@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of depthmatte.h: hands the shim's settings to the kit's
 /// plan (`MattePlan`, the one reader of depthmatte's properties), wraps the
-/// pictures as kit views and runs the element (DepthMatteKit/DepthMatte). No
+/// pictures as kit views and runs the element (DepthMatteKit/depthmatte). No
 /// GStreamer calls and no keying logic here.
 import DepthMatteKit
 import DMContract
