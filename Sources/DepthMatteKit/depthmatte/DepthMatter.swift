@@ -188,6 +188,14 @@ public final class DepthMatter {
             let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
             guide = fusion.join(subject: subject, scale: plan.depthScale,
                                 subjectCutoff: subjectCutoff(cutoff, plan, result))
+        } else if haveSeeds, plan.cutoff.subject?.subjectOnly == true {
+            // the model found it: depth's subject completes it (the floor
+            // the model bled onto, the legs it missed)
+            let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
+            if segmentation.segmented {
+                guide = fusion.complete(depth: depth, subject: subject, scale: plan.depthScale,
+                                        subjectCutoff: subjectCutoff(cutoff, plan, result))
+            }
         }
         return (guide, fusion.cutoff)
     }

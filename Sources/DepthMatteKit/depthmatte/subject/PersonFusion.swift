@@ -29,6 +29,25 @@
 ///  4. **Holes** (no reading) follow the probability: hair and dark cloth the
 ///     depth camera does not see stay where the model sees a person.
 ///
+/// With the lock's seeds, the depth-only subject (`SubjectSegmentation`,
+/// its legs grown) then completes the guide (`complete`) where the model
+/// found the subject, or joins it where the model missed it (`join`):
+///
+///  5. **Floor**: a kept reading outside the depth subject whose surface
+///     recedes upwards steeply and smoothly (the segmentation's floor test,
+///     `floorSlope`) is the floor the probability bled onto beside the feet,
+///     not the person: it is dropped.
+///  6. **Legs**: a kept blob whose lowest cell lies above the picture's
+///     bottom (by more than `openBottom` of its height) holds a whole body
+///     in view; the selfie model, made for upper bodies, misses the legs of
+///     one seen at full length or from above. In each of the blob's columns
+///     the depth subject's readings below the blob's lowest cell join the
+///     guide, where their connected part of the depth subject lies at least
+///     `legsShare` in the guide (the legs of the body the model found, not
+///     a separate body the depth alone keeps). A blob reaching the bottom
+///     (a portrait, a body cut by the frame) takes nothing: a sofa below a
+///     hand stays out.
+///
 /// The result is a depth map for the refiner: kept readings keep their depth,
 /// kept holes take the kept readings' median, everything else is written
 /// far (65535), and `cutoff` lies just behind the farthest kept reading.
@@ -61,6 +80,16 @@ public struct PersonFusion {
         /// the model to have found the subject; below it the depth-only
         /// subject joins the fused guide (`join`).
         public var seedsFound: Double = 0.5
+        /// tan of the angle between a surface and the image plane (top
+        /// away) past which a kept reading outside the depth subject is floor
+        /// (`SubjectSegmentation.floorSlope`: 0.7, about 35°).
+        public var floorSlope: Float = 0.7
+        /// A blob whose lowest cell lies more than this share of the grid's
+        /// height above the bottom row ends in view (its legs may be missed).
+        public var openBottom: Double = 0.02
+        /// Share of a connected part of the depth subject that must lie in
+        /// the guide for its readings below an open blob to join it.
+        public var legsShare: Double = 0.25
         public init() {}
     }
 
@@ -106,6 +135,10 @@ public struct PersonFusion {
     private var slotOf: [Int32] = []
     private var rowAny: [Int32] = []
     private var prefix: [Int32] = []
+    /// Per column: the lowest cell of an open blob (-1: none).
+    private var lowest: [Int32] = []
+    /// The depth packed row after row, for the floor test.
+    private var packed: [UInt16] = []
     private let out = DepthBuffer()
 
     /// Depth histogram bins: 5 cm up to 12.8 m.
@@ -399,6 +432,122 @@ public struct PersonFusion {
         cutoff = Double(maxKept) * scale + 0.01
         self.maxKept = maxKept
         return out.view(width: w, height: h)
+    }
+
+    /// Steps 5 and 6 on the last guide (see the type's description), for a
+    /// frame in which the model found the locked subject: `depth` the map
+    /// `apply` was given, `subject` the subject segmentation's map of it,
+    /// keyed at `subjectCutoff` metres (its grown legs written at the cutoff).
+    public mutating func complete(depth: Depth16View, subject: Depth16View, scale: Double,
+                                  subjectCutoff: Double) -> Depth16View {
+        let w = subject.width, h = subject.height, n = w * h
+        guard n > 0, depth.width == w, depth.height == h, out.count >= n, blobParent.count >= n,
+              subjectCutoff > 0, keptCount > 0 else { return out.view(width: w, height: h) }
+        let limit = UInt16(clamping: Int(subjectCutoff / scale))
+        @inline(__always) func inSubject(_ x: Int, _ y: Int) -> Bool {
+            let v = subject.at(x, y)
+            return v != 0 && v <= limit
+        }
+        dropFloor(depth, scale: scale, inSubject: inSubject)
+        addLegs(subject, inSubject: inSubject)
+        // the cutoff just behind the farthest reading kept now
+        let o = out.base, far = UInt16(65535).littleEndian
+        var maxKept: UInt16 = 0
+        for i in 0..<n where o[i] != far { maxKept = max(maxKept, UInt16(littleEndian: o[i])) }
+        self.maxKept = maxKept
+        cutoff = maxKept > 0 ? Double(maxKept) * scale + 0.01 : 0
+        return out.view(width: w, height: h)
+    }
+
+    /// 5: kept readings outside the depth subject on a floor-like surface
+    /// written far.
+    private mutating func dropFloor(_ depth: Depth16View, scale: Double, inSubject: (Int, Int) -> Bool) {
+        let w = depth.width, h = depth.height, n = w * h
+        // the segmentation's floor test: the least-squares slope over ±t rows
+        let s = max(1, w / 160), t = 2 * s
+        guard h > 2 * t else { return }
+        if packed.count < n { packed = [UInt16](repeating: 0, count: n) }
+        for y in 0..<h { for x in 0..<w { packed[y * w + x] = depth.at(x, y) } }
+        let slopeK = tuning.floorSlope * 2 * Float(s) / DepthComponents.focal(w, h)
+        let jump = DepthStep.surfaceJump
+        let jumpBase = jump.base / Float(scale), jumpGain = jump.gain
+        let o = out.base, far = UInt16(65535).littleEndian
+        var dropped = 0
+        packed.withUnsafeBufferPointer { pp in
+            let d = pp.baseAddress!
+            for y in t..<(h - t) {
+                for x in 0..<w {
+                    let i = y * w + x
+                    guard o[i] != far, d[i] != 0, !inSubject(x, y) else { continue }
+                    let floor = SubjectSegmentation.recedesUpwards(d, i, w, t: t, s: s, slopeK: slopeK) { a, b in
+                        abs(Float(a) - Float(b)) < jumpBase + jumpGain * Float(min(a, b))
+                    }
+                    if floor { o[i] = far; dropped += 1 }
+                }
+            }
+        }
+        keptCount -= dropped
+    }
+
+    /// 6: the depth subject's readings below an open blob joined to the
+    /// guide. `blobParent` and `claimed` still hold `apply`'s blobs;
+    /// `pieceParent`, `pieceCount` and `pieceClaimed` are reused for the
+    /// depth subject's connected parts.
+    private mutating func addLegs(_ subject: Depth16View, inSubject: (Int, Int) -> Bool) {
+        let w = subject.width, h = subject.height, n = w * h
+        let o = out.base, far = UInt16(65535).littleEndian
+        // each blob's lowest row (at its root), then per column the lowest
+        // cell of a blob that ends above the bottom
+        for i in 0..<n { pieceCount[i] = -1 }
+        for i in 0..<n where claimed[i] != 0 {
+            let r = Int(blobParent[i])
+            pieceCount[r] = max(pieceCount[r], Int32(i / w))
+        }
+        let openBelow = Int32(Double(h - 1) - tuning.openBottom * Double(h))
+        if lowest.count < w { lowest = [Int32](repeating: -1, count: w) }
+        var any = false
+        for x in 0..<w { lowest[x] = -1 }
+        for y in 0..<h {
+            for x in 0..<w where claimed[y * w + x] != 0 && pieceCount[Int(blobParent[y * w + x])] < openBelow {
+                lowest[x] = Int32(y)
+                any = true
+            }
+        }
+        guard any else { return }
+        // the depth subject's connected parts (4-neighbours) and their
+        // cells in the guide
+        pieceParent.withUnsafeMutableBufferPointer { par in
+            let uf = UnionFind(parent: par.baseAddress!)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    guard inSubject(x, y) else { par[i] = -1; continue }
+                    par[i] = Int32(i)
+                    if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
+                    if y > 0 && par[i - w] >= 0 { uf.union(Int32(i), Int32(i - w)) }
+                }
+            }
+            for i in 0..<n { pieceCount[i] = 0; pieceClaimed[i] = 0 }
+            for i in 0..<n where par[i] >= 0 {
+                let r = Int(uf.find(Int32(i)))
+                par[i] = Int32(r)
+                pieceCount[r] += 1
+                if o[i] != far { pieceClaimed[r] += 1 }
+            }
+        }
+        var added = 0
+        for x in 0..<w where lowest[x] >= 0 {
+            for y in (Int(lowest[x]) + 1)..<h {
+                let i = y * w + x
+                let r = Int(pieceParent[i])
+                guard o[i] == far, r >= 0,
+                      Double(pieceClaimed[r]) >= tuning.legsShare * Double(pieceCount[r]) else { continue }
+                let v = subject.at(x, y)
+                o[i] = v.littleEndian
+                added += 1
+            }
+        }
+        keptCount += added
     }
 
     /// The last guide joined with the depth-only subject (`subject`, the

@@ -216,6 +216,97 @@ final class PersonFusionTests: XCTestCase {
         XCTAssertFalse(h.missedSubject)
     }
 
+    /// 160 x 120, millimetres, the lock's cutoff 2.25 m: a camera above head
+    /// height looking down at a man walking 2-2.5 m away (as
+    /// `SubjectLegsTests`). A wall at 4 m; the body (columns 50-99, rows
+    /// 20-55) its depth growing downwards from 2.0 m; two legs (columns
+    /// 64-75 and 84-95, rows 56-89) continuing it to 2.55 m; the floor from
+    /// row 90, receding upwards steeply (2.6 m at the feet, 25 mm nearer
+    /// per row down). `subject` is the depth-only subject as the
+    /// segmentation leaves it: the body, the legs grown past the cutoff
+    /// written at it, every other reading nearer than the cutoff far.
+    static func walkerScene() -> (depth: TestDepth, subject: TestDepth) {
+        let w = 160, h = 120
+        let d = TestDepth(width: w, height: h), s = TestDepth(width: w, height: h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let body = x >= 50 && x < 100 && y >= 20 && y < 56
+                let leg = (x >= 64 && x < 76 || x >= 84 && x < 96) && y >= 56 && y < 90
+                var v = 4000
+                if y >= 90 { v = 2600 - (y - 90) * 25 }
+                if body { v = 2000 + (y - 20) * 6 }
+                if leg { v = 2220 + (y - 56) * 10 }
+                d[x, y] = UInt16(v)
+                s[x, y] = body || leg ? UInt16(min(v, 2250)) : v <= 2250 ? 65535 : UInt16(v)
+            }
+        }
+        return (d, s)
+    }
+
+    func testTheLegsOfABodyInViewComeFromTheDepthSubjectAndTheFloorBeyondItDoesNot() {
+        let (d, subject) = Self.walkerScene()
+        let w = 160, h = 120
+        // the model sees the upper body only (a selfie model on a man
+        // seen from above), and a blot on the floor beside his feet
+        let p = TestProbability(width: w, height: h)
+        p.fill(x0: 50, y0: 20, x1: 100, y1: 56)
+        p.fill(x0: 100, y0: 92, x1: 130, y1: 110)
+        var seeds = [UInt8](repeating: 0, count: w * h)
+        for y in 22..<30 { for x in 70..<80 { seeds[y * w + x] = 1 } }
+        var f = PersonFusion()
+        var guide = [UInt16](repeating: 0, count: w * h)
+        func read(_ g: Depth16View) { for y in 0..<h { for x in 0..<w { guide[y * w + x] = g.at(x, y) } } }
+        read(p.withView { f.apply(depth: d.view, scale: 0.001, person: $0, cutoff: 2.25, seeds: seeds) })
+        func kept(_ x: Int, _ y: Int) -> Bool { guide[y * w + x] != Self.far }
+        // the probability alone: the legs share a depth piece with the
+        // floor, mostly unclaimed, so they follow the probability
+        XCTAssertFalse(f.missedSubject)
+        XCTAssertTrue(kept(75, 40), "the body")
+        XCTAssertFalse(kept(70, 75), "apply alone: the leg is missed")
+        XCTAssertTrue(kept(115, 100), "apply alone: the blot on the floor is kept")
+        read(f.complete(depth: d.view, subject: subject.view, scale: 0.001, subjectCutoff: 2.25))
+        XCTAssertTrue(kept(75, 40), "the body")
+        for (x, y) in [(70, 60), (70, 89), (65, 75), (90, 70), (95, 89)] {
+            XCTAssertEqual(guide[y * w + x], 2250, "leg (\(x), \(y)), as the depth subject has it")
+        }
+        for (x, y) in [(80, 70), (58, 70), (70, 95), (90, 110)] {
+            XCTAssertFalse(kept(x, y), "(\(x), \(y)): the wall between the legs, the floor below them")
+        }
+        for (x, y) in [(100, 93), (115, 100), (129, 109)] {
+            XCTAssertFalse(kept(x, y), "(\(x), \(y)): the floor the probability bled onto")
+        }
+        XCTAssertEqual(f.cutoff, 2.26, accuracy: 0.001, "just behind the legs: the floor's 2.55 m is gone")
+        XCTAssertEqual(f.keptCount, 50 * 36 + 2 * 12 * 34)
+    }
+
+    func testABodyReachingTheBottomTakesNothingBelowItsArm() {
+        // a portrait: the torso reaches the picture's bottom; the model's
+        // torso ends at row 78 in columns 55-64 (an arm's end above a sofa
+        // at 1.15 m, rows 78-89, columns 40-64), which the depth-only
+        // subject holds with the body
+        // (every reading nearer than the cutoff: the subject map is the depth)
+        let d = Self.scene()
+        d.fill(x0: 40, y0: 78, x1: 65, y1: 90, 1150)
+        let subject = d
+        let p = Self.personProbability()
+        p.fill(x0: 55, y0: 78, x1: 65, y1: 90, 0)
+        var f = PersonFusion()
+        _ = Self.run(d, p, fusion: &f)
+        let g = f.complete(depth: d.view, subject: subject.view, scale: 0.001, subjectCutoff: 1.25)
+        XCTAssertEqual(g.at(80, 85), 1060, "the torso")
+        XCTAssertEqual(g.at(60, 85), Self.far, "the sofa below the arm")
+        XCTAssertEqual(g.at(45, 85), Self.far, "the sofa beside the body")
+        // the same arm's end with the body ending above the bottom (the
+        // torso's last rows unclaimed): the sofa below the arm joins
+        p.fill(x0: 65, y0: 86, x1: 105, y1: 90, 0)
+        var e = PersonFusion()
+        _ = Self.run(d, p, fusion: &e)
+        let open = e.complete(depth: d.view, subject: subject.view, scale: 0.001, subjectCutoff: 1.25)
+        XCTAssertEqual(open.at(60, 85), 1150, "an open blob takes the depth subject below it")
+        XCTAssertEqual(open.at(80, 88), 1060, "the torso's unclaimed last rows too")
+        XCTAssertEqual(open.at(45, 85), Self.far, "not beside it")
+    }
+
     /// The element's path: a close selfie whose chest reaches the bottom
     /// edge nearer than the face, with the probability of the whole person:
     /// the fused matte keeps the chest, and output `person` says so.
