@@ -38,7 +38,9 @@ person probability was used (paired with the colour frame).
 Truths (binary, at colour size; 255 = person):
   apple    Apple's portraitEffectsMatte (shu223, the woman, the fidmaa
            selfie): an ML person matte.
-  depth<2m the uva clip's own masks: "depth < 2 m", not a person truth.
+  depth<2m the uva clip's own masks: "a reading nearer than 2 m", not a
+           person truth; pixels without a reading are unknown and left out
+           of every metric (never filled as background).
   room     where the clip has empty frames (piv_lab_people_walk 0-8, 34-35):
            registered depth nearer than the empty room's (per-pixel median of
            the empty frames) by more than 0.15 m + 4 %; pixels without a
@@ -372,7 +374,10 @@ def bench_video(name, settings, outdir, table, calib_override=None, tag=""):
     n = len([f for f in os.listdir(d) if f.startswith("color_")])
     if spec["truth"] == "mask":
         truths = np.stack([decode(os.path.join(d, f"mask_{i:04d}.png"), "GRAY8") >= 128 for i in range(n)])
-        knowns = np.ones_like(truths)
+        # the masks are "a reading nearer than 2 m": where the frame has no
+        # reading (hair, the shadow along the back, 26 % of a frame) the
+        # truth is unknown, left out, not background
+        knowns = np.stack([decode(os.path.join(d, f"depth_{i:04d}.png"), "GRAY16_LE") > 0 for i in range(n)])
     else:
         depth = registered_depth(d, spec["calib"])
         truths, knowns = derived_truth(depth, spec["empty"], spec["truth"])
