@@ -89,10 +89,10 @@ public struct DepthComponents {
     /// A strip of cells without a reading along a side of the grid, up to
     /// this share of its width, lies outside the picture for `sideTouch`
     /// (as `SubjectSegmentation.edgeStrip`): a registered depth
-    /// map's band the depth camera does not see. Without it a door jamb
-    /// beside a 6-pixel band on a 240-wide map no longer touched the side
-    /// and was taken for the subject (IoU 0.99 -> 0.40 / 0.00 in mode face /
-    /// nearest, quality-bench QB_EDGEHOLES=-6).
+    /// map's band the depth camera does not see. Read as picture, a door
+    /// jamb beside a 6-pixel band on a 240-wide map does not touch the side
+    /// and is taken for the subject (IoU 0.40 / 0.00 in mode face / nearest,
+    /// 0.99 with the band outside; quality-bench QB_EDGEHOLES=-6).
     public static let edgeStrip: Float = 0.25
 
     /// The first and the last column of a row `width` wide that holds a

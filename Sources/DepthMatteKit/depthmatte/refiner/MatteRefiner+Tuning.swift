@@ -25,10 +25,9 @@ extension MatteRefiner {
         /// so the untrusted band belongs mostly on the subject's side; a
         /// background reading one pixel from the subject's label is already
         /// wall, and the colour model beside the edge learns from it.
-        /// real-bench IoU 0.9188 -> 0.9243 (Aloe, 1.8 m), 0.9341 -> 0.9454
-        /// (Motorcycle, 2.67 m), SAD -7 to -12 %; quality-bench portraits SAD
-        /// 0.71-0.76 -> 0.64-0.70, chair distractor pixels 442 -> 367; 0 (trust
-        /// every background reading): real IoU 0.891 (docs/steady-edges.md).
+        /// 1: real-bench IoU 0.9243 (Aloe, 1.8 m) and 0.9454 (Motorcycle,
+        /// 2.67 m), where 0 (trust every background reading) gives 0.891
+        /// (docs/steady-edges.md).
         public var backgroundBand = 1
         /// Weight of untrusted pixels in the fit (small, not zero: a window with no
         /// trusted pixel falls back to the filled mask).
@@ -79,7 +78,7 @@ extension MatteRefiner {
         /// IR-absorbing part the subject carries, with no reading at all) becomes
         /// subject readings; a pocket of holes behind the subject stays holes.
         /// quality-bench, the binder with no reading (`QB_ABSORB=1`), fully in
-        /// view: carryBinder 0.88 -> 0.99, the 4:3 walk 0.81 -> 0.99.
+        /// view: carryBinder IoU 0.99 (0.88 without).
         public var heldParts = true
         /// See `heldParts`: the smallest component, as a share of the depth map.
         public var heldPartArea: Float = 0.005
@@ -143,11 +142,9 @@ extension MatteRefiner {
         /// 2.6: a held pixel still moves this fraction of the way to the new
         /// value each frame, so a change the colour cannot see (a uniform
         /// shirt's edge moving in depth) is reached within a few frames while
-        /// one noisy frame moves it by at most this much. 0.25
-        /// (0.35 before; with `labelHold` 0.2): real-bench still clips' dtSSD
-        /// 0.43-0.46x -> 0.34x (Aloe), 0.62-0.63x -> 0.46-0.47x (Motorcycle),
-        /// moving clips 1-2 % lower, IoU unchanged; quality-bench SAD +1-6 %
-        /// (docs/steady-edges.md).
+        /// one noisy frame moves it by at most this much. 0.25 (with
+        /// `labelHold` 0.2): real-bench still clips' dtSSD 0.34x the original
+        /// chain's (Aloe), 0.46-0.47x (Motorcycle) (docs/steady-edges.md).
         public var temporalLeak: Float = 0.25
         /// Output grid = depth resolution × this (at most; never above the video).
         public var maxUpscale = 2
@@ -166,9 +163,8 @@ extension MatteRefiner {
         /// values around it (α = ā·I + b̄ with the guide averaged to depth
         /// resolution): the fine colour only places the edge within the local
         /// range and cannot dig a thin dark line (fingers, eyes) out of a region
-        /// the coarse model calls foreground. quality-bench (4 s at 10 fps): hand
-        /// pixels > 2 px inside the outline keyed out 30 → 3 per clip, SAD and
-        /// gradient error slightly lower, IoU unchanged.
+        /// the coarse model calls foreground. quality-bench (4 s at 10 fps): 3
+        /// hand pixels > 2 px inside the outline keyed out per clip (30 without).
         public var rangeClamp = true
         /// An untrusted pixel with trusted colours of only one side within
         /// `decisionRadius` keeps its filled label, unless its colour matches
@@ -200,9 +196,8 @@ extension MatteRefiner {
         /// window, one whose edge the colour follows, and a flat-colour window
         /// (no colour evidence: its edge stays a soft ramp) count fully.
         /// `fitFloor` keeps a window of nearly uniform labels counting fully.
-        /// quality-bench (4 s at 10 fps, with a floor of 1e-3): hand
-        /// pixels keyed out 28–30 → 8–11 per clip (> 2 px inside: 3 → 1), SAD
-        /// 2–6 % lower; `8 3`: no hand pixel > 2 px inside lost (was 3–4).
+        /// quality-bench (4 s at 10 fps, with a floor of 1e-3): 8-11 hand
+        /// pixels keyed out per clip (28-30 with the plain box mean).
         public var fitWeighting = true
         /// 2.8: where the colour model leaves the labels unexplained (fit
         /// confidence c < 1, `fitWeighting`), the output grid moves by
@@ -211,12 +206,10 @@ extension MatteRefiner {
         /// leaves grey patches where a window mixes subject and background
         /// colours it cannot separate, and the quarter-resolution labels leave
         /// a ragged, noisy edge: the smoothing evens the edge, the contrast
-        /// sends the greys to their side. real-bench, 1.15 against off (SAD;
-        /// dtSSD / the original chain): Motorcycle fast pan 6.84 → 6.54, 1.00x
-        /// → 0.95x; slow pan 7.48 → 7.19, 0.86x → 0.83x; Aloe 19.85 → 19.18,
-        /// 0.95x → 0.94x; the still Motorcycle 0.34x → 0.36x (a larger contrast
-        /// lowers SAD further and raises that); quality-bench's synthetic main
-        /// table SAD as before, dtSSD 1.4–2.4 % higher (docs/steady-edges.md).
+        /// sends the greys to their side. 1.15: real-bench Motorcycle fast pan
+        /// SAD 6.54 (6.84 off) and dtSSD 0.95x the original chain's; a larger
+        /// contrast lowers SAD further and raises the still clip's flicker
+        /// (docs/steady-edges.md).
         public var edgeContrast: Float = 1.15
         /// 2.8's gain on the fit's uncertainty 1 − c (0: everywhere; without
         /// `fitWeighting` there is no confidence and 2.8 acts everywhere).
@@ -230,11 +223,9 @@ extension MatteRefiner {
         /// the less a partly explained window is discounted (0.25 is the largest
         /// variance of a 0/1 label). 0.03: on real structured-light depth
         /// (`Benchmarks/real-bench`) the weights of 1e-3 follow the sensor's label
-        /// noise from frame to frame; 0.03 lowers SAD on every real clip (Aloe
-        /// 20.7 → 19.8, Motorcycle pan 8.11 → 7.48) and flicker on all but one
-        /// (Motorcycle pan dtSSD 0.89x → 0.86x the original chain, the fast pan
-        /// 1.07x → 1.00x); quality-bench's synthetic hand keeps a thin finger
-        /// (`fingerMatte`) but loses 2–4 more edge pixels per clip (14–17 → 17–21).
+        /// noise from frame to frame; with 0.03 the Motorcycle pan's SAD is 7.48
+        /// (8.11 at 1e-3) and the synthetic hand keeps a thin finger
+        /// (`fingerMatte`).
         public var fitFloor: Float = 0.03
         /// Step 3's colour detail: the output grid is coarser than the
         /// video (2x the depth resolution at most), so its edge is a ramp of 3–4
@@ -251,9 +242,8 @@ extension MatteRefiner {
         /// a grid pixel span at least this much (an edge of the coarse fit; with
         /// `rangeClamp`): inside a region the coarse fit calls one side, the fine
         /// colour's texture would only add flicker and dig dark details out of
-        /// it. real-bench: pan dtSSD 1.08x -> 1.03-1.05x, still 0.83-0.88x ->
-        /// 0.70-0.76x, still flips 90-96 -> 38-64, IoU +0.001; quality-bench
-        /// portrait SAD 0.82-0.94 -> 0.93-1.04 (1.42-1.73).
+        /// it. real-bench still clip dtSSD 0.70-0.76x the original chain's
+        /// (0.83-0.88x with the detail everywhere).
         public var detailMinSpread: Float = 0.5
         /// 2.5 where the coarse fit has no edge (the four depth-resolution fit
         /// values around a grid pixel span less than `detailMinSpread`): the
@@ -261,11 +251,9 @@ extension MatteRefiner {
         /// milder value and the noise is not amplified before it). Such pixels
         /// lie in a region the coarse model calls one side, and values like 0.3
         /// there are the colour model's imprint of texture near the edge (a
-        /// patterned wall behind leaves), not coverage. 2: real-bench
-        /// SAD -16 %, IoU unchanged; quality-bench portrait SAD 0.93-1.04 ->
-        /// 0.70-0.77 (with `labelHold`). Alone it cost flicker on real depth
-        /// (still dtSSD 0.70x -> 0.81x); with `labelHold` the still clip is at
-        /// 0.46-0.48x. Equal to `contrast`: off.
+        /// patterned wall behind leaves), not coverage. 2: real-bench SAD 16 %
+        /// lower than with `contrast` there, quality-bench portrait SAD
+        /// 0.70-0.77 (with `labelHold`). Equal to `contrast`: off.
         public var flatContrast: Float = 2
         /// 2.6 at depth resolution, before the fit: where
         /// the guide at depth resolution did not change by more than
@@ -275,19 +263,18 @@ extension MatteRefiner {
         /// this much (1 = off; needs `colourNoise` > 0). A real sensor's fresh
         /// noise every frame flips edge labels; held only at the output (2.6),
         /// every flip still moved the fit and the window models around it.
-        /// real-bench still clip dtSSD 0.70-0.76x -> 0.46-0.48x, flips per pair
-        /// 38-64 -> 3-19; the sensor clips' still dtSSD 0.07/0.25x -> 0.03/0.10x.
-        /// Lag: kept off the moving edge by `labelShift` and the colour
-        /// (`LabelHoldTests`).
-        /// 0.2 (with `temporalLeak` 0.25; 0.3 before).
+        /// 0.2 (with `temporalLeak` 0.25): real-bench still clip dtSSD
+        /// 0.46-0.48x the original chain's (0.70-0.76x at 1), 3-19 label flips
+        /// per frame pair. Lag: kept off the moving edge by `labelShift` and the
+        /// colour (`LabelHoldTests`).
         public var labelHold: Float = 0.2
         /// See `labelHold`: a change of the label's mean over `band` (a
         /// (2·band+1)² window) of this much or more since the label was last
         /// followed is followed at once: a new cutoff or an edge that moved
         /// shifts it coherently (the drift of a slow one adds up until it does),
         /// while the depth's noise flips single pixels (1/25 each with `band` 2).
-        /// 0.3 held the synthetic pan's edge back (IoU min 0.9963 -> 0.9938);
-        /// 0.15 does not (0.9963).
+        /// 0.15: the synthetic pan's worst IoU 0.9963 (0.3 holds its edge back:
+        /// 0.9938).
         public var labelShift: Float = 0.15
         /// 2.6, camera motion (`MatteRefiner+Motion`): when one
         /// translation of the picture explains the change since the last frame

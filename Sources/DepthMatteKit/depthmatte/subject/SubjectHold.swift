@@ -15,9 +15,7 @@
 /// one frame and not in the next: an empty office, or a room with people
 /// sitting still, flickers where nothing moved. Real Kinect clips
 /// (Benchmarks/rgbd-bench, "hold": flicker on the pixels whose truth holds):
-/// an office 2.46 -> 0.71, a lab with a walker and seated people 4.66 ->
-/// 2.32, with IoU 0.100 -> 0.113 and 0.400 -> 0.425, every other clip
-/// within 0.002 (docs/quality.md).
+/// an office 0.71 with the hold, 2.46 without (docs/quality.md).
 ///
 /// Only left-out pixels are held: holding kept pixels too (either state
 /// holds against one frame of the other) kept the table or chair of the

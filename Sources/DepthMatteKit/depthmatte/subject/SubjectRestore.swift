@@ -74,7 +74,8 @@ public struct SubjectRestore {
     /// other rules (a chest leaning back is floor-like; a phone held below
     /// the face sees the chest nearer than the face). The arm's-length
     /// TrueDepth selfie's chest lies 0.35 m away, where its 3:4 picture is
-    /// 0.34 m wide (IoU against Apple's matte 0.47 -> 0.99); a Kinect's 4:3
+    /// 0.34 m wide (IoU against Apple's matte 0.99; 0.47 without the
+    /// chest); a Kinect's 4:3
     /// picture is 0.64 m wide at its nearest reading (0.5 m): none of its
     /// pieces is at arm's length.
     public var bodyWidth: Float = 0.6

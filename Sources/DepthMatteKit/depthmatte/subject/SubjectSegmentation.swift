@@ -94,8 +94,7 @@ public struct SubjectSegmentation {
     /// the depth of the side it is nearer to (`sharpenRamps`); kept pixels
     /// are written with their own depth. 0 turns it off. quality-bench with
     /// QB_DEPTHSMOOTH=1 / 2 (three box passes of radius 1 / 2 on the 640x360
-    /// depth): chair IoU 0.870 / 0.739 -> 0.995 / 0.993 (with `colourCut`);
-    /// unfiltered depth: chair 0.9964 -> 0.9959, every other clip as before
+    /// depth): chair IoU 0.995 / 0.993 (with `colourCut`; 0.870 / 0.739 off)
     /// (docs/quality.md, "Filtered depth maps").
     public var rampSteps: Float = 1
     /// 1b: a ramp pixel whose nearer side is itself no surface
@@ -108,8 +107,7 @@ public struct SubjectSegmentation {
     /// the chair's edge down to the shoulder). The refiner decides the hole
     /// by its neighbours and colour, as any other. quality-bench, chair with
     /// an iPhone-like filtered 4:3 map (colour 640x480, depth 640x480 /
-    /// 320x240): IoU 0.9665 / 0.9634 -> 0.9947 / 0.9918, worst frame 0.887 /
-    /// 0.842 -> 0.991 / 0.985; every 16:9 clip as good or better
+    /// 320x240): worst frame IoU 0.991 / 0.985 (0.887 / 0.842 off)
     /// (docs/quality.md, "Ramps between ramps").
     public var rampHoles = true
     /// 3.: on a noisy map two neighbours on one surface also
@@ -118,11 +116,10 @@ public struct SubjectSegmentation {
     /// row neighbours, as a gain on depth²: a structured-light sensor's
     /// quantisation and noise grow with the square of the distance). A
     /// Kinect-like sensor 3-3.5 m away steps by 4-5 cm from one reading to
-    /// the next and broke the subject into fragments (`step` there is 6-7
-    /// cm), and the colour veto of 4. then left the body out at the neck.
-    /// quality-bench, the walk-in with the room 3 / 3.5 times as far: IoU per
-    /// frame 0.15-0.99 -> 0.77-0.998 / 0.92-0.998; every other clip
-    /// unchanged. 0 turns it off.
+    /// the next, which breaks the subject into fragments (`step` there is
+    /// 6-7 cm) that the colour veto of 4. leaves out at the neck.
+    /// quality-bench, the walk-in with the room 3 / 3.5 times as far: worst
+    /// frame IoU 0.77 / 0.92 (0.15 off). 0 turns it off.
     public var noiseSteps: Float = 2
     /// 5.: the sparse readings of a dark, IR-absorbing part of
     /// the subject (a black binder held in front, a dark jumper, black

@@ -240,8 +240,8 @@ final class RefineTests: XCTestCase {
     func testSubjectColouredPixelsBesideAFlyingPixelAreNotKeyedOut() {
         // The flying pixel makes the hole fill call the near part of the
         // shadow background, and no trusted wall pixel is within
-        // decisionRadius of it: with only subject colours in reach the fill
-        // used to decide, and subject-coloured pixels (depth 22...24) were
+        // decisionRadius of it: were the fill to decide with only subject
+        // colours in reach, subject-coloured pixels (depth 22...24) would be
         // keyed out. Their colour matches the nearest trusted subject colour
         // exactly, so the search goes on to the wall colours, which it does
         // not match at all.

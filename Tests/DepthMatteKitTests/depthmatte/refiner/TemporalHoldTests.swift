@@ -82,8 +82,7 @@ final class TemporalHoldTests: XCTestCase {
         // the colour moves under every edge pixel, so the hold must not keep
         // the matte back: the edge lands where the same chain without the
         // hold puts it, within a pixel of the colour's edge, every frame
-        // (the matte still steps as the edge crosses an output cell: issue
-        // 20, left open)
+        // (the matte still steps as the edge crosses an output cell)
         let v = TestRGB(width: 160, height: 40), d = TestDepth(width: 40, height: 10)
         var r = MatteRefiner(), free = MatteRefiner()
         r.tuning.colourNoise = 4.0 / 255

@@ -404,7 +404,7 @@ final class SubjectSegmentationTests: XCTestCase {
         ss.scene = .doorFrame; ss.noise = true; ss.holes = true; ss.flyingPixels = true; ss.misregistration = 1; ss.seed = 7
         ss.filtered = true; ss.squarePixels = true
         let r = Self.keyScene(ss, 240, 320, [4.0, 4.2, 4.4, 4.6])
-        // (2 / 31 pixels; 11,604 / 20,831 before)
+        // (2 / 31 pixels; 11,604 / 20,831 with the ramps read as they are)
         XCTAssertLessThan(r.extra, 300, "door pixels keyed")
         XCTAssertLessThan(r.missing, 800, "subject pixels left out")
         // the face missed on the last frame: the lock holds the subject from
@@ -443,7 +443,7 @@ final class SubjectSegmentationTests: XCTestCase {
         let missed = Self.keyScene(ss, 320, 180, [4.0, 4.2, 4.4], missed: [2])
         ss.filtered = true
         let nearest = Self.keyScene(ss, 320, 180, [4.0, 4.2, 4.4], mode: .nearest)
-        // (11 and 56 pixels outside; before: 475 and 3,149)
+        // (11 and 56 pixels outside)
         XCTAssertLessThan(missed.extra, 150, "face missed: pixels keyed outside the subject")
         XCTAssertLessThan(nearest.extra, 150, "mode=nearest: pixels keyed outside the subject")
         XCTAssertLessThan(missed.missing, 300, "face missed: subject pixels left out")
