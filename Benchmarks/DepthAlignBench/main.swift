@@ -12,7 +12,7 @@
 // truth where the truth is valid; "holes" = output 0 where the truth is
 // valid (both % of valid-truth pixels); "invented" = output valid where the
 // truth is 0 (% of all pixels).
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import DMContract
 import Glibc
 

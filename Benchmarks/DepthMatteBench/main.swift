@@ -23,7 +23,7 @@
 // --pool: the worker pool's dispatch cost (2 bands, empty work)
 import AllocCounter
 import BenchSupport
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import DMContract
 import Glibc
 

@@ -9,7 +9,7 @@
 // evaluated analytically at each frame's known sub-pixel displacement), light
 // noise, and striped boxes that move between frames covering ~20% of the picture.
 import BenchSupport
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -10,7 +10,7 @@
 // frame (mean over frames), IoU at 0.5 (mean and minimum over frames; also
 // the minimum over the frames without a reported subject face), dtSSD =
 // sqrt(mean(((a_t - a_t-1) - (a*_t - a*_t-1))^2)) x 100 (mean over frames).
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import DMContract
 import BenchSupport
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The main table: the portrait scene at each depth size and misregistration,
 // keyed with each refine mode, against the targets the default must meet.
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import BenchSupport
 
 /// QB_DEPTH=848x480,640x480 runs other depth sizes (e.g. a RealSense's or a

@@ -2,7 +2,7 @@
 // quality-bench's command line and the environment variables it reads once:
 // the clip length, the colour frame size, the picture dump, and the
 // refiner's and the scene's experiment knobs (docs/quality.md).
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import BenchSupport
 
 let args = CommandLine.arguments

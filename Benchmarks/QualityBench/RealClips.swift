@@ -6,7 +6,7 @@
 // default (guided, mode=fixed at each cutoff the clip lists), the sensor
 // table's columns. QB_DUMPDIR=dir also writes every matte there
 // (<clip>-c<K>-<refine>-NN.gray) for Benchmarks/real-diag.py.
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import BenchSupport
 #if canImport(Glibc)
 import Glibc  // exit

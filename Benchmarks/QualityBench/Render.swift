@@ -3,7 +3,7 @@
 // face boxes and the object map the hand and distractor figures read, with
 // the camera effects quality-bench's knobs add (exposure blur, colour noise,
 // auto exposure, a depth lag, a band of holes, a mirrored picture).
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import BenchSupport
 #if canImport(Glibc)
 import Glibc  // log, cos, pow

@@ -2,7 +2,7 @@
 // One run of the keyer over a clip, in process through DepthMatter, and its
 // score against the clip's truth; the diagnostics and picture dumps a run
 // writes on request.
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import DMContract
 import BenchSupport
 

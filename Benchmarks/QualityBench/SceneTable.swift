@@ -5,7 +5,7 @@
 // pixels of the plant, chair, floor or door keyed in (sampled every 2nd
 // pixel and row, summed over frames). "guided, slab" is the default with
 // subject-only=false: everything nearer than the cutoff.
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import BenchSupport
 
 /// A row of the scenes table: the scene, where its clip starts, the lock

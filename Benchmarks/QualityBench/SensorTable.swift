@@ -10,7 +10,7 @@
 // (on the still clip: pixels that flip); "truth moves" = pixels the truth
 // itself changes by more than 0.2. QB_SENSOR=only runs this table alone;
 // QB_NOSENSOR skips it.
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import BenchSupport
 
 /// Prints the sensor table.

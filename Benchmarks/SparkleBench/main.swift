@@ -14,7 +14,7 @@
 //                   brightness, default size), no reading on those frames
 // and each as a percentage of the copy.
 import BenchSupport
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 #if canImport(Glibc)
 import Glibc
 #endif

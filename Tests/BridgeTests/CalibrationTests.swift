@@ -4,7 +4,7 @@
 /// bridge's conversion of its numbers into the kit's DepthCalibration.
 /// A good file arrives in Swift with every number exact; a bad one is refused
 /// with the field (and for a syntax error the line and column) named.
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 @testable import GstDepthMatte
 import GstShim
 import XCTest

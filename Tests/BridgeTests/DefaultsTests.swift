@@ -3,7 +3,7 @@
 /// ENUM row registers has a kit case, so the kit's reading of an enum
 /// property never falls back. (The defaults need no check: the kit reads
 /// them from the same tables, DMContract's dm_<element>_settings_init.)
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 import DMContract
 import XCTest
 

@@ -15,7 +15,7 @@
 /// A table entry of 0 marks a hole.
 
 /// What the values on the depth pad measure.
-public enum DepthKind: Int32, CaseIterable, Sendable {
+enum DepthKind: Int32, CaseIterable, Sendable {
     /// Distance: larger is farther.
     case depth = 0
     /// Inverse distance (1/m): larger is nearer.
@@ -24,21 +24,21 @@ public enum DepthKind: Int32, CaseIterable, Sendable {
 
 /// How to read raw depth-pad values as metres: the element's depth rows
 /// (depth_encoding_properties.def) and the depth pad's format.
-public struct DepthEncoding: Equatable, Sendable {
-    public var kind: DepthKind
+struct DepthEncoding: Equatable, Sendable {
+    var kind: DepthKind
     /// true: GRAY8 normalised maps; false: GRAY16.
-    public var eightBit: Bool
+    var eightBit: Bool
     /// GRAY16 byte order: true for GRAY16_BE (what pngdec gives for 16-bit
     /// PNG depth images, the usual RGB-D dataset format).
-    public var bigEndian: Bool
+    var bigEndian: Bool
     /// GRAY16: metres per unit (`depth`) or 1/m per unit (`disparity`).
-    public var scale: Double
+    var scale: Double
     /// GRAY8: metres at the nearest end of the map.
-    public var near: Double
+    var near: Double
     /// GRAY8: metres at the farthest end of the map.
-    public var far: Double
+    var far: Double
 
-    public init(kind: DepthKind, eightBit: Bool, scale: Double, near: Double, far: Double, bigEndian: Bool) {
+    init(kind: DepthKind, eightBit: Bool, scale: Double, near: Double, far: Double, bigEndian: Bool) {
         self.kind = kind; self.eightBit = eightBit; self.scale = scale; self.near = near; self.far = far
         self.bigEndian = bigEndian
     }
@@ -57,7 +57,7 @@ public struct DepthEncoding: Equatable, Sendable {
     }
 
     /// Metres for one raw value (0 = hole). The reference the tables are built from.
-    public func metres(_ raw: Int) -> Float {
+    func metres(_ raw: Int) -> Float {
         if eightBit {
             let v = Double(max(0, min(255, raw))) / 255
             let n = max(1e-6, near), f = max(n, far)
@@ -78,13 +78,13 @@ public struct DepthEncoding: Equatable, Sendable {
 
 /// A per-value table from raw depth-pad values to metres (0 = hole), rebuilt
 /// only when the encoding changes (65536 entries for GRAY16_LE, 256 for GRAY8).
-public struct DepthDecoder {
-    public private(set) var encoding: DepthEncoding?
-    public private(set) var table: [Float] = []
+struct DepthDecoder {
+    private(set) var encoding: DepthEncoding?
+    private(set) var table: [Float] = []
 
-    public init() {}
+    init() {}
 
-    public mutating func update(_ e: DepthEncoding) {
+    mutating func update(_ e: DepthEncoding) {
         if encoding == e { return }
         encoding = e
         let n = e.eightBit ? 256 : 65536
@@ -93,13 +93,13 @@ public struct DepthDecoder {
     }
 
     /// Raw value at (x, y) of a plane with `bytesPerSample` 1 or 2.
-    @inlinable public static func raw(_ base: UnsafeRawPointer, stride: Int, bytesPerSample: Int, x: Int, y: Int) -> Int {
+    static func raw(_ base: UnsafeRawPointer, stride: Int, bytesPerSample: Int, x: Int, y: Int) -> Int {
         if bytesPerSample == 1 { return Int(base.load(fromByteOffset: y * stride + x, as: UInt8.self)) }
         return Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: y * stride + 2 * x, as: UInt16.self)))
     }
 
     /// Decode a whole plane into metres (0 = hole), resizing `out` to it.
-    public func decode(_ base: UnsafeRawPointer, width: Int, height: Int, stride: Int, into out: inout FloatPlane) {
+    func decode(_ base: UnsafeRawPointer, width: Int, height: Int, stride: Int, into out: inout FloatPlane) {
         out.resize(width: width, height: height)
         guard let e = encoding else {
             // no encoding yet (no `update`): every pixel a hole
@@ -128,23 +128,23 @@ public struct DepthDecoder {
 /// scale, work unchanged on disparity and GRAY8 maps. Depths beyond 65.535 m
 /// clamp to 65535; valid depths nearer than 0.5 mm become 1 (never a hole).
 /// The plane is owned and reused between frames.
-public final class DepthNormalizer {
+final class DepthNormalizer {
     /// Metres per unit of the normalised plane.
-    public static let scale = 0.001
-    public private(set) var decoder = DepthDecoder()
+    static let scale = 0.001
+    private(set) var decoder = DepthDecoder()
     private var lut: [UInt16] = []
     private var plane: UnsafeMutablePointer<UInt16>?
     private var capacity = 0
 
-    public init() {}
+    init() {}
     deinit { plane?.deallocate() }
 
     /// True when `e` needs no conversion (GRAY16 depth: the keyer reads it directly).
-    public static func isNative(_ e: DepthEncoding) -> Bool { !e.eightBit && !e.bigEndian && e.kind == .depth }
+    static func isNative(_ e: DepthEncoding) -> Bool { !e.eightBit && !e.bigEndian && e.kind == .depth }
 
     /// The depth plane at `base` (bytes per sample from `e.eightBit`) as a
     /// millimetre view valid until the next call.
-    public func normalize(_ base: UnsafeRawPointer, width: Int, height: Int, stride: Int,
+    func normalize(_ base: UnsafeRawPointer, width: Int, height: Int, stride: Int,
                           encoding e: DepthEncoding) -> Depth16View {
         if decoder.encoding != e {
             decoder.update(e)

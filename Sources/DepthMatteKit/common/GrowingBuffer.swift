@@ -33,7 +33,7 @@ struct GrowingBuffer<Element> {
 /// valid inside `withUnsafeBytes`). A class: copies of its owner share it.
 public final class DepthBuffer {
     public private(set) var base: UnsafeMutablePointer<UInt16>
-    public private(set) var count = 0
+    private(set) var count = 0
 
     public init() {
         base = .allocate(capacity: 1)
@@ -53,7 +53,7 @@ public final class DepthBuffer {
 
     /// Runs `body` on the samples as a buffer pointer (for code written
     /// against arrays).
-    public func withSamples<R>(_ body: (UnsafeMutableBufferPointer<UInt16>) throws -> R) rethrows -> R {
+    func withSamples<R>(_ body: (UnsafeMutableBufferPointer<UInt16>) throws -> R) rethrows -> R {
         try body(UnsafeMutableBufferPointer(start: base, count: count))
     }
 

@@ -9,14 +9,14 @@
 /// `r`, `g`, `b`, `a` are byte offsets of the components inside a pixel;
 /// `a == -1` means the format has no alpha byte (RGBx, RGB, ...).
 public struct RGBImageView {
-    public var base: UnsafeMutablePointer<UInt8>
-    public var width: Int
-    public var height: Int
+    var base: UnsafeMutablePointer<UInt8>
+    var width: Int
+    var height: Int
     /// Bytes per row (may include padding).
-    public var stride: Int
+    var stride: Int
     /// Bytes per pixel: 3 or 4.
-    public var pixelStride: Int
-    public var r: Int, g: Int, b: Int, a: Int
+    var pixelStride: Int
+    var r: Int, g: Int, b: Int, a: Int
 
     public init(base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int,
                 pixelStride: Int, r: Int, g: Int, b: Int, a: Int) {
@@ -24,55 +24,55 @@ public struct RGBImageView {
         self.pixelStride = pixelStride; self.r = r; self.g = g; self.b = b; self.a = a
     }
 
-    @inlinable public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
-    public var hasAlpha: Bool { a >= 0 }
+    func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
+    var hasAlpha: Bool { a >= 0 }
 }
 
 /// A GRAY16_LE picture (depth), values in sensor units; 0 = no reading.
 public struct Depth16View {
-    public var base: UnsafeRawPointer
-    public var width: Int
-    public var height: Int
+    var base: UnsafeRawPointer
+    var width: Int
+    var height: Int
     /// Bytes per row.
-    public var stride: Int
+    var stride: Int
 
     public init(base: UnsafeRawPointer, width: Int, height: Int, stride: Int) {
         self.base = base; self.width = width; self.height = height; self.stride = stride
     }
 
     /// Sample at (x, y); no bounds check.
-    @inlinable public func at(_ x: Int, _ y: Int) -> UInt16 {
+    func at(_ x: Int, _ y: Int) -> UInt16 {
         UInt16(littleEndian: base.loadUnaligned(fromByteOffset: y * stride + 2 * x, as: UInt16.self))
     }
 }
 
 /// A GRAY8 picture (ground-truth mattes, grey outputs).
 public struct Gray8View {
-    public var base: UnsafeMutablePointer<UInt8>
-    public var width: Int
-    public var height: Int
-    public var stride: Int
+    var base: UnsafeMutablePointer<UInt8>
+    var width: Int
+    var height: Int
+    var stride: Int
 
     public init(base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) {
         self.base = base; self.width = width; self.height = height; self.stride = stride
     }
-    @inlinable public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
+    func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride }
 }
 
 /// An owned, row-major plane of `Float`, reused between frames: `resize` only
 /// reallocates when the plane grows.
-public struct FloatPlane {
-    public private(set) var width: Int = 0
-    public private(set) var height: Int = 0
-    public var pixels: [Float] = []
+@_spi(Bench) public struct FloatPlane {
+    private(set) var width: Int = 0
+    private(set) var height: Int = 0
+    @_spi(Bench) public var pixels: [Float] = []
 
-    public init() {}
-    public init(width: Int, height: Int, value: Float = 0) {
+    @_spi(Bench) public init() {}
+    init(width: Int, height: Int, value: Float = 0) {
         resize(width: width, height: height)
         for i in 0..<(width * height) { pixels[i] = value }
     }
 
-    public mutating func resize(width: Int, height: Int) {
+    mutating func resize(width: Int, height: Int) {
         self.width = width
         self.height = height
         if pixels.count < width * height {
@@ -80,18 +80,18 @@ public struct FloatPlane {
         }
     }
 
-    @inlinable public subscript(x: Int, y: Int) -> Float {
+    subscript(x: Int, y: Int) -> Float {
         get { pixels[y * width + x] }
         set { pixels[y * width + x] = newValue }
     }
 
     /// How near 0 or 1 a value must be for `snapToEnds` (and the gamma pass
     /// with `snap`) to make it exactly 0 or 1: at most 0.03 of an 8-bit level.
-    public static let snapMargin: Float = 1e-4
+    static let snapMargin: Float = 1e-4
 
     /// Values within `snapMargin` of 0 or 1 become exactly 0 or 1, so regions
     /// far from an edge are recognisably uniform to the fused upscale and blend.
-    public mutating func snapToEnds() {
+    @_spi(Bench) public mutating func snapToEnds() {
         let n = width * height
         let lo = FloatPlane.snapMargin, hi = 1 - FloatPlane.snapMargin
         pixels.withUnsafeMutableBufferPointer { p in

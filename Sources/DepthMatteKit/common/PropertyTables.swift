@@ -12,7 +12,7 @@ import DMContract
 
 extension DMDepthMatteSettings {
     /// Every property at its default, `frame_duration` 0.
-    public static var defaults: DMDepthMatteSettings {
+    @_spi(Bench) public static var defaults: DMDepthMatteSettings {
         var s = DMDepthMatteSettings()
         dm_depthmatte_settings_init(&s)
         return s
@@ -21,7 +21,7 @@ extension DMDepthMatteSettings {
 
 extension DMDepthViewSettings {
     /// Every property at its default; GRAY16_LE depth.
-    public static var defaults: DMDepthViewSettings {
+    static var defaults: DMDepthViewSettings {
         var s = DMDepthViewSettings()
         dm_depthview_settings_init(&s)
         return s
@@ -30,7 +30,7 @@ extension DMDepthViewSettings {
 
 extension DMRGBDTestSrcSettings {
     /// Every property at its default.
-    public static var defaults: DMRGBDTestSrcSettings {
+    @_spi(Bench) public static var defaults: DMRGBDTestSrcSettings {
         var s = DMRGBDTestSrcSettings()
         dm_rgbdtestsrc_settings_init(&s)
         return s
@@ -39,7 +39,7 @@ extension DMRGBDTestSrcSettings {
 
 extension DMSparkleSettings {
     /// Every property at its default.
-    public static var defaults: DMSparkleSettings {
+    @_spi(Bench) public static var defaults: DMSparkleSettings {
         var s = DMSparkleSettings()
         dm_sparkle_settings_init(&s)
         return s
@@ -48,7 +48,7 @@ extension DMSparkleSettings {
 
 extension DMFrameStackSettings {
     /// Every property at its default.
-    public static var defaults: DMFrameStackSettings {
+    @_spi(Bench) public static var defaults: DMFrameStackSettings {
         var s = DMFrameStackSettings()
         dm_framestack_settings_init(&s)
         return s
@@ -57,7 +57,7 @@ extension DMFrameStackSettings {
 
 extension DMDepthAlignSettings {
     /// Every property at its default; GRAY16_LE depth.
-    public static var defaults: DMDepthAlignSettings {
+    @_spi(Bench) public static var defaults: DMDepthAlignSettings {
         var s = DMDepthAlignSettings()
         dm_depthalign_settings_init(&s)
         return s

@@ -5,11 +5,11 @@
 /// and are joined when the pool is released; nothing is allocated per call.
 import Glibc
 
-public final class WorkerPool {
+@_spi(Bench) public final class WorkerPool {
     private let shared = PoolShared()
     private var threads: [pthread_t] = []
 
-    public init() {}
+    @_spi(Bench) public init() {}
 
     deinit {
         pthread_mutex_lock(shared.mutex)
@@ -20,21 +20,21 @@ public final class WorkerPool {
     }
 
     /// The number of threads to use for `requested` (0 = one per online core).
-    public static func threadCount(_ requested: Int) -> Int {
+    static func threadCount(_ requested: Int) -> Int {
         if requested > 0 { return min(requested, 64) }
         return max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 64))
     }
 
     /// A band function: `work(context, band)`; a plain function pointer and a
     /// context pointer, so calling it allocates nothing.
-    public typealias Work = @convention(c) (UnsafeMutableRawPointer, Int) -> Void
+    @_spi(Bench) public typealias Work = @convention(c) (UnsafeMutableRawPointer, Int) -> Void
 
     /// `pool.run(bands:context:_:)`, or band 0 on this thread when there is no pool.
-    public static func run(_ pool: WorkerPool?, bands n: Int, context: UnsafeMutableRawPointer, _ work: Work) {
+    static func run(_ pool: WorkerPool?, bands n: Int, context: UnsafeMutableRawPointer, _ work: Work) {
         if let pool { pool.run(bands: n, context: context, work) } else { work(context, 0) }
     }
 
-    public func run(bands n: Int, context: UnsafeMutableRawPointer, _ work: Work) {
+    @_spi(Bench) public func run(bands n: Int, context: UnsafeMutableRawPointer, _ work: Work) {
         if n <= 1 { work(context, 0); return }
         while threads.count < n - 1 && spawn(index: threads.count + 1) {}
         let n = min(n, threads.count + 1)

@@ -14,7 +14,7 @@ import Darwin
 #endif
 
 /// A point or direction in a camera frame (metres).
-public typealias Point3 = SIMD3<Double>
+typealias Point3 = SIMD3<Double>
 
 /// How a camera's pixels depart from the pinhole model (librealsense's
 /// `rs2_distortion` subset). Coefficients are `[k1, k2, p1, p2, k3]`.
@@ -32,15 +32,15 @@ public enum DistortionModel: String, Equatable, CaseIterable {
 
 /// One camera's intrinsics, in pixels as librealsense's `rs2_intrinsics`.
 public struct CameraIntrinsics: Equatable {
-    public var width: Int
-    public var height: Int
+    @_spi(Bench) public var width: Int
+    @_spi(Bench) public var height: Int
     /// Focal lengths in pixels.
-    public var fx: Double, fy: Double
+    var fx: Double, fy: Double
     /// Principal point in pixels (pixel centres at integers).
-    public var ppx: Double, ppy: Double
-    public var model: DistortionModel
+    var ppx: Double, ppy: Double
+    var model: DistortionModel
     /// Distortion coefficients; ignored when `model == .none`.
-    public var k1: Double, k2: Double, p1: Double, p2: Double, k3: Double
+    var k1: Double, k2: Double, p1: Double, p2: Double, k3: Double
 
     public init(width: Int, height: Int, fx: Double, fy: Double, ppx: Double, ppy: Double,
                 model: DistortionModel = .none, coeffs: [Double] = [0, 0, 0, 0, 0]) {
@@ -52,11 +52,11 @@ public struct CameraIntrinsics: Equatable {
     }
 
     /// `[k1, k2, p1, p2, k3]`.
-    public var coeffs: [Double] { [k1, k2, p1, p2, k3] }
+    var coeffs: [Double] { [k1, k2, p1, p2, k3] }
 
     /// Normalised image coordinates (x/z, y/z) → distorted normalised
     /// coordinates, as `rs2_project_point_to_pixel` does before the focal length.
-    @inlinable public func distort(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+    func distort(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
         switch model {
         case .none:
             return (x, y)
@@ -75,7 +75,7 @@ public struct CameraIntrinsics: Equatable {
     }
 
     /// The inverse of `distort`, by librealsense's 10 fixed-point iterations.
-    @inlinable public func undistort(_ xd: Double, _ yd: Double) -> (x: Double, y: Double) {
+    func undistort(_ xd: Double, _ yd: Double) -> (x: Double, y: Double) {
         var x = xd, y = yd
         switch model {
         case .none:
@@ -104,25 +104,25 @@ public struct CameraIntrinsics: Equatable {
     }
 
     /// `rs2_project_point_to_pixel`: a point in this camera's frame (z > 0) → pixel.
-    @inlinable public func project(_ p: Point3) -> (u: Double, v: Double) {
+    func project(_ p: Point3) -> (u: Double, v: Double) {
         let d = distort(p.x / p.z, p.y / p.z)
         return (d.x * fx + ppx, d.y * fy + ppy)
     }
 
     /// `rs2_deproject_pixel_to_point`: pixel and depth (z, metres) → point.
-    @inlinable public func deproject(u: Double, v: Double, depth: Double) -> Point3 {
+    func deproject(u: Double, v: Double, depth: Double) -> Point3 {
         let r = ray(u: u, v: v)
         return Point3(r.x * depth, r.y * depth, depth)
     }
 
     /// The undistorted ray through a pixel as (x/z, y/z).
-    @inlinable public func ray(u: Double, v: Double) -> (x: Double, y: Double) {
+    func ray(u: Double, v: Double) -> (x: Double, y: Double) {
         undistort((u - ppx) / fx, (v - ppy) / fy)
     }
 
     /// These intrinsics for the same camera delivering `width`×`height`
     /// (scaled sensor readout, as librealsense scales its profiles).
-    public func scaled(toWidth w: Int, height h: Int) -> CameraIntrinsics {
+    func scaled(toWidth w: Int, height h: Int) -> CameraIntrinsics {
         var s = self
         let sx = Double(w) / Double(width), sy = Double(h) / Double(height)
         s.width = w; s.height = h
@@ -135,11 +135,11 @@ public struct CameraIntrinsics: Equatable {
 /// A rigid transform from one camera's frame to another's: `p' = R p + t`.
 public struct Extrinsics: Equatable {
     /// Rows of R.
-    public var r0: Point3, r1: Point3, r2: Point3
+    var r0: Point3, r1: Point3, r2: Point3
     /// t in metres.
-    public var translation: Point3
+    var translation: Point3
 
-    public init(r0: Point3, r1: Point3, r2: Point3, translation: Point3) {
+    init(r0: Point3, r1: Point3, r2: Point3, translation: Point3) {
         self.r0 = r0; self.r1 = r1; self.r2 = r2; self.translation = translation
     }
 
@@ -152,12 +152,12 @@ public struct Extrinsics: Equatable {
                   translation: Point3(t[0], t[1], t[2]))
     }
 
-    public static let identity = Extrinsics(r0: Point3(1, 0, 0), r1: Point3(0, 1, 0), r2: Point3(0, 0, 1),
+    static let identity = Extrinsics(r0: Point3(1, 0, 0), r1: Point3(0, 1, 0), r2: Point3(0, 0, 1),
                                             translation: Point3(0, 0, 0))
 
     /// A rotation by `yaw` about y, then `pitch` about x, then `roll` about z
     /// (radians; R = Rz·Rx·Ry), followed by the translation.
-    public static func rotation(yaw: Double, pitch: Double = 0, roll: Double = 0,
+    static func rotation(yaw: Double, pitch: Double = 0, roll: Double = 0,
                                 translation: Point3 = Point3(0, 0, 0)) -> Extrinsics {
         let cy = mathCos(yaw), sy = mathSin(yaw), cp = mathCos(pitch), sp = mathSin(pitch)
         let cr = mathCos(roll), sr = mathSin(roll)
@@ -175,26 +175,26 @@ public struct Extrinsics: Equatable {
     }
 
     /// R as 9 numbers, row-major.
-    public var rotationRowMajor: [Double] { [r0.x, r0.y, r0.z, r1.x, r1.y, r1.z, r2.x, r2.y, r2.z] }
+    var rotationRowMajor: [Double] { [r0.x, r0.y, r0.z, r1.x, r1.y, r1.z, r2.x, r2.y, r2.z] }
     /// R as 9 numbers, column-major (librealsense's `rs2_extrinsics.rotation`).
-    public var rotationColumnMajor: [Double] { [r0.x, r1.x, r2.x, r0.y, r1.y, r2.y, r0.z, r1.z, r2.z] }
+    var rotationColumnMajor: [Double] { [r0.x, r1.x, r2.x, r0.y, r1.y, r2.y, r0.z, r1.z, r2.z] }
 
     /// R p + t.
-    @inlinable public func transform(_ p: Point3) -> Point3 { rotate(p) + translation }
+    func transform(_ p: Point3) -> Point3 { rotate(p) + translation }
     /// R p.
-    @inlinable public func rotate(_ p: Point3) -> Point3 {
+    func rotate(_ p: Point3) -> Point3 {
         Point3((r0 * p).sum(), (r1 * p).sum(), (r2 * p).sum())
     }
 
     /// The inverse transform: p = Rᵀ (p' − t).
-    public var inverse: Extrinsics {
+    var inverse: Extrinsics {
         let c0 = Point3(r0.x, r1.x, r2.x), c1 = Point3(r0.y, r1.y, r2.y), c2 = Point3(r0.z, r1.z, r2.z)
         let t = -Point3((c0 * translation).sum(), (c1 * translation).sum(), (c2 * translation).sum())
         return Extrinsics(r0: c0, r1: c1, r2: c2, translation: t)
     }
 
     /// The largest |(R Rᵀ − I)ᵢⱼ| and |det R − 1|: 0 for an exact rotation.
-    public var orthonormalityError: Double {
+    var orthonormalityError: Double {
         let rows = [r0, r1, r2]
         var e = 0.0
         for i in 0..<3 { for j in 0..<3 {
@@ -210,12 +210,12 @@ public struct Extrinsics: Equatable {
 /// Everything `depthalign` needs: both cameras, the depth→colour transform
 /// and the size of one depth unit.
 public struct DepthCalibration: Equatable {
-    public var depth: CameraIntrinsics
-    public var color: CameraIntrinsics
+    @_spi(Bench) public var depth: CameraIntrinsics
+    @_spi(Bench) public var color: CameraIntrinsics
     /// Maps points in the depth camera's frame to the colour camera's.
-    public var depthToColor: Extrinsics
+    var depthToColor: Extrinsics
     /// Metres per depth unit (0.001: millimetres).
-    public var depthScale: Double
+    var depthScale: Double
 
     public init(depth: CameraIntrinsics, color: CameraIntrinsics, depthToColor: Extrinsics, depthScale: Double = 0.001) {
         self.depth = depth; self.color = color; self.depthToColor = depthToColor; self.depthScale = depthScale
@@ -223,7 +223,7 @@ public struct DepthCalibration: Equatable {
 
     /// A depth pixel with depth `z` metres → the colour pixel it lands on and
     /// its distance along the colour camera's axis (nil behind the colour camera).
-    public func depthToColorPixel(u: Double, v: Double, z: Double) -> (u: Double, v: Double, z: Double)? {
+    func depthToColorPixel(u: Double, v: Double, z: Double) -> (u: Double, v: Double, z: Double)? {
         let p = depthToColor.transform(depth.deproject(u: u, v: v, depth: z))
         guard p.z > 0 else { return nil }
         let px = color.project(p)
@@ -235,7 +235,7 @@ extension DepthCalibration {
     /// The calibration as a calibration file (the schema of README
     /// "depthalign", which the elements read with json-glib), numbers printed
     /// so that they read back exactly.
-    public var json: String {
+    @_spi(Bench) public var json: String {
         func cam(_ c: CameraIntrinsics) -> String {
             "{\"width\": \(c.width), \"height\": \(c.height), \"fx\": \(c.fx), \"fy\": \(c.fy), "
                 + "\"ppx\": \(c.ppx), \"ppy\": \(c.ppy), \"model\": \"\(c.model.rawValue)\", "

@@ -20,7 +20,7 @@
 
 public final class DepthRegistration {
     /// How samples become pixels.
-    public enum Method: Equatable {
+    enum Method: Equatable {
         /// Each sample fills its footprint, the colour pixels it covers: on
         /// each side halfway to the neighbouring sample (in the row, or the
         /// row above or below) when the two agree within `maxRelativeJump`,
@@ -40,7 +40,7 @@ public final class DepthRegistration {
     }
 
     /// The method; `.splat` unless told otherwise.
-    public var method = Method.splat
+    var method = Method.splat
 
     public init() {}
 
@@ -118,7 +118,7 @@ public final class DepthRegistration {
     }
 
     /// The calibration the cached rays belong to.
-    public private(set) var preparedCalibration: DepthCalibration?
+    private(set) var preparedCalibration: DepthCalibration?
 
     /// Compute the per-depth-pixel rays (undistorted, rotated into the colour
     /// frame) and size the buffers for `calibration`; a no-op when it equals

@@ -6,8 +6,8 @@
 /// (colour-axis z in depth units; 0 where the depth camera cannot see the
 /// surface: occluded from its viewpoint, or outside its picture).
 
-public struct RegistrationScene {
-    public enum Shape: Equatable {
+@_spi(Bench) public struct RegistrationScene {
+    enum Shape: Equatable {
         /// The plane through `point` with normal `normal` (any length).
         case plane(point: Point3, normal: Point3)
         /// A box with half sizes `half`, turned by `yaw` radians about the
@@ -15,13 +15,13 @@ public struct RegistrationScene {
         case box(center: Point3, half: Point3, yaw: Double)
     }
 
-    public var shapes: [Shape]
+    var shapes: [Shape]
 
-    public init(shapes: [Shape]) { self.shapes = shapes }
+    init(shapes: [Shape]) { self.shapes = shapes }
 
     /// A wall 2.6 m away turned by 8°, a floor 0.7 m below the cameras, a
     /// box (about 1.3 m away, turned 25°) and a smaller box at 0.9 m on the right.
-    public static let boxAndWall = RegistrationScene(shapes: [
+    @_spi(Bench) public static let boxAndWall = RegistrationScene(shapes: [
         .plane(point: Point3(0, 0, 2.6), normal: Point3(mathSin(8 * .pi / 180), 0, -mathCos(8 * .pi / 180))),
         .plane(point: Point3(0, 0.7, 0), normal: Point3(0, -1, 0)),
         .box(center: Point3(-0.15, 0.05, 1.35), half: Point3(0.28, 0.32, 0.2), yaw: 25 * .pi / 180),
@@ -33,7 +33,7 @@ public struct RegistrationScene {
     /// brown-conrady), depth camera `baseline` metres to the colour camera's
     /// left (so points move right by fx·b/z in colour) and turned `yawDegrees`
     /// about the vertical axis. Sizes scale with `depthSize` / `colorSize`.
-    public static func rig(depthSize: (w: Int, h: Int) = (848, 480), colorSize: (w: Int, h: Int) = (1280, 720),
+    @_spi(Bench) public static func rig(depthSize: (w: Int, h: Int) = (848, 480), colorSize: (w: Int, h: Int) = (1280, 720),
                            baseline: Double = 0.05, yawDegrees: Double = 1, pitchDegrees: Double = 0,
                            colorDistortion: Bool = true, depthScale: Double = 0.001) -> DepthCalibration {
         let ds = Double(depthSize.w) / 848, cs = Double(colorSize.w) / 1280
@@ -51,7 +51,7 @@ public struct RegistrationScene {
     }
 
     /// The nearest hit along origin + t·direction with t > `tMin` (nil: none).
-    public func hit(origin o: Point3, direction d: Point3, tMin: Double = 1e-9) -> Double? {
+    func hit(origin o: Point3, direction d: Point3, tMin: Double = 1e-9) -> Double? {
         var best = Double.infinity
         for s in shapes {
             switch s {
@@ -88,7 +88,7 @@ public struct RegistrationScene {
     /// units; 0 where a ray meets nothing or the value does not fit 16 bits).
     /// `noise`: σ = noise · z² metres of Gaussian noise (structured light:
     /// 0.0015 gives 1.5 mm at 1 m, 6 mm at 2 m), seeded by `seed`.
-    public func renderDepth(_ calibration: DepthCalibration, noise: Double = 0, seed: UInt64 = 1) -> [UInt16] {
+    @_spi(Bench) public func renderDepth(_ calibration: DepthCalibration, noise: Double = 0, seed: UInt64 = 1) -> [UInt16] {
         let d = calibration.depth, e = calibration.depthToColor
         var rng = SplitMix64(seed: seed)
         var out = [UInt16](repeating: 0, count: d.width * d.height)
@@ -109,7 +109,7 @@ public struct RegistrationScene {
     /// The registered depth the colour camera should get (`calibration.color`
     /// size, depth units): the colour-axis z of the surface at each pixel
     /// centre, or 0 where the depth camera cannot see that surface point.
-    public func renderTruth(_ calibration: DepthCalibration) -> [UInt16] {
+    @_spi(Bench) public func renderTruth(_ calibration: DepthCalibration) -> [UInt16] {
         let c = calibration.color, d = calibration.depth
         let toDepth = calibration.depthToColor.inverse
         let origin = calibration.depthToColor.translation
@@ -138,7 +138,7 @@ public struct RegistrationScene {
 
 extension SplitMix64 {
     /// A standard normal sample (Box–Muller).
-    public mutating func gaussian() -> Double {
+    mutating func gaussian() -> Double {
         let u1 = max(unit(), 1e-300), u2 = unit()
         return (-2 * mathLog(u1)).squareRoot() * mathCos(2 * .pi * u2)
     }

@@ -5,7 +5,7 @@
 /// bridge only turns the shim's C structs into these values.
 
 /// What the src pad carries (the element's `output`).
-public enum ElementOutput: Int32, CaseIterable, Sendable {
+@_spi(Bench) public enum ElementOutput: Int32, CaseIterable, Sendable {
     case composite = 0
     case matte = 1
     case alpha = 2
@@ -16,7 +16,7 @@ public enum ElementOutput: Int32, CaseIterable, Sendable {
 /// Where the matte's cutoff comes from: the keyer's cutoff modes plus the
 /// focus modes of the depth-maps sample (the element's `mode` property).
 /// `MattePlan.init` turns it into the frame's `CutoffSource`.
-public enum KeyingMode: Int32, CaseIterable, Sendable {
+@_spi(Bench) public enum KeyingMode: Int32, CaseIterable, Sendable {
     /// Locked to the face: face depth + offset; held when no face is seen (see `SubjectLock`).
     case face = 0
     /// Always the element's `cutoff`.
@@ -31,7 +31,7 @@ public enum KeyingMode: Int32, CaseIterable, Sendable {
 
 /// How the matte is made from the depth mask (docs/quality.md); the frame's
 /// `MattePath` in the threshold modes.
-public enum MatteRefine: Int32, CaseIterable {
+@_spi(Bench) public enum MatteRefine: Int32, CaseIterable {
     /// Edge-aware: holes decided from neighbours and colour, a weighted guided
     /// filter on the colour luma, temporal smoothing (see `MatteRefiner`).
     case guided = 0
@@ -44,7 +44,7 @@ public enum MatteRefine: Int32, CaseIterable {
 /// The element's per-stream state: the keyer, the depth decoder, the depth
 /// picture and the background effects.
 public final class DepthMatteElement {
-    public let matter = DepthMatter()
+    let matter = DepthMatter()
     /// Disparity and GRAY8 / big-endian depth re-expressed as millimetres.
     private let normalizer = DepthNormalizer()
     private let depthView = DepthViewRenderer()

@@ -25,25 +25,25 @@ public struct MatteResult: Equatable {
     public var cameraMoving = false
     /// The person probability took part in this frame's matte.
     public var personUsed = false
-    public init() {}
+    @_spi(Bench) public init() {}
 }
 
-public final class DepthMatter {
+@_spi(Bench) public final class DepthMatter {
     /// The locked cutoff (metres), nil before any lock.
-    public var lockedCutoff: Double? { subjectLock.cutoff }
+    var lockedCutoff: Double? { subjectLock.cutoff }
     /// Face choice, tracking, depth-only finder and smoothing.
-    public let subjectLock = SubjectLock()
+    let subjectLock = SubjectLock()
 
     private var mask = FloatPlane()
     /// The subject's surfaces among the near pixels.
-    public var segmentation = SubjectSegmentation()
-    /// refine=guided: its parameters are public for experiments (quality-bench).
-    public var refiner = MatteRefiner()
+    @_spi(Bench) public var segmentation = SubjectSegmentation()
+    /// refine=guided: its parameters are Bench SPI for experiments (quality-bench).
+    @_spi(Bench) public var refiner = MatteRefiner()
     /// Depth maps wider than this are halved (repeatedly) before refine=guided.
-    public static let guidedMaxDepthWidth = 400
+    static let guidedMaxDepthWidth = 400
     private let halfDepth = DepthBuffer()
     /// The person prior's fusion with depth (`PersonFusion`).
-    public var fusion = PersonFusion()
+    var fusion = PersonFusion()
     private var fusionSeeds: [UInt8] = []
     private var alonePlane = FloatPlane()
 
@@ -85,23 +85,23 @@ public final class DepthMatter {
     private let pool = WorkerPool()
     private var onePlane = FloatPlane(width: 1, height: 1, value: 1)
 
-    public init() {}
+    @_spi(Bench) public init() {}
 
     /// Forget the face lock (flush, restart).
-    public func reset() { subjectLock.reset(); refiner.reset() }
+    func reset() { subjectLock.reset(); refiner.reset() }
 
     /// The cutoff in force before this frame's lock runs (what the
     /// element's background blur keys on, made before the keying): for a
     /// subject, the lock's last cutoff while it holds one, else the preset;
     /// a set cutoff (fixed, focus) is the plan's own, also right after a
     /// live change of mode.
-    public func cutoffInForce(_ plan: MattePlan) -> Double {
+    func cutoffInForce(_ plan: MattePlan) -> Double {
         if plan.cutoff.subject != nil, let locked = subjectLock.cutoff { return locked }
         return plan.cutoff.preset
     }
 
     /// The cutoff for this frame, from the subject lock (see SubjectLock.swift).
-    public func updateCutoff(plan: MattePlan, depth: Depth16View?, faces: [Box],
+    @_spi(Bench) public func updateCutoff(plan: MattePlan, depth: Depth16View?, faces: [Box],
                              videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
         subjectLock.update(plan, depth: depth, faces: faces, videoWidth: videoWidth, videoHeight: videoHeight,
                            result: &result)
@@ -262,7 +262,7 @@ public final class DepthMatter {
     /// - depth: nil when there is no depth (the video passes through, matte = 1).
     /// - background: a picture in the output's format, any size, placed by aspect fill;
     ///   nil = `plan.backgroundARGB`.
-    public func process(plan: MattePlan, video: RGBImageView?, depth: Depth16View?, person: Gray8View? = nil,
+    @_spi(Bench) public func process(plan: MattePlan, video: RGBImageView?, depth: Depth16View?, person: Gray8View? = nil,
                         background: RGBImageView?, output: RGBImageView, faces: [Box]) -> MatteResult {
         let W = output.width, H = output.height
         let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false

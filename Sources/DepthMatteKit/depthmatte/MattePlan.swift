@@ -16,37 +16,37 @@ import DMContract
 
 public struct MattePlan: Equatable {
     /// Where the threshold comes from.
-    public let cutoff: CutoffSource
+    let cutoff: CutoffSource
     /// How the matte is made at depth resolution.
-    public let path: MattePath
+    let path: MattePath
     /// What the keyer writes (output=depth: `depthPicture` instead).
-    public let output: MatteOutput
+    let output: MatteOutput
     /// output=depth: the depth picture drawn instead of a keyed frame (its
     /// `encoding` the depth pad's); nil = keyed.
-    public let depthPicture: DepthViewSettings?
+    let depthPicture: DepthViewSettings?
     /// The background effect: `.none` unless output=composite.
-    public let effect: EffectPlan
+    let effect: EffectPlan
     /// How the depth pad's values read as metres (its format included).
-    public let encoding: DepthEncoding
+    let encoding: DepthEncoding
     /// Metres per depth unit of the depth the keyer is given: the pad's own
     /// scale for GRAY16_LE distance, which the keyer reads as it comes, else
     /// `DepthNormalizer.scale` (the element re-expresses the rest in it).
-    public let depthScale: Double
+    let depthScale: Double
     /// Seconds since the previous frame (the lock's clock); 0 = unknown,
     /// which the lock (the one place that reads it) takes as 1/30 s, as it
     /// does a gap of 10 s or more.
-    public let frameDuration: Double
+    let frameDuration: Double
     /// The colour behind the subject when there is no background picture.
-    public let backgroundARGB: UInt32
+    let backgroundARGB: UInt32
     /// Worker threads for the full-resolution pass: 0 = one per core.
-    public let threads: Int
+    let threads: Int
     /// How a person probability, when the frame has one, takes part.
-    public let person: PersonPrior
+    let person: PersonPrior
 }
 
 /// How the person pad's probability takes part in the matte (the element's
 /// `person-prior` property; `PersonFusion`).
-public enum PersonPrior: Int32, CaseIterable, Sendable {
+enum PersonPrior: Int32, CaseIterable, Sendable {
     /// It decides which depth pieces are the person (refine=guided|none in
     /// the threshold modes).
     case fuse = 0
@@ -57,7 +57,7 @@ public enum PersonPrior: Int32, CaseIterable, Sendable {
 }
 
 /// Where the matte's threshold comes from on a frame.
-public enum CutoffSource: Equatable {
+enum CutoffSource: Equatable {
     /// mode=face|nearest: the subject lock (`SubjectLock`).
     case subject(SubjectRule)
     /// mode=fixed: always this many metres.
@@ -67,7 +67,7 @@ public enum CutoffSource: Equatable {
     case focus(FocusSettings)
 
     /// The rule of a cutoff that follows a subject; nil for a set cutoff.
-    public var subject: SubjectRule? {
+    var subject: SubjectRule? {
         switch self {
         case .subject(let rule): return rule
         case .fixed, .focus: return nil
@@ -75,7 +75,7 @@ public enum CutoffSource: Equatable {
     }
 
     /// The focus mask of the focus modes; nil in the threshold modes.
-    public var focusMask: FocusSettings? {
+    var focusMask: FocusSettings? {
         switch self {
         case .focus(let focus): return focus
         case .subject, .fixed: return nil
@@ -84,7 +84,7 @@ public enum CutoffSource: Equatable {
 
     /// Metres: the cutoff the settings name: the fixed cutoff, the focus
     /// distance, or, for a subject, the cutoff before its first lock.
-    public var preset: Double {
+    var preset: Double {
         switch self {
         case .subject(let rule): return rule.fallback
         case .fixed(let metres): return metres
@@ -94,29 +94,29 @@ public enum CutoffSource: Equatable {
 }
 
 /// The subject a cutoff follows and the lock's rules for it.
-public struct SubjectRule: Equatable {
-    public enum Mode: Equatable {
+struct SubjectRule: Equatable {
+    enum Mode: Equatable {
         /// Locked to the face: face depth + offset; held when no face is seen.
         case face
         /// From depth alone: the nearest large body (`NearestBodyFinder`).
         case nearest
     }
-    public let mode: Mode
+    let mode: Mode
     /// mode=face: the subject lock's rules, or the original sample's
     /// (mode=nearest has only the lock's rules: it is not read there).
-    public let strategy: LockStrategy
+    let strategy: LockStrategy
     /// Metres added to the subject's depth.
-    public let offset: Double
+    let offset: Double
     /// Metres: the cutoff before any subject is locked.
-    public let fallback: Double
+    let fallback: Double
     /// Seconds a lost face is trusted (tracked in depth) before the depth-only finder.
-    public let hold: Double
+    let hold: Double
     /// Seconds: time constant with which the cutoff follows the subject.
-    public let smoothing: Double
+    let smoothing: Double
     /// refine=guided|none: key only the depth surfaces of the locked subject
     /// (SubjectSegmentation.swift); false = every pixel nearer than the
     /// cutoff, as the original sample.
-    public let subjectOnly: Bool
+    let subjectOnly: Bool
 
     /// Subject-only keying on a frame in which the lock found no subject at
     /// all (no face, no body: the fallback) keys nothing, so an empty room
@@ -124,11 +124,11 @@ public struct SubjectRule: Equatable {
     /// fallback cutoff; mode=face with lock-strategy=original keeps the
     /// sample's own fallback and keys at it (mode=nearest has no sample's
     /// lock to keep: the strategy changes nothing there).
-    public var keysNothingWithoutSubject: Bool { subjectOnly && !(mode == .face && strategy == .original) }
+    var keysNothingWithoutSubject: Bool { subjectOnly && !(mode == .face && strategy == .original) }
 }
 
 /// How the matte is made at depth resolution (docs/quality.md).
-public enum MattePath: Equatable {
+enum MattePath: Equatable {
     /// Focus modes: the soft focus mask, then the original chain's blur and gamma.
     case focusMask(FocusSettings, BlurGamma)
     /// refine=original: the sample's chain: threshold, blur, gamma (bicubic upscale).
@@ -141,19 +141,19 @@ public enum MattePath: Equatable {
 }
 
 /// The original chain's softening of a mask.
-public struct BlurGamma: Equatable {
+struct BlurGamma: Equatable {
     /// Gaussian sigma in depth pixels.
-    public let radius: Double
-    public let gamma: Double
+    let radius: Double
+    let gamma: Double
 }
 
 /// The background effect the element applies to the video behind the subject.
-public struct EffectPlan: Equatable {
-    public let effect: BackgroundEffect
+struct EffectPlan: Equatable {
+    let effect: BackgroundEffect
     /// blur: radius in video pixels.
-    public let radius: Double
+    let radius: Double
     /// blur: grows from radius/3 behind the subject to radius at 1 m.
-    public let growth: Bool
+    let growth: Bool
 }
 
 extension MattePlan {

@@ -10,7 +10,7 @@
 /// the valid depths in the frame (sampled on a grid of at most ~4096 points).
 import DMContract
 
-public enum DepthColormap: Int32, CaseIterable, Sendable {
+enum DepthColormap: Int32, CaseIterable, Sendable {
     case grey = 0
     case turbo = 1
 }
@@ -18,13 +18,13 @@ public enum DepthColormap: Int32, CaseIterable, Sendable {
 /// How a depth picture is drawn: depthview's settings, or depthmatte's for
 /// output=depth.
 public struct DepthViewSettings: Equatable, Sendable {
-    public var encoding: DepthEncoding
+    var encoding: DepthEncoding
     /// Metres shown at t = 0 / t = 1; 0 = automatic from the frame.
-    public var rangeMin: Double
-    public var rangeMax: Double
-    public var colormap: DepthColormap
+    var rangeMin: Double
+    var rangeMax: Double
+    var colormap: DepthColormap
     /// Colour of holes (no reading) as 0xAARRGGBB; AA goes to alpha formats.
-    public var holeARGB: UInt32
+    var holeARGB: UInt32
 
     /// depthview's settings (the shim's copy of its properties,
     /// depthview_properties.def, and the depth pad's format).
@@ -42,10 +42,10 @@ public struct DepthViewSettings: Equatable, Sendable {
     }
 }
 
-public enum Turbo {
+enum Turbo {
     /// Turbo's published polynomial approximation (Anton Mikhailov, Google, 2019)
     /// evaluated at 256 points: 0 = dark blue, 1 = dark red.
-    public static let table: [(UInt8, UInt8, UInt8)] = (0..<256).map { i in
+    static let table: [(UInt8, UInt8, UInt8)] = (0..<256).map { i in
         let x = Double(i) / 255
         let x2 = x * x, x3 = x2 * x, x4 = x2 * x2, x5 = x4 * x
         let r = 0.13572138 + 4.61539260 * x - 42.66032258 * x2 + 132.13108234 * x3 - 152.94239396 * x4 + 59.28637943 * x5
@@ -58,14 +58,14 @@ public enum Turbo {
 
 /// Renders depth pictures; keeps the decode table and scratch between frames.
 public final class DepthViewRenderer {
-    public var decoder = DepthDecoder()
+    var decoder = DepthDecoder()
     var metres = FloatPlane()
     var samples: [Float] = []
 
     public init() {}
 
     /// The range (metres) used for a frame: the settings' or the robust automatic one.
-    public func range(_ s: DepthViewSettings, metres m: FloatPlane) -> (Float, Float) {
+    func range(_ s: DepthViewSettings, metres m: FloatPlane) -> (Float, Float) {
         var lo = Float(s.rangeMin), hi = Float(s.rangeMax)
         if !(lo > 0) || !(hi > 0) {
             samples.removeAll(keepingCapacity: true)
@@ -92,8 +92,7 @@ public final class DepthViewRenderer {
     }
 
     /// Colour for metres `v` (0 = hole) within (lo, hi). Returns (r, g, b, a).
-    @inlinable
-    public static func color(_ v: Float, lo: Float, hi: Float, _ s: DepthViewSettings) -> (UInt8, UInt8, UInt8, UInt8) {
+    static func color(_ v: Float, lo: Float, hi: Float, _ s: DepthViewSettings) -> (UInt8, UInt8, UInt8, UInt8) {
         if !(v > 0) || !v.isFinite {
             let c = s.holeARGB
             return (UInt8((c >> 16) & 0xff), UInt8((c >> 8) & 0xff), UInt8(c & 0xff), UInt8(c >> 24))
@@ -117,7 +116,7 @@ public final class DepthViewRenderer {
     }
 
     /// Draw a metres plane (0 = hole) into `out`, nearest-neighbour scaled.
-    public func render(metres m: FloatPlane, settings s: DepthViewSettings, into out: RGBImageView) {
+    func render(metres m: FloatPlane, settings s: DepthViewSettings, into out: RGBImageView) {
         let (lo, hi) = range(s, metres: m)
         if m.width == 0 || m.height == 0 { return }
         for y in 0..<out.height {

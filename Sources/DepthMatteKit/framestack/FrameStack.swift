@@ -20,12 +20,12 @@
 /// afterwards; nothing is allocated per frame after warm-up.
 import DMContract
 
-public enum StackAlign: Int32, CaseIterable {
+@_spi(Bench) public enum StackAlign: Int32, CaseIterable {
     case none = 0
     case translation = 1
 }
 
-public enum StackMode: Int32, CaseIterable {
+@_spi(Bench) public enum StackMode: Int32, CaseIterable {
     case batch = 0
     case sliding = 1
 }
@@ -34,12 +34,12 @@ public enum StackMode: Int32, CaseIterable {
 /// copy of them, `init(_:)`).
 public struct FrameStackSettings: Equatable {
     /// Frames per stack (batch) or window length (sliding), 1...maxFrames.
-    public var frames: Int
+    @_spi(Bench) public var frames: Int
     public var method: StackMethod
-    public var align: StackAlign
+    @_spi(Bench) public var align: StackAlign
     /// Largest displacement searched, in pixels.
-    public var maxShift: Double
-    public var mode: StackMode
+    @_spi(Bench) public var maxShift: Double
+    @_spi(Bench) public var mode: StackMode
 
     /// The element's properties (framestack_properties.def); `post-messages`
     /// is the shim's.
@@ -84,10 +84,10 @@ final class StackSlot {
 
 public final class FrameStacker {
     public static let noTime = UInt64.max
-    public static let maxFrames = 128
+    static let maxFrames = 128
 
     // geometry of the current stream
-    public private(set) var width = 0, height = 0, pixelStride = 0
+    private(set) var width = 0, height = 0, pixelStride = 0
     private var rOff = 0, gOff = 1, bOff = 2
     private var rowBytes = 0
     private var capacity = 0
@@ -96,7 +96,7 @@ public final class FrameStacker {
     private var slots: [StackSlot?] = []
     /// Ring of slot indices: the window is `head`, head+1, ... (count of them).
     private var head = 0
-    public private(set) var count = 0
+    private(set) var count = 0
     private var anchor: Int? = nil
 
     private let registrar = TranslationRegistrar()

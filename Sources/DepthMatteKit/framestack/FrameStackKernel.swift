@@ -19,19 +19,19 @@
 /// merge-exchange sort (Knuth, TAOCP 5.2.2, Algorithm M), which sorts any n,
 /// then pruned backwards to the comparators the requested ranks depend on;
 /// a comparator whose max (or min) output is never read keeps only the other half.
-public struct SelectionNetwork {
-    public enum Kind: UInt8 { case both = 0, minOnly = 1, maxOnly = 2 }
-    public let n: Int
-    public private(set) var lo: [Int] = []
-    public private(set) var hi: [Int] = []
-    public private(set) var kinds: [Kind] = []
+struct SelectionNetwork {
+    enum Kind: UInt8 { case both = 0, minOnly = 1, maxOnly = 2 }
+    let n: Int
+    private(set) var lo: [Int] = []
+    private(set) var hi: [Int] = []
+    private(set) var kinds: [Kind] = []
 
-    public var count: Int { lo.count }
+    var count: Int { lo.count }
 
     /// - Parameters:
     ///   - n: number of inputs (fewer than 1 counts as 1: a single wire)
     ///   - ranks: ranks wanted on their wires (0 = smallest); empty = full sort
-    public init(n: Int, ranks: [Int] = []) {
+    init(n: Int, ranks: [Int] = []) {
         let n = max(n, 1)
         self.n = n
         var pairs: [(Int, Int)] = []
@@ -67,8 +67,7 @@ public struct SelectionNetwork {
     }
 
     /// Apply to `n` byte rows of `length` bytes, row i at `base + i * rowStride`.
-    @inlinable
-    public func apply(_ base: UnsafeMutablePointer<UInt8>, rowStride: Int, length: Int) {
+    func apply(_ base: UnsafeMutablePointer<UInt8>, rowStride: Int, length: Int) {
         for c in 0..<lo.count {
             let a = base + lo[c] * rowStride, b = base + hi[c] * rowStride
             switch kinds[c] {
@@ -92,17 +91,17 @@ public struct SelectionNetwork {
 /// One source frame as seen from the output grid: output pixel (x, y) takes
 /// the bilinear sample of the source at (x + ix + qx/16, y + iy + qy/16).
 /// Positions are quantised to 1/16 pixel (at most 1/32 px off).
-public struct StackTap {
-    public var source: UnsafePointer<UInt8>
-    public var ix: Int, iy: Int
+struct StackTap {
+    var source: UnsafePointer<UInt8>
+    var ix: Int, iy: Int
     /// Sub-pixel parts in sixteenths, 0...15.
-    public var qx: Int, qy: Int
+    var qx: Int, qy: Int
     /// Output pixels this frame covers (inclusive; empty when lo > hi).
-    public var xLo = 0, xHi = -1, yLo = 0, yHi = -1
+    var xLo = 0, xHi = -1, yLo = 0, yHi = -1
 
     /// - Parameter shift: sampling offset in pixels (content displacement of
     ///   this frame relative to the output's reference frame).
-    public init(source: UnsafePointer<UInt8>, shiftX: Double, shiftY: Double, width: Int, height: Int) {
+    init(source: UnsafePointer<UInt8>, shiftX: Double, shiftY: Double, width: Int, height: Int) {
         func split(_ v: Double) -> (Int, Int) {
             let clamped = max(-1e6, min(1e6, v))
             var i = Int(clamped.rounded(.down))
@@ -118,7 +117,7 @@ public struct StackTap {
         yLo = max(0, -iy); yHi = min(height - 1, height - 1 - iy - (qy > 0 ? 1 : 0))
     }
 
-    @inlinable public func covers(_ x: Int, _ y: Int) -> Bool {
+    func covers(_ x: Int, _ y: Int) -> Bool {
         x >= xLo && x <= xHi && y >= yLo && y <= yHi
     }
 }
@@ -142,8 +141,8 @@ public struct StackCoverage {
 // MARK: - Kernel
 
 /// Reusable scratch plus the row kernels. Not thread-safe; one per element.
-public final class StackKernel {
-    public static let chunkPixels = 256
+final class StackKernel {
+    static let chunkPixels = 256
     private var capacityFrames = 0
     private var capacityBytes = 0
     private var scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
@@ -151,7 +150,7 @@ public final class StackKernel {
     private var samples = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
     private var network: SelectionNetwork? = nil
 
-    public init() {}
+    init() {}
     deinit {
         scratch.deallocate(); sums.deallocate(); samples.deallocate()
     }
@@ -180,7 +179,7 @@ public final class StackKernel {
     /// nothing, when there is no tap or `out` is not a `width` x `height`
     /// picture of the frames' pixel stride (the caller reports the error:
     /// a host application is not aborted over a stream's geometry).
-    public func stack(taps: UnsafeBufferPointer<StackTap>, width: Int, height: Int, rowBytes: Int,
+    func stack(taps: UnsafeBufferPointer<StackTap>, width: Int, height: Int, rowBytes: Int,
                       pixelStride ps: Int, method: StackMethod, out: RGBImageView,
                       sampleCounts: UnsafeMutablePointer<Int>) -> StackCoverage? {
         let n = taps.count

@@ -29,21 +29,21 @@
 /// A luma pyramid in one owned Float buffer. Level L is the mean of
 /// 2^L × 2^L blocks of full-resolution luma (BT.601 weights, 0...255);
 /// levels run from `finest` to `coarsest`.
-public final class LumaPyramid {
+final class LumaPyramid {
     /// The finest stored level is the first with at most this many pixels
     /// (1080p: 1/4 scale, 480×270; 640×480: 1/2 scale; small frames: full).
-    public static let maxFinestPixels = 160_000
+    static let maxFinestPixels = 160_000
     /// The coarsest stored level still has at least this many pixels per side.
-    public static let minCoarsestSize = 8
+    static let minCoarsestSize = 8
 
-    public let width: Int, height: Int
-    public let finest: Int, coarsest: Int
-    public private(set) var widths: [Int] = [], heights: [Int] = [], offsets: [Int] = []
+    let width: Int, height: Int
+    let finest: Int, coarsest: Int
+    private(set) var widths: [Int] = [], heights: [Int] = [], offsets: [Int] = []
     let data: UnsafeMutablePointer<Float>
     /// False until `build` ran for the current frame.
-    public var valid = false
+    var valid = false
 
-    public init(width: Int, height: Int) {
+    init(width: Int, height: Int) {
         self.width = width
         self.height = height
         var f = 0
@@ -63,13 +63,13 @@ public final class LumaPyramid {
     }
     deinit { data.deallocate() }
 
-    @inlinable public func levelSize(_ l: Int) -> (width: Int, height: Int) {
+    func levelSize(_ l: Int) -> (width: Int, height: Int) {
         (widths[l - finest], heights[l - finest])
     }
-    public func level(_ l: Int) -> UnsafeMutablePointer<Float> { data + offsets[l - finest] }
+    func level(_ l: Int) -> UnsafeMutablePointer<Float> { data + offsets[l - finest] }
 
     /// Build from packed 8-bit RGB (`ps` bytes per pixel, component offsets r, g, b).
-    public func build(_ src: UnsafePointer<UInt8>, stride: Int, pixelStride ps: Int, r: Int, g: Int, b: Int) {
+    func build(_ src: UnsafePointer<UInt8>, stride: Int, pixelStride ps: Int, r: Int, g: Int, b: Int) {
         let (w, h) = levelSize(finest)
         let dst = level(finest)
         let block = 1 << finest
@@ -106,17 +106,17 @@ public final class LumaPyramid {
 
 // MARK: - Registration
 
-public struct Registration {
+struct Registration {
     /// Content displacement of the moving frame relative to the reference, in pixels.
-    public var x: Double = 0
-    public var y: Double = 0
+    var x: Double = 0
+    var y: Double = 0
     /// False when the frames had too little texture or agreement to register;
     /// x and y are then 0.
-    public var ok = false
-    public init() {}
+    var ok = false
+    init() {}
 }
 
-public final class TranslationRegistrar {
+final class TranslationRegistrar {
     /// Tukey biweight constants, in units of the residual scale, for the
     /// intensity residual and for the disagreement of the two gradients
     /// (which rejects outliers that happen to match in brightness but not in
@@ -137,13 +137,13 @@ public final class TranslationRegistrar {
     private var histogram = UnsafeMutablePointer<Int>.allocate(capacity: 256)
     private var gradientHistogram = UnsafeMutablePointer<Int>.allocate(capacity: 256)
 
-    public init() {}
+    init() {}
     deinit { residuals.deallocate(); gradientResiduals.deallocate(); costs.deallocate(); histogram.deallocate(); gradientHistogram.deallocate() }
 
     /// Register `moving` against `reference` (same geometry), searching
     /// displacements up to `maxShift` full-resolution pixels in x and y.
     /// Frames of another size are not registered (`ok` false).
-    public func register(_ moving: LumaPyramid, to reference: LumaPyramid, maxShift: Double) -> Registration {
+    func register(_ moving: LumaPyramid, to reference: LumaPyramid, maxShift: Double) -> Registration {
         var result = Registration()
         guard moving.width == reference.width && moving.height == reference.height else { return result }
         let (fw, fh) = moving.levelSize(moving.finest)

@@ -23,73 +23,73 @@ import DMContract
 /// quality-bench, which no property sets.
 public struct SceneSettings: Equatable {
     /// Seed of every pseudo-random artefact.
-    public var seed: UInt32
+    @_spi(Bench) public var seed: UInt32
     /// Metres per depth unit written (0.001 = millimetres).
-    public var depthScale: Double
+    var depthScale: Double
     /// Depth noise with sigma = `SceneLayout.noiseCoefficient` * d² (metres).
-    public var noise: Bool
+    @_spi(Bench) public var noise: Bool
     /// Zero-valued holes: occlusion shadows, random clusters, hair.
-    public var holes: Bool
+    @_spi(Bench) public var holes: Bool
     /// Intermediate depths on depth edges.
-    public var flyingPixels: Bool
+    @_spi(Bench) public var flyingPixels: Bool
     /// Depth content shifted right by this many depth pixels against colour.
-    public var misregistration: Int
+    @_spi(Bench) public var misregistration: Int
     /// false: the scene is frozen at its t = 0 state (sensor noise still varies).
-    public var motion: Bool
+    @_spi(Bench) public var motion: Bool
     /// A face printed on the poster behind the subject, reported as a face
     /// (first in meta order), plus a one-frame stray box on the plant every
     /// 1.7 s: what a real face detector adds.
-    public var falseFace: Bool
+    @_spi(Bench) public var falseFace: Bool
     /// The subject's face is not reported while covered (a hand, a cup):
     /// `t mod 8` in [2.8, 4.6), which spans a step in depth.
-    public var faceCover: Bool
+    @_spi(Bench) public var faceCover: Bool
     /// false: no face is reported at all (no face detector upstream).
-    public var faceMeta: Bool
+    @_spi(Bench) public var faceMeta: Bool
     /// Which scene (SceneExtras.swift): the portrait, or one with a chair
     /// back, a sloping floor, a door frame, a subject walking in (also
     /// carrying a dark binder), holding a thin rod, or an arm's-length
     /// selfie.
-    public var scene: SceneKind
+    @_spi(Bench) public var scene: SceneKind
     /// Depth in disparity steps: z is rounded to steps of
     /// `SceneLayout.quantization` · z² (2.8 mm at 1 m, 2.2 cm at 2.8 m).
-    public var quantization: Bool
+    @_spi(Bench) public var quantization: Bool
     /// Depth noise correlated over patches of about 4 depth pixels (as a
     /// structured-light sensor's), plus a smaller independent part.
-    public var correlatedNoise: Bool
+    @_spi(Bench) public var correlatedNoise: Bool
     /// The camera pans slowly to the right: the view turns by
     /// `SceneLayout.panSpeed` ray units (x/z) per second of stream time,
     /// about 0.6 px per frame of 640 px at 30 fps (a sub-pixel pan at
     /// depth resolution).
-    public var pan: Bool
+    @_spi(Bench) public var pan: Bool
     /// Depth as a filtered map (SceneFilter.swift): holes filled and every
     /// step smoothed into a ramp, three box passes of radius width / 320
     /// (at least 1) over the rendered map (with a calibration: over the
     /// colour camera's view before the depth camera's is formed).
-    public var filtered: Bool
+    @_spi(Bench) public var filtered: Bool
     /// The whole world scaled by this factor in depth (kit only, for
     /// quality-bench): the pictures, the truth and the face boxes are the
     /// same (a scaled world projects identically), the depth readings are
     /// this many times farther, and the noise and quantisation are those of
     /// the farther depth (2.5: the subject at 2.5 m, where the disparity
     /// steps are 1.75 cm). The occlusion shadows keep their width.
-    public var distanceScale = 1.0
+    @_spi(Bench) public var distanceScale = 1.0
     /// Square pixels at any aspect ratio (rgbdtestsrc `square-pixels`): the
     /// vertical field of view stays the 16:9 picture's, the horizontal one
     /// follows the picture's width (a 4:3 picture sees the central three
     /// quarters of the 16:9 scene, a 3:4 portrait the central 42 %, upright
     /// and unsqueezed: a phone's portrait). Off, a picture of any shape shows
     /// the whole 16:9 scene (squeezed or stretched).
-    public var squarePixels: Bool
+    @_spi(Bench) public var squarePixels: Bool
     /// With `flyingPixels` (kit only, for quality-bench): a reading within a
     /// sample offset of an outline is not a mix but either side's depth, a
     /// new draw every frame, biased towards the near side (a structured-light
     /// or stereo correlation window straddling the edge: the edge jitters by
     /// a depth pixel from frame to frame and is fattened).
-    public var edgeJitter = false
+    @_spi(Bench) public var edgeJitter = false
     /// With `holes` (kit only, for quality-bench): the share of an
     /// IR-absorbing surface's depth pixels (scene=carry-binder's binder)
     /// that have no reading; the rest are fragments amid the holes.
-    public var absorbedShare = 0.9
+    @_spi(Bench) public var absorbedShare = 0.9
 
     /// The element's properties (rgbdtestsrc_properties.def); `stream`,
     /// `is-live` and `calibration` are the shim's, not the scene's.
@@ -114,83 +114,83 @@ public struct SceneSettings: Equatable {
 }
 
 /// Fixed dimensions of the scene, in metres unless noted.
-public enum SceneLayout {
+enum SceneLayout {
     /// Focal length in units of the picture width (70° horizontal field of view).
-    public static let focalX = 0.714
+    static let focalX = 0.714
     /// Focal length in units of the picture height (square pixels at 16:9).
-    public static let focalY = 0.714 * 16.0 / 9.0
+    static let focalY = 0.714 * 16.0 / 9.0
 
     /// Wall depth on the optical axis; the wall is turned slightly, so its
     /// depth runs from about 2.6 m (left edge) to 3.05 m (right edge).
-    public static let wallDepth = 2.8
+    static let wallDepth = 2.8
     /// The wall plane is z = wallDepth + wallSlope * x (x in metres).
-    public static let wallSlope = 0.12
+    static let wallSlope = 0.12
     /// Plant (the distractor): plane depth of its outline; leaves lie within
     /// ±0.08 m of it.
-    public static let distractorDepth = 1.9
+    static let distractorDepth = 1.9
     /// Nearest and farthest depth any part of the plant has.
-    public static let distractorDepthRange = 1.82...1.98
+    static let distractorDepthRange = 1.82...1.98
 
     /// Head ellipse semi-axes.
-    public static let headHalfWidth = 0.08
-    public static let headHalfHeight = 0.112
+    static let headHalfWidth = 0.08
+    static let headHalfHeight = 0.112
     /// Head depth grows by this much from the face centre to the head outline.
-    public static let headRounding = 0.05
+    static let headRounding = 0.05
     /// The torso is this much behind the face centre (plus rounding to the sides).
-    public static let torsoBehind = 0.05
+    static let torsoBehind = 0.05
     /// The raised hand is this much in front of the face centre.
-    public static let handForward = 0.15
+    static let handForward = 0.15
     /// Nearest and farthest face-centre depth the subject takes over time.
-    public static let subjectDepthRange = 0.85...1.35
+    static let subjectDepthRange = 0.85...1.35
 
     /// Depth noise sigma = noiseCoefficient * d² (1.5 mm at 1 m, 6 mm at 2 m).
-    public static let noiseCoefficient = 0.0015
+    static let noiseCoefficient = 0.0015
     /// Disparity step: depth steps of quantization * d² (a Kinect-like sensor).
-    public static let quantization = 0.0028
+    static let quantization = 0.0028
     /// `SceneSettings.pan`: ray units (x/z) per second.
-    public static let panSpeed = 0.025
+    static let panSpeed = 0.025
     /// Projector-camera baseline of the simulated structured-light sensor; the
     /// projector is to the right, so occlusion shadows fall left of near objects.
-    public static let baseline = 0.075
+    static let baseline = 0.075
 
     /// Ray direction (x/z, y/z) of a normalized image position.
     @inline(__always)
-    public static func ray(u: Double, v: Double) -> (x: Double, y: Double) {
+    static func ray(u: Double, v: Double) -> (x: Double, y: Double) {
         ((u - 0.5) / focalX, (v - 0.5) / focalY)
     }
     /// Normalized image position of a point (metres, camera frame).
     @inline(__always)
-    public static func project(x: Double, y: Double, z: Double) -> (u: Double, v: Double) {
+    static func project(x: Double, y: Double, z: Double) -> (u: Double, v: Double) {
         (0.5 + focalX * x / z, 0.5 + focalY * y / z)
     }
 }
 
 /// Where the subject is at one instant.
-public struct ScenePose: Equatable {
+@_spi(Bench) public struct ScenePose: Equatable {
     /// Metres: depth of the face centre (the nearest point of the head).
-    public var subjectDepth: Double
+    @_spi(Bench) public var subjectDepth: Double
     /// Metres: the head centre (camera frame, x right, y down).
-    public var headX: Double
-    public var headY: Double
+    var headX: Double
+    var headY: Double
     /// The right hand is raised beside the face, `SceneLayout.handForward` nearer.
-    public var handRaised: Bool
+    var handRaised: Bool
     /// false while the subject has turned away (the head shows only hair).
-    public var faceVisible: Bool
+    var faceVisible: Bool
 
     /// Face-centre depths, held 4 s each (20 s cycle), with a 0.6 s smooth move
     /// to the next at the end of each hold.
-    public static let depthSteps: [Double] = [1.00, 1.25, 0.85, 1.35, 1.10]
+    static let depthSteps: [Double] = [1.00, 1.25, 0.85, 1.35, 1.10]
     /// The hand is up for t mod 12 in [5, 9).
-    public static let handWindow = (period: 12.0, start: 5.0, end: 9.0)
+    static let handWindow = (period: 12.0, start: 5.0, end: 9.0)
     /// The face is turned away for t mod 15 in [12, 13.2).
-    public static let turnedAwayWindow = (period: 15.0, start: 12.0, end: 13.2)
+    static let turnedAwayWindow = (period: 15.0, start: 12.0, end: 13.2)
     /// With `SceneSettings.faceCover`, the face is not reported for t mod 8
     /// in [2.8, 4.6): the depth steps at t = 3.4-4.0 and 11.4-12.0 happen meanwhile.
-    public static let coverWindow = (period: 8.0, start: 2.8, end: 4.6)
+    static let coverWindow = (period: 8.0, start: 2.8, end: 4.6)
 
     /// The pose at `t` seconds (negative times are t = 0). The subject sways
     /// ±0.10 m left/right (7 s period), bobs ±0.01 m and steps nearer/farther.
-    public static func at(_ t: Double) -> ScenePose {
+    static func at(_ t: Double) -> ScenePose {
         let t = t > 0 ? t : 0
         let steps = depthSteps
         let hold = 4.0, move = 0.6
@@ -213,15 +213,15 @@ public struct ScenePose: Equatable {
 }
 
 /// What the scene shows through one image position (clean, no artefacts).
-public struct SceneSample: Equatable {
+@_spi(Bench) public struct SceneSample: Equatable {
     /// `surface`: a scene's chair back, floor or door frame (SceneExtras.swift).
     /// (`thinPart`: the rod of `SceneKind.thinRod`.)
-    public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm, thinPart, surface }
-    public var object: Object
+    @_spi(Bench) public enum Object: Equatable { case wall, distractor, head, neck, torso, hand, arm, thinPart, surface }
+    @_spi(Bench) public var object: Object
     /// Metres along the optical axis.
-    public var depth: Double
+    var depth: Double
     /// The object belongs to the subject (part of the ground-truth matte).
-    public var isSubject: Bool {
+    var isSubject: Bool {
         switch object {
         case .head, .neck, .torso, .hand, .arm, .thinPart: return true
         case .wall, .distractor, .surface: return false
@@ -231,11 +231,11 @@ public struct SceneSample: Equatable {
 
 /// The scene at one instant, ready to render pictures of any size.
 public struct RGBDScene {
-    public let settings: SceneSettings
+    let settings: SceneSettings
     /// Seconds of stream time asked for.
-    public let time: Double
+    let time: Double
     /// The subject's pose (at t = 0 when `settings.motion` is false).
-    public let pose: ScenePose
+    @_spi(Bench) public let pose: ScenePose
     private(set) var geo: SceneGeometry
     /// Ray units (x/z) the view has turned right (`SceneSettings.pan`).
     let panOffset: Double
@@ -264,7 +264,7 @@ public struct RGBDScene {
 
     /// The head's bounding box in pixels of a `width` x `height` picture,
     /// clipped to it; nil when the face is turned away or outside the picture.
-    public func faceBox(width: Int, height: Int) -> Box? {
+    @_spi(Bench) public func faceBox(width: Int, height: Int) -> Box? {
         guard pose.faceVisible, width > 0, height > 0 else { return nil }
         let z = pose.subjectDepth
         let a = SceneLayout.headHalfWidth, b = SceneLayout.headHalfHeight
@@ -306,10 +306,10 @@ public struct RGBDScene {
 
     /// The face on the poster (wall-plane metres): centre and semi-axes,
     /// about life size, so its box has a head's size for its depth.
-    public static let posterFace = (x: 0.75, y: -0.42, a: 0.085, b: 0.115)
+    static let posterFace = (x: 0.75, y: -0.42, a: 0.085, b: 0.115)
 
     /// Whether the subject's face is covered at this time (`faceCover`).
-    public var faceCovered: Bool {
+    var faceCovered: Bool {
         guard settings.faceCover else { return false }
         let w = ScenePose.coverWindow
         let p = (settings.motion ? max(time, 0) : 0).truncatingRemainder(dividingBy: w.period)
@@ -346,13 +346,13 @@ public struct RGBDScene {
     }
 
     /// The clean scene at a normalized image position (of the 16:9 picture).
-    public func sample(u: Double, v: Double) -> SceneSample {
+    func sample(u: Double, v: Double) -> SceneSample {
         let r = SceneLayout.ray(u: u, v: v)
         return geo.sample(r.x + panOffset, r.y)
     }
     /// The clean scene at the centre of pixel (x, y) of a `width` x `height`
     /// picture (`squarePixels` taken into account).
-    public func sample(x: Int, y: Int, width: Int, height: Int) -> SceneSample {
+    @_spi(Bench) public func sample(x: Int, y: Int, width: Int, height: Int) -> SceneSample {
         if let f = fitted(width, height) { return f.sample(x: x, y: y, width: width, height: height) }
         return geo.sample(rayX(x, width, height) + panOffset, Self.rayY(y, height))
     }

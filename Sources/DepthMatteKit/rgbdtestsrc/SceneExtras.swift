@@ -5,7 +5,7 @@
 /// front of the plant and the wall; none of it is in the ground-truth matte.
 
 /// Which scene `rgbdtestsrc` draws (`scene` property).
-public enum SceneKind: Int32, CaseIterable, Sendable {
+@_spi(Bench) public enum SceneKind: Int32, CaseIterable, Sendable {
     /// The head-and-shoulders portrait (the default; unchanged).
     case portrait = 0
     /// A chair back rising behind the shoulders, 0.16 m behind the face

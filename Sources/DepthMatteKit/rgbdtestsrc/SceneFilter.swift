@@ -10,7 +10,7 @@ extension RGBDScene {
     /// pixels of a GRAY16 depth map, in place; a pixel with no valid pixel in
     /// reach stays 0. Each pass is separable (rows, then columns) with the
     /// valid count as weight.
-    public static func filterDepth(base: UnsafeMutableRawPointer, width w: Int, height h: Int, stride: Int,
+    @_spi(Bench) public static func filterDepth(base: UnsafeMutableRawPointer, width w: Int, height h: Int, stride: Int,
                                    radius r: Int, passes: Int = 3) {
         guard w > 0, h > 0, r > 0 else { return }
         let n = w * h

@@ -7,7 +7,7 @@
 /// reading.
 
 /// What "brightness" means.
-public enum BrightnessMeasure: Int32, CaseIterable {
+@_spi(Bench) public enum BrightnessMeasure: Int32, CaseIterable {
     /// Mean of (R + G + B) / (3 · 255): the classic camera-demo meter.
     case meanRGB = 0
     /// Mean Rec.709 luma: (0.2126 R' + 0.7152 G' + 0.0722 B') / 255, on the
@@ -15,7 +15,7 @@ public enum BrightnessMeasure: Int32, CaseIterable {
     case rec709Luma = 1
 }
 
-public enum BrightnessMeter {
+@_spi(Bench) public enum BrightnessMeter {
     /// Brightness of `image` in 0...1, sampling the pixels at
     /// (x, y) = (step/2 + i·step, step/2 + j·step) for every i, j inside the
     /// picture (a grid centred in its cells; `step` = 1 reads every pixel).
@@ -23,8 +23,7 @@ public enum BrightnessMeter {
     /// Sums are kept per channel in integers and combined once at the end, so a
     /// flat frame gives exactly value / 255 up to one Double rounding.
     /// Cost is about (width / step) · (height / step) pixel reads.
-    @inlinable
-    public static func measure(_ image: RGBImageView, step: Int, measure: BrightnessMeasure) -> Double {
+    @_spi(Bench) public static func measure(_ image: RGBImageView, step: Int, measure: BrightnessMeasure) -> Double {
         let step = max(1, step)
         let w = image.width, h = image.height
         guard w > 0, h > 0 else { return 0 }
@@ -76,20 +75,20 @@ public enum BrightnessMeter {
 /// seek without flush, a looping segment) or jumping more than one interval
 /// past the due time measures at once and restarts the schedule there.
 /// `interval` 0 measures every frame.
-public struct MeasureSchedule {
-    public static let tolerance: Int64 = 1_000
+struct MeasureSchedule {
+    static let tolerance: Int64 = 1_000
     /// Stream time (ns) at which the next reading is due; nil before the first.
-    public private(set) var due: Int64? = nil
+    private(set) var due: Int64? = nil
     /// Stream time (ns) of the last reading.
-    public private(set) var last: Int64? = nil
+    private(set) var last: Int64? = nil
 
-    public init() {}
+    init() {}
 
-    public mutating func reset() { due = nil; last = nil }
+    mutating func reset() { due = nil; last = nil }
 
     /// Whether the frame at stream time `t` (ns) gets a reading; advances the
     /// schedule when it does.
-    public mutating func isDue(at t: Int64, interval: Int64) -> Bool {
+    mutating func isDue(at t: Int64, interval: Int64) -> Bool {
         let interval = max(0, interval)
         guard let d = due, let l = last, t >= l else {
             due = t &+ interval; last = t

@@ -21,25 +21,25 @@ import DMContract
 /// The element's settings as the kit sees them (read from the shim's copy
 /// of its properties once per frame, `init(_:)`).
 public struct SparkleSettings: Equatable {
-    public var measure: BrightnessMeasure
+    var measure: BrightnessMeasure
     /// Grid step of the meter in pixels (1 = every pixel).
-    public var gridStep: Int
+    @_spi(Bench) public var gridStep: Int
     /// Stream time between readings, ns; 0 = every frame.
-    public var interval: Int64
+    @_spi(Bench) public var interval: Int64
     /// false: pure meter, the frame is never written.
-    public var draw: Bool
+    var draw: Bool
     /// Live glints at full brightness.
-    public var maxSparkles: Int
+    var maxSparkles: Int
     /// Brightness (0...1) at or below which no glints live.
-    public var threshold: Double
+    @_spi(Bench) public var threshold: Double
     /// Mean glint arm length as a fraction of the frame's shorter side.
-    public var size: Double
+    @_spi(Bench) public var size: Double
     /// Mean glint life in ns of stream time.
-    public var life: Int64
+    var life: Int64
     /// Glint colour 0xAARRGGBB; AA scales the strength (0xFF = full).
-    public var colorARGB: UInt32
+    var colorARGB: UInt32
     /// Seed of the position / size / life generator.
-    public var seed: UInt32
+    var seed: UInt32
 
     /// The element's properties (sparkle_properties.def); `post-messages`
     /// is the shim's. A grid step below 1 reads as 1, a life below 1 ns as
@@ -70,7 +70,7 @@ public struct SparkleResult: Equatable {
     public var target: Int
 }
 
-public enum SparkleMapping {
+enum SparkleMapping {
     /// Target number of live glints for a brightness reading:
     ///
     ///     round(maxSparkles · clamp((brightness − threshold) / (1 − threshold), 0, 1))
@@ -78,8 +78,7 @@ public enum SparkleMapping {
     /// (round half away from zero). None at or below the threshold, all of
     /// them at brightness 1, linear in between. With threshold ≥ 1 the
     /// target is maxSparkles at brightness ≥ 1 and 0 otherwise.
-    @inlinable
-    public static func target(brightness: Double, maxSparkles: Int, threshold: Double) -> Int {
+    static func target(brightness: Double, maxSparkles: Int, threshold: Double) -> Int {
         let m = max(0, maxSparkles)
         let f: Double
         if threshold >= 1 {
@@ -92,10 +91,10 @@ public enum SparkleMapping {
 }
 
 /// SplitMix64: a small, fast, well-mixed deterministic generator.
-public struct SplitMix64 {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    @inlinable public mutating func next() -> UInt64 {
+@_spi(Bench) public struct SplitMix64 {
+    @usableFromInline var state: UInt64
+    @_spi(Bench) public init(seed: UInt64) { state = seed }
+    @inlinable @_spi(Bench) public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -103,32 +102,32 @@ public struct SplitMix64 {
         return z ^ (z >> 31)
     }
     /// Uniform in [0, 1).
-    @inlinable public mutating func unit() -> Double { Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0) }
+    mutating func unit() -> Double { Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0) }
     /// Uniform in 0..<n (n > 0).
-    @inlinable public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
 /// One glint: a four-pointed star centred on a pixel.
-public struct Glint: Equatable {
-    public var x: Int
-    public var y: Int
+struct Glint: Equatable {
+    var x: Int
+    var y: Int
     /// Stream time of birth, ns.
-    public var birth: Int64
+    var birth: Int64
     /// Life, ns (> 0).
-    public var life: Int64
+    var life: Int64
     /// Arm length at the peak, pixels.
-    public var length: Double
+    var length: Double
 
-    public init(x: Int, y: Int, birth: Int64, life: Int64, length: Double) {
+    init(x: Int, y: Int, birth: Int64, life: Int64, length: Double) {
         self.x = x; self.y = y; self.birth = birth; self.life = life; self.length = length
     }
 
     /// Fraction of the life spent at stream time t (0 at birth, 1 at death).
-    @inlinable public func phase(at t: Int64) -> Double { Double(t &- birth) / Double(life) }
+    func phase(at t: Int64) -> Double { Double(t &- birth) / Double(life) }
 
     /// Twinkle envelope 4p(1 − p) at phase p: 0 at birth, grows to 1 at half
     /// life, fades to 0 at death.
-    @inlinable public static func envelope(_ p: Double) -> Double {
+    static func envelope(_ p: Double) -> Double {
         p <= 0 || p >= 1 ? 0 : 4 * p * (1 - p)
     }
 
@@ -142,8 +141,7 @@ public struct Glint: Equatable {
     /// pixel gets env · max(of the three) · colour, saturating at 255.
     /// Pixels outside the picture are clipped; with alpha, only pixels with
     /// alpha > 127 are touched and alpha is left as it is.
-    @inlinable
-    public func draw(into image: RGBImageView, envelope env: Double, r cr: Float, g cg: Float, b cb: Float) {
+    func draw(into image: RGBImageView, envelope env: Double, r cr: Float, g cg: Float, b cb: Float) {
         guard env > 0 else { return }
         let lt = length * (0.35 + 0.65 * env)
         let reach = Int(lt)
@@ -198,7 +196,7 @@ public struct Glint: Equatable {
         }
     }
 
-    @usableFromInline @inline(__always)
+    @inline(__always)
     static func addSat(_ v: UInt8, _ add: Float) -> UInt8 {
         let s = Int(v) + Int(add + 0.5)
         return s >= 255 ? 255 : UInt8(s)
@@ -207,19 +205,19 @@ public struct Glint: Equatable {
 
 /// The per-element effect state: schedule, latest reading, generator, glints.
 public final class SparkleEffect {
-    public private(set) var schedule = MeasureSchedule()
+    private(set) var schedule = MeasureSchedule()
     /// The latest reading (0 before the first).
-    public private(set) var brightness: Double = 0
-    public private(set) var glints: [Glint] = []
+    private(set) var brightness: Double = 0
+    private(set) var glints: [Glint] = []
     var rng = SplitMix64(seed: 0)
     var seed: UInt32? = nil
     var lastTime: Int64? = nil
 
     /// How many random positions a new glint tries to land on alpha > 0.5; one
     /// that misses them all is not placed this frame (and retried on the next).
-    public static let placementTries = 16
+    static let placementTries = 16
     /// Frame duration assumed when frames have neither timestamps nor a rate.
-    public static let fallbackFrameDuration: Int64 = 33_333_333
+    static let fallbackFrameDuration: Int64 = 33_333_333
 
     public init() { glints.reserveCapacity(64) }
 

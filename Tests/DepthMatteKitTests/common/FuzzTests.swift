@@ -9,7 +9,7 @@
 // (row padding keeps its sentinel), results in range (coverage and brightness
 // in [0, 1], finite cutoffs when the inputs are finite).
 import XCTest
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 import DMContract
 
 private extension TestRandom {

@@ -4,7 +4,7 @@
 // or write of the padding shows up), plus straightforward reference versions of
 // each step of the chain, written independently of the kit's code.
 import XCTest
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 #if canImport(Glibc)
 import Glibc

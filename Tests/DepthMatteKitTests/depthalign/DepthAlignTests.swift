@@ -3,7 +3,7 @@
 // and DepthRegistration (both methods) on hand-made frames and on the
 // ray-cast box-and-wall scene. Reading calibration files: BridgeTests.
 import XCTest
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 import DMContract
 
 final class DepthAlignTests: XCTestCase {

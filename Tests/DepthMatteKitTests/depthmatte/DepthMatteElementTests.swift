@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The element model (DepthMatteElement): the focus modes, output=depth and
 /// the background effects, routed as the element routes them.
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 import DMContract
 import XCTest
 

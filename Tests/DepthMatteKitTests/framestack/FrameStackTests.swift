@@ -2,7 +2,7 @@
 // FrameStack: the measured claims on synthetic frames, plus exact
 // results of the kernels against straightforward reference code.
 import XCTest
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// rgbdtestsrc's scenes beyond the portrait and its extra artefacts:
 /// each scene puts a surface nearer than the default cutoff (face + 0.25 m)

@@ -3,7 +3,7 @@
 /// output row reads the matte row, the video row and the background row once.
 
 /// What the output carries.
-public enum MatteOutput: Int32 {
+@_spi(Bench) public enum MatteOutput: Int32 {
     /// `out = m * video + (1 - m) * background`, opaque.
     case composite = 0
     /// The matte as grey (R = G = B = 255 m), opaque.
@@ -13,9 +13,9 @@ public enum MatteOutput: Int32 {
 }
 
 /// A background colour as 0xAARRGGBB (alpha is ignored: the composite is opaque).
-public struct ARGBColor: Equatable {
-    public var r: UInt8, g: UInt8, b: UInt8
-    public init(argb: UInt32) {
+struct ARGBColor: Equatable {
+    var r: UInt8, g: UInt8, b: UInt8
+    init(argb: UInt32) {
         r = UInt8((argb >> 16) & 0xff); g = UInt8((argb >> 8) & 0xff); b = UInt8(argb & 0xff)
     }
 }
@@ -25,12 +25,12 @@ public struct ARGBColor: Equatable {
     return c > 0 ? (c < 255 ? UInt8(c) : 255) : 0
 }
 
-public enum RowBlender {
+enum RowBlender {
     /// Blend one row. `matte` holds `width` values in [0, 1]. `video` may be nil
     /// (no colour for this frame: treated as black). `background` is a row of
     /// the output format already placed (or nil: use `color`).
     @inline(__always)
-    public static func blend(width: Int, matte: UnsafePointer<Float>,
+    static func blend(width: Int, matte: UnsafePointer<Float>,
                              video: UnsafePointer<UInt8>?, videoLayout v: RGBImageView,
                              background: UnsafePointer<UInt8>?, color: ARGBColor,
                              output out: UnsafeMutablePointer<UInt8>, outputLayout o: RGBImageView,

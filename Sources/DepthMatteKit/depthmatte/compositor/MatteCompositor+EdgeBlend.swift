@@ -5,7 +5,7 @@
 /// does in one instruction, and divided by 255 with exact rounding:
 /// `(x + 128 + ((x + 128) >> 8)) >> 8`. Alpha is `round(255 m)`, m clamped to
 /// [0, 1]; the results equal the per-pixel formula's (tested).
-public enum EdgeBlend {
+enum EdgeBlend {
     typealias U4 = SIMD4<UInt32>
     typealias H8 = SIMD8<UInt16>
 
@@ -33,7 +33,7 @@ public enum EdgeBlend {
     }
 
     /// Returns the number of pixels with m > 0.5.
-    public static func run(matte mp: UnsafePointer<Float>, range: Range<Int>, video: UnsafePointer<UInt32>,
+    static func run(matte mp: UnsafePointer<Float>, range: Range<Int>, video: UnsafePointer<UInt32>,
                     background: UnsafePointer<UInt32>?, color: UInt32, alphaMask: UInt32, alphaShift: UInt32,
                     output out: UnsafeMutablePointer<UInt32>, mode: MatteOutput) -> Int {
         var covered = SIMD4<Int32>(repeating: 0)

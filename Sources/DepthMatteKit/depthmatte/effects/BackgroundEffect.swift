@@ -16,16 +16,16 @@
 ///   grows with depth behind the subject: a third of the radius just behind
 ///   it, the full radius from `growth` = 1 on.
 
-public enum BackgroundEffect: Int32, CaseIterable, Sendable {
+enum BackgroundEffect: Int32, CaseIterable, Sendable {
     case none = 0
     case desaturate = 1
     case comic = 2
     case blur = 3
 }
 
-public final class BackgroundEffects {
+final class BackgroundEffects {
     /// Comic edge threshold on |Gx| + |Gy| of 8-bit luma.
-    public var comicEdge: Int = 128
+    var comicEdge: Int = 128
     private var buffer: UnsafeMutablePointer<UInt8>?
     private var capacity = 0
     private var luma: [UInt8] = []
@@ -35,7 +35,7 @@ public final class BackgroundEffects {
     private var wcol: [Int] = []
     private var cellRGB: [UInt8] = []
 
-    public init() {}
+    init() {}
     deinit { buffer?.deallocate() }
 
     /// 4 levels: round(c · 3 / 255) · 85.
@@ -50,7 +50,7 @@ public final class BackgroundEffects {
     /// blur weight (0 = subject, 1 = background) at its own resolution.
     /// `growth`, when given (blur only, 0…1 at its own resolution), mixes per
     /// pixel from a blur of a third of `radius` (0) to the full `radius` (1).
-    public func apply(_ e: BackgroundEffect, video v: RGBImageView, radius: Double = 12,
+    func apply(_ e: BackgroundEffect, video v: RGBImageView, radius: Double = 12,
                       weight: FloatPlane? = nil, growth: FloatPlane? = nil) -> RGBImageView {
         let ps = v.pixelStride, W = v.width, H = v.height
         let stride = W * ps
@@ -271,7 +271,7 @@ extension BackgroundEffects {
     /// metres is the subject; with `focus`, 1 − the focus mask); `growth` goes
     /// from 0 at the subject's depth (the cutoff, or the focus distance) to 1
     /// at 1 m behind it. Holes (0) count as background in both.
-    public static func depthWeights(depth d: Depth16View, scale: Double, cutoff: Double, focus: FocusSettings?,
+    static func depthWeights(depth d: Depth16View, scale: Double, cutoff: Double, focus: FocusSettings?,
                                     weight: inout FloatPlane, growth: inout FloatPlane) {
         weight.resize(width: d.width, height: d.height)
         growth.resize(width: d.width, height: d.height)

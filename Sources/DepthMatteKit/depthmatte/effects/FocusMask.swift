@@ -16,31 +16,30 @@
 /// slope s_d corresponds to a metre slope of about s_d / f², since
 /// |dd/dm| = 1/m².)
 
-public enum FocusKind: Int32, Sendable {
+enum FocusKind: Int32, Sendable {
     case highpass = 0
     case bandpass = 1
 }
 
-public struct FocusSettings: Equatable, Sendable {
-    public var kind: FocusKind = .highpass
+struct FocusSettings: Equatable, Sendable {
+    var kind: FocusKind = .highpass
     /// Metres.
-    public var focus: Double = 1.0
+    var focus: Double = 1.0
     /// Per metre: the ramp is 1/slope metres wide.
-    public var slope: Double = 4.0
+    var slope: Double = 4.0
     /// bandpass: metres either side of `focus` kept fully.
-    public var halfWidth: Double = 0.05
+    var halfWidth: Double = 0.05
 
-    public init(kind: FocusKind = .highpass, focus: Double = 1.0, slope: Double = 4.0, halfWidth: Double = 0.05) {
+    init(kind: FocusKind = .highpass, focus: Double = 1.0, slope: Double = 4.0, halfWidth: Double = 0.05) {
         self.kind = kind; self.focus = focus; self.slope = slope; self.halfWidth = halfWidth
     }
 }
 
-public enum FocusMask {
+enum FocusMask {
     /// α for a depth of `m` metres (m ≤ 0 or not finite: a hole, α = 0).
     /// Written as (end − x) / (end − start), snapped within 1e-9 of 0 and 1, so
     /// the break points are exact.
-    @inlinable
-    public static func alpha(metres m: Double, _ s: FocusSettings) -> Float {
+    static func alpha(metres m: Double, _ s: FocusSettings) -> Float {
         if !(m > 0) || !m.isFinite { return 0 }
         let ramp = 1 / max(s.slope, 1e-6)
         let x: Double, start: Double
@@ -59,7 +58,7 @@ public enum FocusMask {
 
     /// The mask for a GRAY16 depth plane (metres = value · scale; 0 = hole),
     /// resized to the depth picture.
-    public static func mask(depth: Depth16View, scale: Double, settings s: FocusSettings, into mask: inout FloatPlane) {
+    static func mask(depth: Depth16View, scale: Double, settings s: FocusSettings, into mask: inout FloatPlane) {
         mask.set(fromDepth: depth) { d in d == 0 ? 0 : alpha(metres: Double(d) * scale, s) }
     }
 }

@@ -4,47 +4,47 @@
 // surface in a box or under a mask.
 extension DepthComponents {
     /// Mean depth (metres) of a surface.
-    public func meanDepth(_ k: Int) -> Double { area[k] > 0 ? Double(depthSum[k]) / Double(area[k]) : 0 }
+    func meanDepth(_ k: Int) -> Double { area[k] > 0 ? Double(depthSum[k]) / Double(area[k]) : 0 }
     /// Mean depth of the top band of a surface: a person's head.
-    public func headDepth(_ k: Int) -> Double { topCount[k] > 0 ? Double(topSum[k]) / Double(topCount[k]) : meanDepth(k) }
+    @_spi(Bench) public func headDepth(_ k: Int) -> Double { topCount[k] > 0 ? Double(topSum[k]) / Double(topCount[k]) : meanDepth(k) }
     /// Mean depth of the bottom band of a surface.
-    public func bottomDepth(_ k: Int) -> Double {
+    @_spi(Bench) public func bottomDepth(_ k: Int) -> Double {
         bottomCount[k] > 0 ? Double(bottomSum[k]) / Double(bottomCount[k]) : meanDepth(k)
     }
     /// Mean depth of the middle band (rows 40-60 % down the surface).
-    public func middleDepth(_ k: Int) -> Double {
+    @_spi(Bench) public func middleDepth(_ k: Int) -> Double {
         midCount[k] > 0 ? Double(midSum[k]) / Double(midCount[k]) : meanDepth(k)
     }
     /// Fraction of the grid the surface covers.
-    public func areaFraction(_ k: Int) -> Double { Double(area[k]) / Double(max(width * height, 1)) }
+    @_spi(Bench) public func areaFraction(_ k: Int) -> Double { Double(area[k]) / Double(max(width * height, 1)) }
     /// Size that does not depend on distance: area fraction x depth², about
     /// proportional to the surface's area in square metres (for one camera).
-    public func physicalSize(_ k: Int) -> Double { let d = meanDepth(k); return areaFraction(k) * d * d }
+    func physicalSize(_ k: Int) -> Double { let d = meanDepth(k); return areaFraction(k) * d * d }
     /// Whether the surface reaches the bottom row.
-    public func touchesBottom(_ k: Int) -> Bool { Int(maxRow[k]) == height - 1 }
+    func touchesBottom(_ k: Int) -> Bool { Int(maxRow[k]) == height - 1 }
     /// A narrow slab along the picture's edge (a door frame, a wall's end, a
     /// bookcase): it reaches the top and the bottom row and the left or right
     /// column and spans at most `edgeSlabWidth` of the width, so nothing of
     /// it shows a head. A person entering at the edge shows the
     /// top of the head below the top row; a person close up whose hair
     /// reaches the top and whose shoulders reach the sides is wide.
-    public func isEdgeSlab(_ k: Int) -> Bool {
+    func isEdgeSlab(_ k: Int) -> Bool {
         minRow[k] == 0 && Int(maxRow[k]) == height - 1 && sideTouch[k] != 0
             && Double(maxCol[k] - minCol[k] + 1) <= Self.edgeSlabWidth * Double(width)
     }
-    public static let edgeSlabWidth = 0.2
+    static let edgeSlabWidth = 0.2
     /// A backdrop: a surface covering more than `backdropTop` of the top row
     /// (a wall, a wall's lower part seen as a person walks out of the
     /// picture); a person's head covers much less of it, even close up.
-    public func isBackdrop(_ k: Int) -> Bool { Double(topRowCells[k]) > Self.backdropTop * Double(width) }
-    public static let backdropTop = 0.75
+    func isBackdrop(_ k: Int) -> Bool { Double(topRowCells[k]) > Self.backdropTop * Double(width) }
+    static let backdropTop = 0.75
     /// A floor or table top seen from above: it reaches the bottom of the
     /// picture and recedes upwards all the way: its top band is `rise` metres
     /// or more farther than its bottom band, with the middle band in between
     /// (at least a quarter of the rise from each). A person is about as far
     /// at the head as at the chest, also when a desk in front of them joins
     /// their surface at the bottom.
-    public func isFloorLike(_ k: Int, rise: Double = 0.25) -> Bool {
+    func isFloorLike(_ k: Int, rise: Double = 0.25) -> Bool {
         let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
         return touchesBottom(k) && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
     }
@@ -57,7 +57,7 @@ extension DepthComponents {
     /// not reach the bottom row was taken for the subject in an empty room.
     /// A person standing, sitting or walking is about as far at the head as
     /// at the chest, or nearer when the camera looks down.
-    public func isFloorPiece(_ k: Int) -> Bool {
+    func isFloorPiece(_ k: Int) -> Bool {
         let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
         let rows = Double(maxRow[k] - minRow[k] + 1) * (1 - Double(Self.bandFraction))
         let rise = Double(Self.floorSlope / Self.focal(width, height)) * rows * mid
@@ -67,7 +67,7 @@ extension DepthComponents {
     /// Cells of surface `k` in a row run through the grid cell at normalized
     /// (u, v), bridging gaps of up to two cells without a reading; 0 when
     /// the cell is not on `k`.
-    public func runWidth(_ k: Int, u: Double, v: Double) -> Int {
+    func runWidth(_ k: Int, u: Double, v: Double) -> Int {
         guard width > 0, height > 0 else { return 0 }
         let x = min(max(Int(u * Double(width)), 0), width - 1), y = min(max(Int(v * Double(height)), 0), height - 1)
         let row = y * width, l = Int32(k)
@@ -90,7 +90,7 @@ extension DepthComponents {
 
     /// The surface most cells of the normalized region `[u0, u1) x [v0, v1)`
     /// belong to, nil when the region has no reading.
-    public mutating func component(inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Int? {
+    mutating func component(inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Int? {
         guard count > 0 else { return nil }
         guard let (x0, x1, y0, y1) = cells(inU: u0, u1, v: v0, v1) else { return nil }
         for k in 0..<count { scratch[k] = 0 }
@@ -117,7 +117,7 @@ extension DepthComponents {
 
     /// Mean depth (metres) of surface `k`'s cells in the normalized region
     /// `[u0, u1) x [v0, v1)` (at least one cell), nil when it has none there.
-    public func meanDepth(_ k: Int, inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Double? {
+    func meanDepth(_ k: Int, inU u0: Double, _ u1: Double, v v0: Double, _ v1: Double) -> Double? {
         guard k >= 0, k < count else { return nil }
         guard let (x0, x1, y0, y1) = cells(inU: u0, u1, v: v0, v1) else { return nil }
         let l = Int32(k)
@@ -130,7 +130,7 @@ extension DepthComponents {
 
     /// The surface that overlaps `mask` (one byte per grid cell, non-zero =
     /// inside, same grid size) the most, with the overlap in cells.
-    public mutating func bestOverlap(_ mask: [UInt8]) -> (component: Int, cells: Int)? {
+    mutating func bestOverlap(_ mask: [UInt8]) -> (component: Int, cells: Int)? {
         guard count > 0, mask.count >= width * height else { return nil }
         for k in 0..<count { scratch[k] = 0 }
         var best = -1, bestN: Int32 = 0
@@ -146,7 +146,7 @@ extension DepthComponents {
     /// Write the cells of surface `k` that are nearer than `limit` metres
     /// into `mask` (resized to the grid); returns the number of cells set.
     @discardableResult
-    public func writeMask(_ k: Int, nearerThan limit: Double, into mask: inout [UInt8]) -> Int {
+    func writeMask(_ k: Int, nearerThan limit: Double, into mask: inout [UInt8]) -> Int {
         let n = width * height
         if mask.count != n { mask = [UInt8](repeating: 0, count: n) }
         let l = Int32(k), lim = Float(limit)

@@ -9,22 +9,22 @@ public struct Box: Equatable {
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
-    public var centerX: Double { Double(x) + Double(width) / 2 }
-    public var centerY: Double { Double(y) + Double(height) / 2 }
+    var centerX: Double { Double(x) + Double(width) / 2 }
+    var centerY: Double { Double(y) + Double(height) / 2 }
 }
 
-public struct FaceDepthSampler {
+struct FaceDepthSampler {
     /// Fraction of the box (per side, centred) that is sampled: 0.5 = the
     /// central half of the width and of the height.
-    public var centralFraction: Double = 0.5
+    var centralFraction: Double = 0.5
     private var samples: [UInt16] = []
 
-    public init() { samples.reserveCapacity(4096) }
+    init() { samples.reserveCapacity(4096) }
 
     /// The central part of `box` (video pixels) mapped onto depth pixels of a
     /// depth map registered to a `videoWidth` x `videoHeight` picture. Always at
     /// least one pixel, clipped to the depth map; nil when fully outside.
-    public func region(of box: Box, videoWidth: Int, videoHeight: Int, depthWidth: Int, depthHeight: Int) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
+    func region(of box: Box, videoWidth: Int, videoHeight: Int, depthWidth: Int, depthHeight: Int) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
         let sx = Double(depthWidth) / Double(videoWidth), sy = Double(depthHeight) / Double(videoHeight)
         let hw = Double(box.width) * centralFraction / 2, hh = Double(box.height) * centralFraction / 2
         let cx = box.centerX * sx, cy = box.centerY * sy
@@ -40,7 +40,7 @@ public struct FaceDepthSampler {
     /// Median depth (sensor units) of the non-zero samples in the box's central
     /// part; nil when the region has no valid sample. An even count gives the
     /// mean of the two middle samples.
-    public mutating func medianDepth(_ depth: Depth16View, box: Box, videoWidth: Int, videoHeight: Int) -> Double? {
+    mutating func medianDepth(_ depth: Depth16View, box: Box, videoWidth: Int, videoHeight: Int) -> Double? {
         guard let r = region(of: box, videoWidth: videoWidth, videoHeight: videoHeight,
                              depthWidth: depth.width, depthHeight: depth.height) else { return nil }
         samples.removeAll(keepingCapacity: true)

@@ -12,45 +12,45 @@
 
 /// A depth difference that grows with distance: `base + gain · d` metres at
 /// depth `d` metres (sensor noise and sampling grow with distance).
-public struct DepthStep: Equatable, Sendable {
+struct DepthStep: Equatable, Sendable {
     /// Metres.
-    public var base: Float
+    var base: Float
     /// Metres per metre of depth.
-    public var gain: Float
-    public init(base: Float, gain: Float) { self.base = base; self.gain = gain }
+    var gain: Float
+    init(base: Float, gain: Float) { self.base = base; self.gain = gain }
 
-    @inline(__always) public func at(_ d: Float) -> Float { base + gain * d }
+    @inline(__always) func at(_ d: Float) -> Float { base + gain * d }
 
     /// The jump that separates two surfaces (4 cm plus 4 %: 8 cm at 1 m): the
     /// nearest-body finder's and the subject lock's, and the step at which
     /// the subject segmentation joins a surface to the subject.
-    public static var surfaceJump: DepthStep { DepthStep(base: 0.04, gain: 0.04) }
+    static var surfaceJump: DepthStep { DepthStep(base: 0.04, gain: 0.04) }
 }
 
 /// Connected surfaces of one depth frame.
-public struct DepthComponents {
+@_spi(Bench) public struct DepthComponents {
     /// Size of the reduced grid and the depth pixels per grid cell.
-    public private(set) var width = 0
-    public private(set) var height = 0
-    public private(set) var step = 1
+    @_spi(Bench) public private(set) var width = 0
+    @_spi(Bench) public private(set) var height = 0
+    private(set) var step = 1
     /// Number of surfaces found.
-    public private(set) var count = 0
+    @_spi(Bench) public private(set) var count = 0
 
     /// Metres per grid cell, 0 = no reading.
-    public private(set) var depth: [Float] = []
+    private(set) var depth: [Float] = []
     /// Surface index per grid cell, -1 = no reading.
-    public private(set) var labels: [Int32] = []
+    private(set) var labels: [Int32] = []
 
     // per surface
-    public private(set) var area: [Int32] = []
-    public private(set) var minRow: [Int32] = []
-    public private(set) var maxRow: [Int32] = []
+    private(set) var area: [Int32] = []
+    @_spi(Bench) public private(set) var minRow: [Int32] = []
+    @_spi(Bench) public private(set) var maxRow: [Int32] = []
     /// Per surface: bit 0 touches the left column, bit 1 the right column.
-    public private(set) var sideTouch: [UInt8] = []
+    private(set) var sideTouch: [UInt8] = []
     /// Per surface: leftmost and rightmost column.
-    public private(set) var minCol: [Int32] = [], maxCol: [Int32] = []
+    @_spi(Bench) public private(set) var minCol: [Int32] = [], maxCol: [Int32] = []
     /// Per surface: cells in the top row.
-    public private(set) var topRowCells: [Int32] = []
+    private(set) var topRowCells: [Int32] = []
     var depthSum: [Float] = []
     var topSum: [Float] = [], topCount: [Int32] = []
     var bottomSum: [Float] = [], bottomCount: [Int32] = []
@@ -64,7 +64,7 @@ public struct DepthComponents {
     private var floorLike: [UInt8] = []
     /// tan of the angle between a surface and the image plane (top away)
     /// from which a cell is floor-like, for a 70° camera.
-    public static let floorSlope: Float = 0.7
+    static let floorSlope: Float = 0.7
 
     /// The focal length (in cells or pixels) the floor tests assume for a
     /// `w` x `h` picture: `focalDiagonal` x its diagonal (a
@@ -73,19 +73,19 @@ public struct DepthComponents {
     /// widths, a phone's upright 3:4 portrait about 1.05; 0.714 widths for
     /// every shape made an upright portrait's or a 4:3 floor's per-row slope
     /// look up to 30 % shallower than it is).
-    @inline(__always) public static func focal(_ w: Int, _ h: Int, perDiagonal f: Float = focalDiagonal) -> Float {
+    @inline(__always) static func focal(_ w: Int, _ h: Int, perDiagonal f: Float = focalDiagonal) -> Float {
         f * (Float(w * w + h * h)).squareRoot()
     }
     /// 0.714 / |(1, 9/16)|: 70° across a 16:9 picture's width.
-    public static let focalDiagonal: Float = 0.6225
+    static let focalDiagonal: Float = 0.6225
 
     /// Depth jump (metres) that separates two surfaces between neighbouring
     /// cells at depth `d` (`DepthStep.surfaceJump`).
-    @inline(__always) public static func jump(_ d: Float) -> Float { DepthStep.surfaceJump.at(d) }
+    @inline(__always) static func jump(_ d: Float) -> Float { DepthStep.surfaceJump.at(d) }
 
     /// Fraction of a surface's rows (from its top, and from its bottom) that
     /// makes its top band (the head of a person) and its bottom band.
-    public static let bandFraction: Float = 0.2
+    static let bandFraction: Float = 0.2
     /// A strip of cells without a reading along a side of the grid, up to
     /// this share of its width, lies outside the picture for `sideTouch`
     /// (as `SubjectSegmentation.edgeStrip`): a registered depth
@@ -93,7 +93,7 @@ public struct DepthComponents {
     /// jamb beside a 6-pixel band on a 240-wide map does not touch the side
     /// and is taken for the subject (IoU 0.40 / 0.00 in mode face / nearest,
     /// 0.99 with the band outside; quality-bench QB_EDGEHOLES=-6).
-    public static let edgeStrip: Float = 0.25
+    static let edgeStrip: Float = 0.25
 
     /// The first and the last column of a row `width` wide that holds a
     /// `reading`, when no more than `strip` columns of holes lie between it
@@ -106,10 +106,10 @@ public struct DepthComponents {
         return (reading(first) ? first : 0, reading(last) ? last : w - 1)
     }
 
-    public init() {}
+    @_spi(Bench) public init() {}
 
     /// Analyse one depth frame. `scale` is metres per depth unit.
-    public mutating func analyse(depth d: Depth16View, scale: Double, maxWidth: Int = 160) {
+    @_spi(Bench) public mutating func analyse(depth d: Depth16View, scale: Double, maxWidth: Int = 160) {
         guard d.width > 0, d.height > 0 else { width = 0; height = 0; count = 0; return }
         let s = max(1, (d.width + maxWidth - 1) / maxWidth)
         step = s
@@ -237,7 +237,7 @@ public struct DepthComponents {
 
     /// Whether 4-neighbouring cells i and j join one surface (`label`'s
     /// rule, for tests and tools).
-    public func joins(_ i: Int, _ j: Int) -> Bool {
+    func joins(_ i: Int, _ j: Int) -> Bool {
         let n = width * height
         guard i >= 0, j >= 0, i < n, j < n, i != j else { return false }
         let p = min(i, j), q = max(i, j), k = q - p

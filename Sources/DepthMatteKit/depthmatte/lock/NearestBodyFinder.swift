@@ -7,29 +7,29 @@
 /// it is not floor-like (reaching the bottom of the picture and receding
 /// upwards), and when its top band lies within `depthRange`. Among the
 /// candidates the one whose top band (a person's head) is nearest wins.
-public struct NearestBodyFinder: Equatable {
+@_spi(Bench) public struct NearestBodyFinder: Equatable {
     /// Area fraction x depth² (m²·fraction): 0.02 is about a head and
     /// shoulders at any distance for a 60-90° camera; a 8 cm cup at 0.6 m is
     /// about 0.005.
-    public var minSize = 0.02
+    var minSize = 0.02
     /// Fraction of the picture a candidate covers at least: a
     /// head and shoulders at the far end of `depthRange` still cover about
     /// 0.5 %; pieces of a floor 4-5 m away that holes and a far sensor's
     /// quantisation steps cut apart (a few grid cells) reach `minSize` by
     /// their depth alone and were taken for the subject in an empty room
     /// (quality-bench "leaveRight, 2.5 m": the floor keyed after the subject left).
-    public var minArea = 0.002
+    var minArea = 0.002
     /// Metres: bodies nearer or farther than this are ignored.
-    public var depthRange = 0.25...6.0
+    var depthRange = 0.25...6.0
     /// Metres of upward recession that makes a surface touching the bottom a floor.
-    public var floorRise = 0.25
+    var floorRise = 0.25
 
-    public init() {}
+    @_spi(Bench) public init() {}
 
     /// Whether surface `k` can be the subject. A surface that `moved` into
     /// view is no door jamb, however it touches a side: a person entering
     /// at the picture's edge.
-    public func accepts(_ c: DepthComponents, _ k: Int, moved: Bool = false) -> Bool {
+    @_spi(Bench) public func accepts(_ c: DepthComponents, _ k: Int, moved: Bool = false) -> Bool {
         accepts(c, k, moved: moved, minSize: minSize)
     }
 
@@ -43,15 +43,15 @@ public struct NearestBodyFinder: Equatable {
     /// part of one: as `accepts`, but a quarter of `minSize` is enough (a
     /// head and shoulders leaving at the bottom of the picture, most of the
     /// body already out of view).
-    public func acceptsMover(_ c: DepthComponents, _ k: Int) -> Bool {
+    func acceptsMover(_ c: DepthComponents, _ k: Int) -> Bool {
         accepts(c, k, moved: true, minSize: minSize / 4)
     }
 
     /// Share of another mover's physical size under which a mover that
     /// reaches a side of the picture is a fragment (`isSideFragment`).
-    public var fragmentShare = 0.25
+    var fragmentShare = 0.25
     /// How many times farther than a fragment the whole body may be.
-    public var fragmentReach = 2.0
+    var fragmentReach = 2.0
 
     /// Whether surface `k` is what shows of a body mostly outside the
     /// picture beside a whole one, `other`: it reaches the picture's left or
@@ -64,7 +64,7 @@ public struct NearestBodyFinder: Equatable {
     /// keeps a person close up at the side, whose head alone shows, from
     /// losing to a patch at the back of the room that its distance makes
     /// physically larger.
-    public func isSideFragment(_ c: DepthComponents, _ k: Int, beside other: Int) -> Bool {
+    func isSideFragment(_ c: DepthComponents, _ k: Int, beside other: Int) -> Bool {
         c.sideTouch[k] != 0 && c.physicalSize(k) < fragmentShare * c.physicalSize(other)
             && c.headDepth(other) <= fragmentReach * c.headDepth(k)
     }
@@ -74,7 +74,7 @@ public struct NearestBodyFinder: Equatable {
     /// wins over any that did not, the nearest among each; among those that
     /// moved, a fragment at the picture's side beside another that moved
     /// (`isSideFragment`) comes after the others.
-    public func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
+    func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
         // the lowest rank wins: moved first, then no fragment, then nearest
         var best: (k: Int, rank: (Int, Int, Double))? = nil
         for k in 0..<c.count {

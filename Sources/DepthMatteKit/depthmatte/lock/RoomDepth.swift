@@ -13,26 +13,26 @@
 /// in front of the camera. On the first frames nothing has moved yet and
 /// the nearest body wins as before; a moving camera makes whole surfaces
 /// "moved", which changes nothing as long as they all do.
-public struct RoomDepth {
+struct RoomDepth {
     /// Farther than the room's reading by less than this is the room.
-    public var margin = DepthStep(base: 0.15, gain: 0.04)
+    var margin = DepthStep(base: 0.15, gain: 0.04)
     /// Share of a surface's cells in front of the room that makes it a mover.
-    public var moverShare = 0.3
+    var moverShare = 0.3
     /// Per cell: the farthest reading (metres), 0 = none yet.
     private var far: [Float] = []
     /// Per surface of the last `measure`: the share of its cells in front of the room.
-    public private(set) var movedShare: [Double] = []
+    private(set) var movedShare: [Double] = []
     private var counts: [Int32] = []
     /// Per cell of the last `measure`: 1 where the reading is in front of the room.
     private var moving: [UInt8] = []
 
-    public init() {}
+    init() {}
 
-    public mutating func reset() { far.removeAll(keepingCapacity: true) }
+    mutating func reset() { far.removeAll(keepingCapacity: true) }
 
     /// Measures each surface of `c` against the room, then adds this frame's
     /// readings to the room (farthest wins).
-    public mutating func measure(_ c: DepthComponents) {
+    mutating func measure(_ c: DepthComponents) {
         let n = c.width * c.height
         if far.count != n { far = [Float](repeating: 0, count: n) }
         if moving.count != n { moving = [UInt8](repeating: 0, count: n) }
@@ -54,8 +54,8 @@ public struct RoomDepth {
     }
 
     /// Whether grid cell `i` of the last measured frame is in front of the room.
-    public func movedCell(_ i: Int) -> Bool { i >= 0 && i < moving.count && moving[i] != 0 }
+    func movedCell(_ i: Int) -> Bool { i >= 0 && i < moving.count && moving[i] != 0 }
 
     /// Whether surface `k` of the last measured frame has moved into view.
-    public func moved(_ k: Int) -> Bool { k >= 0 && k < movedShare.count && movedShare[k] >= moverShare }
+    func moved(_ k: Int) -> Bool { k >= 0 && k < movedShare.count && movedShare[k] >= moverShare }
 }

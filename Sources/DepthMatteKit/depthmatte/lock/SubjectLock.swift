@@ -37,7 +37,7 @@
 ///    centre depth pixel sets the cutoff, which is held when no face is seen.
 
 /// Which lock strategy runs in `mode=face`.
-public enum LockStrategy: Int32, CaseIterable {
+@_spi(Bench) public enum LockStrategy: Int32, CaseIterable {
     /// Face choice, tracking, depth-only fallback and smoothing (the default).
     case robust = 0
     /// The original sample's: first face box, its centre pixel, held.
@@ -51,7 +51,7 @@ public enum LockSource: Int32 {
     case tracked = 2
     case nearest = 3
 
-    public var name: String {
+    @_spi(Bench) public var name: String {
         switch self {
         case .fixed: return "fixed"
         case .face: return "face"
@@ -63,41 +63,41 @@ public enum LockSource: Int32 {
 
 /// Tuning of the lock that is no property of the element (the hold and the
 /// smoothing, which are, come with each frame's plan: `SubjectRule`).
-public struct SubjectLockSettings: Equatable {
+struct SubjectLockSettings: Equatable {
     /// Frames a new, inconsistent face must be seen before it takes the lock.
-    public var takeoverFrames = 10
+    var takeoverFrames = 10
     /// Metres: face depths considered at all.
-    public var faceDepthRange = 0.25...5.0
+    var faceDepthRange = 0.25...5.0
     /// Box width / picture width × depth (metres) of a plausible head.
-    public var headSizeRange = 0.04...0.70
+    var headSizeRange = 0.04...0.70
     /// Relative tolerance of `k` against the tracked head.
-    public var sizeTolerance = 0.35
+    var sizeTolerance = 0.35
     /// Metres of depth change per frame above which tracking refuses a surface.
-    public var maxTrackStep = 0.3
+    var maxTrackStep = 0.3
     /// A new face must sit on a surface no wider, along the row through its
     /// centre, than this many box widths (a head, not a wall with a poster).
-    public var headShapeRatio = 3.0
-    public var finder = NearestBodyFinder()
-    public init() {}
+    var headShapeRatio = 3.0
+    var finder = NearestBodyFinder()
+    init() {}
 
     /// Metres: how far a face may be from the expected subject depth.
-    @inline(__always) public func depthTolerance(_ d: Double) -> Double { max(0.25, 0.2 * d) }
+    @inline(__always) func depthTolerance(_ d: Double) -> Double { max(0.25, 0.2 * d) }
 }
 
-public final class SubjectLock {
-    public var settings = SubjectLockSettings()
+@_spi(Bench) public final class SubjectLock {
+    var settings = SubjectLockSettings()
 
     /// The smoothed cutoff (metres), nil before any lock.
-    public private(set) var cutoff: Double?
+    private(set) var cutoff: Double?
     /// The subject depth (metres of the face) the cutoff follows, nil before any lock.
-    public private(set) var subjectDepth: Double?
-    public private(set) var source: LockSource = .fixed
+    private(set) var subjectDepth: Double?
+    private(set) var source: LockSource = .fixed
     /// Seconds since the lock started (sum of frame durations).
-    public private(set) var clock = 0.0
+    private(set) var clock = 0.0
     /// Clock of the last accepted face (nil: none yet).
-    public private(set) var lastFaceTime: Double?
+    private(set) var lastFaceTime: Double?
     /// The tracked head's size constant k (metres).
-    public private(set) var headSize: Double?
+    private(set) var headSize: Double?
 
     /// Face depth minus head-band depth of its surface, learned while the face is seen.
     private var headBias = 0.0
@@ -127,9 +127,9 @@ public final class SubjectLock {
     private var sampler = FaceDepthSampler()
     private var faceMeasures: [(d: Double, k: Double, u: Double, v: Double, box: Box)] = []
 
-    public init() { faceMeasures.reserveCapacity(32) }
+    @_spi(Bench) public init() { faceMeasures.reserveCapacity(32) }
 
-    public func reset() {
+    func reset() {
         cutoff = nil; subjectDepth = nil; source = .fixed; clock = 0; lastFaceTime = nil
         headSize = nil; headBias = 0; candidate = nil; hasMask = false; lastFaceCentre = nil
         room.reset()
@@ -141,7 +141,7 @@ public final class SubjectLock {
     ///   `frameDuration` (seconds since the previous frame) moves the clock;
     ///   its `SubjectRule` holds the hold time and the smoothing.
     /// - result: `faceFound` / `faceDepth` / `lockSource` are filled in.
-    public func update(_ plan: MattePlan, depth: Depth16View?, faces: [Box],
+    @_spi(Bench) public func update(_ plan: MattePlan, depth: Depth16View?, faces: [Box],
                        videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
         let frameDuration = plan.frameDuration, depthScale = plan.depthScale
         let dt = frameDuration > 0 && frameDuration < 10 ? frameDuration : 1.0 / 30

@@ -5,8 +5,8 @@
 /// m = 1e-7 is 0.2, the first interval would give 0.002), so small values go
 /// through a log-spaced split instead: m = s * 2^e with s in [1, 2), and
 /// m^gamma = 2^(e gamma) * s^gamma from two small tables.
-public struct GammaCurve {
-    public private(set) var gamma: Double = .nan
+@_spi(Bench) public struct GammaCurve {
+    private(set) var gamma: Double = .nan
     private var table: [Float] = []
     /// `2^(e gamma)` for `e = -149 ... -13` (Float's smallest exponent up to just below 2^-12).
     private var lowExponent: [Float] = []
@@ -15,10 +15,10 @@ public struct GammaCurve {
     static let steps = 65536
     static let lowLimit = 16  // table index below which (m < 2^-12) the split is used
 
-    public init() {}
+    @_spi(Bench) public init() {}
 
     /// Exact value, for reference.
-    public static func exact(_ m: Float, gamma: Double) -> Float {
+    static func exact(_ m: Float, gamma: Double) -> Float {
         m <= 0 ? 0 : Float(mathPow(Double(m), gamma))
     }
 
@@ -29,7 +29,7 @@ public struct GammaCurve {
     /// `snap`: then values within `FloatPlane.snapMargin` of 0 or 1 become exactly that (as
     /// `FloatPlane.snapToEnds`), in the same pass; with a `pool` the plane is
     /// split into `threads` bands.
-    public mutating func apply(to plane: inout FloatPlane, gamma requested: Double,
+    @_spi(Bench) public mutating func apply(to plane: inout FloatPlane, gamma requested: Double,
                                snap: Bool = false, pool: WorkerPool? = nil, threads: Int = 1) {
         let gamma = requested.isNaN ? 1 : max(requested, 0)
         if gamma == 1 && !snap { return }
@@ -49,7 +49,7 @@ public struct GammaCurve {
     /// The curve (tables built when `gamma` changed) as a per-value map,
     /// valid inside `body`: for passes that apply it to the values they make
     /// (the blur applies it to the values it sums; the rest are 0 and 1).
-    public mutating func withMap<R>(gamma requested: Double, snap: Bool, _ body: (GammaMap) -> R) -> R {
+    mutating func withMap<R>(gamma requested: Double, snap: Bool, _ body: (GammaMap) -> R) -> R {
         let gamma = requested.isNaN ? 1 : max(requested, 0)
         if gamma != 1 && gamma != self.gamma {
             self.gamma = gamma
@@ -69,7 +69,7 @@ public struct GammaCurve {
 /// `GammaCurve` on one value: clamp to [0, 1], the curve, then (`snap`) the
 /// snap to 0 and 1 of values within `FloatPlane.snapMargin` of them, as
 /// `FloatPlane.snapToEnds` does alone. 0 and 1 map to themselves.
-public struct GammaMap {
+@_spi(Bench) public struct GammaMap {
     let curve: Bool
     let lo: Float, hi: Float
     let t: UnsafePointer<Float>?, le: UnsafePointer<Float>?, ls: UnsafePointer<Float>?

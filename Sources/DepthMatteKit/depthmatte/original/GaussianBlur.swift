@@ -2,22 +2,22 @@
 /// Step 2b (README, depthmatte; the original chain): a separable Gaussian blur with clamped edges
 /// (the border is extended, blurred, and cropped, as Core Image's
 /// `clampedToExtent` + `CIGaussianBlur` + crop do).
-public struct GaussianBlur {
+@_spi(Bench) public struct GaussianBlur {
     /// Standard deviation in pixels.
-    public private(set) var sigma: Double = -1
+    private(set) var sigma: Double = -1
     /// Normalised weights for offsets `-radius...radius`.
-    public private(set) var kernel: [Float] = []
-    public var radius: Int { kernel.count / 2 }
+    private(set) var kernel: [Float] = []
+    var radius: Int { kernel.count / 2 }
     private var scratch = FloatPlane()
     private var dirtyCounts: [Int32] = []
     private var rowOnes: [Int32] = [], rowZeros: [Int32] = []
     /// per band: one row of the vertical pass
     private var rowBuffer: [Float] = []
 
-    public init() {}
+    @_spi(Bench) public init() {}
 
     /// Weights `exp(-k^2 / (2 sigma^2))` for `|k| <= ceil(3 sigma)`, summing to 1.
-    public static func kernel(sigma: Double) -> [Float] {
+    static func kernel(sigma: Double) -> [Float] {
         guard sigma.isFinite, sigma > 0.01 else { return [1] }
         // radius capped: a blur wider than any picture is a mean anyway
         let r = Int(min(3 * sigma, 4096).rounded(.up))
@@ -44,7 +44,7 @@ public struct GaussianBlur {
     /// Returns whether the plane was blurred (false: sigma too small for a
     /// kernel, or an empty plane; `then` was not applied).
     @discardableResult
-    public mutating func apply(to plane: inout FloatPlane, sigma: Double, pool: WorkerPool? = nil, threads: Int = 1,
+    @_spi(Bench) public mutating func apply(to plane: inout FloatPlane, sigma: Double, pool: WorkerPool? = nil, threads: Int = 1,
                                then post: GammaMap? = nil) -> Bool {
         if sigma != self.sigma {
             self.sigma = sigma

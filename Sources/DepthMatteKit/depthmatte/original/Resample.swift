@@ -5,12 +5,12 @@
 /// Cubic filter from the Mitchell–Netravali family. Core Image's
 /// `CIBicubicScaleTransform`, which the original sample uses, defaults to
 /// B = 0, C = 0.75.
-public struct CubicKernel {
-    public var b: Double
-    public var c: Double
-    public init(b: Double = 0, c: Double = 0.75) { self.b = b; self.c = c }
+struct CubicKernel {
+    var b: Double
+    var c: Double
+    init(b: Double = 0, c: Double = 0.75) { self.b = b; self.c = c }
 
-    public func weight(_ x: Double) -> Double {
+    func weight(_ x: Double) -> Double {
         let x = abs(x)
         if x < 1 {
             return ((12 - 9 * b - 6 * c) * x * x * x + (-18 + 12 * b + 6 * c) * x * x + (6 - 2 * b)) / 6
@@ -24,14 +24,14 @@ public struct CubicKernel {
 /// For each destination index, the four source indices (clamped to the edge)
 /// and their weights. Pixel centres are aligned: destination `i` samples
 /// source position `(i + 0.5) * src / dst - 0.5`.
-public struct CubicTable: Equatable {
-    public private(set) var source = 0
-    public private(set) var destination = 0
-    public private(set) var index: [Int32] = []
-    public private(set) var weight: [Float] = []
+struct CubicTable: Equatable {
+    private(set) var source = 0
+    private(set) var destination = 0
+    private(set) var index: [Int32] = []
+    private(set) var weight: [Float] = []
 
-    public init() {}
-    public init(source: Int, destination: Int, kernel: CubicKernel = CubicKernel()) {
+    init() {}
+    init(source: Int, destination: Int, kernel: CubicKernel = CubicKernel()) {
         self.source = source
         self.destination = destination
         index = [Int32](repeating: 0, count: 4 * destination)
@@ -52,7 +52,7 @@ public struct CubicTable: Equatable {
     }
 
     /// Rebuild only when the sizes change.
-    public mutating func update(source: Int, destination: Int) {
+    mutating func update(source: Int, destination: Int) {
         if source != self.source || destination != self.destination {
             self = CubicTable(source: source, destination: destination)
         }
@@ -63,15 +63,15 @@ public struct CubicTable: Equatable {
 /// clamped to [0, 1]. The horizontal pass runs at source height; the vertical
 /// pass yields one destination row at a time so callers can consume rows
 /// without storing the full-resolution matte.
-public struct CubicResampler {
-    public private(set) var columns = CubicTable()
-    public private(set) var rows = CubicTable()
+struct CubicResampler {
+    private(set) var columns = CubicTable()
+    private(set) var rows = CubicTable()
     private var horizontal = FloatPlane()
 
-    public init() {}
+    init() {}
 
     /// Prepare for `src` -> `width` x `height`: runs the horizontal pass.
-    public mutating func prepare(_ src: FloatPlane, width: Int, height: Int) {
+    mutating func prepare(_ src: FloatPlane, width: Int, height: Int) {
         columns.update(source: src.width, destination: width)
         rows.update(source: src.height, destination: height)
         horizontal.resize(width: width, height: src.height)
@@ -97,7 +97,7 @@ public struct CubicResampler {
 
     /// Destination row `y` (after `prepare`), clamped to [0, 1], into `out`
     /// (at least `width` floats).
-    public func row(_ y: Int, into out: UnsafeMutablePointer<Float>) {
+    func row(_ y: Int, into out: UnsafeMutablePointer<Float>) {
         let w = columns.destination
         let j = 4 * y
         let r0 = Int(rows.index[j]), r1 = Int(rows.index[j + 1]), r2 = Int(rows.index[j + 2]), r3 = Int(rows.index[j + 3])
@@ -113,7 +113,7 @@ public struct CubicResampler {
     }
 
     /// Whole upscaled plane (for tests and small pictures).
-    public mutating func resample(_ src: FloatPlane, width: Int, height: Int) -> FloatPlane {
+    mutating func resample(_ src: FloatPlane, width: Int, height: Int) -> FloatPlane {
         prepare(src, width: width, height: height)
         var out = FloatPlane(width: width, height: height)
         out.pixels.withUnsafeMutableBufferPointer { p in
@@ -127,16 +127,16 @@ public struct CubicResampler {
 /// `max(W/bw, H/bh)` about the centre and centre-cropped, sampled bilinearly.
 /// For each destination index, the two source indices and the weight of the
 /// second one.
-public struct AspectFillTable: Equatable {
-    public private(set) var source = 0
-    public private(set) var destination = 0
-    public private(set) var scale = 0.0
-    public private(set) var i0: [Int32] = []
-    public private(set) var i1: [Int32] = []
-    public private(set) var frac: [Float] = []
+struct AspectFillTable: Equatable {
+    private(set) var source = 0
+    private(set) var destination = 0
+    private(set) var scale = 0.0
+    private(set) var i0: [Int32] = []
+    private(set) var i1: [Int32] = []
+    private(set) var frac: [Float] = []
 
-    public init() {}
-    public init(source: Int, destination: Int, scale: Double) {
+    init() {}
+    init(source: Int, destination: Int, scale: Double) {
         self.source = source; self.destination = destination; self.scale = scale
         i0 = []; i1 = []; frac = []
         i0.reserveCapacity(destination); i1.reserveCapacity(destination); frac.reserveCapacity(destination)
@@ -151,7 +151,7 @@ public struct AspectFillTable: Equatable {
     }
 
     /// The scale that makes a `bw` x `bh` picture cover `w` x `h`.
-    public static func fillScale(sourceWidth bw: Int, sourceHeight bh: Int, width w: Int, height h: Int) -> Double {
+    static func fillScale(sourceWidth bw: Int, sourceHeight bh: Int, width w: Int, height h: Int) -> Double {
         max(Double(w) / Double(bw), Double(h) / Double(bh))
     }
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// Step 2a (README, depthmatte; the original chain): a binary mask at depth resolution.
-public enum DepthThreshold {
+@_spi(Bench) public enum DepthThreshold {
     /// `mask = 1` where `0 < depth * scale <= cutoff` (metres), else `0`.
     /// `mask` is resized to the depth picture.
-    public static func mask(depth: Depth16View, scale: Double, cutoff: Double, into mask: inout FloatPlane) {
+    @_spi(Bench) public static func mask(depth: Depth16View, scale: Double, cutoff: Double, into mask: inout FloatPlane) {
         let limit = limit(cutoff: cutoff, scale: scale)
         mask.set(fromDepth: depth) { d in (d != 0 && UInt32(d) <= limit) ? 1 : 0 }
     }
@@ -16,7 +16,7 @@ public enum DepthThreshold {
     /// tiny relative slack is allowed. Every pass that splits near from far
     /// (the threshold, the refiner's three-state mask, the segmentation)
     /// uses this one conversion.
-    @inline(__always) public static func limit(cutoff: Double, scale: Double) -> UInt32 {
+    @inline(__always) static func limit(cutoff: Double, scale: Double) -> UInt32 {
         let q = cutoff / scale
         let limitD = (q + abs(q) * 1e-9).rounded(.down)
         return !(limitD >= 0) ? 0 : (limitD > 65535 ? 65535 : UInt32(limitD))

@@ -5,7 +5,7 @@
 extension MatteRefiner {
     /// Mean over the (2r+1)² window clipped to the picture. `sums` holds at
     /// least `src.width` doubles.
-    public static func boxMean(_ src: FloatPlane, radius r: Int, into dst: inout FloatPlane,
+    static func boxMean(_ src: FloatPlane, radius r: Int, into dst: inout FloatPlane,
                                tmp: inout FloatPlane, sums: inout [Double]) {
         let w = src.width, h = src.height
         dst.resize(width: w, height: h)

@@ -3,7 +3,7 @@
 /// 2.2 (the hole fill), at depth resolution.
 
 /// What a depth pixel says about the subject (one byte per pixel).
-public enum DepthLabel: UInt8 {
+enum DepthLabel: UInt8 {
     /// A reading farther than the cutoff.
     case background = 0
     /// A reading at or nearer than the cutoff (0 < d <= cutoff).
@@ -34,7 +34,7 @@ extension MatteRefiner {
     /// every side, subject winning ties; what is still unknown after `passes`
     /// becomes background. The occlusion shadow and hair holes sit beside
     /// near objects.
-    public static func fillUnknown(label: [UInt8], filled: inout [UInt8], spare: inout [UInt8],
+    static func fillUnknown(label: [UInt8], filled: inout [UInt8], spare: inout [UInt8],
                                    width w: Int, height h: Int, passes: Int, shadows: Bool = false, shadowMargin: Int = 0,
                                    shadowSides: ShadowSides = .both) {
         let n = w * h
@@ -128,12 +128,12 @@ extension MatteRefiner {
 /// picture (2.2, `MatteRefiner.Tuning.shadowSide`): a row run of holes with the
 /// subject at its right end and the background at its left is a shadow on
 /// the left.
-public struct ShadowSides: OptionSet, Sendable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let left = ShadowSides(rawValue: 1)
-    public static let right = ShadowSides(rawValue: 2)
-    public static let both: ShadowSides = [.left, .right]
+@_spi(Bench) public struct ShadowSides: OptionSet, Sendable {
+    @_spi(Bench) public let rawValue: UInt8
+    @_spi(Bench) public init(rawValue: UInt8) { self.rawValue = rawValue }
+    static let left = ShadowSides(rawValue: 1)
+    static let right = ShadowSides(rawValue: 2)
+    static let both: ShadowSides = [.left, .right]
 }
 
 extension MatteRefiner {

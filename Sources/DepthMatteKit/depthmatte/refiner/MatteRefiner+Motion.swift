@@ -22,20 +22,20 @@
 /// moving in a still textured room or a cut leave the state where it is;
 /// a person moving over a plain wall is followed (nothing says the wall
 /// stayed, and a plain wall looks the same shifted).
-public struct MotionEstimator {
+@_spi(Bench) public struct MotionEstimator {
     /// Depth pixels of the estimated shift (x, y): the picture content at
     /// (x, y) in the previous frame is at (x + dx, y + dy) now.
-    public internal(set) var dx: Float = 0, dy: Float = 0
+    @_spi(Bench) public internal(set) var dx: Float = 0, dy: Float = 0
     /// Mean squared luma residual per sampled pixel, without and with the shift.
-    public internal(set) var before: Float = 0, after: Float = 0
+    @_spi(Bench) public internal(set) var before: Float = 0, after: Float = 0
     /// Regions (of a 4 x 4 grid) whose residual the shift made worse (by over 10 %).
-    public internal(set) var worse = 0
+    @_spi(Bench) public internal(set) var worse = 0
     /// Regions per side of that grid.
     static let regionSide = 4
     /// Whether the shift was applied to the temporal state this frame.
-    public internal(set) var applied = false
+    @_spi(Bench) public internal(set) var applied = false
 
-    public init() {}
+    init() {}
 
     /// Estimate the shift from `previous` to `current` (luma planes `w` × `h`).
     /// Every second pixel of every second row is sampled; the first step

@@ -5,18 +5,18 @@ extension MatteRefiner {
     /// `RefinePass` before any band runs, so the per-pixel code never reads
     /// through this struct. Benchmarks and tests set them with
     /// `refiner.tuning.x = ...`.
-    public struct Tuning: Sendable {
+    @_spi(Bench) public struct Tuning: Sendable {
         /// Window radius of the guided filter, in depth pixels (depth maps are at
         /// most 400 px wide here, so about 2.5 % of the picture width or more).
         /// Chosen by quality-bench (4, 6, 8 tried): 6 with the nearest-colour
         /// decision below gives the best IoU and the fewest hand pixels lost.
-        public var radius = 6
+        @_spi(Bench) public var radius = 6
         /// Guided-filter regularisation (colour in [0, 1]): colour steps well
         /// above sqrt(eps) ≈ 0.03 are followed, flatter texture (and sensor
         /// noise) is smoothed; 1e-3 is the usual feathering value in He et al.
-        public var eps: Float = 1e-3
+        @_spi(Bench) public var eps: Float = 1e-3
         /// Half-width, in depth pixels, of the untrusted band around the depth edge.
-        public var band = 2
+        @_spi(Bench) public var band = 2
         /// 2.3, trust of background readings: a background
         /// reading is trusted when the filled label is background within this
         /// many depth pixels (subject readings: within `band`). A real sensor's
@@ -28,23 +28,23 @@ extension MatteRefiner {
         /// 1: real-bench IoU 0.9243 (Aloe, 1.8 m) and 0.9454 (Motorcycle,
         /// 2.67 m), where 0 (trust every background reading) gives 0.891
         /// (docs/steady-edges.md).
-        public var backgroundBand = 1
+        @_spi(Bench) public var backgroundBand = 1
         /// Weight of untrusted pixels in the fit (small, not zero: a window with no
         /// trusted pixel falls back to the filled mask).
-        public var untrustedWeight: Float = 1e-3
+        var untrustedWeight: Float = 1e-3
         /// Passes of the hole fill (depth pixels reached from a valid neighbour);
         /// unknown pixels farther away count as background.
-        public var fillPasses = 16
+        var fillPasses = 16
         /// 2.2, occlusion shadows: a run of holes along a row between
         /// a subject reading and a background reading is the wall beside a near
         /// object that the projector (or the second camera) cannot see, so it is
         /// filled as background, not split between the two sides; 2.3's colour
         /// decision still takes its pixels near the subject that look like it.
-        public var shadowFill = true
+        @_spi(Bench) public var shadowFill = true
         /// The pixels of such a run next to the subject that the ordinary fill
         /// still decides (subject winning ties): the depth edge may sit this far
         /// from the colour edge (misregistration, fattening).
-        public var shadowMargin = 4
+        @_spi(Bench) public var shadowMargin = 4
         /// 2.2 (with `shadowFill`): the pixels of an occlusion shadow run that
         /// the shadow fill made background (all but the `shadowMargin` next to
         /// the subject) count as background READINGS from then on: trusted in
@@ -54,7 +54,7 @@ extension MatteRefiner {
         /// multi-coloured wall it keyed in wall that matches the subject's
         /// colours. real-bench IoU +0.0013 to +0.0018 (docs/steady-edges.md);
         /// quality-bench `3 5`: SAD lower on every portrait and sensor clip.
-        public var shadowReadings = true
+        @_spi(Bench) public var shadowReadings = true
         /// 2.2: the side of a near object its occlusion shadow falls
         /// on. A projector-camera pair (or a stereo pair) leaves it on one side
         /// only: on the left in the reference camera's picture for a Kinect v1,
@@ -68,39 +68,39 @@ extension MatteRefiner {
         /// dark part's rows do; a side is taken once its share of such runs is
         /// `shadowSideRatio` times the other's. Until then, and with `.both`,
         /// every run counts (as before).
-        public var shadowSide: ShadowSide = .auto
+        @_spi(Bench) public var shadowSide: ShadowSide = .auto
         /// See `shadowSide`.
-        public var shadowSideRatio: Float = 2
+        var shadowSideRatio: Float = 2
         /// See `shadowSide`: runs (decaying by 0.8 a frame) before a side is taken.
-        public var shadowSideRuns: Float = 20
+        var shadowSideRuns: Float = 20
         /// 2.2 (`MatteRefiner+HeldParts`): a component of holes mostly
         /// bordered by the subject whose edge to the room moves with it (a dark,
         /// IR-absorbing part the subject carries, with no reading at all) becomes
         /// subject readings; a pocket of holes behind the subject stays holes.
         /// quality-bench, the binder with no reading (`QB_ABSORB=1`), fully in
         /// view: carryBinder IoU 0.99 (0.88 without).
-        public var heldParts = true
+        var heldParts = true
         /// See `heldParts`: the smallest component, as a share of the depth map.
-        public var heldPartArea: Float = 0.005
+        var heldPartArea: Float = 0.005
         /// See `heldParts`: the least share of subject readings on its border.
-        public var heldPartShare: Float = 0.5
+        var heldPartShare: Float = 0.5
         /// See `heldParts`: the least share of its edge to the room that changed.
-        public var heldPartMotion: Float = 0.25
+        var heldPartMotion: Float = 0.25
         /// See `heldParts`: ... and how many times the room's own changed share.
-        public var heldPartRatio: Float = 4
+        var heldPartRatio: Float = 4
         /// See `heldParts`: a change of luma (0-1) that counts as moved.
-        public var heldPartChange: Float = 8.0 / 255
+        var heldPartChange: Float = 8.0 / 255
         /// See `heldParts`: the least difference of mean luma (0-1) between the
         /// component and the room's readings next to it.
-        public var heldPartContrast: Float = 0.1
+        var heldPartContrast: Float = 0.1
         /// See `heldParts`: the room measured around a component, depth pixels.
-        public var heldPartMargin = 8
+        var heldPartMargin = 8
         /// 2.6, temporal smoothing: the weight of the new matte is
         /// min(1, temporalBase + temporalGain·|Δ|), Δ its change from the previous one.
-        public var temporalBase: Float = 0.35
+        @_spi(Bench) public var temporalBase: Float = 0.35
         /// See `temporalBase`: a change of (1 − temporalBase) / temporalGain or
         /// more is followed at once.
-        public var temporalGain: Float = 3
+        @_spi(Bench) public var temporalGain: Float = 3
         /// 2.6, colour evidence: the colour frame's noise on the output grid
         /// (each grid value is a mean over 4 or more video pixels: a camera's
         /// 2–3 levels of noise per pixel, 1–1.5 levels there, 3σ ≈ 4 levels).
@@ -116,7 +116,7 @@ extension MatteRefiner {
         /// clip's dtSSD fell from 1.16x to 1.01x of the original chain; the cost
         /// on the synthetic portraits is about +2 % SAD (a uniform shirt's edge
         /// moving in depth is followed through the leak). docs/steady-edges.md.
-        public var colourNoise: Float = 4.0 / 255
+        @_spi(Bench) public var colourNoise: Float = 4.0 / 255
         /// 2.6, colour evidence on a moving picture: the colour change that
         /// still counts as "nothing moved" grows by this times the guide's slope
         /// there (its change per grid pixel). After a pan is followed
@@ -132,47 +132,47 @@ extension MatteRefiner {
         /// from 0.98x to 0.90x of the original chain and the synthetic pan
         /// keeps its figures; at 1 the synthetic pan's held edge lags
         /// behind its frame-to-frame estimate errors (dtSSD +8 %).
-        public var colourSlack: Float = 0.5
+        @_spi(Bench) public var colourSlack: Float = 0.5
         /// 2.6, hysteresis: where the colour did not change, the matte keeps its
         /// previous value unless the new one differs by more than this (a
         /// decisive change of the evidence, e.g. an edge pixel whose depth now
         /// reads clearly the other side and whose colour side agrees; interior
         /// pixels follow their label at once anyway).
-        public var temporalHold: Float = 0.5
+        @_spi(Bench) public var temporalHold: Float = 0.5
         /// 2.6: a held pixel still moves this fraction of the way to the new
         /// value each frame, so a change the colour cannot see (a uniform
         /// shirt's edge moving in depth) is reached within a few frames while
         /// one noisy frame moves it by at most this much. 0.25 (with
         /// `labelHold` 0.2): real-bench still clips' dtSSD 0.34x the original
         /// chain's (Aloe), 0.46-0.47x (Motorcycle) (docs/steady-edges.md).
-        public var temporalLeak: Float = 0.25
+        @_spi(Bench) public var temporalLeak: Float = 0.25
         /// Output grid = depth resolution × this (at most; never above the video).
-        public var maxUpscale = 2
+        @_spi(Bench) public var maxUpscale = 2
         /// Pixels whose filled label is uniform within `band + interiorMargin`
         /// depth pixels keep that label (the colour model decides only near the edge).
-        public var interiorMargin = 4
+        @_spi(Bench) public var interiorMargin = 4
         /// Untrusted pixels take the label whose nearest trusted colour within
         /// this many depth pixels is nearer (0: compare with the window means).
-        public var decisionRadius = 6
+        @_spi(Bench) public var decisionRadius = 6
         /// Contrast around 0.5 applied to the filtered matte (1 = none): the
         /// linear colour model leaves values like 0.9 on shaded cloth and 0.1 on
         /// the wall near the edge; 1.5 maps [1/6, 5/6] onto [0, 1]. Edges stay
         /// soft over about 2/3 of their filtered width.
-        public var contrast: Float = 1.5
+        @_spi(Bench) public var contrast: Float = 1.5
         /// Clamp each output-grid value to the range of the four depth-resolution
         /// values around it (α = ā·I + b̄ with the guide averaged to depth
         /// resolution): the fine colour only places the edge within the local
         /// range and cannot dig a thin dark line (fingers, eyes) out of a region
         /// the coarse model calls foreground. quality-bench (4 s at 10 fps): 3
         /// hand pixels > 2 px inside the outline keyed out per clip (30 without).
-        public var rangeClamp = true
+        @_spi(Bench) public var rangeClamp = true
         /// An untrusted pixel with trusted colours of only one side within
         /// `decisionRadius` keeps its filled label, unless its colour matches
         /// that side's nearest trusted colour to within the noise (squared RGB
         /// distance <= `eps`): then the search widens (2x, 3x) for the other
         /// side, and the nearest-colour decision p moves the filled label f only
         /// as far as it is clear: f + c·(p − f), c = |d_bg − d_fg| / (d_bg + d_fg).
-        public var matchWidening = true
+        @_spi(Bench) public var matchWidening = true
         /// 2.3, thin parts: an untrusted pixel with no trusted subject
         /// pixel within `decisionRadius` (a rod, a cable, a strand one or two
         /// depth pixels wide is all within the band) and whose colour does not
@@ -182,7 +182,7 @@ extension MatteRefiner {
         /// instead of the part keeping only the half of it the misregistered
         /// depth overlaps. No subject reading near: no thin part (colour alone
         /// does not invent one).
-        public var thinParts = true
+        @_spi(Bench) public var thinParts = true
         /// The coefficients of the windows covering a pixel are averaged weighted
         /// by how well each window's linear model fits its labels (a weighted
         /// aggregation of the overlapping local models instead of the plain box
@@ -198,7 +198,7 @@ extension MatteRefiner {
         /// `fitFloor` keeps a window of nearly uniform labels counting fully.
         /// quality-bench (4 s at 10 fps, with a floor of 1e-3): 8-11 hand
         /// pixels keyed out per clip (28-30 with the plain box mean).
-        public var fitWeighting = true
+        @_spi(Bench) public var fitWeighting = true
         /// 2.8: where the colour model leaves the labels unexplained (fit
         /// confidence c < 1, `fitWeighting`), the output grid moves by
         /// u = min(1, (1 − c)·`edgeGate`) towards its [1 2 1]/4 smoothing with
@@ -210,15 +210,15 @@ extension MatteRefiner {
         /// SAD 6.54 (6.84 off) and dtSSD 0.95x the original chain's; a larger
         /// contrast lowers SAD further and raises the still clip's flicker
         /// (docs/steady-edges.md).
-        public var edgeContrast: Float = 1.15
+        @_spi(Bench) public var edgeContrast: Float = 1.15
         /// 2.8's gain on the fit's uncertainty 1 − c (0: everywhere; without
         /// `fitWeighting` there is no confidence and 2.8 acts everywhere).
-        public var edgeGate: Float = 2
+        @_spi(Bench) public var edgeGate: Float = 2
         /// 2.8 keeps each value on its side of 0.5 and at least half its
         /// distance from it: the smoothing alone would key out a thin part the
         /// colour cannot separate from its background (a finger between two
         /// wall colours), which colour and depth both say is there.
-        public var edgeKeepSide = true
+        @_spi(Bench) public var edgeKeepSide = true
         /// Added to a window's label variance in `fitWeighting`'s c_k: the larger,
         /// the less a partly explained window is discounted (0.25 is the largest
         /// variance of a 0/1 label). 0.03: on real structured-light depth
@@ -226,7 +226,7 @@ extension MatteRefiner {
         /// noise from frame to frame; with 0.03 the Motorcycle pan's SAD is 7.48
         /// (8.11 at 1e-3) and the synthetic hand keeps a thin finger
         /// (`fingerMatte`).
-        public var fitFloor: Float = 0.03
+        @_spi(Bench) public var fitFloor: Float = 0.03
         /// Step 3's colour detail: the output grid is coarser than the
         /// video (2x the depth resolution at most), so its edge is a ramp of 3–4
         /// video pixels that moves in whole grid cells. Where the colour model
@@ -235,16 +235,16 @@ extension MatteRefiner {
         /// go to `detail`; the compositor adds G·I − G·Ī at every video pixel of
         /// the edge, so the edge lands where the full-resolution colour puts it
         /// and moves with it by fractions of a pixel.
-        public var colourDetail = true
+        @_spi(Bench) public var colourDetail = true
         /// The largest gain |G| (per unit of colour, summed over R, G, B) the detail may carry.
-        public var detailGainLimit: Float = 2
+        @_spi(Bench) public var detailGainLimit: Float = 2
         /// The detail goes only where the four depth-resolution fit values around
         /// a grid pixel span at least this much (an edge of the coarse fit; with
         /// `rangeClamp`): inside a region the coarse fit calls one side, the fine
         /// colour's texture would only add flicker and dig dark details out of
         /// it. real-bench still clip dtSSD 0.70-0.76x the original chain's
         /// (0.83-0.88x with the detail everywhere).
-        public var detailMinSpread: Float = 0.5
+        @_spi(Bench) public var detailMinSpread: Float = 0.5
         /// 2.5 where the coarse fit has no edge (the four depth-resolution fit
         /// values around a grid pixel span less than `detailMinSpread`): the
         /// contrast there, applied after 2.6 (so the temporal smoothing sees the
@@ -254,7 +254,7 @@ extension MatteRefiner {
         /// patterned wall behind leaves), not coverage. 2: real-bench SAD 16 %
         /// lower than with `contrast` there, quality-bench portrait SAD
         /// 0.70-0.77 (with `labelHold`). Equal to `contrast`: off.
-        public var flatContrast: Float = 2
+        @_spi(Bench) public var flatContrast: Float = 2
         /// 2.6 at depth resolution, before the fit: where
         /// the guide at depth resolution did not change by more than
         /// `colourNoise` since the label there was last followed, and the
@@ -267,7 +267,7 @@ extension MatteRefiner {
         /// 0.46-0.48x the original chain's (0.70-0.76x at 1), 3-19 label flips
         /// per frame pair. Lag: kept off the moving edge by `labelShift` and the
         /// colour (`LabelHoldTests`).
-        public var labelHold: Float = 0.2
+        @_spi(Bench) public var labelHold: Float = 0.2
         /// See `labelHold`: a change of the label's mean over `band` (a
         /// (2·band+1)² window) of this much or more since the label was last
         /// followed is followed at once: a new cutoff or an edge that moved
@@ -275,24 +275,24 @@ extension MatteRefiner {
         /// while the depth's noise flips single pixels (1/25 each with `band` 2).
         /// 0.15: the synthetic pan's worst IoU 0.9963 (0.3 holds its edge back:
         /// 0.9938).
-        public var labelShift: Float = 0.15
+        @_spi(Bench) public var labelShift: Float = 0.15
         /// 2.6, camera motion (`MatteRefiner+Motion`): when one
         /// translation of the picture explains the change since the last frame
         /// (a pan, a hand-held camera), the temporal state (2.6 on the output
         /// grid, `labelHold` at depth resolution) is moved with it first, so the
         /// hold works while the camera moves as it does on a still one.
-        public var cameraMotion = true
+        @_spi(Bench) public var cameraMotion = true
         /// The shift is used only when the luma residual with it is below this
         /// fraction of the residual without it (the picture really moved as one).
-        public var motionGain: Float = 0.9
+        @_spi(Bench) public var motionGain: Float = 0.9
         /// ... and when it is at most this many depth pixels per frame (faster
         /// motion is followed at once by 2.6 anyway).
-        public var motionRange: Float = 2
+        var motionRange: Float = 2
         /// Luma residuals (0–1) beyond this count less in the estimate (a person
         /// moving over a still room does not drag it).
-        public var motionOutlier: Float = 0.05
+        @_spi(Bench) public var motionOutlier: Float = 0.05
 
-        public init() {}
+        init() {}
     }
 }
 

@@ -79,20 +79,20 @@
 /// scratch plane and column sums). Every output value is computed by the same
 /// expression in the same order whatever the band count, so the matte is
 /// bit-identical for any `threads`.
-public struct MatteRefiner {
+@_spi(Bench) public struct MatteRefiner {
     /// The knobs (`MatteRefiner+Tuning`); everything else here is state
     /// kept between frames or the last frame's results.
-    public var tuning = Tuning()
+    @_spi(Bench) public var tuning = Tuning()
     /// See `Tuning.heldParts`: the state it keeps between frames.
     var held = HeldPartState()
     /// The decaying counts of `Tuning.shadowSide` .auto: runs left and right of the
     /// subject, direct steps left and right.
     var shadowVotes = SIMD4<Float>(repeating: 0)
     /// The shadow sides the last frame used.
-    public private(set) var lastShadowSides: ShadowSides = .both
+    @_spi(Bench) public private(set) var lastShadowSides: ShadowSides = .both
     /// Per output-grid pixel (gR, gG, gB, offset), 4 floats, or zeros where
     /// the colour model has no say (valid after `refine` with `Tuning.colourDetail`).
-    public private(set) var detail = FloatPlane()
+    private(set) var detail = FloatPlane()
 
     /// The working memory of a pass (shared by copies of this refiner until
     /// one of them refines: then it takes its own).
@@ -106,18 +106,18 @@ public struct MatteRefiner {
     /// The label at depth resolution after 2.3 and the guide there (`Tuning.labelHold`).
     private var previousLabel = FloatPlane()
     /// The last frame's camera-motion estimate (depth pixels; `applied`: used).
-    public private(set) var motion = MotionEstimator()
+    @_spi(Bench) public private(set) var motion = MotionEstimator()
     /// The guide's luma at depth resolution, last frame (`Tuning.cameraMotion`).
     private var previousLuma = FloatPlane()
 
-    public init() {}
+    init() {}
 
     /// Forget the previous matte (flush, restart, a mode change).
-    public mutating func reset() { havePrevious = false; held.frame &+= 2 }
+    mutating func reset() { havePrevious = false; held.frame &+= 2 }
 
     /// The refined matte on the output grid into `out`. With a `pool`, the
     /// work is split into up to `threads` bands (the result does not depend on it).
-    public mutating func refine(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView,
+    mutating func refine(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView,
                                 temporal: Bool = true, pool: WorkerPool? = nil, threads: Int = 1,
                                 into out: inout FloatPlane) {
         let t = tuning
@@ -224,7 +224,7 @@ public struct MatteRefiner {
 }
 
 /// `MatteRefiner.Tuning.shadowSide`.
-public enum ShadowSide: Sendable {
+@_spi(Bench) public enum ShadowSide: Sendable {
     /// From the holes themselves (`MatteRefiner.shadowRuns`).
     case auto
     case left, right

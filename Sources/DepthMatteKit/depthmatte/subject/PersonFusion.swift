@@ -54,62 +54,62 @@
 ///
 /// Cost: a few passes over the grid (about 320 x 240); arrays kept between
 /// frames, no allocation per frame once the sizes are stable.
-public struct PersonFusion {
-    public struct Tuning: Equatable {
+struct PersonFusion {
+    struct Tuning: Equatable {
         /// Probability at or above which a cell is the person's.
-        public var claim: Float = 0.5
+        var claim: Float = 0.5
         /// Blobs smaller than this share of the grid are speckle.
-        public var minBlob: Double = 0.001
+        var minBlob: Double = 0.001
         /// Metres past the cutoff a second person blob's median may lie.
-        public var behind: Double = 0.5
+        var behind: Double = 0.5
         /// Depth step within a piece: `stepBase` + `stepGain` · d² metres.
-        public var stepBase: Double = 0.03
-        public var stepGain: Double = 0.01
+        var stepBase: Double = 0.03
+        var stepGain: Double = 0.01
         /// Share of a piece's readings in kept blobs that claims it whole.
-        public var pieceKeep: Double = 0.5
+        var pieceKeep: Double = 0.5
         /// Below this share a piece is rejected whole (with `rejectShare`).
-        public var pieceReject: Double = 0.2
+        var pieceReject: Double = 0.2
         /// A rejected piece's claimed readings are fewer than this share of
         /// the kept blobs' cells (a body merged with the wall behind it is
         /// never rejected: its readings are most of the blob).
-        public var rejectShare: Double = 0.15
+        var rejectShare: Double = 0.15
         /// How far (share of the grid's width) a claimed piece reaches past
         /// its blob.
-        public var reach: Double = 0.04
+        var reach: Double = 0.04
         /// Share of the lock's seed cells that must lie in kept blobs for
         /// the model to have found the subject; below it the depth-only
         /// subject joins the fused guide (`join`).
-        public var seedsFound: Double = 0.5
+        var seedsFound: Double = 0.5
         /// tan of the angle between a surface and the image plane (top
         /// away) past which a kept reading outside the depth subject is floor
         /// (`SubjectSegmentation.floorSlope`: 0.7, about 35°).
-        public var floorSlope: Float = 0.7
+        var floorSlope: Float = 0.7
         /// A blob whose lowest cell lies more than this share of the grid's
         /// height above the bottom row ends in view (its legs may be missed).
-        public var openBottom: Double = 0.02
+        var openBottom: Double = 0.02
         /// Share of a connected part of the depth subject that must lie in
         /// the guide for its readings below an open blob to join it.
-        public var legsShare: Double = 0.25
-        public init() {}
+        var legsShare: Double = 0.25
+        init() {}
     }
 
-    public var tuning = Tuning()
+    var tuning = Tuning()
     /// Cells kept on the last frame (readings and holes).
-    public private(set) var keptCount = 0
+    private(set) var keptCount = 0
     /// Metres: the cutoff the refiner keys the last frame's guide at (0:
     /// nothing kept).
-    public private(set) var cutoff = 0.0
+    private(set) var cutoff = 0.0
     /// Share of the last frame's seed cells inside kept blobs (1 without
     /// seeds).
-    public private(set) var seedCoverage = 1.0
+    private(set) var seedCoverage = 1.0
     /// The last frame had seeds of a body that moved (the lock's movers).
-    public private(set) var movingSeeds = false
+    private(set) var movingSeeds = false
     /// The model missed the locked subject on the last frame: under
     /// `seedsFound` of its seed cells lie in kept blobs, and either the
     /// model sees a person elsewhere or the subject moved (in an empty room
     /// the lock may still seed a still jacket on a chair, which the model
     /// rightly sees no person in).
-    public var missedSubject: Bool {
+    var missedSubject: Bool {
         seedCoverage < tuning.seedsFound && (keptArea > 0 || movingSeeds)
     }
     /// The farthest kept reading of the last frame (depth units).
@@ -145,10 +145,10 @@ public struct PersonFusion {
     private static let binWidth = 0.05
     private static let bins = 256
 
-    public init() {}
+    init() {}
 
     /// The probability sampled at a `w` x `h` grid into `into` (0...1).
-    public static func sample(_ p: Gray8View, width w: Int, height h: Int, into prob: inout [Float]) {
+    static func sample(_ p: Gray8View, width w: Int, height h: Int, into prob: inout [Float]) {
         if prob.count < w * h { prob = [Float](repeating: 0, count: w * h) }
         guard p.width > 0, p.height > 0 else {
             for i in 0..<(w * h) { prob[i] = 0 }
@@ -175,7 +175,7 @@ public struct PersonFusion {
 
     /// The guide depth for the refiner (see the type's description); `seeds`
     /// (w x h, nonzero = the subject) nil when the lock has none.
-    public mutating func apply(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
+    mutating func apply(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
                                seeds: [UInt8]?) -> Depth16View {
         let w = depth.width, h = depth.height, n = w * h
         keptCount = 0
@@ -438,7 +438,7 @@ public struct PersonFusion {
     /// frame in which the model found the locked subject: `depth` the map
     /// `apply` was given, `subject` the subject segmentation's map of it,
     /// keyed at `subjectCutoff` metres (its grown legs written at the cutoff).
-    public mutating func complete(depth: Depth16View, subject: Depth16View, scale: Double,
+    mutating func complete(depth: Depth16View, subject: Depth16View, scale: Double,
                                   subjectCutoff: Double) -> Depth16View {
         let w = subject.width, h = subject.height, n = w * h
         guard n > 0, depth.width == w, depth.height == h, out.count >= n, blobParent.count >= n,
@@ -555,7 +555,7 @@ public struct PersonFusion {
     /// frame in which the model missed the locked subject (`missedSubject`:
     /// a person far off, or seen from straight above), so the fused matte
     /// keeps what depth alone keeps of them.
-    public mutating func join(subject: Depth16View, scale: Double, subjectCutoff: Double) -> Depth16View {
+    mutating func join(subject: Depth16View, scale: Double, subjectCutoff: Double) -> Depth16View {
         let w = subject.width, h = subject.height
         guard w * h > 0, out.count >= w * h, subjectCutoff > 0 else { return out.view(width: w, height: h) }
         let o = out.base

@@ -27,19 +27,19 @@
 ///
 /// Cost: one pass over the depth-resolution map; three planes kept between
 /// frames.
-public struct SubjectHold {
+struct SubjectHold {
     /// A pixel is still when its depth changed by less than this (metres,
     /// `base + gain · depth`: a structured-light sensor's noise grows with
     /// the distance).
-    public var still = DepthStep(base: 0.02, gain: 0.02)
+    var still = DepthStep(base: 0.02, gain: 0.02)
     /// Frames in a row a still pixel left out must be kept before it is
     /// (1: no hold).
-    public var frames: UInt8 = 2
+    var frames: UInt8 = 2
     /// Whether the pass runs at all.
-    public var enabled = true
+    var enabled = true
 
     /// Pixels held out in the last call.
-    public private(set) var heldCount = 0
+    private(set) var heldCount = 0
 
     /// Per pixel of the last frame: its depth, and its decision (0: not
     /// near, 1: left out, 2: kept). A pixel that was not near has no
@@ -49,10 +49,10 @@ public struct SubjectHold {
     /// Per pixel: frames in a row a held-out pixel has been kept by the rules.
     private var pending: [UInt8] = []
 
-    public init() {}
+    init() {}
 
     /// Forget the last frame (a frame that was not segmented, a new stream).
-    public mutating func reset() { lastDepth.removeAll(keepingCapacity: true) }
+    mutating func reset() { lastDepth.removeAll(keepingCapacity: true) }
 
     /// Hold out the still pixels left out last frame in `out` (the
     /// segmented copy: kept near pixels hold their depth, left-out ones
@@ -60,7 +60,7 @@ public struct SubjectHold {
     /// depth units; `scale`: metres per depth unit. Returns the pixels held
     /// out (`heldCount`).
     @discardableResult
-    public mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32,
+    mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32,
                                scale: Float) -> Int {
         heldCount = 0
         let w = original.width, h = original.height, n = w * h

@@ -25,40 +25,40 @@
 /// A grown reading is written as the cutoff itself, so every later step sees
 /// it as near. A subject seen from the front at its own height gains nothing:
 /// what lies below its kept body is the floor or a step away.
-public struct SubjectLegs {
-    public var enabled = true
+struct SubjectLegs {
+    var enabled = true
     /// Neighbours on one leg differ by less than this.
-    public var step = DepthStep(base: 0.03, gain: 0.03)
+    var step = DepthStep(base: 0.03, gain: 0.03)
     /// Metres past the cutoff the growth may reach.
-    public var behind: Float = 0.8
+    var behind: Float = 0.8
     /// The growth starts below this share of the kept body's height.
-    public var startShare: Float = 0.3
+    var startShare: Float = 0.3
     /// Share of the kept body's width the growth may reach beyond it on either side.
-    public var margin: Float = 0.25
+    var margin: Float = 0.25
     /// A leg stands out of what is behind it: in its row, within
     /// `standOutReach` of the kept body's width, something lies this much
     /// deeper on either side (the floor behind a leg, left and right of it;
     /// a sofa or a wall beside the body has nothing behind it on one side at
     /// least).
-    public var standOut = DepthStep.surfaceJump
+    var standOut = DepthStep.surfaceJump
     /// Share of the kept body's width within which `standOut` looks on each
     /// side. A whole width: from the middle of the hips, where the legs
     /// start, half a width reached only the hands hanging beside them, and a
     /// man walking away 4 m from a Kinect on a shelf kept no leg at all
     /// (`Benchmarks/rgbd-bench`, piv_lab_walk_and_seated).
-    public var standOutReach: Float = 1
+    var standOutReach: Float = 1
     /// The floor slope: tan of the angle past which a surface receding
     /// upwards is floor (`SubjectSegmentation.floorSlope`).
-    public var floorSlope: Float = 0.7
+    var floorSlope: Float = 0.7
 
     /// Pixels grown on the last frame.
-    public private(set) var grownCount = 0
+    private(set) var grownCount = 0
     private var queue: [Int32] = []
     private var grown: [UInt8] = []
     /// The original depth, row after row.
     private var depth: [UInt16] = []
 
-    public init() {}
+    init() {}
 
     /// Grow the kept subject of `out` (the segmented copy of `original`,
     /// near = 0 < d <= limit) past `limit`, each connected body of kept
@@ -67,7 +67,7 @@ public struct SubjectLegs {
     /// above the growth's first row when a seated person's chair was kept
     /// at the bottom of the picture). Returns the pixels grown.
     @discardableResult
-    public mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32, scale: Float,
+    mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32, scale: Float,
                                focalDiagonal: Float = DepthComponents.focalDiagonal) -> Int {
         grownCount = 0
         let w = original.width, h = original.height, n = w * h

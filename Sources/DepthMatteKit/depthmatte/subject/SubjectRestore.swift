@@ -36,34 +36,34 @@
 ///
 /// Passes, each its own function: `seedDepth`, `labelPieces`,
 /// `measureContacts`, `decide`, `write`. Buffers are kept between frames.
-public struct SubjectRestore {
+struct SubjectRestore {
     /// Dropped neighbours join one piece when their depths differ by less.
-    public var pieceStep = DepthStep.surfaceJump
+    var pieceStep = DepthStep.surfaceJump
     /// A dropped pixel touches the kept subject when their depths differ by
     /// less (a chin to the neck, a collar to the chest: anatomy, not noise).
-    public var contact = DepthStep(base: 0.08, gain: 0.02)
+    var contact = DepthStep(base: 0.08, gain: 0.02)
     /// A piece whose mean depth lies this much behind the kept depths it
     /// touches is behind the subject.
-    public var behind = DepthStep(base: 0.05, gain: 0.02)
+    var behind = DepthStep(base: 0.05, gain: 0.02)
     /// ... or this much behind the seed (a chair back 16-20 cm behind the
     /// face; a head in profile sits 13 cm behind the near shoulder that
     /// seeds a depth-only lock).
-    public var behindSeed = DepthStep(base: 0.12, gain: 0.02)
+    var behindSeed = DepthStep(base: 0.12, gain: 0.02)
     /// A piece is floor when at least this share of it is floor-marked.
-    public var floorShare: Float = 0.3
+    var floorShare: Float = 0.3
     /// Pixels a piece apart from the subject needs to come back (speckle stays out).
-    public var minApartArea: Int32 = 24
+    var minApartArea: Int32 = 24
     /// Metres: how far in front of the seed a piece apart from the subject
     /// may lie (a hand held out at arm's length; not a chair or a desk
     /// between the camera and a subject standing metres behind it).
-    public var reach: Float = 0.8
+    var reach: Float = 0.8
     /// Metres: how far behind the seed a limb leaving the picture at the
     /// bottom beside the kept body may lie (the far arm of a person in
     /// profile hangs 15-25 cm behind the near shoulder or the face).
-    public var limbBehind = DepthStep(base: 0.25, gain: 0.02)
+    var limbBehind = DepthStep(base: 0.25, gain: 0.02)
     /// Columns of holes a limb may be parted from the kept body by (the
     /// shadow band a depth camera leaves along a silhouette).
-    public var besideGap = 4
+    var besideGap = 4
     /// Metres: a person's width, shoulders and arms. Where the picture is
     /// narrower than this at the seed's depth and at a piece's mean depth
     /// (with the focal length the floor test assumes, `focalDiagonal`), the
@@ -78,14 +78,14 @@ public struct SubjectRestore {
     /// chest); a Kinect's 4:3
     /// picture is 0.64 m wide at its nearest reading (0.5 m): none of its
     /// pieces is at arm's length.
-    public var bodyWidth: Float = 0.6
+    var bodyWidth: Float = 0.6
     /// Rounds of restoring pieces next to what is kept.
-    public var rounds = 6
+    var rounds = 6
     /// Whether the pass runs at all (off: the segmentation's result stands).
-    public var enabled = true
+    var enabled = true
 
     /// Pixels put back in the last call.
-    public private(set) var restoredCount = 0
+    private(set) var restoredCount = 0
 
     /// Per pixel: piece index, -1 = not a dropped pixel.
     private var piece: [Int32] = []
@@ -120,7 +120,7 @@ public struct SubjectRestore {
         @inline(__always) func bottom(_ x: Int, _ y: Int) -> Bool { y >= Int(edges[2 * x + 1]) }
     }
 
-    public init() {}
+    init() {}
 
     /// Restore what is not clearly something else into `out` (the
     /// segmented copy: kept pixels hold their depth, dropped near pixels
@@ -129,7 +129,7 @@ public struct SubjectRestore {
     /// column counted as the picture's sides; `focalDiagonal`: the focal
     /// length in picture diagonals (`bodyWidth`). Returns the pixels restored.
     @discardableResult
-    public mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, seeds: UnsafePointer<UInt8>,
+    mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, seeds: UnsafePointer<UInt8>,
                                floorMark: UnsafePointer<UInt8>, ends: UnsafePointer<Int32>,
                                limit: UInt32, scale: Float,
                                focalDiagonal: Float = DepthComponents.focalDiagonal) -> Int {

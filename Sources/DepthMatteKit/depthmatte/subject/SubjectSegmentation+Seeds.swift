@@ -26,7 +26,7 @@ extension SubjectLock {
     /// (mode=fixed, nothing found). With a subject, the bodies that moved
     /// into view (`movers`) are seeds too, where nearer than the cutoff:
     /// other people within the cutoff band, a person entering at a side.
-    public func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int, movers withMovers: Bool = true) -> Bool {
+    func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int, movers withMovers: Bool = true) -> Bool {
         guard writeSubjectSeeds(into: &seeds, width: w, height: h) else { return false }
         if withMovers { writeMoverSeeds(into: &seeds, width: w, height: h) }
         return true
@@ -110,5 +110,5 @@ extension SubjectLock {
 
     /// Metres either side of the subject's depth that seed cells may lie:
     /// a head and the chest below it, not a chair back 15 cm behind.
-    public static func seedDepthTolerance(_ d: Double) -> Double { 0.08 + 0.04 * d }
+    static func seedDepthTolerance(_ d: Double) -> Double { 0.08 + 0.04 * d }
 }

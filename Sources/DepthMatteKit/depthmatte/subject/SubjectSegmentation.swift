@@ -76,12 +76,12 @@
 /// Cost: a few passes over the depth-resolution map (about 320 x 180 for
 /// refine=guided), arrays kept between frames: no allocation per frame
 /// once the sizes are stable.
-public struct SubjectSegmentation {
+@_spi(Bench) public struct SubjectSegmentation {
     /// Neighbours on one surface differ by less than this at their depth.
-    public var step = DepthStep(base: 0.015, gain: 0.015)
+    var step = DepthStep(base: 0.015, gain: 0.015)
     /// tan of the angle between a surface and the image plane (top away)
     /// above which it is floor-like: 0.7 ≈ 35°.
-    public var floorSlope: Float = 0.7
+    var floorSlope: Float = 0.7
     /// Smoothed steps (step 1b): a filtered depth map (an
     /// iPhone's AVDepthData, a sensor SDK's spatial or hole-filling filter)
     /// turns the step between a shoulder and the chair back 7–20 cm behind
@@ -96,7 +96,7 @@ public struct SubjectSegmentation {
     /// QB_DEPTHSMOOTH=1 / 2 (three box passes of radius 1 / 2 on the 640x360
     /// depth): chair IoU 0.995 / 0.993 (with `colourCut`; 0.870 / 0.739 off)
     /// (docs/quality.md, "Filtered depth maps").
-    public var rampSteps: Float = 1
+    @_spi(Bench) public var rampSteps: Float = 1
     /// 1b: a ramp pixel whose nearer side is itself no surface
     /// (the depth there still changes by a `step` or more over the next 2s
     /// pixels: a second ramp, as where a shoulder, the chair back behind it
@@ -109,7 +109,7 @@ public struct SubjectSegmentation {
     /// an iPhone-like filtered 4:3 map (colour 640x480, depth 640x480 /
     /// 320x240): worst frame IoU 0.991 / 0.985 (0.887 / 0.842 off)
     /// (docs/quality.md, "Ramps between ramps").
-    public var rampHoles = true
+    @_spi(Bench) public var rampHoles = true
     /// 3.: on a noisy map two neighbours on one surface also
     /// join when they differ by less than this many times the map's own
     /// noise at their depth (the 90th percentile of the differences between
@@ -120,7 +120,7 @@ public struct SubjectSegmentation {
     /// 6-7 cm) that the colour veto of 4. leaves out at the neck.
     /// quality-bench, the walk-in with the room 3 / 3.5 times as far: worst
     /// frame IoU 0.77 / 0.92 (0.15 off). 0 turns it off.
-    public var noiseSteps: Float = 2
+    @_spi(Bench) public var noiseSteps: Float = 2
     /// 5.: the sparse readings of a dark, IR-absorbing part of
     /// the subject (a black binder held in front, a dark jumper, black
     /// hair) amid its holes. The holes reached from the subject carry the
@@ -134,7 +134,7 @@ public struct SubjectSegmentation {
     /// those readings made its whole row of holes an occlusion shadow in the
     /// refiner (`MatteRefiner.Tuning.shadowFill`) and grew background into the
     /// rest. quality-bench carryBinder rows (docs/quality.md).
-    public var holeFragments = true
+    @_spi(Bench) public var holeFragments = true
     /// A strip of holes along a side of the picture up to this share of its
     /// width counts as outside it: a registered depth map has
     /// one where the depth camera does not see what the colour camera does
@@ -145,7 +145,7 @@ public struct SubjectSegmentation {
     /// beside a 2-pixel strip no longer reached the side and was keyed in
     /// (quality-bench QB_EDGEHOLES=-2, the walk: fully-in-view IoU 0.9953
     /// -> 0.9200).
-    public var edgeStrip: Float = DepthComponents.edgeStrip
+    @_spi(Bench) public var edgeStrip: Float = DepthComponents.edgeStrip
     /// Smoothed steps, by colour (step 3; see `rampSteps` for
     /// the filtered map): two neighbours with no step between them do not
     /// join where the depths `off` pixels either side of them are both near
@@ -160,43 +160,43 @@ public struct SubjectSegmentation {
     /// alone, 0.9934 with both). The depths are those before 1b sharpened
     /// them (a ramp wider than the sharpening reaches becomes
     /// flat in-between plateaus, where no span shows a step).
-    public var colourCut = true
+    @_spi(Bench) public var colourCut = true
     /// Focal length in picture diagonals (`DepthComponents.focalDiagonal`:
     /// 70° across a 16:9 picture's width; a 60–90° camera changes the slope
     /// test by at most ±40 %).
-    public var focalDiagonal: Float = DepthComponents.focalDiagonal
+    var focalDiagonal: Float = DepthComponents.focalDiagonal
     /// A floor region touching the bottom row must reach a side of the
     /// picture or span this fraction of its width (a lap or a forearm does not).
-    public var floorSpan: Float = 0.25
+    var floorSpan: Float = 0.25
     /// Surfaces of at most this fraction of the map (and 4 pixels) touching
     /// the subject are kept with it (fragments on its outline).
-    public var fragmentArea: Float = 0.0005
+    @_spi(Bench) public var fragmentArea: Float = 0.0005
     /// A surface touching the subject joins it when at least half of the
     /// contact steps by less than this (the subject lock's surface jump).
-    public var bodyStep = DepthStep.surfaceJump
+    var bodyStep = DepthStep.surfaceJump
     /// Rounds of that joining (head → neck → torso → arm → hand).
-    public var maxJoinRounds = 6
+    var maxJoinRounds = 6
     /// ... unless the colours either side of that contact differ by more
     /// than this on average (sum of |ΔR| + |ΔG| + |ΔB|, 0-765): the
     /// surfaces are different things (a red chair back behind a blue shirt).
-    public var joinColourStep: Float = 90
+    @_spi(Bench) public var joinColourStep: Float = 90
 
     /// The plain cut as the floor: near pieces left out that are not clearly
     /// something else come back (SubjectRestore.swift).
-    public var restore = SubjectRestore()
+    var restore = SubjectRestore()
     /// The legs past the cutoff of a subject seen from above (`SubjectLegs`).
-    public var legs = SubjectLegs()
+    var legs = SubjectLegs()
     /// Still pixels left out stay out until kept twice (`SubjectHold`).
-    public var hold = SubjectHold()
+    var hold = SubjectHold()
 
     /// The bodies that moved into view (the lock's movers) seed the
     /// segmentation too, besides the subject's own seed.
-    public var moverSeeds = true
+    var moverSeeds = true
 
     /// The segmented copy of the depth (valid until the next call).
     private let out = DepthBuffer()
     /// Per pixel: seed flags (written by the caller's seed function).
-    public var seeds: [UInt8] = []
+    var seeds: [UInt8] = []
     private var labels: [Int32] = []
     private var parent: [Int32] = []
     private var floorMark: [UInt8] = []
@@ -219,11 +219,11 @@ public struct SubjectSegmentation {
     private var rowEnds: [Int32] = []
 
     /// Pixels of the last frame: near, kept as the subject, floor.
-    public private(set) var nearCount = 0, keptCount = 0, floorCount = 0
+    @_spi(Bench) public private(set) var nearCount = 0, keptCount = 0, floorCount = 0
     /// Whether the last call had seeds (and so changed anything).
-    public private(set) var segmented = false
+    private(set) var segmented = false
 
-    public init() {}
+    @_spi(Bench) public init() {}
 
     /// Keep the subject's surfaces of `depth` (units of `scale` metres,
     /// cutoff in metres). `writeSeeds(&seeds, width, height)` marks seed
@@ -231,7 +231,7 @@ public struct SubjectSegmentation {
     /// whether it marked any. `video` (registered to the depth, any size)
     /// lets colour veto a join across a small depth step. Returns a view of the segmented copy, or
     /// `depth` itself when there are no seeds.
-    public mutating func apply(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView? = nil,
+    @_spi(Bench) public mutating func apply(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView? = nil,
                                writeSeeds: (inout [UInt8], Int, Int) -> Bool) -> Depth16View {
         let w = depth.width, h = depth.height, n = w * h
         segmented = false
@@ -398,7 +398,7 @@ public struct SubjectSegmentation {
     /// Mark the pixels of the normalized box [u0, u1) x [v0, v1) as seeds.
     /// Returns whether any pixel was marked.
     @discardableResult
-    public static func markBox(_ seeds: inout [UInt8], width w: Int, height h: Int,
+    @_spi(Bench) public static func markBox(_ seeds: inout [UInt8], width w: Int, height h: Int,
                                u0: Double, v0: Double, u1: Double, v1: Double) -> Bool {
         let x0 = max(0, Int(u0 * Double(w))), x1 = min(w, Int((u1 * Double(w)).rounded(.up)))
         let y0 = max(0, Int(v0 * Double(h))), y1 = min(h, Int((v1 * Double(h)).rounded(.up)))

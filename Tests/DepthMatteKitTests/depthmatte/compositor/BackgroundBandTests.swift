@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// README step 2.3 (`MatteRefiner.Tuning.backgroundBand`): a real sensor's
 /// subject grows into the background at its edges (edge fattening, flying

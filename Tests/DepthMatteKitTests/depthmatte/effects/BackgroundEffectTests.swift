@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-import DepthMatteKit
+@testable import DepthMatteKit
 
 final class BackgroundEffectTests: XCTestCase {
     private func image(_ px: [[UInt8]], width: Int, height: Int) -> ([UInt8], Int) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-import DepthMatteKit
+@testable import DepthMatteKit
 
 final class FaceDepthTests: XCTestCase {
     private func region(_ box: Box, video: (Int, Int), depth: (Int, Int), fraction: Double = 0.5)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// The depth-only finder's rules for what is no body (NearestBody.swift): floors do not
 /// merge with the feet, door jambs along an edge and backdrops are no body,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 final class ThresholdTests: XCTestCase {
     private func mask(_ depth: TestDepth, scale: Double = 0.001, cutoff: Double) -> FloatPlane {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// README step 2.6, camera motion (`MatteRefiner.Tuning.cameraMotion`):
 /// one translation of the picture since the last frame is estimated from the

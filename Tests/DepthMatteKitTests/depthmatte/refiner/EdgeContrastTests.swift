@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// 2.8, `MatteRefiner.Tuning.edgeContrast`: where the colour model leaves the
 /// labels unexplained, the output grid moves towards its [1 2 1]/4 smoothing

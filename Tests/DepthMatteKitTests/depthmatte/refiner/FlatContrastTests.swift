@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// README step 2.5 (`MatteRefiner.Tuning.flatContrast`): where the
 /// coarse depth-resolution fit has no edge, partial values are the colour

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// A dark part the subject carries with no reading at all (
 /// `MatteRefiner.Tuning.heldParts`): taken as the subject when its edge to the room

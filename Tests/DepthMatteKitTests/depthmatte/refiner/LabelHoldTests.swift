@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// README step 2.6 at depth resolution (`MatteRefiner.Tuning.labelHold`):
 /// where the colour did not change, the decided label is averaged with the

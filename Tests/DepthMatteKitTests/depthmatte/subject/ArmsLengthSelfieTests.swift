@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 import DMContract
 
 /// The plain depth cut is the floor of the depth-only matte, on the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-import DepthMatteKit
+@testable import DepthMatteKit
 
 /// The hold (SubjectHold.swift) on a small synthetic map in millimetres,
 /// driven as `SubjectSegmentation` drives it: the segmented copy holds the

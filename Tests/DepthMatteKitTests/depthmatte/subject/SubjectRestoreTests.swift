@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// The restore pass (SubjectRestore.swift) on synthetic 160x90 depth maps in
 /// millimetres, driven as `SubjectSegmentation` drives it: the segmented copy

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// README step 2.3, thin parts (`MatteRefiner.Tuning.thinParts`): a rod
 /// one or two depth pixels wide is all within the untrusted band; where
