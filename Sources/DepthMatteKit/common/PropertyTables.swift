@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The elements' settings structs (DMContract: one field per row of
-/// include/<element>_properties.def, the shim's copy of the properties) as
+/// DMContract/include/<element>_properties.def, the shim's copy of the properties) as
 /// the kit reads them. A property's default is written in its .def row and
 /// nowhere else; `defaults` is a struct as the element starts
 /// (dm_<element>_settings_init, the same call the element's instance init

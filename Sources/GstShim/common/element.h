@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* element.h: the class plumbing every element shares: GObject properties
- * from the element's property table (include/<element>_properties.def; see
+ * from the element's property table (DMContract/include/<element>_properties.def; see
  * dmcommon.h), one generic set/get, control-binding sync, the finalize
  * that frees the element's Swift state, a caps query's filter and a
  * buffer pool's config.

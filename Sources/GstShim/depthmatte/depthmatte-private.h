@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* depthmatte-private.h: what the depthmatte element's C files share (not
- * part of the shim/bridge contract, which is include/depthmatte.h).
+ * part of the shim/bridge contract, which is DMContract/include/depthmatte.h).
  *
  *   depthmatte.c          the type: enums, pad templates, pad request and
  *                         release, sink queries and events, start/stop,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* framestack-private.h: what the framestack element's C files share (not
- * part of the shim/bridge contract, which is include/framestack.h).
+ * part of the shim/bridge contract, which is DMContract/include/framestack.h).
  *
  *   framestack.c         the type: pads, chain, events, queries, state,
  *                        properties
