@@ -218,3 +218,23 @@ def test_no_output_before_the_first_colour_frame():
     assert all(b > a for a, b in zip(pts, pts[1:])), pts
     # the colour is unkeyed (no depth near enough) or keyed, never absent
     assert all(grey_px > 0 for _, grey_px in out), out
+
+
+@pytest.mark.parametrize("live", [False, True])
+def test_the_video_ending_ends_the_output_whatever_else_flows(live):
+    # an imagefreeze background never ends on its own: the colour's EOS
+    # ends the output (n frames in, n out, then EOS)
+    n = 5
+    p = Gst.parse_launch(
+        f"rgbdtestsrc is-live={str(live).lower()} num-buffers={n} ! video/x-raw,width=160,height=120,framerate=30/1 ! queue ! m.video "
+        f"rgbdtestsrc is-live={str(live).lower()} stream=depth num-buffers={n} ! video/x-raw,width=160,height=120,framerate=30/1 ! queue ! m.depth "
+        "videotestsrc num-buffers=1 ! video/x-raw,width=160,height=120 ! imagefreeze ! queue ! m.background "
+        "depthmatte name=m mode=fixed ! appsink name=s sync=false")
+    p.set_state(Gst.State.PLAYING)
+    try:
+        out = pull_all(p, "s", timeout=10)
+        eos = p.get_bus().timed_pop_filtered(5 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    finally:
+        p.set_state(Gst.State.NULL)
+    assert eos is not None and eos.type == Gst.MessageType.EOS, "no EOS after the colour ended"
+    assert len(out) == n, len(out)

@@ -525,47 +525,51 @@ gst_depth_matte_aggregate_frames (GstVideoAggregator * vagg,
   return ret;
 }
 
-/* One output per colour frame, and none without one: with a video pad
- * linked, no output is made while the pad has no frame (before the first
- * colour frame, and after its last one has been passed by), nor once the pad
- * is at EOS and its current frame was keyed into an earlier output (a live
- * aggregator still waiting on another pad would key it once more under the
- * next output time: N colour frames in, N + 1 out). The same output time
- * again (a caps change made the base class drop the output and aggregate it
- * anew) is made. Before EOS, a timeout repeats the last colour frame as
- * compositor does, so a loaded machine still gets one output per output time
- * with rising timestamps (skipping those leaves 16 outputs of 60 under a 3x CPU
- * load). */
+/* One output per colour frame, and none without one. With a video pad
+ * linked: no output is made while the pad has no frame yet (before the first
+ * colour frame), and once the pad is at EOS with no frame or with the frame
+ * keyed into an earlier output, the output ends (a live aggregator still
+ * waiting on another pad would key that frame once more under the next
+ * output time, N colour frames in giving N + 1 out; an imagefreeze
+ * background never ends on its own). The same output time again (a caps
+ * change made the base class drop the output and aggregate it anew) is made.
+ * Before EOS, a timeout repeats the last colour frame as compositor does, so
+ * a loaded machine still gets one output per output time with rising
+ * timestamps (skipping those leaves 16 outputs of 60 under a 3x CPU load). */
 static GstFlowReturn
 gst_depth_matte_create_output_buffer (GstVideoAggregator * vagg,
     GstBuffer ** outbuf)
 {
   GstDepthMatte *self = GST_DEPTH_MATTE (vagg);
   GstVideoAggregatorPad *vpad;
-  GstBuffer *cur;
-  gboolean skip = FALSE;
+  GstBuffer *cur = NULL;
+  gboolean eos = FALSE, keyed = FALSE;
 
   GST_OBJECT_LOCK (self);
   vpad = self->pads[DM_INPUT_VIDEO] ?
       gst_object_ref (self->pads[DM_INPUT_VIDEO]) : NULL;
   GST_OBJECT_UNLOCK (self);
-  if (vpad) {
-    cur = gst_video_aggregator_pad_get_current_buffer (vpad);
-    skip = cur == NULL
-        || (gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (vpad))
-        && GST_CLOCK_TIME_IS_VALID (self->keyed_video_pts)
-        && GST_BUFFER_PTS (cur) == self->keyed_video_pts
-        && output_segment (self)->position != GST_CLOCK_TIME_NONE
-        && output_segment (self)->position > self->keyed_output_pts);
-    gst_object_unref (vpad);
+  if (!vpad)
+    goto make;
+  cur = gst_video_aggregator_pad_get_current_buffer (vpad);
+  eos = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (vpad));
+  keyed = cur && GST_CLOCK_TIME_IS_VALID (self->keyed_video_pts)
+      && GST_BUFFER_PTS (cur) == self->keyed_video_pts
+      && output_segment (self)->position != GST_CLOCK_TIME_NONE
+      && output_segment (self)->position > self->keyed_output_pts;
+  gst_object_unref (vpad);
+  *outbuf = NULL;
+  if (eos && (!cur || keyed)) {
+    GST_DEBUG_OBJECT (self, "the video ended: so does the output");
+    return GST_FLOW_EOS;
   }
-  if (skip) {
-    GST_LOG_OBJECT (self, "no new colour frame for the output at %"
+  if (!cur) {
+    GST_LOG_OBJECT (self, "no colour frame yet for the output at %"
         GST_TIME_FORMAT ": nothing made",
         GST_TIME_ARGS (output_segment (self)->position));
-    *outbuf = NULL;
     return GST_FLOW_OK;
   }
+make:
   return GST_VIDEO_AGGREGATOR_CLASS (g_type_class_peek_parent
       (G_OBJECT_GET_CLASS (self)))->create_output_buffer (vagg, outbuf);
 }
