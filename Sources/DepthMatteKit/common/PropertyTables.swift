@@ -10,57 +10,53 @@
 /// depthalign's `max-jump` is an argument of `DepthRegistration.register`.
 import DMContract
 
+/// `zero` (a settings struct as C zeroes it) filled by its element's
+/// `dm_<element>_settings_init`.
+private func initialised<Settings>(_ zero: Settings, _ initialise: (UnsafeMutablePointer<Settings>) -> Void) -> Settings {
+    var s = zero
+    initialise(&s)
+    return s
+}
+
 extension DMDepthMatteSettings {
     /// Every property at its default, `frame_duration` 0.
     @_spi(Bench) public static var defaults: DMDepthMatteSettings {
-        var s = DMDepthMatteSettings()
-        dm_depthmatte_settings_init(&s)
-        return s
+        initialised(DMDepthMatteSettings(), dm_depthmatte_settings_init)
     }
 }
 
 extension DMDepthViewSettings {
     /// Every property at its default; GRAY16_LE depth.
     static var defaults: DMDepthViewSettings {
-        var s = DMDepthViewSettings()
-        dm_depthview_settings_init(&s)
-        return s
+        initialised(DMDepthViewSettings(), dm_depthview_settings_init)
     }
 }
 
 extension DMRGBDTestSrcSettings {
     /// Every property at its default.
     @_spi(Bench) public static var defaults: DMRGBDTestSrcSettings {
-        var s = DMRGBDTestSrcSettings()
-        dm_rgbdtestsrc_settings_init(&s)
-        return s
+        initialised(DMRGBDTestSrcSettings(), dm_rgbdtestsrc_settings_init)
     }
 }
 
 extension DMSparkleSettings {
     /// Every property at its default.
     @_spi(Bench) public static var defaults: DMSparkleSettings {
-        var s = DMSparkleSettings()
-        dm_sparkle_settings_init(&s)
-        return s
+        initialised(DMSparkleSettings(), dm_sparkle_settings_init)
     }
 }
 
 extension DMFrameStackSettings {
     /// Every property at its default.
     @_spi(Bench) public static var defaults: DMFrameStackSettings {
-        var s = DMFrameStackSettings()
-        dm_framestack_settings_init(&s)
-        return s
+        initialised(DMFrameStackSettings(), dm_framestack_settings_init)
     }
 }
 
 extension DMDepthAlignSettings {
     /// Every property at its default; GRAY16_LE depth.
     @_spi(Bench) public static var defaults: DMDepthAlignSettings {
-        var s = DMDepthAlignSettings()
-        dm_depthalign_settings_init(&s)
-        return s
+        initialised(DMDepthAlignSettings(), dm_depthalign_settings_init)
     }
 }
 
