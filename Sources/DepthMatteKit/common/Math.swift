@@ -12,3 +12,4 @@ import Darwin
 
 @inline(__always) func mathExp(_ x: Double) -> Double { exp(x) }
 @inline(__always) func mathPow(_ x: Double, _ y: Double) -> Double { pow(x, y) }
+@inline(__always) func mathExpf(_ x: Float) -> Float { expf(x) }
