@@ -8,6 +8,8 @@
 //   DMContract     C headers only (<stdint.h>): the shim/Swift contract, each element's
 //                  property table and settings struct, read by the shim, the bridge and the kit
 //   GstShim        C only: plugin definition, GObject types, pads, properties, vfunc trampolines
+//   CLiteRT        C only: the LiteRT inference runtime loaded with dlopen, compiled models and
+//                  their process-wide pools (the learned elements' models run in-process)
 //   DepthMatteKit  pure Swift (no GStreamer, no Foundation): the image algorithms
 //   GstDepthMatte  Swift bridge: @_cdecl entry points the shim calls
 //   GstDepthMattePlugin  the plugin's link settings (static Swift runtime)
@@ -43,12 +45,17 @@ let package = Package(
             cSettings: [.headerSearchPath("common"), .unsafeFlags(["-O2", "-Wall"])]
         ),
         .target(
+            name: "CLiteRT",
+            cSettings: [.unsafeFlags(["-O2", "-Wall"])],
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
+        ),
+        .target(
             name: "DepthMatteKit",
             dependencies: ["DMContract"]
         ),
         .target(
             name: "GstDepthMatte",
-            dependencies: ["GstShim", "DMContract", "DepthMatteKit"]
+            dependencies: ["GstShim", "DMContract", "DepthMatteKit", "CLiteRT"]
         ),
         .target(
             name: "GstDepthMattePlugin",

@@ -30,6 +30,8 @@ plugin_init (GstPlugin * plugin)
     {"framestack", gst_element_register_framestack},
     {"depthview", gst_element_register_depthview},
     {"depthalign", gst_element_register_depthalign},
+    {"personmask", gst_element_register_personmask},
+    {"mpfacedetect", gst_element_register_mpfacedetect},
   };
   guint i, registered = 0;
   for (i = 0; i < G_N_ELEMENTS (elements); i++) {
@@ -45,5 +47,7 @@ GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, depthmatte,
     "Keys live video by depth: depthmatte (face-locked depth matte and "
     "background replacement), depthalign (depth registered to colour), "
     "depthview (depth as a picture), framestack (aligned frame stacking), "
-    "sparkle (brightness meter and glints), rgbdtestsrc (synthetic RGB-D scene)",
+    "sparkle (brightness meter and glints), rgbdtestsrc (synthetic RGB-D scene), "
+    "personmask (person probability) and mpfacedetect (faces), learned models "
+    "run in-process",
     plugin_init, DM_VERSION, "LGPL", "depthmatte", DM_ORIGIN)

@@ -10,6 +10,8 @@ GST_ELEMENT_REGISTER_DECLARE (sparkle);
 GST_ELEMENT_REGISTER_DECLARE (framestack);
 GST_ELEMENT_REGISTER_DECLARE (depthview);
 GST_ELEMENT_REGISTER_DECLARE (depthalign);
+GST_ELEMENT_REGISTER_DECLARE (personmask);
+GST_ELEMENT_REGISTER_DECLARE (mpfacedetect);
 
 /* The packed 8-bit RGB formats the elements read and write (DMRGBImage). */
 #define DM_PACKED_RGB_FORMATS \

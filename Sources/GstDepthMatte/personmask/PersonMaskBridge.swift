@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/// The Swift side of personmask.h: the selfie segmentation model run
+/// in-process on each frame for the `personmask` element.
+import DepthMatteKit
+import DMContract
+import CLiteRT
+
+/// One personmask element's state (its streaming thread's): the model's
+/// input of the last run and the probability it gave.
+final class PersonMasker: ResettableState {
+    private let sampler = ModelInputSampler()
+    private var input: [Float] = []
+    private var lastInput: [Float] = []
+    private var probability: [Float] = []
+    private var probabilitySize = (width: 0, height: 0)
+    private var frames = 0
+
+    func reset() {
+        lastInput.removeAll(keepingCapacity: true)
+        probability.removeAll(keepingCapacity: true)
+        frames = 0
+    }
+
+    static func model(_ setting: Int32) -> LearnedModel {
+        setting == Int32(DM_PERSON_MODEL_LANDSCAPE.rawValue) ? .selfieLandscape : .selfieGeneral
+    }
+
+    static func inputSize(_ setting: Int32) -> (width: Int, height: Int) {
+        setting == Int32(DM_PERSON_MODEL_LANDSCAPE.rawValue) ? (256, 144) : (256, 256)
+    }
+
+    func start(_ settings: DMPersonMaskSettings) throws(LearnedModelError) {
+        _ = try LearnedRuntime.pool(Self.model(settings.model))
+    }
+
+    func process(_ settings: DMPersonMaskSettings, frame: PackedRGBFrame,
+                 out: UnsafeMutablePointer<UInt8>, outWidth: Int, outHeight: Int, outStride: Int) throws(LearnedModelError) {
+        let (w, h) = Self.inputSize(settings.model)
+        let interval = max(1, Int(settings.interval))
+        let due = probability.isEmpty || probabilitySize != (w, h) || frames % interval == 0
+        frames += 1
+        if due {
+            try segment(Self.model(settings.model), frame: frame, width: w, height: h)
+        }
+        probability.withUnsafeBufferPointer {
+            PersonProbability.write($0.baseAddress!, width: w, height: h, to: out,
+                                    outWidth: outWidth, outHeight: outHeight, outStride: outStride)
+        }
+    }
+
+    /// The model's probability for `frame`; a model input equal to the last
+    /// run's gives the last run's probability without running the model.
+    private func segment(_ model: LearnedModel, frame: PackedRGBFrame, width w: Int, height h: Int) throws(LearnedModelError) {
+        let count = w * h * 3
+        if input.count != count { input = [Float](repeating: 0, count: count) }
+        _ = input.withUnsafeMutableBufferPointer {
+            sampler.fill(frame, into: $0.baseAddress!, width: w, height: h, range: 0...1, fit: .stretch)
+        }
+        if probabilitySize == (w, h), !probability.isEmpty, input == lastInput { return }
+        let lease = try LearnedRuntime.acquire(try LearnedRuntime.pool(model))
+        defer { lease.release() }
+        let tensor = lease.input()
+        guard tensor.count == count else {
+            throw LearnedModelError(why: "the model's input is not \(w)x\(h) RGB")
+        }
+        input.withUnsafeBufferPointer { tensor.baseAddress!.update(from: $0.baseAddress!, count: count) }
+        try lease.run()
+        let out = lease.output(0)
+        guard out.count == w * h else { throw LearnedModelError(why: "the model's output is not \(w)x\(h)") }
+        if probability.count != w * h { probability = [Float](repeating: 0, count: w * h) }
+        probability.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: out.baseAddress!, count: w * h) }
+        probabilitySize = (w, h)
+        swap(&input, &lastInput)
+    }
+}
+
+@_cdecl("dm_personmask_model_size")
+public func dm_personmask_model_size(_ model: Int32, _ width: UnsafeMutablePointer<Int32>?,
+                                     _ height: UnsafeMutablePointer<Int32>?) {
+    let (w, h) = PersonMasker.inputSize(model)
+    width?.pointee = Int32(w)
+    height?.pointee = Int32(h)
+}
+
+@_cdecl("dm_personmask_new")
+public func dm_personmask_new() -> UnsafeMutableRawPointer? {
+    ElementState.retain(PersonMasker())
+}
+
+@_cdecl("dm_personmask_start")
+public func dm_personmask_start(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMPersonMaskSettings>?,
+                                _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
+    guard let m = ElementState.get(state, as: PersonMasker.self), let settings else { return -1 }
+    do {
+        try m.start(settings.pointee)
+        return 0
+    } catch {
+        writeWhy(error.why, why, whyLength)
+        return -1
+    }
+}
+
+@_cdecl("dm_personmask_process")
+public func dm_personmask_process(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMPersonMaskSettings>?,
+                                  _ image: UnsafePointer<DMRGBImage>?, _ mask: UnsafePointer<DMGrayImage>?,
+                                  _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
+    guard let m = ElementState.get(state, as: PersonMasker.self), let settings, let image, let mask,
+          let frame = PackedRGBFrame(image.pointee), let out = mask.pointee.data else {
+        writeWhy("no frame", why, whyLength)
+        return -1
+    }
+    do {
+        try m.process(settings.pointee, frame: frame, out: out, outWidth: Int(mask.pointee.width),
+                      outHeight: Int(mask.pointee.height), outStride: Int(mask.pointee.stride))
+        return 0
+    } catch {
+        writeWhy(error.why, why, whyLength)
+        return -1
+    }
+}
+
+extension PackedRGBFrame {
+    /// The kit's view of a shim picture (nil without pixels).
+    init?(_ c: DMRGBImage) {
+        guard let data = c.data, c.width > 0, c.height > 0 else { return nil }
+        self.init(base: UnsafePointer(data), width: Int(c.width), height: Int(c.height), stride: Int(c.stride),
+                  red: Int(c.r), green: Int(c.g), blue: Int(c.b), pixelSize: Int(c.pixel_stride))
+    }
+}
+
+/// Copy `text` into the shim's reason buffer (truncated, NUL-terminated).
+func writeWhy(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ length: Int) {
+    guard let buffer, length > 0 else { return }
+    var n = 0
+    for byte in text.utf8 where n < length - 1 {
+        buffer[n] = CChar(bitPattern: byte)
+        n += 1
+    }
+    buffer[n] = 0
+}
