@@ -28,6 +28,9 @@ let package = Package(
         // depthalign's registration against the true registered depth of a
         // box-and-wall scene (and, through depthalign-bench.sh, librealsense's align).
         bench("depthalign-bench", "DepthAlignBench"),
+        // The learned elements' kit side: the model-input sampler's speed, and a
+        // line server that learned-parity.py drives (fill, decode, mask bytes).
+        bench("learned-bench", "LearnedBench"),
     ]
 )
 

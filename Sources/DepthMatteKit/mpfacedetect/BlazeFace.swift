@@ -31,14 +31,18 @@ public enum BlazeFace {
         let anchorX: [Float], anchorY: [Float]
         /// x_scale, y_scale, w_scale, h_scale: the tensor side in pixels.
         let coordinateScale: Float
+        /// The graph's own min_score_thresh (short 0.5, full 0.6). mediapipe 0.10.14's Python
+        /// FaceDetection does not pass min_detection_confidence down to it: with 0.3 asked, the full
+        /// model still drops a 0.54 face.
+        public let graphMinScore: Float
 
         /// SsdAnchorsCalculator with num_layers = strides.count, min_scale 0.1484375, max_scale 0.75,
         /// anchor offsets 0.5, aspect_ratios [1.0], fixed_anchor_size. Consecutive layers with the
         /// same stride form one grid; a cell holds one anchor per aspect ratio per merged layer,
         /// plus one more per layer when interpolated_scale_aspect_ratio > 0
         /// (short range: 16x16 cells x 2 + 8x8 cells x 3 layers x 2 = 896).
-        init(width: Int, height: Int, strides: [Int], interpolated: Bool) {
-            inputWidth = width; inputHeight = height; coordinateScale = Float(width)
+        init(width: Int, height: Int, strides: [Int], interpolated: Bool, minScore: Float) {
+            inputWidth = width; inputHeight = height; coordinateScale = Float(width); graphMinScore = minScore
             var xs: [Float] = [], ys: [Float] = []
             var layer = 0
             while layer < strides.count {
@@ -61,9 +65,11 @@ public enum BlazeFace {
         }
 
         /// face_detection_short_range.pbtxt: 128x128, strides 8, 16, 16, 16, interpolated ratio 1.0.
-        public static let shortRange = Model(width: 128, height: 128, strides: [8, 16, 16, 16], interpolated: true)
+        public static let shortRange = Model(width: 128, height: 128, strides: [8, 16, 16, 16], interpolated: true,
+                                              minScore: 0.5)
         /// face_detection_full_range.pbtxt (the sparse model): 192x192, stride 4, no interpolated anchor.
-        public static let fullRange = Model(width: 192, height: 192, strides: [4], interpolated: false)
+        public static let fullRange = Model(width: 192, height: 192, strides: [4], interpolated: false,
+                                             minScore: 0.6)
     }
 
     /// TensorsToDetectionsCalculator's score clipping (score_clipping_thresh) before the sigmoid.
@@ -76,10 +82,11 @@ public enum BlazeFace {
     ///
     /// Per anchor (reverse_output_order: x, y, w, h first; fixed 1x1 anchors):
     /// centre = raw / side + anchor centre, size = raw / side; score = sigmoid(clamp(raw, -100, 100)),
-    /// kept when score >= minScore and width, height >= 0. Weighted NMS at IoU > 0.3: by falling score,
+    /// kept when score >= the model's graphMinScore and width, height >= 0. Weighted NMS at IoU > 0.3: by falling score,
     /// the best remaining box takes every remaining box overlapping it and becomes their
     /// score-weighted mean corners, keeping its own score. Last, the letterbox comes off:
-    /// x' = (x - left) / (1 - left - right), likewise y.
+    /// x' = (x - left) / (1 - left - right), likewise y. Then, as the Python element does after
+    /// mediapipe, faces scoring below `minScore` (its min-confidence) are dropped.
     public static func detect(_ model: Model, regressors: UnsafePointer<Float>, scores: UnsafePointer<Float>,
                               minScore: Float, letterbox: Letterbox) -> [FaceDetection] {
         var found: [FaceDetection] = []
@@ -89,7 +96,7 @@ public enum BlazeFace {
             raw = raw < -scoreClip ? -scoreClip : raw
             raw = raw > scoreClip ? scoreClip : raw
             let score = 1 / (1 + mathExpf(-raw))
-            if score < minScore { continue }  // has_min_score_thresh: only lower scores are dropped
+            if score < model.graphMinScore { continue }  // has_min_score_thresh: only lower scores are dropped
             let r = regressors + 16 * i
             let cx = r[0] / s + model.anchorX[i], cy = r[1] / s + model.anchorY[i]
             let w = r[2] / s, h = r[3] / s
@@ -98,7 +105,7 @@ public enum BlazeFace {
             if box.width < 0 || box.height < 0 || box.width.isNaN || box.height.isNaN { continue }
             found.append(box)
         }
-        return weightedNMS(found).map { removeLetterbox($0, letterbox) }
+        return weightedNMS(found).filter { $0.score >= minScore }.map { removeLetterbox($0, letterbox) }
     }
 
     /// NonMaxSuppressionCalculator, algorithm WEIGHTED, overlap INTERSECTION_OVER_UNION.

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The learned elements' kit side outside GStreamer.
+//   learned-bench time    the sampler's cost: 1920x1080 RGBx to 256x256 stretched,
+//                         to 192x192 and 128x128 letterboxed, median of 200 runs
+//   learned-bench serve   a line server for Benchmarks/learned-parity.py: one
+//                         command a line on stdin, one answer a line on stdout
+//     fill IN W H STRIDE R G B PIXELSIZE TW TH MIN MAX stretch|letterbox OUT  -> "left top right bottom"
+//     detect short|full REGRESSORS SCORES MINSCORE LEFT TOP RIGHT BOTTOM        -> "x y w h score ..."
+//     merge NFULL x y w h s ... NSHORT x y w h s ...                            -> "x y w h score ..."
+//     mask PROB W H OUTW OUTH OUT                                              -> "ok"
+//     fingerprint IN W H STRIDE R G B PIXELSIZE                                -> an opaque line
+// Files are raw: uint8 frames, float32 little-endian tensors.
+#if canImport(Glibc)
+import Glibc
+#endif
+import BenchSupport
+import DepthMatteKit
+
+func loadBytes(_ path: String) -> [UInt8] {
+    guard let f = fopen(path, "rb") else { fatalError("cannot open \(path)") }
+    defer { fclose(f) }
+    fseek(f, 0, SEEK_END); let n = ftell(f); fseek(f, 0, SEEK_SET)
+    var data = [UInt8](repeating: 0, count: n)
+    _ = data.withUnsafeMutableBytes { fread($0.baseAddress, 1, n, f) }
+    return data
+}
+
+func writeFile(_ path: String, _ bytes: UnsafeRawBufferPointer) {
+    guard let f = fopen(path, "wb") else { fatalError("cannot write \(path)") }
+    fwrite(bytes.baseAddress, 1, bytes.count, f); fclose(f)
+}
+
+func floats(_ path: String) -> [Float] {
+    let b = loadBytes(path)
+    return b.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+}
+
+func faces(_ d: [FaceDetection]) -> String {
+    d.map { "\($0.x) \($0.y) \($0.width) \($0.height) \($0.score)" }.joined(separator: " ")
+}
+
+func time() {
+    let w = 1920, h = 1080, stride = w * 4
+    var frame = [UInt8](repeating: 0, count: stride * h)
+    for i in frame.indices { frame[i] = UInt8(truncatingIfNeeded: i &* 2654435761 >> 13) }
+    let sampler = ModelInputSampler()
+    var tensor = [Float](repeating: 0, count: 256 * 256 * 3)
+    frame.withUnsafeBufferPointer { buf in
+        let f = PackedRGBFrame(base: buf.baseAddress!, width: w, height: h, stride: stride,
+                               red: 0, green: 1, blue: 2, pixelSize: 4)
+        for (tw, th, fit, range) in [(256, 256, ModelInputSampler.Fit.stretch, Float(0)...1),
+                                     (256, 144, .stretch, 0...1),
+                                     (192, 192, .letterbox, -1...1), (128, 128, .letterbox, -1...1)] {
+            let t = median(runs: 200) {
+                tensor.withUnsafeMutableBufferPointer {
+                    _ = sampler.fill(f, into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit)
+                }
+            }
+            print("sampler 1920x1080 RGBx -> \(tw)x\(th) \(fit): \(formatted(t * 1000)) ms")
+        }
+    }
+}
+
+func formatted(_ x: Double) -> String {
+    let v = (x * 1000).rounded() / 1000
+    return "\(v)"
+}
+
+func serve() {
+    let sampler = ModelInputSampler()
+    while let line = readLine() {
+        let a = line.split(separator: " ").map(String.init)
+        guard let cmd = a.first else { continue }
+        switch cmd {
+        case "fill", "fingerprint":
+            let data = loadBytes(a[1])
+            let n = a[2...8].map { Int($0)! }
+            data.withUnsafeBufferPointer { buf in
+                let f = PackedRGBFrame(base: buf.baseAddress!, width: n[0], height: n[1], stride: n[2],
+                                       red: n[3], green: n[4], blue: n[5], pixelSize: n[6])
+                if cmd == "fingerprint" { print(FrameFingerprint(f)); return }
+                let tw = Int(a[9])!, th = Int(a[10])!
+                var t = [Float](repeating: 0, count: tw * th * 3)
+                let box = t.withUnsafeMutableBufferPointer {
+                    sampler.fill(f, into: $0.baseAddress!, width: tw, height: th,
+                                 range: Float(a[11])!...Float(a[12])!, fit: a[13] == "letterbox" ? .letterbox : .stretch)
+                }
+                t.withUnsafeBytes { writeFile(a[14], $0) }
+                print("\(box.left) \(box.top) \(box.right) \(box.bottom)")
+            }
+        case "detect":
+            let model = a[1] == "short" ? BlazeFace.Model.shortRange : .fullRange
+            let reg = floats(a[2]), sc = floats(a[3])
+            let v = a[4...8].map { Float($0)! }
+            let d = BlazeFace.detect(model, regressors: reg, scores: sc, minScore: v[0],
+                                     letterbox: Letterbox(left: v[1], top: v[2], right: v[3], bottom: v[4]))
+            print(faces(d))
+        case "merge":
+            var i = 1
+            func list() -> [FaceDetection] {
+                let n = Int(a[i])!; i += 1
+                return (0..<n).map { _ in
+                    defer { i += 5 }
+                    return FaceDetection(x: Float(a[i])!, y: Float(a[i + 1])!, width: Float(a[i + 2])!,
+                                         height: Float(a[i + 3])!, score: Float(a[i + 4])!)
+                }
+            }
+            let full = list(), short = list()
+            print(faces(BlazeFace.mergeBoth(full: full, short: short)))
+        case "mask":
+            let p = floats(a[1])
+            let w = Int(a[2])!, h = Int(a[3])!, ow = Int(a[4])!, oh = Int(a[5])!
+            var out = [UInt8](repeating: 0, count: ow * oh)
+            out.withUnsafeMutableBufferPointer {
+                PersonProbability.write(p, width: w, height: h, to: $0.baseAddress!, outWidth: ow, outHeight: oh, outStride: ow)
+            }
+            out.withUnsafeBytes { writeFile(a[6], $0) }
+            print("ok")
+        default:
+            print("error unknown command \(cmd)")
+        }
+        fflush(stdout)
+    }
+}
+
+switch CommandLine.arguments.dropFirst().first {
+case "serve": serve()
+default: time()
+}
