@@ -9,6 +9,8 @@ lacks the optional nose/mouth/eye cascades facedetect tries to load at start;
 it works without them but prints an error line for each (set
 OPENCV_LOG_LEVEL=INFO to see them). Import it before Gst.init()."""
 import os
+import re
+import subprocess
 import sys
 
 os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
@@ -107,3 +109,25 @@ def failure_reason(bus):
     else a plain 'no reason given'."""
     msg = bus.pop_filtered(Gst.MessageType.ERROR)
     return error_text(msg) if msg is not None else "no element said why"
+
+
+LEARNED_PROBE = ["gst-launch-1.0", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=64,height=48", "!",
+                 "videoconvert", "!", "mpfacedetect", "!", "personmask", "!", "fakesink"]
+
+
+def learned_unready():
+    """None when personmask and mpfacedetect have their models (one frame
+    through both in a process of its own, unlogged: the runtime found, loaded
+    and self-tested, as the elements do at start), else their reason in one line."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GST_DEBUG", "GST_DEBUG_FILE")}
+    try:
+        r = subprocess.run(LEARNED_PROBE, capture_output=True, text=True, env=env, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"personmask/mpfacedetect do not run ({e})"
+    out = r.stdout + r.stderr
+    m = re.search(r"has no (\w+) model: (.*?)\. (Its masks|Frames pass)", out)
+    if m:
+        return f"no {m.group(1)} model: {m.group(2)}"
+    if r.returncode != 0:
+        return "personmask/mpfacedetect do not run: " + (out.strip().splitlines() or ["no output"])[-1]
+    return None

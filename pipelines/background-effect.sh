@@ -10,7 +10,7 @@
 # depth sources (see pipelines/live-facedetect.sh).
 # Without out.png it shows the result on screen (DM_SINK: another sink; with no
 # display it runs and shows nothing, see display_sink in common.sh).
-# With mediapipe installed (scripts/setup) personmask gives depthmatte's person
+# With the learned models installed (scripts/setup) personmask gives depthmatte's person
 # pad a person probability (the learned person prior; rgbdtestsrc attaches the
 # faces itself); DM_LEARNED=0 keys from depth alone. One line on stderr says which.
 set -euo pipefail

@@ -5,7 +5,7 @@
 # decodebin chain is a bin of its own, ( ... ), so what its pad links to is
 # running when the pad appears (see pipelines/recording.py).
 #   pipelines/background-image.sh picture.jpg [out.mp4]
-# With mediapipe installed (scripts/setup) personmask gives depthmatte's person
+# With the learned models installed (scripts/setup) personmask gives depthmatte's person
 # pad a person probability (the learned person prior; rgbdtestsrc attaches the
 # faces itself); DM_LEARNED=0 keys from depth alone. One line on stderr says which.
 set -euo pipefail

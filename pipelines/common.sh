@@ -69,9 +69,9 @@ launch() {
 }
 
 # person_prior [matte-name] [faces]: what finds the face for the lock, and
-# whether a learned person probability goes with it. With personmask and
-# mpfacedetect registered (mediapipe, installed by scripts/setup) and
-# DM_LEARNED not 0, the colour runs
+# whether a learned person probability goes with it. With personmask's and
+# mpfacedetect's models ready (learned_ready: the LiteRT runtime and models
+# that scripts/setup installs) and DM_LEARNED not 0, the colour runs
 #   ... ! videoconvert ! mpfacedetect ! tee ! queue ! m.video
 #                                   tee ! queue ! personmask ! m.person
 # otherwise the stock facedetect (OpenCV's Haar cascade) finds the face and the
@@ -87,18 +87,16 @@ launch() {
 #             "videoconvert" when there is no detector)
 #   to_video  where the colour goes from there: "m.video", or the tee above
 #   learned   1 with the learned elements, else 0
-# and says which on stderr in one line. With the learned elements the rest of
-# the script's stderr goes through learned_quiet.
+# and says which on stderr in one line.
 person_prior() {
   local m=${1:-m} faces=${2:-facedetect} me why
   me=$(basename "$0")
   detect="videoconvert"
   if [ "${DM_LEARNED:-1}" = 0 ]; then
     why="DM_LEARNED=0"
-  elif gst-inspect-1.0 --exists personmask && gst-inspect-1.0 --exists mpfacedetect; then
+  elif why=$(learned_ready); then
     learned=1
     to_video="tee name=${m}_colour ! queue ! $m.video ${m}_colour. ! queue ! personmask ! $m.person"
-    exec 2> >(learned_quiet >&2)
     if [ "$faces" = source ]; then
       echo "$me: learned person prior: personmask into $m.person, faces from the source (DM_LEARNED=0: depth only)" >&2
     else
@@ -107,8 +105,6 @@ person_prior() {
         "personmask into $m.person (DM_LEARNED=0: depth only)" >&2
     fi
     return
-  else
-    why="personmask/mpfacedetect not registered: scripts/setup installs mediapipe"
   fi
   learned=0
   to_video="$m.video"
@@ -123,15 +119,17 @@ person_prior() {
   fi
 }
 
-# learned_quiet: stderr filter for a gst-launch-1.0 running the learned
-# elements. It drops what they print at start that is harmless: PyGObject
-# 3.42's "The created element should be floating" critical (one per Python
-# element; a bindings bug), and TensorFlow Lite's and mediapipe's start-up
-# lines. Everything else passes. It ignores Ctrl-C, so gst-launch-1.0 -e can
-# still finish its files while it writes to it.
-learned_quiet() {
-  trap '' INT
-  grep --line-buffered -v -e '^$' -e 'The created element should be floating' \
-    -e 'Created TensorFlow Lite XNNPACK delegate' -e 'before absl::InitializeLog() is called' \
-    -e 'inference_feedback_manager.cc' || true
+# learned_ready: whether personmask and mpfacedetect have their models (the
+# runtime found, loaded and self-tested, as the elements do at start): one
+# frame through both, in a process of its own and unlogged; on failure prints
+# the elements' reason and returns 1.
+learned_ready() {
+  local out
+  out=$(env -u GST_DEBUG -u GST_DEBUG_FILE gst-launch-1.0 videotestsrc num-buffers=1 ! video/x-raw,width=64,height=48 ! videoconvert ! \
+        mpfacedetect ! personmask ! fakesink 2>&1) || { echo "personmask/mpfacedetect do not run"; return 1; }
+  if grep -q 'has no .* model' <<<"$out"; then
+    sed -n 's/.*has no \(.*\) model: \(.*\)\. \(Its masks\|Frames pass\).*/no \1 model: \2/p' <<<"$out" | head -n1
+    return 1
+  fi
 }
+

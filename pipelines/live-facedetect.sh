@@ -7,7 +7,7 @@
 # calibration file for depthalign.
 #   pipelines/live-facedetect.sh                       RealSense (serial=... to pick one)
 #   pipelines/live-facedetect.sh v4l2 /dev/video0 /dev/video2 pair.json [depth-scale]
-# With mediapipe installed (scripts/setup) mpfacedetect finds the face and
+# With the learned models installed (scripts/setup) mpfacedetect finds the face and
 # personmask gives depthmatte's person pad a person probability (the learned
 # person prior, see README); otherwise, or with DM_LEARNED=0, the stock
 # facedetect finds the face and the matte is made from depth alone. One line

@@ -13,7 +13,7 @@
 # (nominal values) to start from; calibrate your own and check its edges
 # (README, depthalign).
 # The face lock and the person prior: mpfacedetect and personmask when
-# mediapipe is installed, else (or with DM_LEARNED=0) the stock facedetect,
+# the learned models are installed, else (or with DM_LEARNED=0) the stock facedetect,
 # depth only; one line on stderr says which (see live-facedetect.sh).
 # DM_SINK replaces the display sink (with no display: fakesink, see common.sh).
 set -euo pipefail

@@ -20,7 +20,7 @@
 # the display sink (e.g. DM_SINK=fakesink; with no display: fakesink, see
 # common.sh).
 # The keyed view uses the learned person prior (mpfacedetect for the face
-# lock, personmask into depthmatte's person pad) when mediapipe is installed,
+# lock, personmask into depthmatte's person pad) when the learned models are installed,
 # else, or with DM_LEARNED=0, the stock facedetect and depth alone; one line
 # on stderr says which. The recorded input is the same either way.
 # Stop with Ctrl-C (-e finishes the files properly).

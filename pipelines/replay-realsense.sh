@@ -7,9 +7,9 @@
 #   pipelines/replay-realsense.sh recording.db3 [out.mp4] [extra depthmatte properties...]
 #   pipelines/replay-realsense.sh session.db3 keyed.mp4 mode=fixed cutoff=1.2
 # With no extra properties: mode=nearest (the nearest large body is the subject).
-# With mediapipe installed (scripts/setup) personmask gives depthmatte's person
+# With the learned models installed (scripts/setup) personmask gives depthmatte's person
 # pad a person probability and mpfacedetect finds faces (for mode=face); with
-# DM_LEARNED=0, or without mediapipe, the matte comes from depth alone. One line
+# DM_LEARNED=0, or without the learned models, the matte comes from depth alone. One line
 # on stderr says which.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -3,7 +3,7 @@
 # Key a recorded RGB-D session again (files from record.sh), e.g. with
 # another cutoff offset. The face lock runs again on the colour: with the
 # learned person prior (mpfacedetect, and personmask into depthmatte's person
-# pad) when mediapipe is installed, else, or with DM_LEARNED=0, the stock
+# pad) when the learned models are installed, else, or with DM_LEARNED=0, the stock
 # facedetect and depth alone; one line on stderr says which.
 #   pipelines/replay.sh [prefix] [fps] [extra depthmatte properties...]
 #   pipelines/replay.sh session 30 cutoff-offset=0.4

@@ -4,7 +4,7 @@
 # 16-bit PNG in millimetres, as RGB-D datasets and RealSense/Azure Kinect
 # exports store it; pngdec gives GRAY16_BE, which the depth pad takes as is)
 # over a background colour. The face lock and the person prior: mpfacedetect
-# and personmask (the learned person prior) when mediapipe is installed, else,
+# and personmask (the learned person prior) when the learned models are installed, else,
 # or with DM_LEARNED=0, the stock OpenCV face detector and depth alone, and
 # without that either the nearest body; one line on stderr says which.
 #   pipelines/still-pair.sh colour.png depth.png [out.png] [matte.png] [depth-scale]

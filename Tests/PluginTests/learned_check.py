@@ -1,21 +1,25 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The learned person prior as the pipelines/ scripts, the Python app and
-serve-rtsp use it: whether personmask and mpfacedetect are registered here,
+serve-rtsp use it: whether personmask and mpfacedetect have their models here,
 the one stderr line a run prints about it, and the elements a run really made
 (GStreamer's GST_ELEMENT_FACTORY log, one file per process, so a script's
 several gst-* processes each leave theirs).
 
-Without mediapipe the learned elements are not registered, and the checks of
-a default run expect the stock path and its line instead."""
+Without the LiteRT runtime and models the learned elements have no model, and
+the checks of a default run expect the stock path and its line instead."""
 import collections
 import glob
 import os
 import re
+import sys
 
 from gi.repository import Gst
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pipelines"))
+import apptools  # noqa: E402  (pipelines/apptools.py: the scripts' own readiness check)
+
 LEARNED = ("personmask", "mpfacedetect")
-AVAILABLE = all(Gst.ElementFactory.find(n) is not None for n in LEARNED)
+AVAILABLE = apptools.learned_unready() is None
 FACEDETECT = Gst.ElementFactory.find("facedetect") is not None
 
 
@@ -46,7 +50,7 @@ def prior_line(stderr, name):
 
 
 def check_default(stderr, elements, name, detector=True):
-    """A run without DM_LEARNED=0: the learned elements when they are registered
+    """A run without DM_LEARNED=0: the learned elements when they have their models
     (mpfacedetect too when the run has a face detector), else the stock path."""
     line = prior_line(stderr, name)
     if AVAILABLE:
@@ -55,7 +59,7 @@ def check_default(stderr, elements, name, detector=True):
         assert (elements["mpfacedetect"] >= 1) == detector, elements
         assert elements["facedetect"] == 0, elements
     else:
-        assert line.startswith(f"{name}: depth only (personmask/mpfacedetect not registered"), line
+        assert line.startswith(f"{name}: depth only (no "), line
         assert elements["personmask"] == elements["mpfacedetect"] == 0, elements
 
 

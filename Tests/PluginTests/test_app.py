@@ -232,7 +232,7 @@ def test_camera_pipeline_runs_with_either_face_detector(tmp_path, learned):
     # m.person, or the stock chain; the description runs with rgbdtestsrc in
     # place of the two V4L2 devices
     if learned and not AVAILABLE:
-        pytest.skip("personmask/mpfacedetect not registered: mediapipe is not installed (scripts/setup)")
+        pytest.fail("personmask/mpfacedetect have no models: scripts/setup installs the LiteRT runtime and models")
     if not learned and not FACEDETECT:
         pytest.skip("facedetect not installed (gstreamer1.0-opencv)")
     app = load_app()

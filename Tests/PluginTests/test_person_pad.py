@@ -231,7 +231,7 @@ def iou(alpha, truth):
 @pytest.mark.skipif(not os.path.isdir(SELFIE), reason="../shared/real-rgbd is not beside the clone")
 def test_the_learned_pipeline_keeps_the_whole_selfie():
     if not learned_available():
-        pytest.skip("personmask / mpfacedetect are not registered (mediapipe not installed: scripts/setup)")
+        pytest.fail("personmask/mpfacedetect have no models: scripts/setup installs the LiteRT runtime and models")
     truth = truth_selfie()
     fused = iou(key_selfie(), truth)
     alone = iou(key_selfie("person-prior=alone"), truth)
@@ -247,7 +247,7 @@ def test_a_live_person_branch_is_paired_with_its_own_colour_frame():
     # latency (depthmatte waits that long for it) and nearly every output is
     # keyed with the mask of its own colour frame
     if not learned_available():
-        pytest.skip("personmask is not registered (mediapipe not installed: scripts/setup)")
+        pytest.fail("personmask has no model: scripts/setup installs the LiteRT runtime and models")
     n = 45
     p = launch(
         f"rgbdtestsrc is-live=true num-buffers={n} ! video/x-raw,width=320,height=240,framerate=30/1 ! "

@@ -125,7 +125,7 @@ def test_readme_learned_headline_runs():
     # through personmask into m.person; its chain with rgbdtestsrc in place of
     # the cameras runs, and the person probability takes part in every frame
     if not AVAILABLE:
-        pytest.skip("personmask/mpfacedetect not registered: mediapipe is not installed (scripts/setup)")
+        pytest.fail("personmask/mpfacedetect have no models: scripts/setup installs the LiteRT runtime and models")
     readme = open(os.path.join(ROOT, "README.md")).read().splitlines()
     i = next(i for i, ln in enumerate(readme) if ln.startswith("gst-launch-1.0") and "mpfacedetect" in ln)
     block = " ".join(readme[i:i + 4])

@@ -11,9 +11,9 @@ Needs Debian's python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0
 (no pip packages) and the depthmatte plugin (installed, or GST_PLUGIN_PATH).
 Run it with Debian's /usr/bin/python3, which is the one that has `gi`.
 
-The learned person prior: when personmask and mpfacedetect are registered
-(gst-python/python/ over mediapipe; scripts/setup installs them), personmask
-gives depthmatte's person pad a person probability from a tee of the colour,
+The learned person prior: when personmask and mpfacedetect have their models
+(the LiteRT runtime and models that scripts/setup installs), personmask gives
+depthmatte's person pad a person probability from a tee of the colour,
 and mpfacedetect finds the face for the lock where the stock facedetect would
 (camera, recording; rgbdtestsrc attaches its faces itself). --no-learned (or
 DM_LEARNED=0) keys from depth alone, with facedetect. One line on stderr says
@@ -112,9 +112,7 @@ def learned_prior(a):
     learned, why = False, None
     if a.no_learned or os.environ.get("DM_LEARNED") == "0":
         why = "--no-learned" if a.no_learned else "DM_LEARNED=0"
-    elif any(Gst.ElementFactory.find(n) is None for n in ("personmask", "mpfacedetect")):
-        why = "personmask/mpfacedetect not registered: scripts/setup installs mediapipe"
-    else:
+    elif (why := apptools.learned_unready()) is None:
         learned = True
     if not (a.camera or a.recording):
         face = "faces from rgbdtestsrc"

@@ -397,10 +397,13 @@ describe_background (const DMInput * background, DMDepthMatteFrame * frame)
   }
 }
 
+/* A person frame flagged GAP carries no probability (personmask without its
+ * model): the frame is keyed by depth alone, as without a person pad. */
 static void
 describe_person (const DMInput * person, DMDepthMatteFrame * frame)
 {
-  if (person->frame) {
+  if (person->frame && !GST_BUFFER_FLAG_IS_SET (person->frame->buffer,
+          GST_BUFFER_FLAG_GAP)) {
     frame->person = dm_gray_image_from_frame (person->frame);
     frame->has_person = 1;
   }

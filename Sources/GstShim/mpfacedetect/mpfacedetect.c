@@ -148,7 +148,7 @@ gst_mpfacedetect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Buffer does not match its caps."),
-        ("a %" G_GSIZE_FORMAT "-byte buffer cannot hold a %dx%d %s frame",
+        ("a %" G_GSIZE_FORMAT "-byte buffer is too small for a %dx%d %s frame",
             gst_buffer_get_size (buf), GST_VIDEO_INFO_WIDTH (&self->info),
             GST_VIDEO_INFO_HEIGHT (&self->info),
             GST_VIDEO_INFO_NAME (&self->info)));
