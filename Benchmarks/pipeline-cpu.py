@@ -6,7 +6,8 @@ against the stock chroma key (marginal: a 200-frame run less a 40-frame run; ROU
   Benchmarks/pipeline-cpu.py NEW_PLUGIN_DIR BASE_PLUGIN_DIR
       (each a .build/release with libgstdepthmatte.so)
   Benchmarks/pipeline-cpu.py --learned [PLUGIN_DIR]
-      (default this checkout's .build/release; the Python elements from its gst-python/)
+      (default this checkout's .build/release; the learned runtime and models from
+       DEPTHMATTE_DATA_DIR, else this checkout's .build/depthmatte-data)
 
 --learned: the whole learned 1080p30 pipeline against the stock one it
 replaces, interleaved in one run, on one rgbdtestsrc frame (BGRA 1920x1080,
@@ -57,9 +58,10 @@ def learned_desc(n, variant):
     return (f"{sink} {colour('false')} ! videoconvert ! mpfacedetect ! tee name=t ! queue ! m.video "
             f"t. ! queue ! personmask {person} ! m.person {depth}")
 def learned_main(plugin):
-    plugins = f"{plugin}:{os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'gst-python')}"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     registry = os.path.join(tempfile.mkdtemp(prefix="pipeline-cpu-"), "registry.bin")
-    env = dict(os.environ, GST_PLUGIN_PATH=plugins, GST_REGISTRY=registry)
+    env = dict(os.environ, GST_PLUGIN_PATH=plugin, GST_REGISTRY=registry,
+               DEPTHMATTE_DATA_DIR=os.environ.get("DEPTHMATTE_DATA_DIR") or os.path.join(root, ".build", "depthmatte-data"))
     for e in ("depthmatte", "facedetect", "mpfacedetect", "personmask"):  # the registry built before any timing
         subprocess.run(["gst-inspect-1.0", e], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     variants = ["depthmatte", "stock", "learned", "learned-i2", "learned-land"]

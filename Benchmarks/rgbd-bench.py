@@ -5,7 +5,7 @@
   Benchmarks/rgbd-bench [--clips a,b] [--settings learned,depth,fused,fused-face,plain] [--out DIR]
 
 Every clip is keyed by the built plugin (.build/release) and the learned
-elements (gst-python: personmask, mpfacedetect) in real pipelines, read in
+elements (personmask, mpfacedetect) in real pipelines, read in
 place (never copied). Phone portraits are keyed with mode=face (the default),
 Kinect clips with mode=nearest, their unregistered depth through
 `depthalign` with the clip's corrected calibration (and once more, depth

@@ -13,11 +13,13 @@ final class PersonMasker: ResettableState {
     private var lastInput: [Float] = []
     private var probability: [Float] = []
     private var probabilitySize = (width: 0, height: 0)
+    private var lastPrint: FrameFingerprint?
     private var frames = 0
 
     func reset() {
         lastInput.removeAll(keepingCapacity: true)
         probability.removeAll(keepingCapacity: true)
+        lastPrint = nil
         frames = 0
     }
 
@@ -48,15 +50,23 @@ final class PersonMasker: ResettableState {
         }
     }
 
-    /// The model's probability for `frame`; a model input equal to the last
-    /// run's gives the last run's probability without running the model.
+    /// The model's probability for `frame`. A frame whose fingerprint (a 64x36
+    /// grid of its pixels) equals the last run's, or whose model input equals
+    /// it, gives the last run's probability without running the model.
     private func segment(_ model: LearnedModel, frame: PackedRGBFrame, width w: Int, height h: Int) throws(LearnedModelError) {
+        let print = FrameFingerprint(frame)
+        let have = probabilitySize == (w, h) && !probability.isEmpty
+        if have, print == lastPrint { return }
+        lastPrint = nil
         let count = w * h * 3
         if input.count != count { input = [Float](repeating: 0, count: count) }
         _ = input.withUnsafeMutableBufferPointer {
             sampler.fill(frame, into: $0.baseAddress!, width: w, height: h, range: 0...1, fit: .stretch)
         }
-        if probabilitySize == (w, h), !probability.isEmpty, input == lastInput { return }
+        if have, input == lastInput {
+            lastPrint = print
+            return
+        }
         let lease = try LearnedRuntime.acquire(try LearnedRuntime.pool(model))
         defer { lease.release() }
         let tensor = lease.input()
@@ -71,6 +81,7 @@ final class PersonMasker: ResettableState {
         probability.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: out.baseAddress!, count: w * h) }
         probabilitySize = (w, h)
         swap(&input, &lastInput)
+        lastPrint = print
     }
 }
 
