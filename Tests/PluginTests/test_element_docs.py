@@ -3,8 +3,8 @@
 exactly what scripts/element-docs writes from the registered element (pads,
 properties, flags, defaults), every property gst-inspect-1.0 lists has its row,
 the hand-written blocks are written, and the links between the README and the
-docs resolve. A Python element that is not registered here (personmask and
-mpfacedetect need mediapipe, realsensesrc pyrealsense2) is skipped, saying why."""
+docs resolve. The Python element realsensesrc, when not registered here (it
+needs pyrealsense2), is skipped, saying why."""
 import difflib
 import os
 import re
@@ -18,7 +18,7 @@ DOCS = os.path.join(ROOT, "docs")
 SCRIPT = os.path.join(ROOT, "scripts", "element-docs")
 ELEMENTS = ("depthmatte", "depthalign", "depthview", "framestack", "sparkle", "rgbdtestsrc",
             "personmask", "mpfacedetect", "realsensesrc")
-NEEDS = {"personmask": "mediapipe", "mpfacedetect": "mediapipe", "realsensesrc": "pyrealsense2"}
+NEEDS = {"realsensesrc": "pyrealsense2"}
 
 
 def registered(name):
