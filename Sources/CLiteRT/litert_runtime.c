@@ -412,15 +412,36 @@ dm_nn_model_output_shape (const DMNNModel * m, int index, int32_t dims[8])
       shape (&m->outputs[index], dims) : 0;
 }
 
+/* At most one run per online core at a time in the process, whatever the
+ * model: each instance runs on one thread, so the streams of a process never
+ * ask the cores for more than they have. */
+static pthread_mutex_t cores_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cores_free = PTHREAD_COND_INITIALIZER;
+static int cores_busy, cores_online;
+
 int
 dm_nn_model_run (DMNNModel * m, char *why, size_t why_len)
 {
+  LiteRtStatus status;
   if (!m)
     return -1;
-  if (api.LiteRtRunCompiledModel (m->compiled, 0, (size_t) m->n_inputs,
-          m->in_buffers, (size_t) m->n_outputs,
-          m->out_buffers) != DM_LITERT_OK) {
-    say (why, why_len, "LiteRT failed to run the model");
+  pthread_mutex_lock (&cores_lock);
+  if (!cores_online) {
+    long n = sysconf (_SC_NPROCESSORS_ONLN);
+    cores_online = n > 0 ? (int) n : 1;
+  }
+  while (cores_busy >= cores_online)
+    pthread_cond_wait (&cores_free, &cores_lock);
+  cores_busy++;
+  pthread_mutex_unlock (&cores_lock);
+  status = api.LiteRtRunCompiledModel (m->compiled, 0, (size_t) m->n_inputs,
+      m->in_buffers, (size_t) m->n_outputs, m->out_buffers);
+  pthread_mutex_lock (&cores_lock);
+  cores_busy--;
+  pthread_cond_signal (&cores_free);
+  pthread_mutex_unlock (&cores_lock);
+  if (status != DM_LITERT_OK) {
+    say (why, why_len, "LiteRT failed to run the model (status %d)", status);
     return -1;
   }
   return 0;

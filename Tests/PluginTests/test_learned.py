@@ -47,16 +47,6 @@ def _models_present():
         assert Gst.ElementFactory.find(name) is not None, f"{name} is not in the depthmatte plugin"
 
 
-@pytest.fixture
-def real_data():
-    """The real RGB-D set beside the clone: its absence skips the test, except
-    under CI (CI=true), where the set is always there."""
-    if not os.path.isdir(PHONE):
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the real RGB-D set is not at {DATA} (CI has it beside the clone)")
-        pytest.skip(f"the real RGB-D set is not at {DATA}")
-
-
 def make(factory):
     return Gst.ElementFactory.make(factory, None)
 
@@ -136,7 +126,7 @@ def test_metadata_and_properties():
 
 @pytest.mark.parametrize("fmt", ["RGB", "BGRx"])
 @pytest.mark.parametrize("name", [SELFIE, MAN])
-def test_personmask_matches_apple_matte(name, fmt, real_data):
+def test_personmask_matches_apple_matte(name, fmt, real_rgbd):
     masks, samples = masks_of(f"{png(name, fmt)} ! personmask ! appsink name=sink sync=false")
     assert caps_size(samples[0]) == ("GRAY8", 256, 256)
     iou = iou_vs_apple(name, masks[0])
@@ -144,7 +134,7 @@ def test_personmask_matches_apple_matte(name, fmt, real_data):
     assert iou >= 0.95, iou
 
 
-def test_personmask_every_packed_format_gives_the_same_mask(real_data):
+def test_personmask_every_packed_format_gives_the_same_mask(real_rgbd):
     ref = None
     for fmt in FORMATS:
         masks, _ = masks_of(f"{png(SELFIE, fmt)} ! personmask ! appsink name=sink sync=false")
@@ -153,7 +143,7 @@ def test_personmask_every_packed_format_gives_the_same_mask(real_data):
         assert np.abs(masks[0].astype(int) - ref).max() <= 1, fmt
 
 
-def test_personmask_keeps_timestamps_and_framerate(real_data):
+def test_personmask_keeps_timestamps_and_framerate(real_rgbd):
     p = launch(f"{png(SELFIE, n=3)} ! personmask name=m ! appsink name=sink sync=false")
     seen, in_caps = [], []
 
@@ -176,7 +166,7 @@ def test_personmask_keeps_timestamps_and_framerate(real_data):
     assert 256 * par_n / (256 * par_d) == pytest.approx(480 / 640)
 
 
-def test_personmask_landscape_model_is_256x144(real_data):
+def test_personmask_landscape_model_is_256x144(real_rgbd):
     masks, samples = masks_of(f"{png(MAN)} ! personmask model=landscape ! appsink name=sink sync=false")
     assert caps_size(samples[0]) == ("GRAY8", 256, 144)
     assert iou_vs_apple(MAN, masks[0]) >= 0.95
@@ -185,14 +175,14 @@ def test_personmask_landscape_model_is_256x144(real_data):
 @pytest.mark.parametrize("props,size", [("width=320 height=240", (320, 240)), ("width=100", (100, 256)),
                                         ("height=99", (256, 99)), ("width=250 height=101", (250, 101)),
                                         ("model=landscape width=64", (64, 144))])
-def test_personmask_width_and_height(props, size, real_data):
+def test_personmask_width_and_height(props, size, real_rgbd):
     masks, samples = masks_of(f"{png(SELFIE)} ! personmask {props} ! appsink name=sink sync=false")
     assert caps_size(samples[0]) == ("GRAY8", *size)
     assert masks[0].shape == (size[1], size[0])
     assert iou_vs_apple(SELFIE, masks[0]) >= 0.95
 
 
-def test_personmask_output_can_be_scaled_back(real_data):
+def test_personmask_output_can_be_scaled_back(real_rgbd):
     masks, samples = masks_of(f"{png(SELFIE)} ! personmask ! videoscale ! video/x-raw,width=480,height=640 ! "
                               "appsink name=sink sync=false")
     assert caps_size(samples[0]) == ("GRAY8", 480, 640)
@@ -211,7 +201,7 @@ def _alternating_frames(n):
 
 
 @pytest.mark.parametrize("interval", [1, 2])
-def test_personmask_interval_repeats_the_last_mask(interval, real_data):
+def test_personmask_interval_repeats_the_last_mask(interval, real_rgbd):
     p = launch("appsrc name=src format=time caps=video/x-raw,format=RGB,width=480,height=640,framerate=30/1 ! "
                f"personmask interval={interval} ! appsink name=sink sync=false")
     src = p.get_by_name("src")
@@ -231,7 +221,7 @@ def test_personmask_interval_repeats_the_last_mask(interval, real_data):
     assert [s.get_buffer().pts for s in samples] == [i * SECOND // 30 for i in range(4)]
 
 
-def test_personmask_model_change_while_playing_renegotiates(real_data):
+def test_personmask_model_change_while_playing_renegotiates(real_rgbd):
     p = launch("appsrc name=src format=time caps=video/x-raw,format=RGB,width=480,height=640,framerate=30/1 ! "
                "personmask name=m ! appsink name=sink sync=false")
     src, sink = p.get_by_name("src"), p.get_by_name("sink")
@@ -312,7 +302,7 @@ def message_faces(s):
 
 
 @pytest.mark.parametrize("fmt", ["RGB", "BGRx"])
-def test_mpfacedetect_finds_the_selfie_face_inside_the_person(fmt, real_data):
+def test_mpfacedetect_finds_the_selfie_face_inside_the_person(fmt, real_rgbd):
     frames, size, msgs = detect(png(SELFIE, fmt, n=2))
     assert size == (480, 640) and len(frames) == 2
     truth = apple_mask(SELFIE)
@@ -333,7 +323,7 @@ def test_mpfacedetect_finds_the_selfie_face_inside_the_person(fmt, real_data):
 
 
 @pytest.mark.parametrize("name", [MAN, WOMAN])
-def test_mpfacedetect_one_face_in_the_rear_camera_portraits(name, real_data):
+def test_mpfacedetect_one_face_in_the_rear_camera_portraits(name, real_rgbd):
     frames, _, msgs = detect(png(name))
     assert [f["n"] for f in frames] == [1]
     assert frames[0]["same"]
@@ -342,24 +332,24 @@ def test_mpfacedetect_one_face_in_the_rear_camera_portraits(name, real_data):
 
 
 @pytest.mark.parametrize("model", ["short", "full"])
-def test_mpfacedetect_each_model_finds_the_selfie_face(model, real_data):
+def test_mpfacedetect_each_model_finds_the_selfie_face(model, real_rgbd):
     frames, _, _ = detect(png(SELFIE), f"model={model}")
     assert [f["n"] for f in frames] == [1]
     x, y, w, h = frames[0]["box"]
     assert apple_mask(SELFIE)[y + h // 2, x + w // 2]
 
 
-def test_mpfacedetect_without_messages_still_attaches_metas(real_data):
+def test_mpfacedetect_without_messages_still_attaches_metas(real_rgbd):
     frames, _, msgs = detect(png(MAN), "post-messages=false")
     assert [f["n"] for f in frames] == [1] and msgs == []
 
 
-def test_mpfacedetect_min_confidence_drops_faces(real_data):
+def test_mpfacedetect_min_confidence_drops_faces(real_rgbd):
     frames, _, msgs = detect(png(MAN), "min-confidence=1.0")
     assert [f["n"] for f in frames] == [0] and msgs == []
 
 
-def test_mpfacedetect_metas_survive_a_shared_buffer(real_data):
+def test_mpfacedetect_metas_survive_a_shared_buffer(real_rgbd):
     """A buffer shared by a tee is not writable: the element still attaches its
     metas (to the copy BaseTransform makes) on both branches."""
     p = launch(f"{png(MAN, n=2)} ! tee name=t "
@@ -374,7 +364,7 @@ def test_mpfacedetect_metas_survive_a_shared_buffer(real_data):
         p.set_state(Gst.State.NULL)
 
 
-def test_mpfacedetect_turning_man_clip(real_data):
+def test_mpfacedetect_turning_man_clip(real_rgbd):
     """A man turns a full circle: one face while it shows, never two boxes."""
     src = (f"multifilesrc location={os.path.join(VIDEO, 'uva_cv2_person_turn', 'color_%04d.png')} "
            "caps=image/png,framerate=15/1 ! pngdec ! videoconvert ! video/x-raw,format=BGRx")
@@ -387,7 +377,7 @@ def test_mpfacedetect_turning_man_clip(real_data):
 
 
 @pytest.mark.parametrize("clip", ["azure_kinect_desk_gesture", "piv_lab_people_walk"])
-def test_mpfacedetect_boxes_stay_inside_the_frame(clip, real_data):
+def test_mpfacedetect_boxes_stay_inside_the_frame(clip, real_rgbd):
     src = (f"multifilesrc location={os.path.join(VIDEO, clip, 'color_%04d.png')} "
            "caps=image/png,framerate=15/1 ! pngdec ! videoconvert ! video/x-raw,format=RGB")
     frames, (w, h), msgs = detect(src, "model=both min-confidence=0.3")

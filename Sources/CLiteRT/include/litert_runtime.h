@@ -52,7 +52,8 @@ const float *dm_nn_model_output(DMNNModel *model, int index, size_t *count);
 int dm_nn_model_input_shape(const DMNNModel *model, int index, int32_t dims[8]);
 int dm_nn_model_output_shape(const DMNNModel *model, int index, int32_t dims[8]);
 
-/* Run the model on its input buffers. 0 on success. */
+/* Run the model on its input buffers, waiting while every online core runs
+ * one already (process-wide). 0 on success. */
 int dm_nn_model_run(DMNNModel *model, char *why, size_t why_len);
 
 typedef struct DMNNPool DMNNPool;
