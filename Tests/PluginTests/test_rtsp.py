@@ -331,6 +331,9 @@ def test_a_bad_auth_file_stops_the_server(tmp_path, content, why):
     (["--set", "no-such-property=1"], "depthmatte has no property no-such-property"),
     (["--set", "mode"], "mode: expected PROPERTY=VALUE"),
     (["--background-color", "green"], "background-color takes a number"),
+    (["--port", "99999"], "--port 99999: a port is 0 to 65535"),
+    (["--camera", "/dev/dm-no-camera", "--depth-device", "/dev/null"], "--camera /dev/dm-no-camera: no such device"),
+    (["--camera", "/dev/null", "--depth-device", "/dev/dm-no-depth"], "--depth-device /dev/dm-no-depth: no such device"),
 ])
 def test_a_bad_setting_stops_the_server_at_start(args, why):
     # (the media would fail for every client with 503 and no reason given)
@@ -348,10 +351,14 @@ def test_no_opencv_cascade_errors_when_the_media_is_made(tmp_path):
         pytest.skip("facedetect not installed (gstreamer1.0-opencv)")
     env = {k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"}
     env = logging_env(tmp_path / "log", env)
-    with serving("--camera", "/dev/dm-no-camera", "--depth-device", "/dev/dm-no-depth", "--no-learned",
+    # /dev/null: a device that exists and is no camera; the media fails and
+    # the server says why
+    with serving("--camera", "/dev/null", "--depth-device", "/dev/null", "--no-learned",
                  env=env) as (p, url, log):
         c = Client(url, 3)
         c.finish(30)
         assert made(tmp_path / "log")["facedetect"] >= 1
+        wait_until(lambda: "media error from v4l2src" in "".join(log), "the media's error on the server's log")
     text = "".join(log)
+    assert "/dev/null" in text, text
     assert "haarcascade" not in text and "[ERROR" not in text, text
