@@ -18,6 +18,16 @@ LAYOUT = {
 }
 
 
+def wait_until(condition, what, guard=120):
+    """Poll `condition()` until it is true. `guard` seconds only catch a hang
+    (a condition that never comes): on a busy machine the wait is as long as
+    the condition takes; `what` says in the failure what did not happen."""
+    end = time.monotonic() + guard
+    while not condition():
+        assert time.monotonic() < end, f"{what}: not within {guard} s"
+        time.sleep(0.01)
+
+
 def pixel_size(fmt):
     return 3 if fmt in ("RGB", "BGR") else 4
 

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """A separate RTSP client process for test_rtsp.py.
 
-  rtsp_client.py URL SECONDS [--tcp|--udp] [--save FRAME.npy]
+  rtsp_client.py URL SECONDS [--tcp|--udp] [--frames N] [--save FRAME.npy]
 
-Receives and decodes (rtspsrc ! decodebin ! RGB appsink) for SECONDS (0 = until
-killed), printing "decoder NAME" once and "frame MONOTONIC_SECONDS" per decoded
+Receives and decodes (rtspsrc ! decodebin ! RGB appsink) for SECONDS (0 = no
+time limit), until N frames are decoded with --frames, or until SIGTERM (then
+it finishes as at the end: saves, prints, exits 0), printing "decoder NAME" once and "frame MONOTONIC_SECONDS" per decoded
 frame (CLOCK_MONOTONIC is system-wide, so the test can compare it with when it
 killed another client); with --save, the last frame as an (h, w, 3) array.
 """
 import argparse
+import signal
 import sys
 import time
 
@@ -27,7 +29,10 @@ a.add_argument("seconds", type=float)
 a.add_argument("--udp", action="store_true")
 a.add_argument("--tcp", action="store_true", help="(the default)")
 a.add_argument("--save")
+a.add_argument("--frames", type=int, default=0, help="stop after N decoded frames (0 = no limit)")
 args = a.parse_args()
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
 Gst.init(None)
 proto = "udp" if args.udp else "tcp"
 pl = Gst.parse_launch(
@@ -47,7 +52,8 @@ pl.set_state(Gst.State.PLAYING)
 start = time.monotonic()
 last = None
 n = 0
-while args.seconds == 0 or time.monotonic() - start < args.seconds:
+while (args.seconds == 0 or time.monotonic() - start < args.seconds) and not stop \
+        and (args.frames == 0 or n < args.frames):
     smp = sink.emit("try-pull-sample", Gst.SECOND // 2)
     if smp is None:
         msg = pl.get_bus().pop_filtered(Gst.MessageType.ERROR)

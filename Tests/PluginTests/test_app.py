@@ -13,7 +13,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -115,7 +114,8 @@ def test_stdin_commands_and_lock_change(tmp_path, regions):
     try:
         got = []
         if read_lines_until(p.stdout, lambda ln: ln.startswith("dump"), got):
-            p.stdin.write("background-color 0xff0000ff\nset cutoff 1.5\nmode fixed\nstatus\n")
+            # a typo gets an error line, and the reader goes on
+            p.stdin.write("at abc quit\nbackground-color 0xff0000ff\nset cutoff 1.5\nmode fixed\nstatus\n")
             p.stdin.flush()
         out, err = p.communicate(timeout=20)
     finally:
@@ -133,6 +133,7 @@ def test_stdin_commands_and_lock_change(tmp_path, regions):
     assert lock[1][0] > 0.3 and "cutoff=1.5000" in lock[1][1]
     assert [c for _, c in lines(out, "cmd")] == ["background-color 0xff0000ff", "cutoff 1.5", "mode fixed"]
     assert len(lines(out, "status")) == 1  # the status command (no periodic lines)
+    assert [e for _, e in lines(out, "error")] == ["usage: at SECONDS COMMAND: at abc quit"]
     assert close(colour_in(load_png(a), background), (0, 0, 0))
     assert close(colour_in(load_png(b), background), (0, 0, 255))
 
@@ -301,9 +302,10 @@ def test_sigterm_finishes_the_recording(tmp_path):
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         got = []
-        # the first status line comes with the first keyed frame; then 2 s
-        assert read_lines_until(p.stdout, lambda ln: ln.startswith("status"), got, 40), got
-        time.sleep(2)
+        # status lines come with keyed frames: SIGTERM once those of the first
+        # 2 s of stream time (60 frames) went by
+        assert read_lines_until(p.stdout, lambda ln: (m := LINE.match(ln)) is not None and m.group(1) == "status"
+                                and float(m.group(2)) >= 2.0, got, 120), got
         p.send_signal(signal.SIGTERM)
         out, err = p.communicate(timeout=30)
     finally:

@@ -146,6 +146,25 @@ def test_app_plays_a_recording(recorded, tmp_path):
     assert 0.2 < magenta < 0.95, magenta
 
 
+def test_app_duration_on_a_recording_ends_at_that_stream_time(recorded, tmp_path):
+    # --duration 1 of the 3 s recording: the MP4 holds the frames before 1 s
+    # and none after (the queues' backlog is not played out)
+    app = os.path.join(ROOT, "examples", "python", "depthmatte_app.py")
+    mp4 = tmp_path / "out.mp4"
+    r = subprocess.run([sys.executable, app, "--no-stdin", "--recording", recorded, "--no-facedetect",
+                        "--set", "mode=fixed", "--record", str(mp4), "--duration", "1"],
+                       capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    p = Gst.parse_launch(f"filesrc location={mp4} ! qtdemux ! h264parse ! openh264dec ! appsink name=sink sync=false")
+    sink = p.get_by_name("sink")
+    p.set_state(Gst.State.PLAYING)
+    pts = []
+    while (sample := sink.emit("try-pull-sample", 30 * Gst.SECOND)) is not None:
+        pts.append(sample.get_buffer().pts)
+    p.set_state(Gst.State.NULL)
+    assert len(pts) == 30 and max(pts) < Gst.SECOND, (len(pts), max(pts, default=None))
+
+
 def test_app_names_a_missing_recording(tmp_path):
     app = os.path.join(ROOT, "examples", "python", "depthmatte_app.py")
     r = subprocess.run([sys.executable, app, "--no-stdin", "--recording", str(tmp_path / "none")],

@@ -92,16 +92,30 @@ def test_state_changes_100_cycles(element):
 
 # ---- threads: properties changed at high rate while PLAYING -----------------------
 
-def _hammer(element, values, seconds=1.0):
+def _frames_out(element):
+    """A list that grows by one for every buffer `element` sends out."""
+    seen = []
+    element.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER,
+                                            lambda pad, info: (seen.append(1), Gst.PadProbeReturn.OK)[1])
+    return seen
+
+
+def _hammer(element, values, frames, sets=2000, guard=120):
     """Set random values from `values` (name -> list) on `element` from two
-    threads as fast as they can go."""
-    stop = time.monotonic() + seconds
+    threads as fast as they can go, until they made `sets` changes and 20
+    frames went out of the element meanwhile (`frames`: from _frames_out);
+    `guard` seconds only catch a hang."""
+    end = time.monotonic() + guard
+    start = len(frames)
     count = [0]
+
+    def done():
+        return count[0] >= sets and len(frames) - start >= 20
 
     def work(seed):
         rng = random.Random(seed)
         names = list(values)
-        while time.monotonic() < stop:
+        while not done() and time.monotonic() < end:
             n = rng.choice(names)
             element.set_property(n, rng.choice(values[n]))
             count[0] += 1
@@ -111,6 +125,7 @@ def _hammer(element, values, seconds=1.0):
         t.start()
     for t in threads:
         t.join()
+    assert done(), f"{count[0]} changes and {len(frames) - start} frames in {guard} s"
     return count[0]
 
 
@@ -131,16 +146,15 @@ def test_depthmatte_properties_from_other_threads_no_torn_values():
     bus = p.get_bus()
     bus.enable_sync_message_emission()
     bus.connect("sync-message::element", on_msg)
+    frames = _frames_out(m)
     p.set_state(Gst.State.PLAYING)
     try:
-        n = _hammer(m, {"cutoff": cutoffs, "blur-radius": [0.0, 0.5, 3.0, 100.0],
-                        "gamma": [0.01, 0.5, 10.0], "depth-scale": [1e-6, 0.001, 1.0],
-                        "background-color": [0, 0xffffffff, 0x80123456],
-                        "output": ["composite", "matte", "alpha"], "cutoff-offset": [-10.0, 0.0, 10.0]})
-        assert n > 1000
-        time.sleep(0.1)
+        _hammer(m, {"cutoff": cutoffs, "blur-radius": [0.0, 0.5, 3.0, 100.0],
+                    "gamma": [0.01, 0.5, 10.0], "depth-scale": [1e-6, 0.001, 1.0],
+                    "background-color": [0, 0xffffffff, 0x80123456],
+                    "output": ["composite", "matte", "alpha"], "cutoff-offset": [-10.0, 0.0, 10.0]}, frames)
         assert p.get_bus().pop_filtered(Gst.MessageType.ERROR) is None
-        assert len(seen) > 20
+        assert len(seen) >= 20  # one report a keyed frame
         assert set(seen) <= set(cutoffs) | {1.0}, set(seen) - set(cutoffs)
     finally:
         p.set_state(Gst.State.NULL)
@@ -167,11 +181,11 @@ def test_depthmatte_properties_from_other_threads_no_torn_values():
 def test_properties_from_other_threads(element, desc, values):
     p = Gst.parse_launch(desc)
     e = p.get_by_name("e")
+    frames = _frames_out(e)
     p.set_state(Gst.State.PLAYING)
     try:
-        assert p.get_state(5 * SECOND)[0] == Gst.StateChangeReturn.SUCCESS
-        assert _hammer(e, values) > 1000
-        time.sleep(0.05)
+        assert p.get_state(60 * SECOND)[0] == Gst.StateChangeReturn.SUCCESS
+        _hammer(e, values, frames)
         assert p.get_bus().pop_filtered(Gst.MessageType.ERROR) is None
         pos = p.query_position(Gst.Format.TIME)
         assert pos[0] and pos[1] > 0

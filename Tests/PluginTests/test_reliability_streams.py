@@ -13,7 +13,8 @@ import time
 import pytest
 from gi.repository import Gst
 
-from harness import SECOND, depth_bytes, pixels, plain_buffer, playing, pull_all, rgb_bytes, run, video_caps
+from harness import (SECOND, depth_bytes, pixels, plain_buffer, playing, pull_all, rgb_bytes, run, video_caps,
+                     wait_until)
 
 
 def drain_bus(p):
@@ -65,6 +66,9 @@ def test_depthmatte_live_depth_stall_keeps_output_flowing_with_warning():
     sink = p.get_by_name("sink")
     sink.set_property("emit-signals", True)
     sink.connect("new-sample", lambda s: (outputs.append(s.emit("pull-sample")), Gst.FlowReturn.OK)[1])
+    depth_in = []
+    p.get_by_name("m").get_static_pad("depth").add_probe(
+        Gst.PadProbeType.BUFFER, lambda pad, info: (depth_in.append(info.get_buffer().pts), Gst.PadProbeReturn.OK)[1])
     p.set_state(Gst.State.PLAYING)
     try:
         d = p.get_by_name("d")
@@ -72,14 +76,20 @@ def test_depthmatte_live_depth_stall_keeps_output_flowing_with_warning():
             buf = Gst.Buffer.new_wrapped(depth_bytes(8, 6, 900))
             buf.duration = SECOND // 50
             d.emit("push-buffer", buf)
-            time.sleep(0.02)
+        # the depth stalls once its 5 frames are in depthmatte: 25 outputs
+        # (half a second of colour) come after that all the same, and a warning
+        wait_until(lambda: len(depth_in) == 5, "the 5 depth frames into depthmatte")
         n0 = len(outputs)
-        time.sleep(1.0)        # depth stalls
-        n1 = len(outputs)
-        assert n1 - n0 >= 25, f"output stalled with the depth input: {n0} -> {n1}"
-        errors, warns = drain_bus(p)
-        assert errors == []
-        assert any("depth input stalled" in w for w in warns), warns
+        wait_until(lambda: len(outputs) >= n0 + 25, f"25 outputs with the depth stalled (from {n0})")
+        warns = []
+
+        def warned():
+            errors, w = drain_bus(p)
+            assert errors == []
+            warns.extend(w)
+            return any("depth input stalled" in x for x in warns)
+        wait_until(warned, "the 'depth input stalled' warning")
+        assert len(depth_in) == 5
     finally:
         p.set_state(Gst.State.NULL)
 
@@ -239,11 +249,14 @@ for k in range(int(sys.argv[1])):
     while (m := bus.pop()) is not None:
         on_msg(bus, m)
     time.sleep(0.002)
-# after the storm: the lock is found again from fresh frames
+# after the storm: the lock is found again from fresh frames (waiting for
+# the lock on the face; 120 s only catch a hang)
 del locks[:]
-time.sleep(0.5)
-while (m := bus.pop()) is not None:
-    on_msg(bus, m)
+end = time.monotonic() + 120
+while "face" not in locks and time.monotonic() < end:
+    m = bus.timed_pop(Gst.SECOND // 10)
+    if m is not None:
+        on_msg(bus, m)
 p.set_state(Gst.State.NULL)
 print("locks", len(locks), locks[-1] if locks else None, locks.count("face"))
 # the scene sways and steps in depth: a frame may hold the lock by tracking

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from app_helpers import close, colour_in, read_lines_until, still_regions
+from harness import wait_until
 from learned_check import check_default, check_depth_only, logging_env, made
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -101,22 +102,24 @@ def test_shared_media_two_clients_one_leaves(server, tmp_path):
     subject, background = still_regions(W, H)
     clients = []
     try:
-        a = Client(url, 9, "--tcp", "--save", str(tmp_path / "a.npy"))
+        a = Client(url, 0, "--tcp", "--save", str(tmp_path / "a.npy"))
         clients.append(a)
-        assert a.wait_frames(10, 15) >= 10, a.lines
+        wait_until(lambda: len(a.frames()) >= 10, f"a's first 10 frames {a.lines[-3:]}")
         b = Client(url, 0, "--udp")
         clients.append(b)
-        assert b.wait_frames(30, 10) >= 30, b.lines
         # both receive at the same time
-        assert len(a.frames()) >= 40
+        wait_until(lambda: len(b.frames()) >= 30, f"b's first 30 frames {b.lines[-3:]}")
         # b dies without a TEARDOWN
         b.kill()
-        killed = time.monotonic()
+        at_kill = len(a.frames())
         # a client joining after that is served by the same running media
-        c = Client(url, 2.5, "--tcp", "--save", str(tmp_path / "c.npy"))
+        c = Client(url, 0, "--tcp", "--frames", "30", "--save", str(tmp_path / "c.npy"))
         clients.append(c)
-        a.finish(20)
-        c.finish(20)
+        c.finish(120)
+        # a keeps receiving after b went away (and after c's 30 frames)
+        wait_until(lambda: len(a.frames()) >= at_kill + 60, f"a's 60 frames after b left {a.lines[-3:]}")
+        a.p.terminate()
+        a.finish(120)
     finally:
         for cl in clients:
             cl.kill()
@@ -125,16 +128,7 @@ def test_shared_media_two_clients_one_leaves(server, tmp_path):
     assert p.poll() is None, "server died:\n" + "".join(log)
     for cl in (a, b, c):
         assert cl.decoder() == ["openh264dec"], cl.lines[:3]
-    after = [t for t in a.frames() if t > killed + 0.5]
-    span = a.frames()[-1] - (killed + 0.5)
-    # a keeps receiving after b went away: frames all through the rest of its
-    # session (no gap over a second), at a rate a shared, loaded CI machine
-    # still sustains (the server encodes live at 30 fps)
-    gaps = np.diff([killed + 0.5] + after)
-    assert span > 2 and len(after) >= 0.4 * 30 * span and gaps.max() < 1.0, (len(after), span, gaps.max())
-    # c joined the running media and was served (on a loaded machine a 2.5 s
-    # client may see its first frames late: ask for a steady handful)
-    assert len(c.frames()) >= 10 and np.diff(c.frames()).max() < 1.0, c.frames()
+    assert len(c.frames()) == 30, c.lines[-3:]
 
     # the decoded picture is the composite: magenta where the scene is background
     for f in ("a.npy", "c.npy"):
@@ -145,8 +139,9 @@ def test_shared_media_two_clients_one_leaves(server, tmp_path):
         sub = img[subject]
         assert (np.abs(sub - MAGENTA).sum(axis=1) > 120).mean() > 0.95
         assert sub.std(axis=0).max() > 10
+    wait_until(lambda: "client closed" in "".join(log), "the server's 'client closed' line")
     text = "".join(log)
-    assert text.count("client connected") == 3 and "client closed" in text, text
+    assert text.count("client connected") == 3, text
 
 
 def test_ffmpeg_client_decodes_every_frame_cleanly(server, tmp_path):
@@ -181,11 +176,9 @@ def test_learned_prior_in_the_media(tmp_path, off):
     elif off:
         env["DM_LEARNED"] = "0"
     with serving(*args, env=env) as (p, url, log):
-        c = Client(url, 3)
-        try:
-            assert c.wait_frames(10, 20) >= 10, c.lines
-        finally:
-            c.finish(20)
+        c = Client(url, 0, "--frames", "10")
+        c.finish(120)
+        assert len(c.frames()) == 10, c.lines
         assert p.poll() is None, "server died:\n" + "".join(log)
     text = "".join(log)
     elements = made(tmp_path / "log")
@@ -314,9 +307,9 @@ def test_auth_file_asks_for_a_user_and_password(tmp_path):
         c = Client(f"rtsp://127.0.0.1:{port}/depthmatte", 5)
         c.finish(30)
         assert any("Unauthorized" in ln for ln in c.lines) and not c.frames(), c.lines
-        c = Client(f"rtsp://alice:s3cret@127.0.0.1:{port}/depthmatte", 3)
-        c.finish(30)
-        assert len(c.frames()) >= 10, c.lines
+        c = Client(f"rtsp://alice:s3cret@127.0.0.1:{port}/depthmatte", 0, "--frames", "10")
+        c.finish(120)
+        assert len(c.frames()) == 10, c.lines
         assert p.poll() is None
 
 
@@ -338,6 +331,9 @@ def test_a_bad_auth_file_stops_the_server(tmp_path, content, why):
     (["--set", "no-such-property=1"], "depthmatte has no property no-such-property"),
     (["--set", "mode"], "mode: expected PROPERTY=VALUE"),
     (["--background-color", "green"], "background-color takes a number"),
+    (["--port", "99999"], "--port 99999: a port is 0 to 65535"),
+    (["--camera", "/dev/dm-no-camera", "--depth-device", "/dev/null"], "--camera /dev/dm-no-camera: no such device"),
+    (["--camera", "/dev/null", "--depth-device", "/dev/dm-no-depth"], "--depth-device /dev/dm-no-depth: no such device"),
 ])
 def test_a_bad_setting_stops_the_server_at_start(args, why):
     # (the media would fail for every client with 503 and no reason given)
@@ -355,10 +351,14 @@ def test_no_opencv_cascade_errors_when_the_media_is_made(tmp_path):
         pytest.skip("facedetect not installed (gstreamer1.0-opencv)")
     env = {k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"}
     env = logging_env(tmp_path / "log", env)
-    with serving("--camera", "/dev/dm-no-camera", "--depth-device", "/dev/dm-no-depth", "--no-learned",
+    # /dev/null: a device that exists and is no camera; the media fails and
+    # the server says why
+    with serving("--camera", "/dev/null", "--depth-device", "/dev/null", "--no-learned",
                  env=env) as (p, url, log):
         c = Client(url, 3)
         c.finish(30)
         assert made(tmp_path / "log")["facedetect"] >= 1
+        wait_until(lambda: "media error from v4l2src" in "".join(log), "the media's error on the server's log")
     text = "".join(log)
+    assert "/dev/null" in text, text
     assert "haarcascade" not in text and "[ERROR" not in text, text

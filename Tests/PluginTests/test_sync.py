@@ -7,7 +7,7 @@ frames, and its alpha is compared with that frame's ground truth."""
 import numpy as np
 import pytest
 
-from harness import Gst, pull_all
+from harness import Gst, pull_all, wait_until
 
 W, H, FPS = 640, 360, 30
 N = 60          # colour frames per run (2 s)
@@ -188,30 +188,40 @@ def test_no_output_before_the_first_colour_frame():
     # background-only frame; every output shows colour, with rising
     # timestamps (a muxer refuses a repeated one)
     p = Gst.parse_launch(
-        "appsrc name=c is-live=true do-timestamp=true format=time "
+        "appsrc name=c is-live=true format=time "
         f"caps=video/x-raw,format=RGB,width=160,height=120,framerate=30/1 ! queue ! m.video "
         "rgbdtestsrc is-live=true stream=depth num-buffers=30 ! video/x-raw,width=160,height=120,framerate=30/1 ! "
         "queue ! m.depth depthmatte name=m mode=fixed cutoff=100 output=composite background-color=0xff0000ff ! "
         "video/x-raw,format=RGB ! appsink name=s sync=false")
     src, sink = p.get_by_name("c"), p.get_by_name("s")
+    depth_in = []
+    p.get_by_name("m").get_static_pad("depth").add_probe(
+        Gst.PadProbeType.BUFFER, lambda pad, info: (depth_in.append(1), Gst.PadProbeReturn.OK)[1])
     p.set_state(Gst.State.PLAYING)
-    import time
-    time.sleep(0.4)
+    # the colour starts once 12 depth frames (0.4 s) are in depthmatte, its
+    # frames stamped from the clock's running time then, 1/30 s apart
+    wait_until(lambda: len(depth_in) >= 12, "12 depth frames into depthmatte")
+    rt0 = p.get_clock().get_time() - p.get_base_time()
     grey = bytes([128]) * (160 * 120 * 3)
-    for _ in range(5):
-        src.emit("push-buffer", Gst.Buffer.new_wrapped(grey))
-        time.sleep(1 / 30)
+    for k in range(5):
+        buf = Gst.Buffer.new_wrapped(grey)
+        buf.pts, buf.duration = rt0 + k * Gst.SECOND // 30, Gst.SECOND // 30
+        src.emit("push-buffer", buf)
     src.emit("end-of-stream")
     out = []
-    while True:
-        smp = sink.emit("try-pull-sample", 5 * Gst.SECOND)
+    for _ in range(1200):  # until EOS (120 s only catch a hang)
+        smp = sink.emit("try-pull-sample", Gst.SECOND // 10)
         if smp is None:
-            break
+            if sink.get_property("eos"):
+                break
+            continue
         b = smp.get_buffer()
         ok, mi = b.map(Gst.MapFlags.READ)
         px = np.frombuffer(mi.data, np.uint8).reshape(120, 160, 3)
         out.append((b.pts, int((np.abs(px.astype(int) - 128) <= 3).all(axis=2).sum())))
         b.unmap(mi)
+    else:
+        raise AssertionError("no EOS")
     p.set_state(Gst.State.NULL)
     assert out, "no output"
     pts = [t for t, _ in out]

@@ -49,9 +49,12 @@ Commands (typed on stdin, or from --script FILE with "at SECONDS COMMAND"):
   status                          print the last lock report
   eos | quit                      finish (the recording is closed properly;
                                   Ctrl-C and SIGTERM do the same)
-  at SECONDS COMMAND              run COMMAND at that running time
-Lines starting with # are ignored. Times are the pipeline's running time in
-seconds (it plays in real time: sources are live, recordings are clock-synced).
+  at SECONDS COMMAND              run COMMAND before the colour frame at that
+                                  stream time is keyed
+Lines starting with # are ignored; a line that is not a command prints an
+error line and the app goes on. Times are stream times in seconds, those of
+the frames (--dump-at and --duration too): on a loaded machine, which renders
+behind the clock, a timed command still meets the frames it names.
 
 Printed lines (stdout, one per event):
   lock   t=0.000 lock=face face-found=true cutoff=1.2590   on every change of lock / face-found
@@ -69,6 +72,7 @@ Examples:
 """
 import argparse
 import os
+import threading
 import shlex
 import signal
 import sys
@@ -223,6 +227,7 @@ class App:
         self.last_change = None
         self.next_status = 0.0
         self.pending = []       # (seconds, command) sorted
+        self.pending_lock = threading.Lock()
         self.dumps = sorted((float(t), f) for t, f in args.dump_at)
         self.eos_sent = False
         self.stdin_buf = b""
@@ -238,8 +243,9 @@ class App:
         bus = self.pipeline.get_bus()
         bus.add_signal_watch()
         bus.connect("message", self.on_message)
-        if self.dumps:
-            self.matte.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, self.on_buffer)
+        self.ended = False      # --duration reached: frames after it are dropped
+        self.matte.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, self.on_buffer)
+        self.matte.get_static_pad("video").add_probe(Gst.PadProbeType.BUFFER, self.on_video)
         if not args.no_stdin:
             GLib.io_add_watch(GLib.IOChannel.unix_new(sys.stdin.fileno()),
                               GLib.PRIORITY_DEFAULT, GLib.IOCondition.IN | GLib.IOCondition.HUP,
@@ -258,13 +264,14 @@ class App:
             return 0.0
         return max(0, clock.get_time() - self.pipeline.get_base_time()) / Gst.SECOND
 
-    def set_background(self, path):
-        """Replace the background branch (filesrc ! decoder ! imagefreeze -> m.background).
-        A picture that does not decode raises ValueError and the current
-        background stays."""
+    def set_background(self, path, at=None):
+        """Replace the background branch (filesrc ! decoder ! imagefreeze -> m.background),
+        its frames starting at running time `at` seconds (default: now). A picture
+        that does not decode raises ValueError and the current background stays.
+        Returns an Event set when its first frame reaches depthmatte."""
         if path in ("none", ""):
             self.drop_background()
-            return
+            return None
         ext = os.path.splitext(path)[1].lower()
         if ext not in DECODERS:
             raise ValueError(f"background: {path}: only {', '.join(DECODERS)} pictures")
@@ -285,15 +292,20 @@ class App:
         conv.link(freeze)
         pad = self.matte.request_pad_simple("background")
         srcpad = freeze.get_static_pad("src")
-        # The new branch's own running time starts at 0: shift it to now, so
-        # its frames are not taken as late.
-        if self.pipeline.get_state(0)[1] == Gst.State.PLAYING:
+        # The new branch's own running time starts at 0: shift it to the
+        # frame it is for (or now), so its frames are not taken as late.
+        if at is not None:
+            srcpad.set_offset(int(at * Gst.SECOND))
+        elif self.pipeline.get_state(0)[1] == Gst.State.PLAYING:
             srcpad.set_offset(int(self.running_time() * Gst.SECOND))
+        arrived = threading.Event()
+        pad.add_probe(Gst.PadProbeType.BUFFER, lambda *_: (arrived.set(), Gst.PadProbeReturn.REMOVE)[1])
         if srcpad.link(pad) != Gst.PadLinkReturn.OK:
             raise RuntimeError("background: could not link to depthmatte's background pad")
         for e in reversed(elements):
             e.sync_state_with_parent()
         self.bg_elements, self.bg_pad = elements, pad
+        return arrived
 
     def drop_background(self):
         if self.bg_pad is None:
@@ -330,16 +342,24 @@ class App:
             return
         words = line.split()
         if words[0] == "at":
-            if len(words) < 3:
+            try:
+                when = float(words[1]) if len(words) >= 3 else None
+            except ValueError:
+                when = None
+            if when is None or not when >= 0:
                 log("error", self.running_time(), f"usage: at SECONDS COMMAND: {line}")
                 return
-            self.pending.append((float(words[1]), " ".join(words[2:])))
-            self.pending.sort(key=lambda p: p[0])
+            with self.pending_lock:
+                self.pending.append((when, " ".join(words[2:])))
+                self.pending.sort(key=lambda p: p[0])
             return
         self.run(words)
 
-    def run(self, words):
-        t = self.running_time()
+    def run(self, words, t=None, at=None):
+        """Run one command; `t`: the stream time to print (default: now); `at`: the
+        running time of the frame it is for. Returns an Event to wait for, or None."""
+        if t is None:
+            t = self.running_time()
         try:
             cmd = words[0]
             if cmd in ("eos", "quit"):
@@ -348,8 +368,9 @@ class App:
             elif cmd == "status":
                 log("status", t, self.describe_report(self.last) if self.last else "no report yet")
             elif cmd == "background":
-                self.set_background(" ".join(words[1:]))
+                arrived = self.set_background(" ".join(words[1:]), at)
                 log("cmd", t, " ".join(words))
+                return arrived
             else:
                 if cmd == "set":
                     words = words[1:]
@@ -358,8 +379,9 @@ class App:
                 name, value = words
                 apptools.set_checked(self.matte, name, value)
                 log("cmd", t, f"{name} {shown_value(self.matte.get_property(name), value)}")
-        except (ValueError, RuntimeError) as e:
+        except (ValueError, RuntimeError, TypeError) as e:
             log("error", t, f"{' '.join(words)}: {e}")
+        return None
 
     def on_stdin(self, channel, condition):
         # os.read, not sys.stdin.readline: Python's buffered reader could keep
@@ -370,18 +392,50 @@ class App:
         self.stdin_buf += data
         *lines, self.stdin_buf = self.stdin_buf.split(b"\n")
         for line in lines:
-            self.command(line.decode(errors="replace"))
+            text = line.decode(errors="replace")
+            try:
+                self.command(text)
+            except Exception as e:  # a typo must not stop the reader
+                log("error", self.running_time(), f"{text.strip()}: {e}")
         return True
 
+    def on_video(self, pad, info):
+        """Streaming thread, before depthmatte takes the colour frame: the timed
+        commands due by this frame's time run (on the main loop) before it goes
+        on, and a new background's first frame reaches depthmatte first."""
+        buf = info.get_buffer()
+        if buf.pts == Gst.CLOCK_TIME_NONE:
+            return Gst.PadProbeReturn.OK
+        t = buf.pts / Gst.SECOND
+        with self.pending_lock:
+            due = []
+            while self.pending and self.pending[0][0] <= t + 1e-6:
+                due.append(self.pending.pop(0)[1])
+        if not due:
+            return Gst.PadProbeReturn.OK
+        segment = pad.get_sticky_event(Gst.EventType.SEGMENT, 0)
+        rt = segment.parse_segment().to_running_time(Gst.Format.TIME, buf.pts) if segment else buf.pts
+        done, waits = threading.Event(), []
+
+        def run_due():
+            for cmd in due:
+                w = self.run(cmd.split(), t, rt / Gst.SECOND)
+                if w is not None:
+                    waits.append(w)
+            done.set()
+            return False
+        GLib.idle_add(run_due)
+        # bounded: a main loop that has quit, or a picture that never flows,
+        # must not hold the colour forever
+        if done.wait(10):
+            for w in waits:
+                w.wait(10)
+        return Gst.PadProbeReturn.OK
+
     def tick(self):
-        t = self.running_time()
-        while self.pending and self.pending[0][0] <= t:
-            _, cmd = self.pending.pop(0)
-            self.run(cmd.split())
-        # stop at --duration, but not before the frames asked for with
-        # --dump-at went by (a loaded machine renders behind the clock);
-        # 10 s later at the most
-        if self.args.duration and t >= self.args.duration and (not self.dumps or t >= self.args.duration + 10):
+        # --duration ends at the frame of that stream time (on_buffer); a
+        # source that stops delivering frames still stops 10 s later
+        if self.args.duration and self.running_time() >= self.args.duration + 10:
             self.finish()
         return True
 
@@ -441,8 +495,20 @@ class App:
 
     def on_buffer(self, pad, info):
         buf = info.get_buffer()
-        if self.dumps and buf.pts != Gst.CLOCK_TIME_NONE:
-            t = buf.pts / Gst.SECOND
+        if self.ended:
+            return Gst.PadProbeReturn.DROP
+        if buf.pts == Gst.CLOCK_TIME_NONE:
+            return Gst.PadProbeReturn.OK
+        t = buf.pts / Gst.SECOND
+        if self.args.duration and t + 1e-6 >= self.args.duration:
+            # the frame at --duration is the first one not kept: the outputs
+            # end here (an EOS sent to the sources would first play out what
+            # the queues hold, seconds of a recording)
+            self.ended = True
+            pad.get_peer().send_event(Gst.Event.new_eos())
+            GLib.idle_add(self.finish)
+            return Gst.PadProbeReturn.DROP
+        if self.dumps:
             if t + 1e-6 >= self.dumps[0][0]:
                 _, path = self.dumps.pop(0)
                 sample = Gst.Sample.new(buf.copy_deep(), pad.get_current_caps(), None, None)
