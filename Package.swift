@@ -71,7 +71,7 @@ let package = Package(
         // The kit's enums against the shim's property tables; links the bridge.
         .testTarget(
             name: "BridgeTests",
-            dependencies: ["GstDepthMatte", "GstShim", "DMContract", "DepthMatteKit"]
+            dependencies: ["GstDepthMatte", "GstShim", "DMContract", "DepthMatteKit", "CLiteRT"]
         ),
     ]
 )

@@ -19,6 +19,10 @@ next to nothing, as a camera):
   learned       mpfacedetect ! tee ! queue ! m.video, tee ! queue ! personmask ! m.person
   learned-i2    learned with personmask interval=2
   learned-land  learned with personmask model=landscape
+  *-moving      every frame rendered anew by rgbdtestsrc (nothing skipped as
+                unchanged): the source alone, depthmatte (faces from the
+                source), mpfacedetect into depthmatte, and the whole learned
+                pipeline; their differences are the per-stage budget
 (depthmatte with default properties, fakesink sync=false; the detectors'
 rows have the source's face metas off.) Per variant: CPU ms per frame
 (process user+system time, marginal as above), wall-clock fps of the
@@ -54,6 +58,18 @@ def learned_desc(n, variant):
         return f"{sink} {colour('true')} ! m.video {depth}"
     if variant == "stock":
         return f"{sink} {colour('false')} ! videoconvert ! facedetect display=false ! videoconvert ! m.video {depth}"
+    if variant.endswith("-moving"):
+        # every frame rendered anew (the scene moves): nothing is skipped as unchanged
+        moving = f"rgbdtestsrc face-meta={'true' if variant == 'dm-moving' else 'false'} num-buffers={n} ! {V}"
+        mdepth = f"rgbdtestsrc stream=depth num-buffers={n} ! {D} ! m.depth"
+        if variant == "source-moving":
+            return f"{moving} ! fakesink sync=false rgbdtestsrc stream=depth num-buffers={n} ! {D} ! fakesink sync=false"
+        if variant == "dm-moving":
+            return f"{sink} {moving} ! m.video {mdepth}"
+        if variant == "faces-moving":
+            return f"{sink} {moving} ! mpfacedetect ! m.video {mdepth}"
+        return (f"{sink} {moving} ! mpfacedetect ! tee name=t ! queue ! m.video "
+                f"t. ! queue ! personmask ! m.person {mdepth}")
     person = {"learned": "", "learned-i2": "interval=2", "learned-land": "model=landscape"}[variant]
     return (f"{sink} {colour('false')} ! videoconvert ! mpfacedetect ! tee name=t ! queue ! m.video "
             f"t. ! queue ! personmask {person} ! m.person {depth}")
@@ -64,7 +80,8 @@ def learned_main(plugin):
                DEPTHMATTE_DATA_DIR=os.environ.get("DEPTHMATTE_DATA_DIR") or os.path.join(root, ".build", "depthmatte-data"))
     for e in ("depthmatte", "facedetect", "mpfacedetect", "personmask"):  # the registry built before any timing
         subprocess.run(["gst-inspect-1.0", e], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    variants = ["depthmatte", "stock", "learned", "learned-i2", "learned-land"]
+    variants = ["depthmatte", "stock", "learned", "learned-i2", "learned-land",
+                "source-moving", "dm-moving", "faces-moving", "learned-moving"]
     def run(n, v):
         t0 = time.monotonic()
         c = cpu(learned_desc(n, v), plugins, registry)
@@ -95,6 +112,9 @@ def learned_main(plugin):
         at30 = m * 30 / 1000 / cores * 100
         print(f"{v:12} {m:12.2f} {m / stock:8.3f} {m - base:12.2f} {f:13.1f} {med(load[v]):12.1f} {at30:15.1f}  "
               f"{'yes' if f >= 30 and at30 < 100 else 'no'}")
+    src, dmm, fm, lm = (med(ms[v]) for v in ("source-moving", "dm-moving", "faces-moving", "learned-moving"))
+    print(f"moving scene, per stage: source {src:.2f} ms, depthmatte {dmm - src:.2f} ms, "
+          f"mpfacedetect {fm - dmm:.2f} ms, personmask (and tee, queues, fusion) {lm - fm:.2f} ms")
     print(f"learned / stock CPU per frame: {med(ms['learned']) / stock:.3f} "
           f"(detectors and model, depthmatte's share taken out: {(med(ms['learned']) - base) / (stock - base):.3f})")
 
