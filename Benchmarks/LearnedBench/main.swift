@@ -6,7 +6,8 @@
 //                         and the taps at step 2, interleaved (ROUNDS=5 rounds of 40),
 //                         thread CPU time
 //   learned-bench serve   a line server for Benchmarks/learned-parity.py: one
-//                         command a line on stdin, one answer a line on stdout
+//                         command a line on stdin, one answer a line on stdout;
+//                         LEARNED_SAMPLER=old|full|new picks the fill (default new)
 //     fill IN W H STRIDE R G B PIXELSIZE TW TH MIN MAX stretch|letterbox OUT  -> "left top right bottom"
 //     detect short|full REGRESSORS SCORES MINSCORE LEFT TOP RIGHT BOTTOM        -> "x y w h score ..."
 //     merge NFULL x y w h s ... NSHORT x y w h s ...                            -> "x y w h score ..."
@@ -110,7 +111,10 @@ func formatted(_ x: Double) -> String {
 }
 
 func serve() {
-    let sampler = ModelInputSampler()
+    // LEARNED_SAMPLER: new (the kit's, default), full (the kit's reading every pixel), old (OldSampler.swift)
+    let which = env("LEARNED_SAMPLER") ?? "new"
+    let sampler = ModelInputSampler(), old = OldSampler()
+    if which == "full" { sampler.maxStep = 1 }
     while let line = readLine() {
         let a = line.split(separator: " ").map(String.init)
         guard let cmd = a.first else { continue }
@@ -124,9 +128,13 @@ func serve() {
                 if cmd == "fingerprint" { print(FrameFingerprint(f)); return }
                 let tw = Int(a[9])!, th = Int(a[10])!
                 var t = [Float](repeating: 0, count: tw * th * 3)
+                let range = Float(a[11])!...Float(a[12])!, fit: ModelInputSampler.Fit = a[13] == "letterbox" ? .letterbox : .stretch
                 let box = t.withUnsafeMutableBufferPointer {
-                    sampler.fill(f, into: $0.baseAddress!, width: tw, height: th,
-                                 range: Float(a[11])!...Float(a[12])!, fit: a[13] == "letterbox" ? .letterbox : .stretch)
+                    which == "old"
+                        ? old.fill(OldFrame(base: buf.baseAddress!, width: n[0], height: n[1], stride: n[2], red: n[3],
+                                            green: n[4], blue: n[5], pixelSize: n[6]),
+                                   into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit)
+                        : sampler.fill(f, into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit)
                 }
                 t.withUnsafeBytes { writeFile(a[14], $0) }
                 print("\(box.left) \(box.top) \(box.right) \(box.bottom)")

@@ -41,7 +41,8 @@ public struct Letterbox: Equatable {
 /// along rows a sample reads the pair it covers, down columns only its first
 /// row, so half the rows are never read (1920x1080 into 256x256 reads 540 of
 /// 1080 rows) and a tensor pixel still averages at least 2 rows of samples.
-/// A footprint past 100 samples doubles the step again (8K into 1x1).
+/// A footprint past 100 samples doubles the step again (8K into 1x1), a sample
+/// still reading the first pair or row of its run.
 struct SamplingTaps {
     /// Taps per tensor pixel, the same for all: tensor pixel j's are `j * count ..< (j + 1) * count`,
     /// those a footprint does not need weigh 0 (a loop of one length never mispredicts its end).
@@ -61,7 +62,7 @@ struct SamplingTaps {
     /// tensor pixels centred on the tensor (== target when stretched). A footprint
     /// part outside the picture is border: it counts as value 0 (BORDER_ZERO).
     /// The weights of one footprint sum to at most `budget`. `pairs`: a sample at
-    /// step 2 reads both its pixels (the second at `offset + pixelSize`).
+    /// step 2 or more reads the first 2 pixels of its run (the second at `offset + pixelSize`).
     mutating func update(source: Int, target: Int, picture: Double, pixelSize: Int, maxStep: Int,
                          budget: Int, pairs: Bool) {
         let newKey = Key(source: source, target: target, picture: picture, pixelSize: pixelSize,
@@ -71,7 +72,6 @@ struct SamplingTaps {
         let scale = Double(source) / picture                  // source pixels per tensor pixel
         step = maxStep >= 2 && scale >= 4 ? 2 : 1
         while scale / Double(step) > 100 { step *= 2 }
-        if pairs && step > 2 { step = 2 }                     // a pair is the widest read
         let fp = scale / Double(step)                         // samples per tensor pixel
         // the rounded weights of a footprint sum to at most unit * fp + 1
         unit = 64
@@ -80,6 +80,8 @@ struct SamplingTaps {
         let phase = pairs ? 0 : (step - 1) / 2                // the row a sample reads inside its run
         let pad = (Double(target) - picture) / 2 * fp         // samples of border before the picture
         let u = Double(unit)
+        // the first pixel a sample reads; an odd source's last pair is its last two pixels
+        func pixel(_ k: Int) -> Int { pairs && step >= 2 ? min(k * step, source - 2) : min(k * step + phase, source - 1) }
         var lists: [[(Int, UInt16)]] = []
         norm = []
         for j in 0..<target {
@@ -91,10 +93,12 @@ struct SamplingTaps {
                 for k in lo / unit...min(samples - 1, (hi - 1) / unit) {
                     let w = min(hi, (k + 1) * unit) - max(lo, k * unit)
                     if w <= 0 { continue }
-                    // an odd source's last pair is its last two pixels
-                    let x = pairs && step == 2 ? min(k * 2, source - 2) : min(k * step + phase, source - 1)
-                    taps.append((x * pixelSize, UInt16(w)))
+                    taps.append((pixel(k) * pixelSize, UInt16(w)))
                 }
+            } else if min(extent, b) > max(0, a) {
+                // narrower than a weight unit (a 1x1 frame into 256x256): the sample under its centre
+                taps.append((pixel(min(samples - 1, Int((max(0, a) + min(extent, b)) / 2))) * pixelSize, 1))
+                norm[j] = 1
             }
             lists.append(taps)
         }
