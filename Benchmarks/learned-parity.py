@@ -15,7 +15,9 @@ Needs: /usr/bin/python3 with mediapipe 0.10.14 and cv2; ai-edge-litert 2.3.0
 importable (pip install --target /tmp/litert-py --no-deps ai-edge-litert==2.3.0
 ml_dtypes backports.strenum; then PYTHONPATH=/tmp/litert-py); the benchmarks
 built: (cd Benchmarks && swift build -c release --product learned-bench).
-Usage: Benchmarks/learned-parity.py [DATA_DIR] (default /work/shared/real-rgbd)."""
+Usage: Benchmarks/learned-parity.py [DATA_DIR] (default /work/shared/real-rgbd).
+LEARNED_SAMPLER=old|full|new picks the native fill (see learned-bench serve):
+the float baseline, the kit's taps reading every pixel, or the kit's default."""
 import glob
 import os
 import subprocess

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The learned elements' kit side outside GStreamer.
-//   learned-bench time    the sampler's cost: 1920x1080 RGBx to 256x256 stretched,
-//                         to 192x192 and 128x128 letterboxed, median of 200 runs
+//   learned-bench time    the sampler's cost: 1920x1080 RGBx to 256x256 and 256x144
+//                         stretched, to 192x192 and 128x128 letterboxed: the float
+//                         baseline (OldSampler.swift), the taps reading every pixel
+//                         and the taps at step 2, interleaved (ROUNDS=5 rounds of 40),
+//                         thread CPU time
 //   learned-bench serve   a line server for Benchmarks/learned-parity.py: one
-//                         command a line on stdin, one answer a line on stdout
+//                         command a line on stdin, one answer a line on stdout;
+//                         LEARNED_SAMPLER=old|full|new picks the fill (default new)
 //     fill IN W H STRIDE R G B PIXELSIZE TW TH MIN MAX stretch|letterbox OUT  -> "left top right bottom"
 //     detect short|full REGRESSORS SCORES MINSCORE LEFT TOP RIGHT BOTTOM        -> "x y w h score ..."
 //     merge NFULL x y w h s ... NSHORT x y w h s ...                            -> "x y w h score ..."
@@ -14,7 +18,7 @@
 import Glibc
 #endif
 import BenchSupport
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 
 func loadBytes(_ path: String) -> [UInt8] {
     guard let f = fopen(path, "rb") else { fatalError("cannot open \(path)") }
@@ -39,24 +43,64 @@ func faces(_ d: [FaceDetection]) -> String {
     d.map { "\($0.x) \($0.y) \($0.width) \($0.height) \($0.score)" }.joined(separator: " ")
 }
 
+/// Seconds of this thread's CPU time: a figure that other processes on the box do not stretch.
+func cpuNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// Median thread CPU seconds of `body` over `runs` runs after 3 warm-up runs.
+func cpuMedian(runs: Int, _ body: () -> Void) -> Double {
+    for _ in 0..<3 { body() }
+    var t: [Double] = []
+    for _ in 0..<runs { let a = cpuNow(); body(); t.append(cpuNow() - a) }
+    return median(t)
+}
+
 func time() {
     let w = 1920, h = 1080, stride = w * 4
     var frame = [UInt8](repeating: 0, count: stride * h)
     for i in frame.indices { frame[i] = UInt8(truncatingIfNeeded: i &* 2654435761 >> 13) }
-    let sampler = ModelInputSampler()
+    let sampler = ModelInputSampler(), full = ModelInputSampler(), old = OldSampler()
+    full.maxStep = 1
     var tensor = [Float](repeating: 0, count: 256 * 256 * 3)
+    let rounds = Int(env("ROUNDS") ?? "") ?? 5, runs = 40
     frame.withUnsafeBufferPointer { buf in
         let f = PackedRGBFrame(base: buf.baseAddress!, width: w, height: h, stride: stride,
                                red: 0, green: 1, blue: 2, pixelSize: 4)
+        let of = OldFrame(base: buf.baseAddress!, width: w, height: h, stride: stride,
+                          red: 0, green: 1, blue: 2, pixelSize: 4)
+        // the memory floor: one 8-byte load per 64-byte line of every row, of every 2nd row
+        var sink: UInt64 = 0
+        for rowStep in [1, 2] {
+            let t = cpuMedian(runs: 40) {
+                let words = UnsafeRawPointer(buf.baseAddress!)
+                for y in Swift.stride(from: 0, to: h, by: rowStep) {
+                    let row = words + y * stride
+                    for x in Swift.stride(from: 0, to: stride, by: 64) { sink &+= row.load(fromByteOffset: x, as: UInt64.self) }
+                }
+            }
+            print("touching every line of every \(rowStep == 1 ? "" : "2nd ")row: \(formatted(t * 1000)) ms")
+        }
+        if sink == 42 { print("") }
         for (tw, th, fit, range) in [(256, 256, ModelInputSampler.Fit.stretch, Float(0)...1),
                                      (256, 144, .stretch, 0...1),
                                      (192, 192, .letterbox, -1...1), (128, 128, .letterbox, -1...1)] {
-            let t = median(runs: 200) {
-                tensor.withUnsafeMutableBufferPointer {
-                    _ = sampler.fill(f, into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit)
-                }
+            // interleaved: each round times the three in turn, the figure is the median of the rounds' medians
+            var tOld: [Double] = [], tFull: [Double] = [], tNew: [Double] = []
+            for _ in 0..<rounds {
+                tOld.append(cpuMedian(runs: runs) { tensor.withUnsafeMutableBufferPointer {
+                    _ = old.fill(of, into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit) } })
+                tFull.append(cpuMedian(runs: runs) { tensor.withUnsafeMutableBufferPointer {
+                    _ = full.fill(f, into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit) } })
+                tNew.append(cpuMedian(runs: runs) { tensor.withUnsafeMutableBufferPointer {
+                    _ = sampler.fill(f, into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit) } })
             }
-            print("sampler 1920x1080 RGBx -> \(tw)x\(th) \(fit): \(formatted(t * 1000)) ms")
+            let o = median(tOld), u = median(tFull), n = median(tNew)
+            print("sampler 1920x1080 RGBx -> \(tw)x\(th) \(fit): float footprints \(formatted(o * 1000)) ms, "
+                  + "taps every pixel \(formatted(u * 1000)) ms (x\(formatted(o / u))), "
+                  + "taps step 2 \(formatted(n * 1000)) ms (x\(formatted(o / n)))")
         }
     }
 }
@@ -67,7 +111,10 @@ func formatted(_ x: Double) -> String {
 }
 
 func serve() {
-    let sampler = ModelInputSampler()
+    // LEARNED_SAMPLER: new (the kit's, default), full (the kit's reading every pixel), old (OldSampler.swift)
+    let which = env("LEARNED_SAMPLER") ?? "new"
+    let sampler = ModelInputSampler(), old = OldSampler()
+    if which == "full" { sampler.maxStep = 1 }
     while let line = readLine() {
         let a = line.split(separator: " ").map(String.init)
         guard let cmd = a.first else { continue }
@@ -81,9 +128,13 @@ func serve() {
                 if cmd == "fingerprint" { print(FrameFingerprint(f)); return }
                 let tw = Int(a[9])!, th = Int(a[10])!
                 var t = [Float](repeating: 0, count: tw * th * 3)
+                let range = Float(a[11])!...Float(a[12])!, fit: ModelInputSampler.Fit = a[13] == "letterbox" ? .letterbox : .stretch
                 let box = t.withUnsafeMutableBufferPointer {
-                    sampler.fill(f, into: $0.baseAddress!, width: tw, height: th,
-                                 range: Float(a[11])!...Float(a[12])!, fit: a[13] == "letterbox" ? .letterbox : .stretch)
+                    which == "old"
+                        ? old.fill(OldFrame(base: buf.baseAddress!, width: n[0], height: n[1], stride: n[2], red: n[3],
+                                            green: n[4], blue: n[5], pixelSize: n[6]),
+                                   into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit)
+                        : sampler.fill(f, into: $0.baseAddress!, width: tw, height: th, range: range, fit: fit)
                 }
                 t.withUnsafeBytes { writeFile(a[14], $0) }
                 print("\(box.left) \(box.top) \(box.right) \(box.bottom)")

@@ -32,39 +32,110 @@ public struct Letterbox: Equatable {
     public static let none = Letterbox(left: 0, top: 0, right: 0, bottom: 0)
 }
 
-/// One axis of a resampling: for each tensor pixel, the source pixels its
-/// footprint covers (`first...last`; those strictly between have weight 1)
-/// and the covered fractions of the two end pixels.
-struct SamplingAxis {
-    var first: [Int] = [], last: [Int] = []
-    var firstWeight: [Float] = [], lastWeight: [Float] = []
-    /// Source pixels per tensor pixel (the footprint's length, outside parts included).
-    var scale: Double = 0
-    var key: (source: Int, target: Int, picture: Double) = (0, 0, 0)
+/// One axis of a resampling as fixed-point taps: for each tensor pixel, the
+/// samples its footprint covers and their integer weights (the covered length
+/// in 1/`unit` of a sample), and the footprint's whole length in the same
+/// units (border included), which divides the weighted sum.
+///
+/// A footprint of 4 source pixels or more takes 2 pixels per sample (`step` 2):
+/// along rows a sample reads the pair it covers, down columns only its first
+/// row, so half the rows are never read (1920x1080 into 256x256 reads 540 of
+/// 1080 rows) and a tensor pixel still averages at least 2 rows of samples.
+/// A footprint past 100 samples doubles the step again (8K into 1x1), a sample
+/// still reading the first pair or row of its run.
+struct SamplingTaps {
+    /// Taps per tensor pixel, the same for all: tensor pixel j's are `j * count ..< (j + 1) * count`,
+    /// those a footprint does not need weigh 0 (a loop of one length never mispredicts its end).
+    var count = 1
+    /// Byte offset of each tap's first source pixel (pixel index times `pixelSize`).
+    var offset: [Int] = []
+    var weight: [UInt16] = []
+    /// `weight` in all 8 lanes.
+    var wide: [SIMD8<UInt16>] = []
+    /// The footprint's length in weight units, border included (never 0).
+    var norm: [UInt32] = []
+    var step = 1, unit = 1
+    struct Key: Equatable { var source = 0, target = 0, picture = 0.0, pixelSize = 0, maxStep = 0, budget = 0, pairs = false }
+    var key = Key()
 
     /// `target` tensor pixels over `source` pixels; the picture spans `picture`
     /// tensor pixels centred on the tensor (== target when stretched). A footprint
     /// part outside the picture is border: it counts as value 0 (BORDER_ZERO).
-    mutating func update(source: Int, target: Int, picture: Double) {
-        if key == (source, target, picture) && first.count == target { return }
-        key = (source, target, picture)
-        scale = Double(source) / picture
-        let pad = (Double(target) - picture) / 2 * scale  // source pixels of border before the picture
-        first = .init(repeating: 0, count: target); last = .init(repeating: -1, count: target)
-        firstWeight = .init(repeating: 0, count: target); lastWeight = .init(repeating: 0, count: target)
+    /// The weights of one footprint sum to at most `budget`. `pairs`: a sample at
+    /// step 2 or more reads the first 2 pixels of its run (the second at `offset + pixelSize`).
+    mutating func update(source: Int, target: Int, picture: Double, pixelSize: Int, maxStep: Int,
+                         budget: Int, pairs: Bool) {
+        let newKey = Key(source: source, target: target, picture: picture, pixelSize: pixelSize,
+                         maxStep: maxStep, budget: budget, pairs: pairs)
+        if key == newKey && norm.count == target { return }
+        key = newKey
+        let scale = Double(source) / picture                  // source pixels per tensor pixel
+        step = maxStep >= 2 && scale >= 4 ? 2 : 1
+        while scale / Double(step) > 100 { step *= 2 }
+        let fp = scale / Double(step)                         // samples per tensor pixel
+        // the rounded weights of a footprint sum to at most unit * fp + 1
+        unit = 64
+        while unit > 1 && Double(unit) * (fp + 2) > Double(budget) { unit /= 2 }
+        let samples = (source + step - 1) / step, extent = Double(source) / Double(step)
+        let phase = pairs ? 0 : (step - 1) / 2                // the row a sample reads inside its run
+        let pad = (Double(target) - picture) / 2 * fp         // samples of border before the picture
+        let u = Double(unit)
+        // the first pixel a sample reads; an odd source's last pair is its last two pixels
+        func pixel(_ k: Int) -> Int { pairs && step >= 2 ? min(k * step, source - 2) : min(k * step + phase, source - 1) }
+        var lists: [[(Int, UInt16)]] = []
+        norm = []
         for j in 0..<target {
-            let lo = max(0, Double(j) * scale - pad), hi = min(Double(source), Double(j + 1) * scale - pad)
-            guard hi > lo else { continue }  // all border: first > last
-            var f = Int(lo.rounded(.down)), l = Int(hi.rounded(.up)) - 1
-            f = min(max(f, 0), source - 1); l = min(max(l, f), source - 1)
-            first[j] = f; last[j] = l
-            if f == l {
-                firstWeight[j] = Float(hi - lo)
-            } else {
-                firstWeight[j] = Float(Double(f + 1) - lo)
-                lastWeight[j] = Float(hi - Double(l))
+            var taps: [(Int, UInt16)] = []
+            let a = Double(j) * fp - pad, b = Double(j + 1) * fp - pad
+            norm.append(UInt32(max(1, Int((b * u).rounded()) - Int((a * u).rounded()))))
+            let lo = Int((max(0, a) * u).rounded()), hi = Int((min(extent, b) * u).rounded())
+            if hi > lo {                                      // else all border
+                for k in lo / unit...min(samples - 1, (hi - 1) / unit) {
+                    let w = min(hi, (k + 1) * unit) - max(lo, k * unit)
+                    if w <= 0 { continue }
+                    taps.append((pixel(k) * pixelSize, UInt16(w)))
+                }
+            } else if min(extent, b) > max(0, a) {
+                // narrower than a weight unit (a 1x1 frame into 256x256): the sample under its centre
+                taps.append((pixel(min(samples - 1, Int((max(0, a) + min(extent, b)) / 2))) * pixelSize, 1))
+                norm[j] = 1
+            }
+            lists.append(taps)
+        }
+        count = max(1, lists.map(\.count).max() ?? 1)
+        offset = []; weight = []
+        for taps in lists {
+            for k in 0..<count {
+                offset.append(k < taps.count ? taps[k].0 : taps.last?.0 ?? 0)
+                weight.append(k < taps.count ? taps[k].1 : 0)
             }
         }
+        wide = weight.map { SIMD8(repeating: $0) }
+    }
+}
+
+/// How a sample's bytes reach the sums: lanes 0-3 the first pixel's bytes in
+/// memory order, lanes 4-7 the second pixel's (0 for a single pixel); a pixel's
+/// 4th byte, if any, rides along unused.
+protocol PixelLoad {
+    static func single(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16>
+    static func pair(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16>
+}
+enum FourBytePixel: PixelLoad {
+    @inline(__always) static func single(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self)
+        return SIMD8<UInt16>(truncatingIfNeeded: SIMD8<UInt8>(lowHalf: v, highHalf: .zero))
+    }
+    @inline(__always) static func pair(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+        SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+    }
+}
+enum ThreeBytePixel: PixelLoad {
+    @inline(__always) static func single(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+        SIMD8<UInt16>(UInt16(p[0]), UInt16(p[1]), UInt16(p[2]), 0, 0, 0, 0, 0)
+    }
+    @inline(__always) static func pair(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+        SIMD8<UInt16>(UInt16(p[0]), UInt16(p[1]), UInt16(p[2]), 0, UInt16(p[3]), UInt16(p[4]), UInt16(p[5]), 0)
     }
 }
 
@@ -72,19 +143,25 @@ struct SamplingAxis {
 public final class ModelInputSampler {
     public enum Fit { case stretch, letterbox }
 
-    var xs = SamplingAxis(), ys = SamplingAxis()
-    var rowA: [Float] = [], rowB: [Float] = [], sum: [Float] = []
+    var xs = SamplingTaps(), ys = SamplingTaps()
+    /// Row sums, 2 tensor pixels a vector (the last half unused when the width is odd).
+    var rowA: [SIMD8<UInt16>] = [], rowB: [SIMD8<UInt16>] = [], sum: [SIMD4<UInt32>] = []
+    /// The largest sampling step below 100 samples a footprint (1: every source pixel is read).
+    @_spi(Bench) public var maxStep = 2
 
     public init() {}
 
     /// HxWx3 float RGB, values mapped from 0...255 to `range` (selfie: 0...1; BlazeFace: -1...1).
     ///
     /// Each tensor pixel is the area average of the source over its footprint
-    /// (a box filter over the exact, fractional footprint), then `v * (max - min) / 255 + min`
-    /// as ImageToTensorCalculator maps values. `.letterbox` keeps the frame's aspect:
-    /// the picture is centred and the border reads as value 0 (BORDER_ZERO, so `range`'s
-    /// minimum), e.g. 1920x1080 into 192x192 leaves 42 border rows above and below
-    /// (0.21875 of the side). Source rows and pixels are each read at most once.
+    /// (a box filter, its ends weighted by the covered fraction, see
+    /// `SamplingTaps`; rows are sampled every 2nd once a footprint spans 4 rows),
+    /// then `v * (max - min) / 255 + min` as ImageToTensorCalculator maps values.
+    /// `.letterbox` keeps the frame's aspect: the picture is centred and the border
+    /// reads as value 0 (BORDER_ZERO, so `range`'s minimum), e.g. 1920x1080 into
+    /// 192x192 leaves 42 border rows above and below (0.21875 of the side).
+    /// Sums are integers (16-bit per source row, 32-bit per tensor pixel, below
+    /// 2^24 so the float division is exact): a flat colour comes out exact.
     @discardableResult
     public func fill(_ frame: PackedRGBFrame, into tensor: UnsafeMutablePointer<Float>, width: Int, height: Int,
                      range: ClosedRange<Float>, fit: Fit) -> Letterbox {
@@ -105,94 +182,136 @@ public final class ModelInputSampler {
                 pictureW = Double(height) * Double(frame.width) / Double(frame.height)
             }
         }
-        xs.update(source: frame.width, target: width, picture: pictureW)
-        ys.update(source: frame.height, target: height, picture: pictureH)
-        let n = width * 3
-        if sum.count != n {
-            sum = .init(repeating: 0, count: n)
-            rowA = .init(repeating: 0, count: n); rowB = .init(repeating: 0, count: n)
+        // a row sum is at most 2 * 255 * 128 == 65280 (2 pixels a sample), a
+        // tensor pixel's sum at most 65280 * 128 < 2^24
+        xs.update(source: frame.width, target: width, picture: pictureW, pixelSize: frame.pixelSize,
+                  maxStep: maxStep, budget: 128, pairs: true)
+        ys.update(source: frame.height, target: height, picture: pictureH, pixelSize: frame.stride,
+                  maxStep: maxStep, budget: 128, pairs: false)
+        let halves = (width + 1) / 2
+        if sum.count != 2 * halves {
+            sum = .init(repeating: .zero, count: 2 * halves)
+            rowA = .init(repeating: .zero, count: halves); rowB = .init(repeating: .zero, count: halves)
         }
-        let scale = (range.upperBound - range.lowerBound) / 255, offset = range.lowerBound
-        let area = Float(xs.scale * ys.scale)
-        sum.withUnsafeMutableBufferPointer { acc in
-        rowA.withUnsafeMutableBufferPointer { a in
-        rowB.withUnsafeMutableBufferPointer { b in
-            var current = a.baseAddress!, kept = b.baseAddress!
-            var keptRow = -1  // the source row whose horizontal sums `kept` holds
-            for i in 0..<height {
-                let out = tensor + i * n
-                let f = ys.first[i], l = ys.last[i]
-                if f > l {  // all border
-                    for k in 0..<n { out[k] = offset }
-                    continue
-                }
-                for k in 0..<n { acc[k] = 0 }
-                for y in f...l {
-                    let w: Float = y == f ? ys.firstWeight[i] : (y == l ? ys.lastWeight[i] : 1)
-                    let row: UnsafeMutablePointer<Float>
-                    if y == keptRow {
-                        row = kept
-                    } else {
-                        horizontalSums(frame, row: y, into: current)
-                        row = current
-                        if y == l {  // the next tensor row may start on it
-                            swap(&current, &kept); keptRow = y
-                        }
-                    }
-                    if w == 1 {
-                        for k in 0..<n { acc[k] += row[k] }
-                    } else {
-                        for k in 0..<n { acc[k] += w * row[k] }
-                    }
-                }
-                for k in 0..<n { out[k] = acc[k] / area * scale + offset }
-            }
-        }}}
+        if frame.pixelSize == 4 {
+            fill(frame, FourBytePixel.self, into: tensor, width: width, height: height, range: range)
+        } else {
+            fill(frame, ThreeBytePixel.self, into: tensor, width: width, height: height, range: range)
+        }
         return box
     }
 
-    /// The footprint sums of one source row for every tensor column (r, g, b interleaved).
-    private func horizontalSums(_ frame: PackedRGBFrame, row y: Int, into h: UnsafeMutablePointer<Float>) {
-        let src = frame.base + y * frame.stride
-        let ps = frame.pixelSize, ro = frame.red, go = frame.green, bo = frame.blue
-        xs.first.withUnsafeBufferPointer { first in
-        xs.last.withUnsafeBufferPointer { last in
-        xs.firstWeight.withUnsafeBufferPointer { fw in
-        xs.lastWeight.withUnsafeBufferPointer { lw in
-            var keptIndex = -1
-            var kr: Float = 0, kg: Float = 0, kb: Float = 0
-            for j in 0..<first.count {
-                let f = first[j], l = last[j]
-                if f > l { h[3 * j] = 0; h[3 * j + 1] = 0; h[3 * j + 2] = 0; continue }
-                var fr: Float, fg: Float, fb: Float
-                if f == keptIndex {
-                    fr = kr; fg = kg; fb = kb
-                } else {
-                    let p = src + f * ps
-                    fr = Float(p[ro]); fg = Float(p[go]); fb = Float(p[bo])
-                    kr = fr; kg = fg; kb = fb; keptIndex = f
-                }
-                if f == l {
-                    let w = fw[j]
-                    h[3 * j] = w * fr; h[3 * j + 1] = w * fg; h[3 * j + 2] = w * fb
+    private func fill<P: PixelLoad>(_ frame: PackedRGBFrame, _: P.Type, into tensor: UnsafeMutablePointer<Float>,
+                                    width: Int, height: Int, range: ClosedRange<Float>) {
+        let scale = (range.upperBound - range.lowerBound) / 255, offset = range.lowerBound
+        let ro = frame.red, go = frame.green, bo = frame.blue
+        let pairs = xs.step == 2
+        let perSample: Float = pairs ? 2 : 1
+        let halves = (width + 1) / 2, xCount = xs.count, yCount = ys.count
+        sum.withUnsafeMutableBufferPointer { accBuf in
+        rowA.withUnsafeMutableBufferPointer { a in
+        rowB.withUnsafeMutableBufferPointer { b in
+        ys.offset.withUnsafeBufferPointer { yOffset in
+        ys.weight.withUnsafeBufferPointer { yWeight in
+        ys.norm.withUnsafeBufferPointer { yNorm in
+        xs.offset.withUnsafeBufferPointer { xOffset in
+        xs.wide.withUnsafeBufferPointer { xWide in
+        xs.norm.withUnsafeBufferPointer { xNorm in
+            let acc = accBuf.baseAddress!
+            var current = a.baseAddress!, kept = b.baseAddress!
+            var keptRow = -1  // the byte offset of the source row whose sums `kept` holds
+            for i in 0..<height {
+                let out = tensor + i * width * 3
+                let t0 = i * yCount, t1 = t0 + yCount
+                if yWeight[t0] == 0 {  // all border
+                    for k in 0..<width * 3 { out[k] = offset }
                     continue
                 }
-                var sr = 0, sg = 0, sb = 0
-                var p = src + (f + 1) * ps
-                let end = src + l * ps
-                while p < end {
-                    sr &+= Int(p[ro]); sg &+= Int(p[go]); sb &+= Int(p[bo])
-                    p += ps
+                for j in 0..<2 * halves { acc[j] = .zero }
+                for t in t0..<t1 {
+                    let rowOffset = yOffset[t], w = UInt32(yWeight[t])
+                    if w == 0 { break }
+                    let row: UnsafeMutablePointer<SIMD8<UInt16>>
+                    if rowOffset == keptRow {
+                        row = kept
+                    } else {
+                        let src = frame.base + rowOffset
+                        let h = UnsafeMutableRawPointer(current).assumingMemoryBound(to: SIMD4<UInt16>.self)
+                        if pairs {
+                            rowSums(src, P.pair, width, xCount, xOffset, xWide, into: h)
+                        } else {
+                            rowSums(src, P.single, width, xCount, xOffset, xWide, into: h)
+                        }
+                        row = current
+                        if t == t1 - 1 || yWeight[t + 1] == 0 {  // the next tensor row may start on it
+                            swap(&current, &kept); keptRow = rowOffset
+                        }
+                    }
+                    for j in 0..<halves {
+                        let v = SIMD8<UInt32>(truncatingIfNeeded: row[j]) &* w
+                        acc[2 * j] &+= v.lowHalf; acc[2 * j + 1] &+= v.highHalf
+                    }
                 }
-                kr = Float(end[ro]); kg = Float(end[go]); kb = Float(end[bo]); keptIndex = l
-                let w0 = fw[j], w1 = lw[j]
-                h[3 * j] = w0 * fr + Float(sr) + w1 * kr
-                h[3 * j + 1] = w0 * fg + Float(sg) + w1 * kg
-                h[3 * j + 2] = w0 * fb + Float(sb) + w1 * kb
+                let ny = Float(yNorm[i]) * perSample
+                for j in 0..<width {
+                    let v = SIMD4<Float>(acc[j]) / (Float(xNorm[j]) * ny)
+                    out[3 * j] = v[ro] * scale + offset
+                    out[3 * j + 1] = v[go] * scale + offset
+                    out[3 * j + 2] = v[bo] * scale + offset
+                }
             }
-        }}}}
+        }}}}}}}}}
+    }
+
+    /// One source row's sums for every tensor pixel, in memory-order lanes, a pair's two pixels folded.
+    @inline(__always)
+    private func rowSums(_ src: UnsafePointer<UInt8>, _ load: (UnsafePointer<UInt8>) -> SIMD8<UInt16>, _ width: Int,
+                         _ count: Int, _ offset: UnsafeBufferPointer<Int>, _ wide: UnsafeBufferPointer<SIMD8<UInt16>>,
+                         into h: UnsafeMutablePointer<SIMD4<UInt16>>) {
+        let off = offset.baseAddress!, w = wide.baseAddress!
+        // a fixed tap count unrolls (1920 into 256: 5 taps, 192: 6, 128: 9)
+        switch count {
+        case 2: rowSums(src, load, width, Taps2.self, off, w, into: h)
+        case 3: rowSums(src, load, width, Taps3.self, off, w, into: h)
+        case 4: rowSums(src, load, width, Taps4.self, off, w, into: h)
+        case 5: rowSums(src, load, width, Taps5.self, off, w, into: h)
+        case 6: rowSums(src, load, width, Taps6.self, off, w, into: h)
+        case 7: rowSums(src, load, width, Taps7.self, off, w, into: h)
+        case 8: rowSums(src, load, width, Taps8.self, off, w, into: h)
+        case 9: rowSums(src, load, width, Taps9.self, off, w, into: h)
+        default:
+            for j in 0..<width {
+                var s = SIMD8<UInt16>.zero
+                let t = j &* count
+                for k in 0..<count { s &+= load(src + off[t &+ k]) &* w[t &+ k] }
+                h[j] = s.lowHalf &+ s.highHalf
+            }
+        }
+    }
+
+    @inline(__always)
+    private func rowSums<N: TapCount>(_ src: UnsafePointer<UInt8>, _ load: (UnsafePointer<UInt8>) -> SIMD8<UInt16>,
+                                      _ width: Int, _: N.Type, _ off: UnsafePointer<Int>,
+                                      _ w: UnsafePointer<SIMD8<UInt16>>, into h: UnsafeMutablePointer<SIMD4<UInt16>>) {
+        var t = 0
+        for j in 0..<width {
+            var s = SIMD8<UInt16>.zero
+            for k in 0..<N.n { s &+= load(src + off[t &+ k]) &* w[t &+ k] }
+            h[j] = s.lowHalf &+ s.highHalf
+            t &+= N.n
+        }
     }
 }
+
+protocol TapCount { static var n: Int { get } }
+enum Taps2: TapCount { static var n: Int { 2 } }
+enum Taps3: TapCount { static var n: Int { 3 } }
+enum Taps4: TapCount { static var n: Int { 4 } }
+enum Taps5: TapCount { static var n: Int { 5 } }
+enum Taps6: TapCount { static var n: Int { 6 } }
+enum Taps7: TapCount { static var n: Int { 7 } }
+enum Taps8: TapCount { static var n: Int { 8 } }
+enum Taps9: TapCount { static var n: Int { 9 } }
 
 /// A cheap test for "this frame is the same picture as the last one" (a frozen
 /// source, a paused camera): the frame's size and a 128-bit hash of the r, g, b
