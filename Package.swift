@@ -55,11 +55,11 @@ let package = Package(
         ),
         .target(
             name: "GstDepthMatte",
-            dependencies: ["GstShim", "DMContract", "DepthMatteKit", "CLiteRT"]
+            dependencies: ["DMContract", "DepthMatteKit", "CLiteRT"]
         ),
         .target(
             name: "GstDepthMattePlugin",
-            dependencies: ["GstDepthMatte"],
+            dependencies: ["GstShim", "GstDepthMatte"],
             // Link the Swift runtime in so the plugin loads from any folder
             // (the default RUNPATH points into the toolchain).
             linkerSettings: [.unsafeFlags(["-static-stdlib"])]

@@ -6,7 +6,7 @@
 //
 //   swift run -c release lock-bench [seconds] [fps] [video-width]
 //
-// Metrics (DESIGN.md "Numbers that matter"): SAD = sum |a - a*| / 1000 per
+// Metrics (docs/quality.md): SAD = sum |a - a*| / 1000 per
 // frame (mean over frames), IoU at 0.5 (mean and minimum over frames; also
 // the minimum over the frames without a reported subject face), dtSSD =
 // sqrt(mean(((a_t - a_t-1) - (a*_t - a*_t-1))^2)) x 100 (mean over frames).

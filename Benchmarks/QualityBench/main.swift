@@ -6,7 +6,7 @@
 //
 //   swift run -c release quality-bench [seconds] [fps]
 //
-// Metrics (DESIGN.md "Numbers that matter"), means over frames:
+// Metrics (docs/quality.md), means over frames:
 //   SAD   = sum |a - a*| / 1000 per frame
 //   MSE   = mean (a - a*)^2 x 1e3
 //   Grad  = sum (|grad a| - |grad a*|)^2 / 1000, Gaussian derivatives sigma = 1.4

@@ -6,7 +6,7 @@
 /// with the field (and for a syntax error the line and column) named.
 @_spi(Bench) @testable import DepthMatteKit
 @testable import GstDepthMatte
-import GstShim
+import DMContract
 import XCTest
 
 final class CalibrationTests: XCTestCase {

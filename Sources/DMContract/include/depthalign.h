@@ -28,7 +28,7 @@ dm_depthalign_settings_init (DMDepthAlignSettings *s)
 
 void *dm_depthalign_new(void);
 /* Keep a parsed calibration (dm_calibration_new's handle, declared in the
- * shim's include/calibration.h) for the frames to come: 1, or 0 without one. */
+ * calibration.h) for the frames to come: 1, or 0 without one. */
 int32_t dm_depthalign_load(void *state, void *parsed);
 /* Register one GRAY16_LE (or, settings->big_endian, GRAY16_BE) depth frame
  * (depth camera's view) into `out`

@@ -4,7 +4,6 @@
 /// registration (DepthMatteKit/depthalign).
 import DepthMatteKit
 import DMContract
-import GstShim
 
 final class DepthAlignState {
     let registration = DepthRegistration()

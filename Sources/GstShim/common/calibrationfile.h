@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* calibrationfile.h: a camera pair's calibration file (include/calibration.h)
+/* calibrationfile.h: a camera pair's calibration file (DMContract's calibration.h)
  * as an element reads it when it starts (depthalign, rgbdtestsrc): parsed
  * and checked once (json-glib), then negotiation reads the sizes and
  * streaming uses the bridge's handle. */

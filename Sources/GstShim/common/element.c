@@ -7,7 +7,6 @@
 #include "elements.h"
 #include "padlog.h"
 #include "dmcommon.h"
-#include "depthalign.h"
 #include "calibrationfile.h"
 
 typedef struct

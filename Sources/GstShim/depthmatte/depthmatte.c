@@ -2,7 +2,9 @@
 /* depthmatte.c: GObject glue for the depthmatte element.
  *
  * A GstVideoAggregator with four request pads:
- *   video       8-bit packed RGB colour (plain GstVideoAggregatorPad, never converted)
+ *   video       the colour: packed RGB read as it is, any other camera format
+ *               converted to the output's format (a GstVideoAggregatorConvertPad
+ *               that skips the conversion for packed RGB; depthmatte-caps.c)
  *   depth       GRAY16_LE/BE depth or disparity, or a GRAY8 normalised map, registered
  *               to the video (plain pad, never converted; see depth-kind)
  *   person      optional, a GRAY8 person probability of the video (255 = person),
