@@ -427,6 +427,8 @@ from gi.repository import Gst
 Gst.init(None)
 p = Gst.parse_launch(sys.argv[1])
 sink = p.get_by_name("sink")
+if sink is not None:
+    sink.set_property("wait-on-eos", False)  # EOS posted with the samples still queued
 p.set_state(Gst.State.PLAYING)
 bus, out = p.get_bus(), {"warnings": [], "errors": [], "flags": [], "means": []}
 while True:
