@@ -363,30 +363,30 @@ dm_nn_model_output_count (const DMNNModel * m)
   return m ? m->n_outputs : 0;
 }
 
+/* Tensor `index` of `tensors` (`n` of them), or NULL; its count into `count`. */
+static DMNNTensor *
+tensor_at (DMNNTensor * tensors, int n, int index, size_t *count)
+{
+  DMNNTensor *t = (tensors && index >= 0 && index < n) ? &tensors[index] : NULL;
+  if (count)
+    *count = t ? t->count : 0;
+  return t;
+}
+
 float *
 dm_nn_model_input (DMNNModel * m, int index, size_t *count)
 {
-  if (!m || index < 0 || index >= m->n_inputs) {
-    if (count)
-      *count = 0;
-    return NULL;
-  }
-  if (count)
-    *count = m->inputs[index].count;
-  return m->inputs[index].data;
+  DMNNTensor *t = tensor_at (m ? m->inputs : NULL, m ? m->n_inputs : 0, index,
+      count);
+  return t ? t->data : NULL;
 }
 
 const float *
 dm_nn_model_output (DMNNModel * m, int index, size_t *count)
 {
-  if (!m || index < 0 || index >= m->n_outputs) {
-    if (count)
-      *count = 0;
-    return NULL;
-  }
-  if (count)
-    *count = m->outputs[index].count;
-  return m->outputs[index].data;
+  DMNNTensor *t = tensor_at (m ? m->outputs : NULL, m ? m->n_outputs : 0,
+      index, count);
+  return t ? t->data : NULL;
 }
 
 static int

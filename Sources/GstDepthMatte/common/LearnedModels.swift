@@ -172,3 +172,22 @@ enum SelfTestFigure {
         }
     }
 }
+
+/// A learned element's entry point: `body`'s result, or -1 with its error's
+/// reason copied into the shim's buffer (truncated, NUL-terminated).
+func reportingWhy(_ why: UnsafeMutablePointer<CChar>?, _ length: Int,
+                  _ body: () throws(LearnedModelError) -> Int32) -> Int32 {
+    do {
+        return try body()
+    } catch {
+        if let why, length > 0 {
+            var n = 0
+            for byte in error.why.utf8 where n < length - 1 {
+                why[n] = CChar(bitPattern: byte)
+                n += 1
+            }
+            why[n] = 0
+        }
+        return -1
+    }
+}

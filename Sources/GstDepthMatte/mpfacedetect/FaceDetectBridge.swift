@@ -118,13 +118,12 @@ public func dm_mpfacedetect_new() -> UnsafeMutableRawPointer? {
 @_cdecl("dm_mpfacedetect_start")
 public func dm_mpfacedetect_start(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFaceDetectSettings>?,
                                   _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
-    guard let f = ElementState.get(state, as: FaceFinder.self), let settings else { return -1 }
-    do {
+    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
+        guard let f = ElementState.get(state, as: FaceFinder.self), let settings else {
+            throw LearnedModelError(why: "no element state")
+        }
         try f.start(settings.pointee)
         return 0
-    } catch {
-        writeWhy(error.why, why, whyLength)
-        return -1
     }
 }
 
@@ -132,29 +131,24 @@ public func dm_mpfacedetect_start(_ state: UnsafeMutableRawPointer?, _ settings:
 public func dm_mpfacedetect_process(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFaceDetectSettings>?,
                                     _ image: UnsafePointer<DMRGBImage>?, _ faces: UnsafeMutablePointer<DMFace>?,
                                     _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
-    guard let f = ElementState.get(state, as: FaceFinder.self), let settings, let image, let faces,
-          let frame = PackedRGBFrame(image.pointee) else {
-        writeWhy("no frame", why, whyLength)
-        return -1
+    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
+        guard let f = ElementState.get(state, as: FaceFinder.self), let settings, let image, let faces,
+              let frame = PackedRGBFrame(image.pointee) else {
+            throw LearnedModelError(why: "no frame")
+        }
+        let found = try f.process(settings.pointee, frame: frame)
+        let w = Int(image.pointee.width), h = Int(image.pointee.height)
+        var n = 0
+        for face in found where n < Int(DM_MAX_FACES) {
+            // pixels of the frame, rounded and clamped, as facedetect reports them
+            func px(_ v: Float, _ size: Int) -> Int { min(max(Int((v * Float(size)).rounded()), 0), size) }
+            let x0 = px(face.x, w), y0 = px(face.y, h)
+            let x1 = px(face.x + face.width, w), y1 = px(face.y + face.height, h)
+            guard x1 > x0, y1 > y0 else { continue }
+            faces[n] = DMFace(box: DMBox(x: Int32(x0), y: Int32(y0), width: Int32(x1 - x0), height: Int32(y1 - y0)),
+                              confidence: Double(face.score))
+            n += 1
+        }
+        return Int32(n)
     }
-    let found: [FaceDetection]
-    do {
-        found = try f.process(settings.pointee, frame: frame)
-    } catch {
-        writeWhy(error.why, why, whyLength)
-        return -1
-    }
-    let w = Int(image.pointee.width), h = Int(image.pointee.height)
-    var n = 0
-    for face in found where n < Int(DM_MAX_FACES) {
-        // pixels of the frame, rounded and clamped, as facedetect reports them
-        func px(_ v: Float, _ size: Int) -> Int { min(max(Int((v * Float(size)).rounded()), 0), size) }
-        let x0 = px(face.x, w), y0 = px(face.y, h)
-        let x1 = px(face.x + face.width, w), y1 = px(face.y + face.height, h)
-        guard x1 > x0, y1 > y0 else { continue }
-        faces[n] = DMFace(box: DMBox(x: Int32(x0), y: Int32(y0), width: Int32(x1 - x0), height: Int32(y1 - y0)),
-                          confidence: Double(face.score))
-        n += 1
-    }
-    return Int32(n)
 }

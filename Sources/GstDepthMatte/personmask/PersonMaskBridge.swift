@@ -101,13 +101,12 @@ public func dm_personmask_new() -> UnsafeMutableRawPointer? {
 @_cdecl("dm_personmask_start")
 public func dm_personmask_start(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMPersonMaskSettings>?,
                                 _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
-    guard let m = ElementState.get(state, as: PersonMasker.self), let settings else { return -1 }
-    do {
+    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
+        guard let m = ElementState.get(state, as: PersonMasker.self), let settings else {
+            throw LearnedModelError(why: "no element state")
+        }
         try m.start(settings.pointee)
         return 0
-    } catch {
-        writeWhy(error.why, why, whyLength)
-        return -1
     }
 }
 
@@ -115,18 +114,14 @@ public func dm_personmask_start(_ state: UnsafeMutableRawPointer?, _ settings: U
 public func dm_personmask_process(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMPersonMaskSettings>?,
                                   _ image: UnsafePointer<DMRGBImage>?, _ mask: UnsafePointer<DMGrayImage>?,
                                   _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
-    guard let m = ElementState.get(state, as: PersonMasker.self), let settings, let image, let mask,
-          let frame = PackedRGBFrame(image.pointee), let out = mask.pointee.data else {
-        writeWhy("no frame", why, whyLength)
-        return -1
-    }
-    do {
+    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
+        guard let m = ElementState.get(state, as: PersonMasker.self), let settings, let image, let mask,
+              let frame = PackedRGBFrame(image.pointee), let out = mask.pointee.data else {
+            throw LearnedModelError(why: "no frame")
+        }
         try m.process(settings.pointee, frame: frame, out: out, outWidth: Int(mask.pointee.width),
                       outHeight: Int(mask.pointee.height), outStride: Int(mask.pointee.stride))
         return 0
-    } catch {
-        writeWhy(error.why, why, whyLength)
-        return -1
     }
 }
 
@@ -137,15 +132,4 @@ extension PackedRGBFrame {
         self.init(base: UnsafePointer(data), width: Int(c.width), height: Int(c.height), stride: Int(c.stride),
                   red: Int(c.r), green: Int(c.g), blue: Int(c.b), pixelSize: Int(c.pixel_stride))
     }
-}
-
-/// Copy `text` into the shim's reason buffer (truncated, NUL-terminated).
-func writeWhy(_ text: String, _ buffer: UnsafeMutablePointer<CChar>?, _ length: Int) {
-    guard let buffer, length > 0 else { return }
-    var n = 0
-    for byte in text.utf8 where n < length - 1 {
-        buffer[n] = CChar(bitPattern: byte)
-        n += 1
-    }
-    buffer[n] = 0
 }

@@ -294,3 +294,21 @@ dm_props_sync (GstObject * object, const GstSegment * segment,
   if (GST_CLOCK_TIME_IS_VALID (st))
     gst_object_sync_values (object, st);
 }
+
+void
+dm_learned_start_report (GstElement * element, gboolean ready,
+    const gchar * model, const gchar * why, const gchar * instead)
+{
+  gchar *name;
+
+  if (ready) {
+    GST_INFO_OBJECT (element, "%s model ready", model);
+    return;
+  }
+  name = gst_object_get_name (GST_OBJECT (gst_element_get_factory (element)));
+  GST_ELEMENT_WARNING (element, RESOURCE, NOT_FOUND,
+      ("%s has no %s model: %s. %s", name, model, why, instead),
+      ("scripts/setup installs the LiteRT runtime and the models into "
+          "~/.local/share/depthmatte (DEPTHMATTE_DATA_DIR overrides it)"));
+  g_free (name);
+}

@@ -150,4 +150,11 @@ GstStructure *dm_pool_config (GstBufferPool * pool, GstQuery * query,
 void dm_props_sync (GstObject * object, const GstSegment * segment,
     GstClockTime pts);
 
+/* The end of a learned element's start (personmask, mpfacedetect): when its
+ * models are not `ready`, one RESOURCE/NOT_FOUND WARNING "<element> has no
+ * <model> model: <why>. <instead>" with where the runtime and models come
+ * from; an INFO line when they are. */
+void dm_learned_start_report (GstElement * element, gboolean ready,
+    const gchar * model, const gchar * why, const gchar * instead);
+
 #endif

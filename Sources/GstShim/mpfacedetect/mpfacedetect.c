@@ -79,14 +79,8 @@ gst_mpfacedetect_start (GstBaseTransform * trans)
     self->state = dm_mpfacedetect_new ();
   self->unavailable = dm_mpfacedetect_start (self->state, &settings, why,
       sizeof why) != 0;
-  if (self->unavailable)
-    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-        ("mpfacedetect has no face model: %s. Frames pass through with no "
-            "faces.", why),
-        ("scripts/setup installs the LiteRT runtime and the models into "
-            "~/.local/share/depthmatte (DEPTHMATTE_DATA_DIR overrides it)"));
-  else
-    GST_INFO_OBJECT (self, "face models ready");
+  dm_learned_start_report (GST_ELEMENT (self), !self->unavailable, "face",
+      why, "Frames pass through with no faces.");
   return TRUE;
 }
 

@@ -195,14 +195,9 @@ gst_personmask_start (GstBaseTransform * trans)
     self->state = dm_personmask_new ();
   self->unavailable = dm_personmask_start (self->state, &settings, why,
       sizeof why) != 0;
-  if (self->unavailable)
-    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-        ("personmask has no person model: %s. Its masks are empty and flagged "
-            "GAP, so depthmatte keys by depth alone.", why),
-        ("scripts/setup installs the LiteRT runtime and the models into "
-            "~/.local/share/depthmatte (DEPTHMATTE_DATA_DIR overrides it)"));
-  else
-    GST_INFO_OBJECT (self, "person model ready");
+  dm_learned_start_report (GST_ELEMENT (self), !self->unavailable, "person",
+      why, "Its masks are empty and flagged GAP, so depthmatte keys by depth "
+      "alone.");
   return TRUE;
 }
 
