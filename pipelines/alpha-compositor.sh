@@ -6,7 +6,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 out=${1:-alpha-compositor.mp4}
-exec gst-launch-1.0 -e \
+writing "$out" -- gst-launch-1.0 -e \
   compositor name=c background=black sink_1::xpos=0 ! videoconvert ! video/x-raw,format=I420 ! \
     x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out" \
   videotestsrc pattern=ball num-buffers=150 ! video/x-raw,width=1280,height=720,framerate=30/1 ! c.sink_0 \

@@ -14,7 +14,7 @@ picture=${1:?usage: $0 picture.jpg [out.mp4]}
 out=${2:-background-image.mp4}
 person_prior m source
 # shellcheck disable=SC2086
-exec gst-launch-1.0 -e \
+writing "$out" -- gst-launch-1.0 -e \
   depthmatte name=m ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out" \
   rgbdtestsrc num-buffers=150 ! video/x-raw,width=1280,height=720,framerate=30/1 ! $to_video \
   rgbdtestsrc stream=depth num-buffers=150 ! video/x-raw,width=640,height=360,framerate=30/1 ! m.depth \

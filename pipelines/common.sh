@@ -62,10 +62,42 @@ launch_checked() {
 }
 
 # launch ARGS...: the script's pipeline. When the script writes a file
-# (out_file set), any WARNING fails the run (launch_checked); when it shows
-# the picture, gst-launch-1.0 prints its messages as they come.
+# (out_file set), any WARNING fails the run (launch_checked) and a failed run
+# removes the file; when it shows the picture, gst-launch-1.0 prints its
+# messages as they come.
 launch() {
-  if [ -n "${out_file:-}" ]; then launch_checked "$@"; else gst-launch-1.0 "$@"; fi
+  if [ -n "${out_file:-}" ]; then writing "$out_file" -- launch_checked "$@"; else gst-launch-1.0 "$@"; fi
+}
+
+# writing [--keep-written] FILE... -- COMMAND...: runs COMMAND, which writes
+# the FILEs, and returns its status. When it fails, the FILEs are removed (a
+# failed run leaves no empty or unplayable file behind); --keep-written keeps
+# those that hold data (fragmented recordings play up to the failure).
+# SIGTERM finishes COMMAND as Ctrl-C does (gst-launch-1.0 -e: EOS, files
+# closed); Ctrl-C reaches COMMAND itself.
+writing() {
+  local keep=0 files=() pid rc=0 f
+  if [ "$1" = --keep-written ]; then keep=1; shift; fi
+  while [ "$1" != -- ]; do files+=("$1"); shift; done
+  shift
+  "$@" &
+  pid=$!
+  trap 'kill -INT "$pid" 2>/dev/null' TERM
+  trap ':' INT
+  while :; do
+    wait "$pid" && rc=0 || rc=$?
+    kill -0 "$pid" 2>/dev/null || break
+  done
+  trap - TERM INT
+  if [ "$rc" != 0 ]; then
+    for f in "${files[@]}"; do
+      if [ -e "$f" ] && { [ "$keep" = 0 ] || [ ! -s "$f" ]; }; then
+        rm -f "$f"
+        echo "$(basename "$0"): removed $f (the run failed)" >&2
+      fi
+    done
+  fi
+  return "$rc"
 }
 
 # person_prior [matte-name] [faces]: what finds the face for the lock, and

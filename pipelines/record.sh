@@ -40,7 +40,7 @@ fi
 person_prior m
 display_sink
 # shellcheck disable=SC2086
-exec gst-launch-1.0 -e \
+writing --keep-written "$prefix-keyed.mp4" "$prefix-colour.mkv" "$prefix-depth.mov" -- gst-launch-1.0 -e \
   depthmatte name=m ! videoconvert ! tee name=t \
     t. ! queue ! $show \
     t. ! queue ! videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast tune=zerolatency ! \

@@ -15,7 +15,7 @@ source "$(dirname "$0")/common.sh"
 out=${1:-vampire.mp4}; frames=${2:-300}
 VIDEO="video/x-raw,width=1280,height=720,framerate=30/1"
 DEPTH="video/x-raw,width=640,height=360,framerate=30/1"
-exec gst-launch-1.0 -e \
+writing "$out" -- gst-launch-1.0 -e \
   compositor name=c background=black ! videoconvert ! video/x-raw,format=I420 ! \
     x264enc speed-preset=veryfast ! mp4mux ! filesink location="$out" \
   videotestsrc pattern=pinwheel num-buffers="$frames" ! $VIDEO ! c.sink_0 \

@@ -342,3 +342,11 @@ def test_no_opencv_cascade_errors():
                        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)
     assert "facedetect (OpenCV)" in p.stderr, p.stderr
     assert "haarcascade" not in p.stderr and "[ERROR" not in p.stderr, p.stderr
+
+
+def test_a_python_without_gi_is_told_which_python_to_use():
+    # -S: no site-packages, as with another python3 first on PATH
+    r = subprocess.run([sys.executable, "-S", APP, "--no-stdin"], capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 1 and "has no gi (PyGObject): run it with Debian's /usr/bin/python3" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr

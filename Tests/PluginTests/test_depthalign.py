@@ -351,3 +351,31 @@ def test_readme_first_example_runs_with_test_sources(calibration, tmp_path):
         n += 1
     p.set_state(Gst.State.NULL)
     assert n == 15
+
+
+@pytest.mark.parametrize("translation, warned", [([26, 0, 0], True), ([-0.05, 0.0, 0.0], False)])
+def test_a_baseline_over_a_metre_warns_that_translation_is_in_metres(tmp_path, translation, warned):
+    cal = write_calibration(tmp_path / "pair.json",
+                            depth_to_color={"rotation": rotation_yaw(1.0), "translation": translation})
+    p = Gst.parse_launch(f"rgbdtestsrc num-buffers=3 stream=depth calibration={calibration_of(tmp_path)} ! "
+                         f"depthalign calibration={cal} ! fakesink")
+    p.set_state(Gst.State.PLAYING)
+    msgs = []
+    try:
+        while (m := p.get_bus().timed_pop_filtered(120 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR
+                                                   | Gst.MessageType.WARNING)) is not None:
+            if m.type == Gst.MessageType.EOS:
+                break
+            assert m.type != Gst.MessageType.ERROR, m.parse_error()
+            msgs.append(m.parse_warning()[0].message)
+    finally:
+        p.set_state(Gst.State.NULL)
+    if warned:
+        assert len(msgs) == 1 and "26.0 m from the colour camera" in msgs[0] and "in metres" in msgs[0], msgs
+    else:
+        assert msgs == []
+
+
+def calibration_of(tmp_path):
+    """A calibration with a 5 cm baseline, for the depth source's size."""
+    return write_calibration(tmp_path / "source.json")

@@ -385,3 +385,60 @@ def test_camera_motion_is_reported_and_only_when_the_picture_moves(step):
                 assert sx == pytest.approx(-step, abs=0.05) and abs(sy) < 0.05
     finally:
         k.stop()
+
+
+# ---- warnings that name a likely mistake, and none for a good result --------------
+
+def warnings_and_reports(desc):
+    """Run `desc` (with depthmatte name=m) to EOS: its WARNING texts and depthmatte's reports."""
+    p = Gst.parse_launch(desc)
+    p.set_state(Gst.State.PLAYING)
+    warnings, reports = [], []
+    try:
+        while True:
+            m = p.get_bus().timed_pop(120 * SECOND)  # 120 s only catch a hang
+            assert m is not None, "no EOS"
+            if m.type == Gst.MessageType.EOS:
+                break
+            assert m.type != Gst.MessageType.ERROR, m.parse_error()
+            if m.type == Gst.MessageType.WARNING:
+                warnings.append(m.parse_warning()[0].message)
+            elif m.type == Gst.MessageType.ELEMENT and m.get_structure().get_name() == "depthmatte":
+                reports.append(m.get_structure())
+    finally:
+        p.set_state(Gst.State.NULL)
+    return warnings, reports
+
+
+SCENE = ("rgbdtestsrc num-buffers=8 motion=false ! video/x-raw,width=160,height=90 ! m.video "
+         "rgbdtestsrc num-buffers=8 motion=false stream=depth ! video/x-raw,width=160,height=90 ! m.depth ")
+
+
+@pytest.mark.parametrize("scale, warned", [(1.0, True), (0.001, False)])
+def test_a_lock_beyond_any_depth_camera_warns_once_naming_depth_scale(scale, warned):
+    # millimetre depth read as metres (depth-scale=1): readings of about 1 km
+    warnings, reports = warnings_and_reports(f"depthmatte name=m depth-scale={scale} ! fakesink {SCENE}")
+    far = [w for w in warnings if "beyond any depth camera's range" in w]
+    assert len(reports) == 8
+    if warned:
+        assert len(far) == 1 and "depth-scale (1 metres per depth unit)" in far[0] and "0.001" in far[0], warnings
+    else:
+        assert all(0 < r.get_value("face-depth") < 3 for r in reports)  # a lock at about 1 m
+        assert far == [], warnings
+
+
+@pytest.mark.parametrize("depth", [False, True])
+def test_a_person_pad_without_a_depth_pad_keys_by_the_mask_without_a_warning(depth):
+    person = ("rgbdtestsrc num-buffers=8 motion=false stream=truth ! video/x-raw,width=160,height=90 ! "
+              "videoconvert ! video/x-raw,format=GRAY8 ! m.person ")
+    desc = f"depthmatte name=m ! fakesink {person}" + (SCENE if depth else SCENE.split(" m.video ")[0] + " m.video ")
+    warnings, reports = warnings_and_reports(desc)
+    assert warnings == []
+    assert len(reports) == 8
+    # keyed: part of the picture is the person, the rest background
+    assert all(0.05 < r.get_value("coverage") < 0.9 for r in reports), [r.get_value("coverage") for r in reports]
+
+
+def test_no_depth_and_no_person_warns_that_the_video_passes_unkeyed():
+    warnings, _ = warnings_and_reports(f"depthmatte name=m ! fakesink {SCENE.split(' m.video ')[0]} m.video ")
+    assert warnings == ["No depth frame: passing the video through unkeyed."]

@@ -62,7 +62,10 @@ def pull_all(desc, timeout=30):
 
 def test_record_then_replay_with_installed_decoders(tmp_path):
     prefix = str(tmp_path / "s")
-    script("record.sh", "test", "-", prefix, env={"DM_FRAMES": str(FRAMES), "DM_SINK": "fakesink"})
+    # depth only: the first colour frames through the learned elements come
+    # too late for a live 12-frame take on a busy machine (the files, not the
+    # prior, are under test here)
+    script("record.sh", "test", "-", prefix, env={"DM_FRAMES": str(FRAMES), "DM_SINK": "fakesink", "DM_LEARNED": "0"})
 
     # the keyed MP4 plays with the installed decoders too
     r = subprocess.run(["gst-launch-1.0", "-q", "filesrc", f"location={prefix}-keyed.mp4", "!", "decodebin",

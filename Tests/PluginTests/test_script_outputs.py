@@ -296,3 +296,18 @@ def test_a_script_that_writes_a_file_fails_on_a_warning(tmp_path, name, args):
                        capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode != 0, f"{name} exited 0 after a warning:\n{r.stdout}\n{r.stderr}"
     assert "No depth frame" in r.stderr and "the depth pad sent nothing" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("name, args, outputs", [
+    ("background-image.sh", ["{tmp}/no-such-picture.jpg", "{tmp}/out.mp4"], ["out.mp4"]),
+    ("record.sh", ["/dev/dm-no-camera", "/dev/dm-no-depth", "{tmp}/s"], ["s-keyed.mp4", "s-colour.mkv", "s-depth.mov"]),
+])
+def test_a_failed_script_leaves_no_output_file(tmp_path, name, args, outputs):
+    env = {k: v for k, v in os.environ.items() if k != "G_DEBUG"}
+    env.update(DM_SINK="fakesink", DM_LEARNED="0")
+    r = subprocess.run(["bash", os.path.join(ROOT, "pipelines", name), *(a.format(tmp=tmp_path) for a in args)],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode != 0, r.stderr[-2000:]
+    for f in outputs:
+        assert not (tmp_path / f).exists(), f
+        assert f"{name}: removed {tmp_path / f} (the run failed)" in r.stderr, r.stderr[-2000:]

@@ -77,7 +77,11 @@ import shlex
 import signal
 import sys
 
-import gi
+try:
+    import gi
+except ImportError:
+    sys.exit(f"depthmatte_app: this python ({sys.executable}) has no gi (PyGObject): run it with Debian's "
+             "/usr/bin/python3, which has python3-gi (or run the file itself: its first line names it)")
 
 gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")

@@ -62,6 +62,8 @@ typedef struct {
   double camera_shift_x;  /* that shift, video pixels since the last frame (0 when not moving) */
   double camera_shift_y;
   int32_t person_used;    /* the person probability took part in this frame's matte */
+  double depth_median;    /* metres: median of a sparse sample of the 16-bit depth's
+                           * non-zero readings (0: no 16-bit depth, or none) */
 } DMDepthMatteResult;
 
 void *dm_depthmatte_new(void);

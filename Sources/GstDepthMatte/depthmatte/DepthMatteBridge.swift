@@ -44,5 +44,28 @@ public func dm_depthmatte_process(_ state: UnsafeMutableRawPointer?, _ settings:
                                         cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue,
                                         face_box: box ?? DMBox(), camera_moving: r.cameraMoving ? 1 : 0,
                                         camera_shift_x: r.cameraShiftX, camera_shift_y: r.cameraShiftY,
-                                        person_used: r.personUsed ? 1 : 0)
+                                        person_used: r.personUsed ? 1 : 0,
+                                        depth_median: f.has_depth != 0 && f.depth_eight_bit == 0
+                                            ? medianReading(f.depth, bigEndian: f.depth_big_endian != 0,
+                                                            scale: settings.pointee.depth_scale) : 0)
+}
+
+/// Metres: the median of the non-zero 16-bit readings on a grid of about 32 x 32
+/// points of `depth` (0 when there are none), for the shim's units check.
+func medianReading(_ depth: DMGrayImage, bigEndian: Bool, scale: Double) -> Double {
+    guard let data = depth.data, depth.width > 0, depth.height > 0 else { return 0 }
+    let w = Int(depth.width), h = Int(depth.height), stride = Int(depth.stride)
+    let stepX = max(1, w / 32), stepY = max(1, h / 32)
+    var values: [UInt16] = []
+    values.reserveCapacity(1089)
+    for y in Swift.stride(from: 0, to: h, by: stepY) {
+        for x in Swift.stride(from: 0, to: w, by: stepX) {
+            let p = data + y * stride + 2 * x
+            let v = bigEndian ? UInt16(p[0]) << 8 | UInt16(p[1]) : UInt16(p[1]) << 8 | UInt16(p[0])
+            if v != 0 { values.append(v) }
+        }
+    }
+    guard !values.isEmpty else { return 0 }
+    values.sort()
+    return Double(values[values.count / 2]) * scale
 }

@@ -14,6 +14,7 @@
  * Sources/GstDepthMatte/depthalign/DepthAlignBridge.swift; algorithm in
  * Sources/DepthMatteKit/depthalign/).
  */
+#include <math.h>
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
@@ -53,6 +54,21 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 /* ---- calibration ------------------------------------------------------------ */
 
+/* A depth-to-colour baseline over a metre is no RGB-D camera pair: most
+ * likely a translation in millimetres where the file wants metres. */
+static void
+check_baseline (GstDepthAlign * self)
+{
+  const gdouble *t = self->calibration.values.translation;
+  gdouble baseline = sqrt (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+  if (baseline > 1.0)
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("The calibration \"%s\" puts the depth camera %.1f m from the colour "
+            "camera: depth_to_color.translation is in metres (a millimetre "
+            "value such as 26 means 26 m)", self->calibration.path, baseline),
+        ("translation [%g, %g, %g]", t[0], t[1], t[2]));
+}
+
 static gboolean
 gst_depthalign_start (GstBaseTransform * trans)
 {
@@ -75,6 +91,7 @@ gst_depthalign_start (GstBaseTransform * trans)
     self->state = dm_depthalign_new ();
   dm_depthalign_load (self->state, self->calibration.parsed);
   self->have_cal = TRUE;
+  check_baseline (self);
   return TRUE;
 }
 

@@ -367,10 +367,46 @@ describe_video (GstDepthMatte * self, const DMInput * video,
   }
 }
 
-/* The depth and its encoding; colour without depth passes unkeyed. */
+/* A lock found in the depth (face, tracked, nearest) beyond FAR_LOCK_METRES,
+ * or depth whose median reading lies beyond FAR_READING_METRES, where no depth
+ * camera reads, is a unit mistake: depth-scale (metres per depth unit) off by
+ * a factor of 1000 or so. Warned once. */
+#define FAR_LOCK_METRES 20.0
+#define FAR_READING_METRES 50.0
+static void
+check_far_lock (GstDepthMatte * self, const DMDepthMatteResult * r)
+{
+  gdouble scale, metres;
+  const gchar *what;
+  if (self->warned_far_lock)
+    return;
+  if (r->lock_source != 0 && r->cutoff > FAR_LOCK_METRES) {
+    what = "The subject lock is at";
+    metres = r->cutoff;
+  } else if (r->depth_median > FAR_READING_METRES) {
+    what = "The depth reads";
+    metres = r->depth_median;
+  } else {
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  scale = self->settings.depth_scale;
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_WARNING (self, STREAM, FAILED,
+      ("%s %.0f m, beyond any depth camera's range: is depth-scale (%g "
+          "metres per depth unit) right? A millimetre depth image takes "
+          "0.001.", what, metres, scale),
+      ("lock %s, cutoff %.3f m, median depth reading %.3f m",
+          lock_source_name (r->lock_source), r->cutoff, r->depth_median));
+  self->warned_far_lock = TRUE;
+}
+
+/* The depth and its encoding. Colour without depth passes unkeyed, or is
+ * keyed by the person mask when one comes: with no depth pad requested that
+ * is what was asked for (no warning); a depth pad with no frame warns. */
 static void
 describe_depth (GstDepthMatte * self, const DMInput * depth,
-    gboolean have_video, DMDepthMatteFrame * frame)
+    gboolean have_video, gboolean have_person, DMDepthMatteFrame * frame)
 {
   if (depth->frame) {
     GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (depth->frame);
@@ -379,11 +415,18 @@ describe_depth (GstDepthMatte * self, const DMInput * depth,
     frame->depth_eight_bit = format == GST_VIDEO_FORMAT_GRAY8;
     frame->depth_big_endian = format == GST_VIDEO_FORMAT_GRAY16_BE;
   } else if (have_video && !self->warned_no_depth
-      && !(self->warned_unmappable & INPUT_DEPTH)) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("No depth frame: passing the video through unkeyed."),
-        ("The depth pad is %s; the matte is 1 everywhere until depth arrives",
-            depth->pad ? "linked but has no buffer yet" : "not requested"));
+      && !(self->warned_unmappable & INPUT_DEPTH)
+      && !(have_person && !depth->pad)) {
+    if (have_person)
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("No depth frame: keying the video by the person mask alone."),
+          ("The depth pad is linked but has no buffer yet"));
+    else
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("No depth frame: passing the video through unkeyed."),
+          ("The depth pad is %s; the matte is 1 everywhere until depth "
+              "arrives", depth->pad ? "linked but has no buffer yet" :
+              "not requested"));
     self->warned_no_depth = TRUE;
   }
 }
@@ -451,6 +494,7 @@ report (GstDepthMatte * self, gboolean post, GstBuffer * outbuf,
     const DMDepthMatteResult * result)
 {
   log_lock (self, result, frame->n_faces, GST_BUFFER_PTS (outbuf));
+  check_far_lock (self, result);
   GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT ": video %s, depth %s, "
       "background %s, person %s, %d face boxes, lock %s, cutoff %.3f m, coverage %.3f",
       GST_TIME_ARGS (GST_BUFFER_PTS (outbuf)),
@@ -488,7 +532,7 @@ key_frame (GstDepthMatte * self, DMDepthMatteSettings * settings,
     self->keyed_output_pts = GST_BUFFER_PTS (outbuf);
   }
   describe_depth (self, &in[DM_INPUT_DEPTH], in[DM_INPUT_VIDEO].frame != NULL,
-      &frame);
+      in[DM_INPUT_PERSON].frame != NULL, &frame);
   describe_background (&in[DM_INPUT_BACKGROUND], &frame);
   describe_person (&in[DM_INPUT_PERSON], &frame);
   process (self, settings, outbuf, &frame, &result);

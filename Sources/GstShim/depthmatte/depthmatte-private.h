@@ -90,6 +90,7 @@ struct _GstDepthMatte
   /* streaming thread only */
   void *state;                  /* Swift DepthMatter */
   gboolean warned_no_depth;
+  gboolean warned_far_lock;     /* lock beyond any depth camera's range */
   gboolean warned_no_video;
   guint warned_unmappable;      /* bit per input (DM_INPUT_BIT): warned once */
   guint stalled;                /* bit per input: stall warned, not recovered */

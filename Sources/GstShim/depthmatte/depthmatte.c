@@ -261,6 +261,7 @@ gst_depth_matte_start (GstAggregator * agg)
   if (self->state)
     dm_state_reset (self->state);
   self->warned_no_depth = FALSE;
+  self->warned_far_lock = FALSE;
   self->warned_no_video = FALSE;
   self->warned_unmappable = 0;
   self->stalled = 0;
