@@ -8,6 +8,7 @@
 //   DMContract     C headers only (<stdint.h>): the shim/Swift contract, each element's
 //                  property table and settings struct, read by the shim, the bridge and the kit
 //   GstShim        C only: plugin definition, GObject types, pads, properties, vfunc trampolines
+//   DMKernels      C only: CPU-specific kernels the kit calls (AVX2 behind a run-time check)
 //   DepthMatteKit  pure Swift (no GStreamer, no Foundation): the image algorithms
 //   GstDepthMatte  Swift bridge: @_cdecl entry points the shim calls
 //   GstDepthMattePlugin  the plugin's link settings (static Swift runtime)
@@ -43,8 +44,13 @@ let package = Package(
             cSettings: [.headerSearchPath("common"), .unsafeFlags(["-O2", "-Wall"])]
         ),
         .target(
+            name: "DMKernels",
+            // (no FP contraction: the kernels repeat the Swift fallback's arithmetic to the bit)
+            cSettings: [.unsafeFlags(["-O2", "-Wall", "-ffp-contract=off"])]
+        ),
+        .target(
             name: "DepthMatteKit",
-            dependencies: ["DMContract"]
+            dependencies: ["DMContract", "DMKernels"]
         ),
         .target(
             name: "GstDepthMatte",
