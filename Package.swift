@@ -10,6 +10,7 @@
 //   GstShim        C only: plugin definition, GObject types, pads, properties, vfunc trampolines
 //   CLiteRT        C only: the LiteRT inference runtime loaded with dlopen, compiled models and
 //                  their process-wide pools (the learned elements' models run in-process)
+//   DMKernels      C only: CPU-specific kernels the kit calls (AVX2 behind a run-time check)
 //   DepthMatteKit  pure Swift (no GStreamer, no Foundation): the image algorithms
 //   GstDepthMatte  Swift bridge: @_cdecl entry points the shim calls
 //   GstDepthMattePlugin  the plugin's link settings (static Swift runtime)
@@ -50,8 +51,13 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),
         .target(
+            name: "DMKernels",
+            // (no FP contraction: the kernels repeat the Swift fallback's arithmetic to the bit)
+            cSettings: [.unsafeFlags(["-O2", "-Wall", "-ffp-contract=off"])]
+        ),
+        .target(
             name: "DepthMatteKit",
-            dependencies: ["DMContract"]
+            dependencies: ["DMContract", "DMKernels"]
         ),
         .target(
             name: "GstDepthMatte",

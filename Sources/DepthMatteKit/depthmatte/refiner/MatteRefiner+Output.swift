@@ -22,23 +22,51 @@ extension RefinePass {
             let ty = fy - Float(y0)
             let innerRow = interior + min(Int(fy + 0.5), dh - 1) * dw
             let labelRow = label + min(Int(fy + 0.5), dh - 1) * dw
-            for x in 0..<gw {
+            // step 3's colour detail is 0 outside the columns the model
+            // wrote last frame (`detailSpans`): only those are cleared again
+            let spans = detail == nil ? nil : detailSpans
+            let oldLo = spans.map { Int($0[2 * y]) } ?? 0, oldHi = spans.map { Int($0[2 * y + 1]) } ?? -1
+            var newLo = gw, newHi = -1
+            @inline(__always) func innerAt(_ x: Int) -> Float {
+                let nx = Int(outputColumns[3 * x])
+                return labelRow[nx] == unknown ? 0.5 : innerRow[nx]
+            }
+            var x = 0
+            var scalarEnd = 0
+            while x < gw {
                 let o = y * gw + x
+                if x >= scalarEnd && x + 4 <= gw {
+                    // four interior pixels at once (most of the grid), the
+                    // same values as one by one below
+                    let v = F4(innerAt(x), innerAt(x + 1), innerAt(x + 2), innerAt(x + 3))
+                    if all((v .== 1) .| (v .== 0)) && (!blend || all(loadF4(previous + o) .== v)) {
+                        storeF4(v, dst + o)
+                        if edged { storeF4(v, out + o); storeF4(F4(repeating: 1), settled + o) }
+                        if !blend { storeF4(v, previous + o) }
+                        if let detail, x + 3 >= oldLo && x <= oldHi {
+                            for j in 0..<4 { storeF4(F4(repeating: 0), detail + 4 * (o + j)) }
+                        }
+                        x += 4
+                        continue
+                    }
+                    scalarEnd = x + 4
+                }
+                defer { x += 1 }
                 // interior pixels keep their label: the colour model (most
                 // of the work here) is evaluated only where it has a say
                 // (not for holes: a hole the fill made subject, inside a
                 // wide occlusion shadow, is for the colour model to decide)
-                let nx = Int(outputColumns[3 * x])
-                let inner = labelRow[nx] == unknown ? 0.5 : innerRow[nx]
+                let inner = innerAt(x)
                 if (inner == 1 || inner == 0) && (!blend || previous[o] == inner) {
                     // most of the grid: the label, and (blending) the same as
                     // last frame, which the blend and the snap keep as it is
                     dst[o] = inner
                     if edged { out[o] = inner; settled[o] = 1 }
                     if !blend { previous[o] = inner }  // (blending, it holds this value already)
-                    if let detail { storeF4(F4(repeating: 0), detail + 4 * o) }
+                    if let detail, x >= oldLo && x <= oldHi { storeF4(F4(repeating: 0), detail + 4 * o) }
                     continue
                 }
+                newLo = min(newLo, x); newHi = x
                 var m: Float
                 var flat: Float = 1
                 // step 3's colour detail: the gain where the model decides
@@ -63,6 +91,7 @@ extension RefinePass {
                 if edged { settled[o] = 0 }
                 if let detail { storeF4(g, detail + 4 * o) }
             }
+            if let spans { spans[2 * y] = Int32(newLo); spans[2 * y + 1] = Int32(newHi) }
         }
     }
 
@@ -79,8 +108,12 @@ extension RefinePass {
         for y in ys {
             let up = y > 0 ? -gw : 0, down = y < gh - 1 ? gw : 0
             let c = confidence + min(y / k, dh - 1) * dw
-            for x in 0..<gw {
+            var x = 0
+            while x < gw {
                 let o = y * gw + x
+                // (four settled pixels at once: most of the grid)
+                if x + 4 <= gw && all(loadF4(settled + o) .== 1) { x += 4; continue }
+                defer { x += 1 }
                 if settled[o] == 1 { continue }  // (`output` wrote it to `out` too)
                 let v0 = raw[o]
                 var u: Float = 1

@@ -55,7 +55,8 @@ enum SideProduct: Int, CaseIterable {
 
 /// The products of the weighted guided filter (phase `products`), in plane
 /// order: the fit weight w times 1, the colour, the label p and their
-/// products (`wpp` only for the fit confidence).
+/// products (`wpp` only for the fit confidence). Once the decisions are
+/// applied every w is 1: the plane `w` is neither written nor averaged.
 enum FitProduct: Int, CaseIterable {
     case w, wR, wG, wB, wp, wRp, wGp, wBp, wRR, wRG, wRB, wGG, wGB, wBB, wpp
 }
@@ -96,13 +97,17 @@ enum RefineLayout {
     /// coefficients are solved, the first one holds the fit at depth
     /// resolution (`lowFit`).
     static let products = guide + GuideChannel.allCases.count
-    /// The products' window means.
-    static let productMeans = products + FitProduct.allCases.count
-    /// The coefficients (`Coefficient`).
+    /// `FitProduct` without `w` in four groups of four planes' room, each
+    /// interleaved (four floats per pixel; `RefinePass.productGroup`).
+    static let productGroups = 4
+    /// The products' window means (planar, `FitProduct` order).
+    static let productMeans = products + 4 * productGroups
+    /// The coefficients: aR, aG, aB, b interleaved in the room of four planes
+    /// (`RefinePass.coefficientGroup`), then the confidence.
     static let coefficients = productMeans + FitProduct.allCases.count
     /// The coefficients' window means.
     static let coefficientMeans = coefficients + Coefficient.allCases.count
-    /// One scratch plane per band (the box means' horizontal pass).
+    /// Four scratch planes per band (the box means' horizontal pass).
     static let bandScratch = coefficientMeans + Coefficient.allCases.count
     /// Planes on the output grid, after the band scratch planes: the guide there.
     static let gridPlanes = GuideChannel.allCases.count + 2
@@ -113,8 +118,8 @@ enum RefineLayout {
     static let settledGridPlane = rawGridPlane + 1
 
     /// Floats in the arena for these plane strides: the planes at depth
-    /// resolution, one scratch plane per band, the grid's planes.
-    static func floats(n: Int, gn: Int, bands: Int) -> Int { (bandScratch + bands) * n + gridPlanes * gn }
+    /// resolution, four scratch planes per band, the grid's planes.
+    static func floats(n: Int, gn: Int, bands: Int) -> Int { (bandScratch + 4 * bands) * n + gridPlanes * gn }
     /// Floats from one plane to the next for `count` pixels: a multiple of 4
     /// KiB plus one cache line. The pixel loops read or write up to 15 planes
     /// at once; at 640x360 (4K video) planes exactly 900 KiB apart mapped onto
@@ -150,9 +155,9 @@ struct RefinePass {
     /// The fit at depth resolution (phase `lowFit`; in the first product
     /// plane, free by then): the range the output is clamped to.
     let low: UnsafeMutablePointer<Float>
-    /// One scratch plane per band.
+    /// Four scratch planes per band.
     let tmp: UnsafeMutablePointer<Float>
-    /// Running column sums of the box means: one row of the depth width per band.
+    /// Running column sums of the box means: four rows of the depth width per band.
     let sums: UnsafeMutablePointer<Double>
     /// Per band: two rows of video-width sums for the guide (`areaRGB`).
     let videoSums: UnsafeMutablePointer<UInt32>
@@ -190,6 +195,9 @@ struct RefinePass {
     var fitFloor: Float = 0
     /// Step 3's colour detail per grid pixel (gR, gG, gB, offset), or nil (`colourDetail`).
     var detail: UnsafeMutablePointer<Float>? = nil
+    /// With `detail`: per grid row, the first and last column whose detail
+    /// the model wrote last frame; `output` clears those and records its own.
+    var detailSpans: UnsafeMutablePointer<Int32>? = nil
     var detailGainLimit: Float = 1e9
     var detailMinSpread: Float = 0
     /// 2.6 at depth resolution (`labelHold`): the previous label, the guide
@@ -205,6 +213,8 @@ struct RefinePass {
     var flatContrast: Float = 1.5
     /// 2.8 (`edgeContrast`, `edgeGate`, `edgeKeepSide`).
     var edgeContrast: Float = 0, edgeGate: Float = 0, edgeKeepSide = true
+    /// `DMKernels`' AVX2 kernels (`MatteRefiner.Tuning.kernels` and the CPU has AVX2).
+    var avx2 = false
 
     init(scratch s: RefineScratch, n: Int, gn: Int, bands: Int,
          dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
@@ -225,7 +235,7 @@ struct RefinePass {
         CM = PlaneSet(base: F + RefineLayout.coefficientMeans * n, stride: n)
         low = F + RefineLayout.products * n
         tmp = F + RefineLayout.bandScratch * n
-        grid = PlaneSet(base: F + (RefineLayout.bandScratch + bands) * n, stride: gn)
+        grid = PlaneSet(base: F + (RefineLayout.bandScratch + 4 * bands) * n, stride: gn)
         raw = grid.base + RefineLayout.rawGridPlane * gn
         settled = grid.base + RefineLayout.settledGridPlane * gn
         sums = s.columnSums.base; videoSums = s.videoSums.base; label = UnsafePointer(s.label.base)
@@ -234,6 +244,11 @@ struct RefinePass {
         self.previous = previous; self.out = out; self.previousGuide = previousGuide
         outputColumns = UnsafePointer(s.outputColumns.base); outputWeights = UnsafePointer(s.outputWeights.base)
     }
+
+    /// Group g of the products (phase `products`): four floats per pixel.
+    @inline(__always) func productGroup(_ g: Int) -> UnsafeMutablePointer<Float> { P.base + 4 * g * n }
+    /// aR, aG, aB, b of phase `solve`, four floats per pixel (the confidence is `C[.confidence]`).
+    @inline(__always) var coefficientGroup: UnsafeMutablePointer<Float> { C.base }
 
     /// Rows `[count·b/bands, count·(b+1)/bands)`.
     @inline(__always) func share(_ count: Int, _ b: Int) -> Range<Int> {
@@ -244,9 +259,15 @@ struct RefinePass {
     func run(band b: Int) {
         switch phase {
         case .labelMeans:
-            // (`boxed` over `band`, then `interior`, the next plane, over `interiorRadius`)
-            boxMeans(b, src: fill, step: 0, dst: boxed, planes: backgroundBand == band ? 2 : 3, firstRadius: band,
-                     radius: interiorRadius, thirdRadius: backgroundBand)
+            // `boxed` over `band`, `interior` over `interiorRadius`, and (when it
+            // differs) the `decision` plane over `backgroundBand`, from one table
+            // of the label's counts (each band its own, in its scratch planes)
+            let table = UnsafeMutableRawPointer(tmp + b * 4 * n)
+            labelTable(table)
+            let ys = share(dh, b)
+            labelMean(ys, radius: band, into: boxed, table: table)
+            labelMean(ys, radius: interiorRadius, into: interior, table: table)
+            if backgroundBand != band { labelMean(ys, radius: backgroundBand, into: decision, table: table) }
         case .gridGuide:
             MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
                                  into: grid.base, planeStride: gn, columnSums: videoSums + b * 2 * video.width)
@@ -254,7 +275,7 @@ struct RefinePass {
             trust(share(dh, b))
         case .sideMeans:
             boxMeans(b, src: side.base, step: n, dst: sideMeans.base, planes: SideProduct.allCases.count,
-                     firstRadius: radius, radius: radius)
+                     firstRadius: radius, radius: radius)  // (not run without `needsSideMeans`)
         case .decide:
             // untrusted pixels gather along the subject's edge, unevenly over the
             // rows: every bands-th row, not a block of rows, balances the bands
@@ -262,15 +283,31 @@ struct RefinePass {
         case .products:
             products(share(dh, b))
         case .productMeans:
-            // (`wpp` only for the fit confidence)
-            boxMeans(b, src: P.base, step: n, dst: M.base, planes: fitFloor > 0 ? FitProduct.allCases.count : FitProduct.wpp.rawValue,
-                      firstRadius: radius, radius: radius)
+            // (the four groups of `products`; `wpp` only for the fit confidence;
+            // `w` is 1 everywhere, its mean too)
+            var g = b
+            while g < RefineLayout.productGroups {
+                MatteRefiner.boxMean4(productGroup(g), into: M.plane(FitProduct.wR.rawValue + 4 * g), planeStride: n,
+                                      lanes: g < 3 ? 4 : (fitFloor > 0 ? 2 : 1), width: dw, height: dh, radius: radius,
+                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2)
+                g += bands
+            }
         case .solve:
             solve(share(dh, b))
         case .coefficientMeans:
-            // (the confidence only when the coefficients are weighted by it)
-            boxMeans(b, src: C.base, step: n, dst: CM.base, planes: fitFloor > 0 ? Coefficient.allCases.count : Coefficient.confidence.rawValue,
-                      firstRadius: radius, radius: radius)
+            // (the group (aR, aG, aB, b), then the confidence only when the
+            // coefficients are weighted by it)
+            var j = b
+            while j < (fitFloor > 0 ? 2 : 1) {
+                if j == 0 {
+                    MatteRefiner.boxMean4(coefficientGroup, into: CM.base, planeStride: n, lanes: 4, width: dw, height: dh,
+                                          radius: radius, tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2)
+                } else {
+                    MatteRefiner.boxMean(C[.confidence], into: CM[.confidence], width: dw, height: dh, radius: radius,
+                                         tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw)
+                }
+                j += bands
+            }
         case .lowFit:
             if fitFloor > 0 { normalise(share(dh, b)) }
             if rangeClamp { lowFit(share(dh, b)) }
@@ -281,15 +318,23 @@ struct RefinePass {
         }
     }
 
-    /// Planes `b`, `b + bands`, ... of `planes` (source `src + c·step`, result
+    /// 2.3's window means of the two sides (`sideMeans`) decide a pixel only
+    /// where the nearest-colour search found a side missing; a search window
+    /// (`decisionRadius`) that covers the mean's (`radius`) leaves that side
+    /// without a trusted pixel in the mean's window too, and `meanSides` then
+    /// keeps the label: the 8 products and their means are not needed.
+    var needsSideMeans: Bool { !(decisionRadius > 0 && decisionRadius >= radius) }
+
+    /// Planes `first + b`, `first + b + bands`, ... of `planes` (source `src + c·step`, result
     /// `dst + c·n`), with this band's own scratch plane and column sums; plane
     /// 0 over `firstRadius`, the others over `radius`.
     func boxMeans(_ b: Int, src: UnsafeMutablePointer<Float>, step: Int, dst: UnsafeMutablePointer<Float>,
-                  planes: Int, firstRadius: Int, radius: Int, thirdRadius: Int? = nil) {
-        var c = b
+                  planes: Int, firstRadius: Int, radius: Int, thirdRadius: Int? = nil, from first: Int = 0) {
+        var c = first + b
         while c < planes {
             MatteRefiner.boxMean(src + c * step, into: dst + c * n, width: dw, height: dh,
-                                 radius: c == 0 ? firstRadius : (c == 2 ? thirdRadius ?? radius : radius), tmp: tmp + b * n, sums: sums + b * dw)
+                                 radius: c == 0 ? firstRadius : (c == 2 ? thirdRadius ?? radius : radius), tmp: tmp + b * 4 * n,
+                                 sums: sums + b * 4 * dw)
             c += bands
         }
     }

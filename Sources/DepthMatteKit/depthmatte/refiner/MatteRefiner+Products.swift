@@ -9,23 +9,32 @@ extension RefinePass {
         let end = ys.upperBound * dw
         var i = ys.lowerBound * dw
         if let lp = labelPrevious { holdLabels(lp, from: i, to: end) }
+        // The products in four groups of four, interleaved (`RefinePass.productGroup`):
+        // (R, G, B, p), (Rp, Gp, Bp, RR), (RG, RB, GG, GB), (BB, pp, 0, 0).
+        // (w is 1 everywhere once the decisions are applied: w·R·p is R·p to the bit)
+        let g0 = productGroup(0), g1 = productGroup(1), g2 = productGroup(2), g3 = productGroup(3)
+        let zero = F4(repeating: 0)
+        @inline(__always) func put(_ g: UnsafeMutablePointer<Float>, _ i: Int,
+                                   _ a: F4, _ b: F4, _ c: F4, _ d: F4) {
+            // (lanes: pixels i ..< i + 4; stored pixel by pixel, four products each)
+            let (t0, t1, t2, t3) = transpose4(a, b, c, d)
+            storeF4(t0, g + 4 * i); storeF4(t1, g + 4 * i + 4); storeF4(t2, g + 4 * i + 8); storeF4(t3, g + 4 * i + 12)
+        }
         // four pixels at a time, the same operations per lane as below
         while i + 4 <= end {
-            var w = loadF4(weight + i), p = loadF4(fill + i)
+            let w = loadF4(weight + i)
+            var p = loadF4(fill + i)
             let undecided = w .!= 1
             if any(undecided) {
                 p.replace(with: loadF4(decision + i), where: undecided)
-                w.replace(with: 1, where: undecided)
                 storeF4(p, fill + i)
-                storeF4(w, weight + i)
+                storeF4(F4(repeating: 1), weight + i)
             }
             let R = loadF4(Lr + i), G = loadF4(Lg + i), B = loadF4(Lb + i)
-            storeF4(w, P[.w] + i); storeF4(w * R, P[.wR] + i); storeF4(w * G, P[.wG] + i); storeF4(w * B, P[.wB] + i)
-            storeF4(w * p, P[.wp] + i); storeF4(w * R * p, P[.wRp] + i); storeF4(w * G * p, P[.wGp] + i)
-            storeF4(w * B * p, P[.wBp] + i)
-            storeF4(w * R * R, P[.wRR] + i); storeF4(w * R * G, P[.wRG] + i); storeF4(w * R * B, P[.wRB] + i)
-            storeF4(w * G * G, P[.wGG] + i); storeF4(w * G * B, P[.wGB] + i); storeF4(w * B * B, P[.wBB] + i)
-            storeF4(w * p * p, P[.wpp] + i)
+            put(g0, i, R, G, B, p)
+            put(g1, i, R * p, G * p, B * p, R * R)
+            put(g2, i, R * G, R * B, G * G, G * B)
+            put(g3, i, B * B, p * p, zero, zero)
             i += 4
         }
         for i in i..<end {
@@ -33,13 +42,12 @@ extension RefinePass {
                 fill[i] = decision[i]
                 weight[i] = 1
             }
-            let w = weight[i], p = fill[i]
+            let p = fill[i]
             let R = Lr[i], G = Lg[i], B = Lb[i]
-            P[.w][i] = w; P[.wR][i] = w * R; P[.wG][i] = w * G; P[.wB][i] = w * B
-            P[.wp][i] = w * p; P[.wRp][i] = w * R * p; P[.wGp][i] = w * G * p; P[.wBp][i] = w * B * p
-            P[.wRR][i] = w * R * R; P[.wRG][i] = w * R * G; P[.wRB][i] = w * R * B
-            P[.wGG][i] = w * G * G; P[.wGB][i] = w * G * B; P[.wBB][i] = w * B * B
-            P[.wpp][i] = w * p * p
+            storeF4(F4(R, G, B, p), g0 + 4 * i)
+            storeF4(F4(R * p, G * p, B * p, R * R), g1 + 4 * i)
+            storeF4(F4(R * G, R * B, G * G, G * B), g2 + 4 * i)
+            storeF4(F4(B * B, p * p, 0, 0), g3 + 4 * i)
         }
     }
 

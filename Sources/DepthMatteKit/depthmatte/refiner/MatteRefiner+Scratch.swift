@@ -15,7 +15,7 @@ final class RefineScratch {
     /// Every float plane of one frame (`RefineLayout`): one pointer per plane
     /// for the worker bands, one allocation when the sizes or the band count grow.
     var planes = ScratchBuffer<Float>()
-    /// Running column sums of the box means: one row of the depth width per band.
+    /// Running column sums of the box means: four rows of the depth width per band.
     var columnSums = ScratchBuffer<Double>()
     /// Video column sums for the guide: two rows of the video width per band.
     var videoSums = ScratchBuffer<UInt32>()
@@ -43,7 +43,7 @@ final class RefineScratch {
     func reserve(n: Int, depthWidth dw: Int, gn: Int, bands: Int, videoWidth: Int) {
         if label.count < n { label.reserve(n); filled.reserve(n); spare.reserve(n); members.reserve(n) }
         planes.reserve(RefineLayout.floats(n: RefineLayout.planeStride(n), gn: RefineLayout.planeStride(gn), bands: bands))
-        columnSums.reserve(bands * dw)
+        columnSums.reserve(bands * 4 * dw)
         videoSums.reserve(bands * 2 * videoWidth)
     }
 

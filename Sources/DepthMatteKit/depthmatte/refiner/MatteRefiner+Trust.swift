@@ -50,7 +50,8 @@ extension RefinePass {
             // untrusted pixels: foreground if their colour is nearer the mean
             // colour of the trusted foreground than of the trusted background in
             // the window (a local two-colour model; no window extrapolates)
-            var x = 0
+            // (only when the window means of the sides can decide: `needsSideMeans`)
+            var x = needsSideMeans ? 0 : dw
             while x + 4 <= dw {  // four pixels at a time, as the scalar tail per lane
                 let i = y * dw + x
                 let t = loadF4(weight + i) .== 1, f = loadF4(fill + i)

@@ -93,6 +93,10 @@
     /// Per output-grid pixel (gR, gG, gB, offset), 4 floats, or zeros where
     /// the colour model has no say (valid after `refine` with `Tuning.colourDetail`).
     private(set) var detail = FloatPlane()
+    /// Per grid row of `detail`, the first and last column the colour model
+    /// wrote (elsewhere the row is 0): the next frame clears only those.
+    private var detailSpans: [Int32] = []
+    private var detailSpanKey = (0, 0)
 
     /// The working memory of a pass (shared by copies of this refiner until
     /// one of them refines: then it takes its own).
@@ -157,7 +161,16 @@
         previousLabel.pixels.withUnsafeMutableBufferPointer { prevLabel in
         previous.pixels.withUnsafeMutableBufferPointer { prev in
         previousGuide.pixels.withUnsafeMutableBufferPointer { prevGuide in
-        if t.colourDetail { detail.resize(width: 4 * gw, height: gh) }
+        if t.colourDetail {
+            detail.resize(width: 4 * gw, height: gh)
+            if detailSpanKey != (gw, gh) {
+                // (a new size: every row is cleared once)
+                detailSpanKey = (gw, gh)
+                detailSpans = [Int32](repeating: Int32(gw - 1), count: 2 * gh)
+                for y in 0..<gh { detailSpans[2 * y] = 0 }
+            }
+        }
+        detailSpans.withUnsafeMutableBufferPointer { spans in
         detail.pixels.withUnsafeMutableBufferPointer { D in
         out.pixels.withUnsafeMutableBufferPointer { O in
             var pass = RefinePass(scratch: s, n: RefineLayout.planeStride(n), gn: RefineLayout.planeStride(gn),
@@ -166,12 +179,14 @@
             pass.take(t)
             pass.blend = blend
             pass.detail = t.colourDetail ? D.baseAddress : nil
+            if t.colourDetail { pass.detailSpans = spans.baseAddress! }
             if labelOn { pass.labelPrevious = prevLabel.baseAddress; pass.labelBlend = labelBlend }
             for i in 0..<n { pass.fill[i] = Float(s.filled[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
                 for phase in RefinePhase.allCases {
                     // (2.8 off: its phase would only wait on the pool)
                     if phase == .edge && ctx.pointee.edgeContrast <= 0 { continue }
+                    if phase == .sideMeans && !ctx.pointee.needsSideMeans { continue }
                     if phase == .products && t.cameraMotion {
                         // (2.6, camera motion: the guide at depth resolution is
                         // there, the temporal state not yet read)
@@ -191,7 +206,7 @@
                     }
                 }
             }
-        }}}}}}
+        }}}}}}}
         self.motion = motion
     }
 

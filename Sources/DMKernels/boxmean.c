@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The guided filter's window means of four interleaved planes with AVX2:
+ * one 256-bit register holds a pixel's four sums in double, so each step of
+ * a row's sliding sum is one add and one subtract for four planes. The
+ * arithmetic is MatteRefiner.boxMean4's, lane by lane and in its order
+ * (compiled without FP contraction): the means are the same to the bit. */
+#include "dmkernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+int dm_kernels_have_avx2(void)
+{
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? 1 : 0;
+}
+
+static inline int imin(int a, int b) { return a < b ? a : b; }
+static inline int imax(int a, int b) { return a > b ? a : b; }
+
+__attribute__((target("avx2")))
+void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
+                       int w, int h, int r, float *tmp, double *sums)
+{
+  const int head = imin(r, w), add_end = imax(0, w - r), sub_start = imin(r + 1, w);
+#define LD(p, x) _mm256_cvtps_pd(_mm_loadu_ps((p) + 4 * (intptr_t)(x)))
+  /* horizontal: four rows side by side (four chains of dependent adds in
+   * flight); the last block repeats the last row, which writes the same
+   * values twice */
+  for (int y = 0; y < h; y += 4) {
+    const float *p0 = src + 4 * (intptr_t)y * w, *p1 = src + 4 * (intptr_t)imin(y + 1, h - 1) * w;
+    const float *p2 = src + 4 * (intptr_t)imin(y + 2, h - 1) * w, *p3 = src + 4 * (intptr_t)imin(y + 3, h - 1) * w;
+    float *q0 = tmp + 4 * (intptr_t)y * w, *q1 = tmp + 4 * (intptr_t)imin(y + 1, h - 1) * w;
+    float *q2 = tmp + 4 * (intptr_t)imin(y + 2, h - 1) * w, *q3 = tmp + 4 * (intptr_t)imin(y + 3, h - 1) * w;
+    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+    for (int x = 0; x < head; x++) {
+      s0 = _mm256_add_pd(s0, LD(p0, x)); s1 = _mm256_add_pd(s1, LD(p1, x));
+      s2 = _mm256_add_pd(s2, LD(p2, x)); s3 = _mm256_add_pd(s3, LD(p3, x));
+    }
+#define ENTER(x) do { s0 = _mm256_add_pd(s0, LD(p0, (x) + r)); s1 = _mm256_add_pd(s1, LD(p1, (x) + r)); \
+                      s2 = _mm256_add_pd(s2, LD(p2, (x) + r)); s3 = _mm256_add_pd(s3, LD(p3, (x) + r)); } while (0)
+#define LEAVE(x) do { s0 = _mm256_sub_pd(s0, LD(p0, (x) - r - 1)); s1 = _mm256_sub_pd(s1, LD(p1, (x) - r - 1)); \
+                      s2 = _mm256_sub_pd(s2, LD(p2, (x) - r - 1)); s3 = _mm256_sub_pd(s3, LD(p3, (x) - r - 1)); } while (0)
+#define STORE(x) do { _mm_storeu_ps(q0 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s0)); \
+                      _mm_storeu_ps(q1 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s1)); \
+                      _mm_storeu_ps(q2 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s2)); \
+                      _mm_storeu_ps(q3 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s3)); } while (0)
+    int x = 0;
+    for (; x < imin(add_end, sub_start); x++) { ENTER(x); STORE(x); }
+    if (add_end <= sub_start) {
+      for (; x < sub_start; x++) STORE(x);
+    } else {
+      for (; x < add_end; x++) { ENTER(x); LEAVE(x); STORE(x); }
+    }
+    for (; x < w; x++) { LEAVE(x); STORE(x); }
+#undef ENTER
+#undef LEAVE
+#undef STORE
+  }
+  /* vertical: running column sums (four per pixel), the row entering, the
+   * row leaving and the scaling in one pass */
+  for (int x = 0; x < 4 * w; x++) sums[x] = 0;
+  for (int y = 0; y < imin(r, h); y++) {
+    const float *t = tmp + 4 * (intptr_t)y * w;
+    for (int x = 0; x < w; x++)
+      _mm256_storeu_pd(sums + 4 * x, _mm256_add_pd(_mm256_loadu_pd(sums + 4 * x), LD(t, x)));
+  }
+  const int inner_lo = imin(r, w), inner_hi = imax(inner_lo, w - r);
+  float *d0 = dst, *d1 = dst + plane_stride, *d2 = dst + 2 * plane_stride, *d3 = dst + 3 * plane_stride;
+  for (int y = 0; y < h; y++) {
+    const int ny = imin(y + r, h - 1) - imax(y - r, 0) + 1;
+    const float *add = y + r < h ? tmp + 4 * (intptr_t)(y + r) * w : 0;
+    const float *sub = y - r - 1 >= 0 ? tmp + 4 * (intptr_t)(y - r - 1) * w : 0;
+    const intptr_t o = (intptr_t)y * w;
+    const __m256d scale = _mm256_set1_pd(1 / (double)((2 * r + 1) * ny));
+#define SLIDE(x, c) do { c = _mm256_loadu_pd(sums + 4 * (x)); \
+                         if (add) c = _mm256_add_pd(c, LD(add, x)); \
+                         if (sub) c = _mm256_sub_pd(c, LD(sub, x)); \
+                         _mm256_storeu_pd(sums + 4 * (x), c); } while (0)
+#define PUT(x, v) do { float f[4]; _mm_storeu_ps(f, v); d0[o + (x)] = f[0]; \
+                       if (lanes > 1) d1[o + (x)] = f[1]; if (lanes > 2) d2[o + (x)] = f[2]; \
+                       if (lanes > 3) d3[o + (x)] = f[3]; } while (0)
+#define CLIPPED(x) do { __m256d c; SLIDE(x, c); \
+                        const int area = (imin((x) + r, w - 1) - imax((x) - r, 0) + 1) * ny; \
+                        PUT(x, _mm256_cvtpd_ps(_mm256_div_pd(c, _mm256_set1_pd((double)area)))); } while (0)
+    for (int x = 0; x < inner_lo; x++) CLIPPED(x);
+    int x = inner_lo;
+    if (lanes == 4) {
+      for (; x + 4 <= inner_hi; x += 4) {
+        __m256d a, b, c, d;
+        SLIDE(x, a); SLIDE(x + 1, b); SLIDE(x + 2, c); SLIDE(x + 3, d);
+        __m128 ra = _mm256_cvtpd_ps(_mm256_mul_pd(a, scale)), rb = _mm256_cvtpd_ps(_mm256_mul_pd(b, scale));
+        __m128 rc = _mm256_cvtpd_ps(_mm256_mul_pd(c, scale)), rd = _mm256_cvtpd_ps(_mm256_mul_pd(d, scale));
+        _MM_TRANSPOSE4_PS(ra, rb, rc, rd);
+        _mm_storeu_ps(d0 + o + x, ra); _mm_storeu_ps(d1 + o + x, rb);
+        _mm_storeu_ps(d2 + o + x, rc); _mm_storeu_ps(d3 + o + x, rd);
+      }
+    }
+    for (; x < inner_hi; x++) { __m256d c; SLIDE(x, c); PUT(x, _mm256_cvtpd_ps(_mm256_mul_pd(c, scale))); }
+    for (x = inner_hi; x < w; x++) CLIPPED(x);
+#undef SLIDE
+#undef PUT
+#undef CLIPPED
+  }
+#undef LD
+}
+
+#else
+
+int dm_kernels_have_avx2(void) { return 0; }
+
+void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
+                       int w, int h, int r, float *tmp, double *sums)
+{
+  (void)src; (void)dst; (void)plane_stride; (void)lanes; (void)w; (void)h; (void)r; (void)tmp; (void)sums;
+}
+
+#endif

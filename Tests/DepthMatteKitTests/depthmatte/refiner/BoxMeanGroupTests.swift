@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+import XCTest
+@_spi(Bench) @testable import DepthMatteKit
+
+/// The guided filter's grouped box means (`MatteRefiner.boxMean4`, four
+/// interleaved planes) equal the one-plane `boxMean` of each plane to the
+/// bit, in Swift and in `DMKernels`' AVX2 kernel (when the CPU has it),
+/// for pictures narrower and shorter than the window, and every lane count.
+final class BoxMeanGroupTests: XCTestCase {
+    func testGroupedMeansEqualThePlaneMeansToTheBit() {
+        var seed: UInt64 = 0x9e37_79b9_7f4a_7c15
+        func next() -> Float {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let u = Float(seed >> 40) / Float(1 << 24)
+            // (values of every size the products take: 0, tiny, up to 1, a few negative)
+            switch seed >> 61 {
+            case 0: return 0
+            case 1: return u * 1e-6
+            case 2: return -u
+            default: return u
+            }
+        }
+        for (w, h, r) in [(50, 31, 6), (7, 5, 6), (13, 20, 6), (320, 180, 6), (1, 1, 2), (17, 3, 1), (14, 14, 6), (9, 40, 4)] {
+            let n = w * h
+            var src = [Float](repeating: 0, count: 4 * n)
+            for i in 0..<(4 * n) { src[i] = next() }
+            // the reference: each plane alone
+            var reference = [Float](repeating: 0, count: 4 * n)
+            var plane = [Float](repeating: 0, count: n), tmp = [Float](repeating: 0, count: 4 * n)
+            var sums = [Double](repeating: 0, count: 4 * w)
+            for lane in 0..<4 {
+                for i in 0..<n { plane[i] = src[4 * i + lane] }
+                plane.withUnsafeBufferPointer { S in
+                    reference.withUnsafeMutableBufferPointer { D in
+                        MatteRefiner.boxMean(S.baseAddress!, into: D.baseAddress! + lane * n, width: w, height: h, radius: r,
+                                             tmp: tmp.withUnsafeMutableBufferPointer { $0.baseAddress! },
+                                             sums: sums.withUnsafeMutableBufferPointer { $0.baseAddress! })
+                    }
+                }
+            }
+            for avx2 in [false, true] where !avx2 || kernelsHaveAVX2 {
+                for lanes in 1...4 {
+                    var out = [Float](repeating: .nan, count: 4 * n)
+                    src.withUnsafeBufferPointer { S in
+                        out.withUnsafeMutableBufferPointer { D in
+                            tmp.withUnsafeMutableBufferPointer { T in
+                                sums.withUnsafeMutableBufferPointer { C in
+                                    MatteRefiner.boxMean4(S.baseAddress!, into: D.baseAddress!, planeStride: n, lanes: lanes,
+                                                          width: w, height: h, radius: r, tmp: T.baseAddress!,
+                                                          sums: C.baseAddress!, avx2: avx2)
+                                }
+                            }
+                        }
+                    }
+                    for lane in 0..<4 {
+                        for i in 0..<n {
+                            if lane < lanes {
+                                XCTAssertEqual(out[lane * n + i].bitPattern, reference[lane * n + i].bitPattern,
+                                               "\(w)x\(h) r \(r) lane \(lane) of \(lanes) pixel \(i) avx2 \(avx2)")
+                            } else {
+                                XCTAssert(out[lane * n + i].isNaN, "lane \(lane) of \(lanes) written")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
