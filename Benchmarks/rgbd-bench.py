@@ -24,6 +24,9 @@ Settings (--settings; default learned,depth,fused,fused-face,plain):
   fused-face  fused with mode=face on the video clips (the lock follows
               mpfacedetect's faces); video clips only (on a phone portrait it
               is fused)
+  fused-noface  fused without a face finder (personmask only, the README's
+              personmask line): the lock finds the subject from depth and
+              the probability
   plain       subject-only=false: everything nearer than the cutoff, the floor
               every smarter rule is held to (stock facedetect, no person pad)
   original    refine=original, the iOS sample's chain (stock facedetect, no
@@ -99,6 +102,7 @@ SETTINGS = {
     "depth": dict(path="stock", props="", video_mode="nearest"),
     "fused": dict(path="learned", props="", video_mode="nearest"),
     "fused-face": dict(path="learned", props="", video_mode="face", video_only=True),
+    "fused-noface": dict(path="person", props="", video_mode="nearest"),
     "plain": dict(path="stock", props="subject-only=false", video_mode="nearest"),
     "original": dict(path="stock", props="refine=original", video_mode="nearest"),
 }
@@ -168,6 +172,8 @@ def colour_path(setting, stock):
     place (nothing on the video clips)."""
     if SETTINGS[setting]["path"] == "stock":
         return stock, ""
+    if SETTINGS[setting]["path"] == "person":
+        return ("videoconvert ! video/x-raw,format=RGB ! tee name=t ! queue !", "t. ! queue ! personmask ! m.person")
     return ("videoconvert ! video/x-raw,format=RGB ! mpfacedetect ! tee name=t ! queue !",
             "t. ! queue ! personmask ! m.person")
 
