@@ -429,4 +429,56 @@ final class PersonFusionTests: XCTestCase {
         XCTAssertEqual(out[160, 150].r, 255)
         XCTAssertEqual(out[20, 150].r, 0, "left of the probability's torso (x < 60 of 320)")
     }
+
+    /// The floor in every mode, with and without faces, through the keyer:
+    /// a person at 1 m the probability plane does not show (a man with his
+    /// back turned), keyed by depth alone on a first frame without any
+    /// evidence of a person but the one each mode has.
+    func testInEveryModeAPersonThePlaneDoesNotShowIsKeyedAsDepthAloneKeysThem() {
+        let VW = 320, VH = 180
+        let d = Self.scene()
+        let silent = TestProbability(width: 64, height: 36)
+        let shown = TestProbability(width: 64, height: 36)
+        shown.fill(x0: 22, y0: 13, x1: 42, y1: 36)
+        shown.fill(x0: 28, y0: 4, x1: 36, y1: 13)
+        let video = TestRGB(width: VW, height: VH, fill: RGBA(120, 120, 120))
+        let out = TestRGB(width: VW, height: VH)
+        func key(_ mode: KeyingMode, faces: [Box], planes: [TestProbability]) -> MatteResult {
+            var s = DMDepthMatteSettings.defaults
+            s.output = ElementOutput.matte.rawValue
+            s.n_threads = 1
+            s.refine = MatteRefine.none.rawValue
+            s.mode = mode.rawValue
+            s.cutoff = 1.25
+            let matter = DepthMatter()
+            var r = MatteResult()
+            for p in planes {
+                r = p.withView { pv in
+                    matter.process(plan: MattePlan(s), video: video.view, depth: d.view, person: pv,
+                                   background: nil, output: out.view, faces: faces)
+                }
+            }
+            return r
+        }
+        let face = [Box(x: 145, y: 15, width: 30, height: 40)]
+        // mode=fixed: the cut decides where the model sees no one
+        XCTAssertTrue(key(.fixed, faces: [], planes: [silent]).personUsed)
+        XCTAssertEqual(out[160, 40].r, 255, "fixed: head")
+        XCTAssertEqual(out[160, 150].r, 255, "fixed: torso")
+        XCTAssertEqual(out[10, 10].r, 0, "fixed: wall")
+        // mode=face with a face: the face is the evidence
+        XCTAssertEqual(key(.face, faces: face, planes: [silent, silent, silent]).lockSource, .face)
+        XCTAssertEqual(out[160, 40].r, 255, "face: head")
+        XCTAssertEqual(out[160, 150].r, 255, "face: torso")
+        XCTAssertEqual(out[10, 10].r, 0, "face: wall")
+        // mode=nearest, no face: seen on the first frames, then lost
+        _ = key(.nearest, faces: [], planes: [shown, shown, silent, silent])
+        XCTAssertEqual(out[160, 40].r, 255, "nearest, seen before: head")
+        XCTAssertEqual(out[160, 150].r, 255, "nearest, seen before: torso")
+        // never seen, never moved, no face: an empty room's jacket on a chair
+        for mode in [KeyingMode.nearest, .face] {
+            _ = key(mode, faces: [], planes: [silent, silent, silent])
+            XCTAssertEqual(out[160, 150].r, 0, "\(mode): a still body nobody sees as a person")
+        }
+    }
 }
