@@ -76,15 +76,16 @@ def learned_desc(n, variant):
 def learned_main(plugin):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     registry = os.path.join(tempfile.mkdtemp(prefix="pipeline-cpu-"), "registry.bin")
-    env = dict(os.environ, GST_PLUGIN_PATH=plugin, GST_REGISTRY=registry,
-               DEPTHMATTE_DATA_DIR=os.environ.get("DEPTHMATTE_DATA_DIR") or os.path.join(root, ".build", "depthmatte-data"))
+    os.environ["DEPTHMATTE_DATA_DIR"] = (os.environ.get("DEPTHMATTE_DATA_DIR")
+                                         or os.path.join(root, ".build", "depthmatte-data"))
+    env = dict(os.environ, GST_PLUGIN_PATH=plugin, GST_REGISTRY=registry)
     for e in ("depthmatte", "facedetect", "mpfacedetect", "personmask"):  # the registry built before any timing
         subprocess.run(["gst-inspect-1.0", e], env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     variants = ["depthmatte", "stock", "learned", "learned-i2", "learned-land",
                 "source-moving", "dm-moving", "faces-moving", "learned-moving"]
     def run(n, v):
         t0 = time.monotonic()
-        c = cpu(learned_desc(n, v), plugins, registry)
+        c = cpu(learned_desc(n, v), plugin, registry)
         return c, time.monotonic() - t0
     rounds = int(os.environ.get("ROUNDS", "3"))
     ms = {v: [] for v in variants}

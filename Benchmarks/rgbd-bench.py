@@ -24,6 +24,9 @@ Settings (--settings; default learned,depth,fused,fused-face,plain):
   fused-face  fused with mode=face on the video clips (the lock follows
               mpfacedetect's faces); video clips only (on a phone portrait it
               is fused)
+  fused-noface  fused without a face finder (personmask only, the README's
+              personmask line): the lock finds the subject from depth and
+              the probability
   plain       subject-only=false: everything nearer than the cutoff, the floor
               every smarter rule is held to (stock facedetect, no person pad)
   original    refine=original, the iOS sample's chain (stock facedetect, no
@@ -69,6 +72,12 @@ After the tables, a check block (a report, not an assertion): per clip with
 a truth, fused (and fused-face) IoU against max(learned, depth) - 0.005; the
 mean IoU over those clips of fused and of each of its inputs; and the share
 keyed in the empty-room frames (at most 1 %).
+
+Then the floor, frame by frame (with the depth and fused settings): per clip
+with a truth, the least of fused - depth IoU over its frames with a person,
+and each frame where fused is more than 0.02 below depth only. Those frames
+are drawn on the clip's contact sheet besides its `show` frames; every row's
+colour cell names its frame, in red with fused - depth where it is below.
 """
 import argparse
 import json
@@ -93,6 +102,7 @@ SETTINGS = {
     "depth": dict(path="stock", props="", video_mode="nearest"),
     "fused": dict(path="learned", props="", video_mode="nearest"),
     "fused-face": dict(path="learned", props="", video_mode="face", video_only=True),
+    "fused-noface": dict(path="person", props="", video_mode="nearest"),
     "plain": dict(path="stock", props="subject-only=false", video_mode="nearest"),
     "original": dict(path="stock", props="refine=original", video_mode="nearest"),
 }
@@ -162,6 +172,8 @@ def colour_path(setting, stock):
     place (nothing on the video clips)."""
     if SETTINGS[setting]["path"] == "stock":
         return stock, ""
+    if SETTINGS[setting]["path"] == "person":
+        return ("videoconvert ! video/x-raw,format=RGB ! tee name=t ! queue !", "t. ! queue ! personmask ! m.person")
     return ("videoconvert ! video/x-raw,format=RGB ! mpfacedetect ! tee name=t ! queue !",
             "t. ! queue ! personmask ! m.person")
 
@@ -345,6 +357,8 @@ def fmt(x, p=3):
 
 
 NAN = float("nan")
+# fused more than this below depth only on a frame is a breach of the floor
+FLOOR = 0.02
 
 
 def bench_phone(name, settings, outdir, table):
@@ -389,23 +403,34 @@ def bench_video(name, settings, outdir, table, calib_override=None, tag=""):
     for s in settings:
         alphas = outs[s][..., 3]
         frames = [i for i in range(n) if i not in spec["empty"]]
-        ious, sads, recs = [], [], []
+        ious, sads, recs, per = [], [], [], {}
         for i in frames:
             sad, iou, rec = metrics(alphas[i], truths[i], knowns[i])
             if truths[i].sum() > 0.002 * truths[i].size:
                 ious.append(iou)
                 sads.append(sad)
                 recs.append(rec)
+                per[i] = float(iou)
         dt = dtssd(alphas[frames], truths[frames], knowns[frames]) if spec["truth"] != "moving" else NAN
         table.append(dict(
             clip=name + tag, truth={"mask": "depth<2m", "room": "room", "moving": "moving"}[spec["truth"]],
             setting=s, iou=float(np.mean(ious)), worst=min(ious), sad=float(np.mean(sads)),
             recall=float(np.mean(recs)), dtssd=dt, hold=hold_flicker(alphas, truths, knowns, list(range(n))),
             still=still_flicker(alphas, truths, knowns, still), pairs=len(still),
-            empty=empty_keyed(alphas, spec["empty"]), person=person[s] * 100, calibrated=not tag))
+            empty=empty_keyed(alphas, spec["empty"]), person=person[s] * 100, calibrated=not tag,
+            frames=per))
+    below = {}
+    if "depth" in settings and "fused" in settings:
+        rd = next(r for r in table if r["clip"] == name + tag and r["setting"] == "depth")
+        rf = next(r for r in table if r["clip"] == name + tag and r["setting"] == "fused")
+        below = {i: rf["frames"][i] - rd["frames"][i] for i in rf["frames"] if rf["frames"][i] < rd["frames"][i] - FLOOR}
     rows = []
-    for i in spec["show"]:
-        row = [colours[i], truth_picture(truths[i], knowns[i])]
+    for i in sorted(set(spec["show"]) | set(below)):
+        label = colours[i].copy()
+        text, ink = (f"{i}: {below[i]:+.3f}", (255, 40, 40)) if i in below else (f"{i}", (255, 255, 255))
+        cv2.putText(label, text, (8, 8 + label.shape[0] // 12), cv2.FONT_HERSHEY_SIMPLEX, label.shape[0] / 400, ink,
+                    max(1, label.shape[0] // 240), cv2.LINE_AA)
+        row = [label, truth_picture(truths[i], knowns[i])]
         row += [overlay(colours[i], outs[s][i, ..., 3]) for s in settings]
         rows.append(row)
     sheet(os.path.join(outdir, name + tag + ".png"), rows, ["colour", "truth"] + settings, width=240)
@@ -448,6 +473,25 @@ def check(phone_rows, video_rows, settings):
             judged = r["setting"] in fused
             print(f"empty frames keyed (<= 1 %): {r['clip']} {r['setting']:10} {r['empty']:6.2f} %"
                   + (f"  {verdict}" if judged else ""))
+
+
+def floor_report(phone_rows, video_rows, settings):
+    """Per clip with a truth: the least of fused - depth over its frames, and
+    the frames where fused is more than FLOOR below depth only."""
+    if not {"depth", "fused"} <= set(settings):
+        return
+    print(f"\nfloor, frame by frame: the least of fused - depth IoU over each clip's frames, and the frames "
+          f"where fused is more than {FLOOR} below depth only")
+    print(f"{'clip':44} {'min':>7}  below")
+    for name in dict.fromkeys(r["clip"] for r in phone_rows + video_rows):
+        rows = {r["setting"]: r for r in phone_rows + video_rows if r["clip"] == name}
+        if "depth" not in rows or "fused" not in rows or rows["depth"]["iou"] != rows["depth"]["iou"]:
+            continue
+        d = rows["depth"].get("frames", {0: rows["depth"]["iou"]})
+        f = rows["fused"].get("frames", {0: rows["fused"]["iou"]})
+        diff = {i: f[i] - d[i] for i in f if i in d}
+        low = [f"{i} ({d[i]:.3f} -> {f[i]:.3f})" for i in sorted(diff) if diff[i] < -FLOOR]
+        print(f"{name:44} {min(diff.values()):+7.3f}  {', '.join(low) if low else 'none'}")
 
 
 def main():
@@ -494,6 +538,7 @@ def main():
           "on the pixels whose truth holds; pairs: how many still pairs the clip has")
     print("person %: output frames keyed with a person probability paired (the depthmatte message's person field)")
     check(phone_rows, video_rows, settings)
+    floor_report(phone_rows, video_rows, settings)
     print(f"\ncontact sheets: {args.out}/<clip>.png (colour | truth | " + " | ".join(settings) + ")")
     json.dump({"phone": phone_rows, "video": video_rows}, open(os.path.join(args.out, "table.json"), "w"),
               default=float, indent=1)

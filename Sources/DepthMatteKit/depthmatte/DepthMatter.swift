@@ -101,10 +101,12 @@ public struct MatteResult: Equatable {
     }
 
     /// The cutoff for this frame, from the subject lock (see SubjectLock.swift).
-    @_spi(Bench) public func updateCutoff(plan: MattePlan, depth: Depth16View?, faces: [Box],
+    /// `person`: the person probability when the plan fuses one (the
+    /// subject is then a body the model sees as a person).
+    @_spi(Bench) public func updateCutoff(plan: MattePlan, depth: Depth16View?, faces: [Box], person: Gray8View? = nil,
                              videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
-        subjectLock.update(plan, depth: depth, faces: faces, videoWidth: videoWidth, videoHeight: videoHeight,
-                           result: &result)
+        subjectLock.update(plan, depth: depth, faces: faces, person: person, videoWidth: videoWidth,
+                           videoHeight: videoHeight, result: &result)
     }
 
     /// The cutoff the subject-only matte keys at: 0 on a frame in which the
@@ -143,11 +145,12 @@ public struct MatteResult: Equatable {
     /// This frame's cutoff (filling in `result`'s lock fields) and, when
     /// `reduce` and more than one thread, the guided filter's reduced depth
     /// made alongside the lock.
-    private func lock(_ plan: MattePlan, depth: Depth16View?, faces: [Box], videoWidth: Int, videoHeight: Int,
+    private func lock(_ plan: MattePlan, depth: Depth16View?, faces: [Box], person: Gray8View?,
+                      videoWidth: Int, videoHeight: Int,
                       reduce: Bool, threads: Int) -> (cutoff: Double, result: MatteResult, reduced: Depth16View?) {
         var result = MatteResult()
         guard reduce && threads > 1, let depth else {
-            let cutoff = updateCutoff(plan: plan, depth: depth, faces: faces,
+            let cutoff = updateCutoff(plan: plan, depth: depth, faces: faces, person: person,
                                       videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
             return (cutoff, result, nil)
         }
@@ -157,8 +160,8 @@ public struct MatteResult: Equatable {
         withUnsafeMutablePointer(to: &locked) { lockOut in
             withUnsafeMutablePointer(to: &reduced) { reducedOut in
                 var job = LockAndReduce(matter: Unmanaged.passUnretained(self), plan: plan, depth: depth,
-                                        faces: faces, videoWidth: videoWidth, videoHeight: videoHeight,
-                                        lockOut: lockOut, reducedOut: reducedOut)
+                                        faces: faces, person: person, videoWidth: videoWidth,
+                                        videoHeight: videoHeight, lockOut: lockOut, reducedOut: reducedOut)
                 withUnsafeMutablePointer(to: &job) { ctx in
                     pool.run(bands: 2, context: UnsafeMutableRawPointer(ctx)) { raw, b in
                         raw.assumingMemoryBound(to: LockAndReduce.self).pointee.run(band: b)
@@ -169,34 +172,37 @@ public struct MatteResult: Equatable {
         return (locked.cutoff, locked.result, reduced)
     }
 
-    /// The guide depth and cutoff the person prior decides (`PersonFusion`),
-    /// or nil when the frame has none or the plan does not fuse.
+    /// Whether this frame fuses a person probability (`PersonFusion`).
+    private func fuses(_ plan: MattePlan, _ person: Gray8View?) -> Bool {
+        person != nil && plan.person == .fuse && plan.cutoff.focusMask == nil
+    }
+
+    /// The guide depth and cutoff the person prior decides, or nil when the
+    /// frame has none or the plan does not fuse. The depth-only decision
+    /// (`keepSubject`, keyed at `subjectCutoff`) is made once, as the floor:
+    /// the probability takes away what it sees is no person and adds what
+    /// depth missed of one it sees; where it sees no one, depth decides
+    /// (`PersonFusion.floor`).
     private func fused(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
                        video: RGBImageView, result: MatteResult) -> (guide: Depth16View, cutoff: Double)? {
-        guard let person, plan.person == .fuse, plan.cutoff.focusMask == nil else { return nil }
+        guard let person, fuses(plan, person) else { return nil }
         let w = depth.width, h = depth.height
         var haveSeeds = false
         if plan.cutoff.subject != nil {
             if fusionSeeds.count < w * h { fusionSeeds = [UInt8](repeating: 0, count: w * h) }
             for i in 0..<(w * h) { fusionSeeds[i] = 0 }
-            haveSeeds = subjectLock.writeSeeds(into: &fusionSeeds, width: w, height: h, movers: true)
+            haveSeeds = subjectLock.writeSeeds(into: &fusionSeeds, width: w, height: h, movers: true,
+                                               moverReach: fusion.tuning.behind)
         }
-        var guide = fusion.apply(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
-                                 seeds: haveSeeds ? fusionSeeds : nil)
-        if haveSeeds && fusion.missedSubject {
-            // the model missed the locked subject: depth alone keeps it
-            let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
-            guide = fusion.join(subject: subject, scale: plan.depthScale,
-                                subjectCutoff: subjectCutoff(cutoff, plan, result))
-        } else if haveSeeds, plan.cutoff.subject?.subjectOnly == true {
-            // the model found it: depth's subject completes it (the floor
-            // the model bled onto, the legs it missed)
-            let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
-            if segmentation.segmented {
-                guide = fusion.complete(depth: depth, subject: subject, scale: plan.depthScale,
-                                        subjectCutoff: subjectCutoff(cutoff, plan, result))
-            }
-        }
+        let floor = keepSubject(depth, plan, cutoff: cutoff, video: video)
+        let floorCutoff = subjectCutoff(cutoff, plan, result)
+        _ = fusion.apply(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
+                         seeds: haveSeeds ? fusionSeeds : nil, floor: floor, floorCutoff: floorCutoff)
+        let evidence = fusion.floorEvidence(faceLock: result.lockSource == .face || result.lockSource == .tracked,
+                                            subjectSeen: subjectLock.subjectSeen,
+                                            setCutoff: plan.cutoff.subject == nil)
+        let guide = fusion.floor(depth: depth, floor: floor, scale: plan.depthScale,
+                                 floorCutoff: floorCutoff, seeds: haveSeeds ? fusionSeeds : nil, evidence: evidence)
         return (guide, fusion.cutoff)
     }
 
@@ -269,7 +275,8 @@ public struct MatteResult: Equatable {
         let threads = WorkerPool.threadCount(plan.threads)
         // the guided filter makes this frame's matte (and its colour detail)
         let guided = keyed && plan.path == .guided
-        let locked = lock(plan, depth: depth, faces: faces, videoWidth: video?.width ?? W,
+        let locked = lock(plan, depth: depth, faces: faces, person: fuses(plan, person) ? person : nil,
+                          videoWidth: video?.width ?? W,
                           videoHeight: video?.height ?? H, reduce: guided, threads: threads)
         var result = locked.result
         result.cutoff = locked.cutoff
@@ -313,6 +320,7 @@ private struct LockAndReduce {
     let plan: MattePlan
     let depth: Depth16View
     let faces: [Box]
+    let person: Gray8View?
     let videoWidth: Int, videoHeight: Int
     let lockOut: UnsafeMutablePointer<(cutoff: Double, result: MatteResult)>
     let reducedOut: UnsafeMutablePointer<Depth16View?>
@@ -320,7 +328,7 @@ private struct LockAndReduce {
     func run(band: Int) {
         let m = matter.takeUnretainedValue()
         if band == 0 {
-            let cutoff = m.updateCutoff(plan: plan, depth: depth, faces: faces,
+            let cutoff = m.updateCutoff(plan: plan, depth: depth, faces: faces, person: person,
                                         videoWidth: videoWidth, videoHeight: videoHeight,
                                         result: &lockOut.pointee.result)
             lockOut.pointee.cutoff = cutoff
@@ -329,3 +337,4 @@ private struct LockAndReduce {
         }
     }
 }
+

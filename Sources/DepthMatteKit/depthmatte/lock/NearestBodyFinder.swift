@@ -71,12 +71,15 @@
 
     /// The subject surface and its head depth (metres), nil when no surface
     /// qualifies. With `room`, a surface that moved into view (`RoomDepth`)
-    /// wins over any that did not, the nearest among each; among those that
-    /// moved, a fragment at the picture's side beside another that moved
-    /// (`isSideFragment`) comes after the others.
-    func find(_ c: DepthComponents, room: RoomDepth? = nil) -> (component: Int, headDepth: Double)? {
-        // the lowest rank wins: moved first, then no fragment, then nearest
-        var best: (k: Int, rank: (Int, Int, Double))? = nil
+    /// wins over any that did not; then, with a person prior (`seen`: the
+    /// surfaces the model sees as a person), a surface it sees wins over one
+    /// it does not (the man, not the pillar nearer than him); then the
+    /// nearest. Among those that moved, a fragment at the picture's side
+    /// beside another that moved (`isSideFragment`) comes after the others.
+    func find(_ c: DepthComponents, room: RoomDepth? = nil,
+              seen: ((Int) -> Bool)? = nil) -> (component: Int, headDepth: Double)? {
+        // the lowest rank wins: moved first, then seen, then no fragment, then nearest
+        var best: (k: Int, rank: (Int, Int, Int, Double))? = nil
         for k in 0..<c.count {
             let m = room?.moved(k) ?? false
             guard accepts(c, k, moved: m) else { continue }
@@ -85,10 +88,10 @@
                 o != k && room?.moved(o) == true && isSideFragment(c, k, beside: o) && accepts(c, o, moved: true)
             }
             let d = c.headDepth(k)
-            let rank = (m ? 0 : 1, f ? 1 : 0, d)
+            let rank = (m ? 0 : 1, seen?(k) == false ? 1 : 0, f ? 1 : 0, d)
             if let b = best, b.rank <= rank { continue }
             best = (k, rank)
         }
-        return best.map { (component: $0.k, headDepth: $0.rank.2) }
+        return best.map { (component: $0.k, headDepth: $0.rank.3) }
     }
 }

@@ -26,6 +26,13 @@
 ///    the last face; then (and before any face) the depth-only finder takes over.
 /// 3. **Depth-only.** `NearestBodyFinder`: the nearest large body that is not
 ///    floor-like. `mode=nearest` uses only this (plus tracking between frames).
+///    With a person prior (the `person` pad under `person-prior=fuse`), the
+///    subject is a person: a surface the model sees as a person (at least
+///    `seenShare` of its cells at probability >= 0.5) wins over one it does
+///    not, after the bodies that moved; a tracked body the model has not seen
+///    since the lock took it yields to one it sees, unless it moved and that
+///    one did not (a man walking off whom the model loses, beside a seated
+///    woman it sees). A face, when there is one, still picks which person.
 /// 4. **Smoothing.** The cutoff moves towards `subject depth + offset` with
 ///    time constant `SubjectRule.smoothing` seconds (first-order); the first
 ///    lock, and a subject found after none (source `fixed`: an empty room,
@@ -77,6 +84,10 @@ struct SubjectLockSettings: Equatable {
     /// A new face must sit on a surface no wider, along the row through its
     /// centre, than this many box widths (a head, not a wall with a poster).
     var headShapeRatio = 3.0
+    /// Share of a surface's cells at person probability >= 0.5 that makes
+    /// the model see it as a person (a standing man seen whole: 0.5-0.9; a
+    /// pillar the probability bleeds a few pixels onto: under 0.1).
+    var seenShare = 0.25
     var finder = NearestBodyFinder()
     init() {}
 
@@ -125,6 +136,18 @@ struct SubjectLockSettings: Equatable {
     private(set) var seedVideoSize = (0, 0)
     private(set) var seedDepthSize = (0, 0)
     private var sampler = FaceDepthSampler()
+    /// Per surface of this frame: its share of cells the person prior claims
+    /// (empty on a frame without a prior).
+    private(set) var seenShares: [Double] = []
+    private var seenCounts: [Int32] = []
+    /// The model has seen the locked body as a person on some frame since
+    /// the lock took it (false without a prior, and after the lock let go).
+    private(set) var subjectSeen = false
+    /// The surface the lock tracked on this frame (for `subjectSeen`).
+    private var trackedComponent: Int?
+
+    /// Whether surface `k` of this frame is seen as a person by the prior.
+    func seen(_ k: Int) -> Bool { k >= 0 && k < seenShares.count && seenShares[k] >= settings.seenShare }
     private var faceMeasures: [(d: Double, k: Double, u: Double, v: Double, box: Box)] = []
 
     @_spi(Bench) public init() { faceMeasures.reserveCapacity(32) }
@@ -132,6 +155,7 @@ struct SubjectLockSettings: Equatable {
     func reset() {
         cutoff = nil; subjectDepth = nil; source = .fixed; clock = 0; lastFaceTime = nil
         headSize = nil; headBias = 0; candidate = nil; hasMask = false; lastFaceCentre = nil
+        subjectSeen = false
         room.reset()
     }
 
@@ -140,8 +164,10 @@ struct SubjectLockSettings: Equatable {
     ///   focus, is returned as it is), at its `depthScale`; its
     ///   `frameDuration` (seconds since the previous frame) moves the clock;
     ///   its `SubjectRule` holds the hold time and the smoothing.
+    /// - person: the person probability (covering the whole frame) when the
+    ///   plan fuses one: the subject is then a body it sees (rule 3).
     /// - result: `faceFound` / `faceDepth` / `lockSource` are filled in.
-    @_spi(Bench) public func update(_ plan: MattePlan, depth: Depth16View?, faces: [Box],
+    @_spi(Bench) public func update(_ plan: MattePlan, depth: Depth16View?, faces: [Box], person: Gray8View? = nil,
                        videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
         let frameDuration = plan.frameDuration, depthScale = plan.depthScale
         let dt = frameDuration > 0 && frameDuration < 10 ? frameDuration : 1.0 / 30
@@ -162,10 +188,13 @@ struct SubjectLockSettings: Equatable {
             return cutoff ?? cutoffSetting
         }
         analyse(depth, scale: depthScale, videoWidth: videoWidth, videoHeight: videoHeight)
+        measureSeen(person)
 
         // 1. where the tracker expects the subject
         let tracked = trackedSubject(rule)
-        let nearest = settings.finder.find(components, room: room)
+        trackedComponent = tracked?.component
+        let prior = !seenShares.isEmpty
+        let nearest = settings.finder.find(components, room: room, seen: prior ? { self.seen($0) } : nil)
         let nearestDepth = nearest.map { $0.headDepth + headBias }
         let strong = source == .face || source == .tracked
         // expected subject depth for judging faces: right after a face, that
@@ -186,7 +215,7 @@ struct SubjectLockSettings: Equatable {
 
         // 3. the target and where it came from
         let (target, newSource, maskComponent) = chooseTarget(
-            rule, face: face, tracked: tracked, nearest: nearest, cutoffSetting: cutoffSetting, offset: offset,
+            rule, face: face, tracked: tracked, nearest: nearest, prior: prior, cutoffSetting: cutoffSetting, offset: offset,
             videoWidth: videoWidth, videoHeight: videoHeight, result: &result)
 
         // 4. smoothing
@@ -206,6 +235,32 @@ struct SubjectLockSettings: Equatable {
             movers.append(k)
         }
         seedDepthSize = (depth.width, depth.height); seedVideoSize = (videoWidth, videoHeight)
+    }
+
+    /// Each surface's share of cells the person probability claims
+    /// (>= 0.5, sampled at the cell's centre); none without a probability.
+    private func measureSeen(_ person: Gray8View?) {
+        seenShares.removeAll(keepingCapacity: true)
+        let c = components
+        guard let p = person, p.width > 0, p.height > 0, c.width > 0, c.height > 0,
+              seedDepthSize.0 > 0, seedDepthSize.1 > 0 else { return }
+        seenCounts.removeAll(keepingCapacity: true)
+        seenCounts.append(contentsOf: repeatElement(0, count: c.count))
+        seenShares.append(contentsOf: repeatElement(0, count: c.count))
+        let s = c.step
+        let fx = Double(p.width) / Double(seedDepthSize.0), fy = Double(p.height) / Double(seedDepthSize.1)
+        for gy in 0..<c.height {
+            let py = min(p.height - 1, Int((Double(gy * s + s / 2) + 0.5) * fy))
+            let row = p.row(py)
+            for gx in 0..<c.width {
+                let k = Int(c.labels[gy * c.width + gx])
+                guard k >= 0 else { continue }
+                seenShares[k] += 1
+                let px = min(p.width - 1, Int((Double(gx * s + s / 2) + 0.5) * fx))
+                if row[px] >= 128 { seenCounts[k] += 1 }
+            }
+        }
+        for k in 0..<c.count where seenShares[k] > 0 { seenShares[k] = Double(seenCounts[k]) / seenShares[k] }
     }
 
     /// Update step 1: last frame's subject surface as it overlaps this
@@ -235,7 +290,7 @@ struct SubjectLockSettings: Equatable {
     /// A face found fills in `result`'s face fields.
     private func chooseTarget(_ rule: SubjectRule, face: (d: Double, k: Double, u: Double, v: Double, box: Box)?,
                               tracked: (component: Int, depth: Double)?,
-                              nearest: (component: Int, headDepth: Double)?,
+                              nearest: (component: Int, headDepth: Double)?, prior: Bool,
                               cutoffSetting: Double, offset: Double, videoWidth: Int, videoHeight: Int,
                               result: inout MatteResult) -> (Double, LockSource, Int?) {
         let mode = rule.mode
@@ -272,14 +327,21 @@ struct SubjectLockSettings: Equatable {
             target = tr.depth
             newSource = .nearest
             maskComponent = tr.component
+            // (with a prior, a nearer body the model does not see never
+            // takes the lock from one it saw: a man walking off whom it
+            // loses, beside a chair nearer than him)
+            let keepSeen = prior && subjectSeen && !seen(nearest?.component ?? -1)
             if let n = nearest, n.component != tr.component,
-               n.headDepth + headBias < tr.depth - settings.depthTolerance(tr.depth)
+               !keepSeen && n.headDepth + headBias < tr.depth - settings.depthTolerance(tr.depth)
                 || room.moved(n.component) && (!room.moved(tr.component)
-                    || settings.finder.isSideFragment(components, tr.component, beside: n.component)) {
+                    || settings.finder.isSideFragment(components, tr.component, beside: n.component))
+                || seen(n.component) && !subjectSeen && !seen(tr.component)
+                    && !(room.moved(tr.component) && !room.moved(n.component)) {
                 // a clearly nearer body appeared, a body moved while the
-                // tracked one never did, or the tracked one is a fragment at
-                // the picture's side beside a whole body that moved: the
-                // finder's choice wins
+                // tracked one never did, the tracked one is a fragment at
+                // the picture's side beside a whole body that moved, or the
+                // model sees a person in the finder's choice and never saw
+                // one in the tracked body: the finder's choice wins
                 target = n.headDepth + headBias
                 maskComponent = n.component
             }
@@ -314,6 +376,13 @@ struct SubjectLockSettings: Equatable {
             cutoff = goal
         }
         subjectDepth = target
+        // seen since the lock took the body: carried while the lock
+        // follows the same body, anew when it takes another
+        if let k = maskComponent {
+            subjectSeen = seen(k) || (k == trackedComponent && subjectSeen)
+        } else if newSource == .fixed {
+            subjectSeen = false
+        }
         source = newSource
         seedComponent = maskComponent
         if let k = maskComponent {

@@ -1,52 +1,63 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// The learned person prior fused with depth: the probability decides which
-/// depth pieces are the person; depth and colour still give the edge.
+/// The learned person prior fused with depth, region by region, over a
+/// floor: the depth-only decision. The probability takes away what it sees
+/// is no person and adds what depth missed of a person it sees; where it
+/// sees no one, depth decides.
 ///
 /// A person probability (the `person` pad: GRAY8, 255 = person, any size,
 /// covering the whole frame) is sampled at the depth grid the matte is made
-/// from (bilinear, at each cell's centre). Then:
+/// from (bilinear, at each cell's centre). The floor is the depth-only
+/// matte's decision on the same grid (the subject segmentation's map, or the
+/// depth itself where depth alone keys everything nearer than the cutoff),
+/// made once per frame by the caller. Then:
 ///
 ///  1. **Person blobs**: 8-connected regions of probability >= `claim`,
-///     smaller than `minBlob` of the grid dropped as speckle. With subject
-///     seeds from the lock (the face box, or the tracked or nearest body, and
-///     the bodies that moved nearer than the cutoff), a blob holding a seed
-///     is the subject and another blob stays when its
-///     median reading is at most `behind` past the cutoff (a bystander level
-///     with or in front of the subject stays, one well behind it is
-///     background). Without seeds every blob stays: the prior found a
-///     person the lock did not.
+///     smaller than `minBlob` of the grid dropped as speckle. With seeds
+///     from the lock (the face box, or the tracked or nearest body, and the
+///     bodies that moved into view up to `behind` past the cutoff), a blob
+///     holding a seed stays, and another stays when at least `floorShare`
+///     of it lies in the floor (a person depth keeps part of). A person the
+///     model sees that depth keeps nothing of and that never moved is
+///     another person, not the subject: the seated woman beside the man the
+///     lock follows. Without seeds every blob stays.
 ///  2. **Depth pieces**: 4-neighbours with readings join when their depths
 ///     differ by less than `step` (3 cm + 1 cm per m², as a structured-light
 ///     sensor's noise grows with the square of the distance).
 ///  3. **Claims**: a piece with at least `pieceKeep` of its readings in a
 ///     kept blob is the person as a whole, also where the probability missed
-///     part of it (a held object, a sleeve), within `reach` of a kept blob;
-///     a piece with less than `pieceReject` of its readings in a kept blob,
-///     whose claimed readings are also under `rejectShare` of the kept blobs'
-///     area, is not the person at all (a pillar, branches or a chair back the
-///     probability bled onto); in between, each reading follows the
-///     probability.
+///     part of it (a held object, a sleeve), within `reach` of a kept blob
+///     and not behind the claimed part; a piece with less than `pieceReject`
+///     of its readings in a kept blob, whose claimed readings are also under
+///     `rejectShare` of the kept blobs' area, is not the person at all (a
+///     pillar, branches or a chair back the probability bled onto); in
+///     between, each reading follows the probability, up to `behind` past
+///     the lock's cutoff (not the wall behind the subject its edge spills
+///     onto).
 ///  4. **Holes** (no reading) follow the probability: hair and dark cloth the
 ///     depth camera does not see stay where the model sees a person.
-///
-/// With the lock's seeds, the depth-only subject (`SubjectSegmentation`,
-/// its legs grown) then completes the guide (`complete`) where the model
-/// found the subject, or joins it where the model missed it (`join`):
-///
-///  5. **Floor**: a kept reading outside the depth subject whose surface
+///  5. **The floor** (`floor(...)`), per connected part of it: a part at
+///     least `pieceReject` claimed is a person the model sees; its depth
+///     pieces at least `pieceKeep` claimed join whole (the crown's hair, the
+///     lower coat, past the reach), so do pieces holding a mover's seed
+///     (another body that moved); the rest of it the model sees is no person
+///     and stays out (the furniture depth joins to a portrait's subject).
+///     A part claimed less is where the model sees no one: it joins whole
+///     when it holds the lock's seeds and the subject is a person by other
+///     evidence (`floorEvidence`: a face, a body the model saw earlier on
+///     its track, a body that moved, a person seen elsewhere, or a set
+///     cutoff): a man walking off with his back turned whom the model loses
+///     stays; in an empty room a still body the lock takes stays out.
+///  6. **Floor bleed**: a kept reading outside the floor whose surface
 ///     recedes upwards steeply and smoothly (the segmentation's floor test,
-///     `floorSlope`) is the floor the probability bled onto beside the feet,
-///     not the person: it is dropped.
-///  6. **Legs**: a kept blob whose lowest cell lies above the picture's
+///     `floorSlope`) is the ground the probability bled onto beside the
+///     feet: it is dropped.
+///  7. **Legs**: a kept blob whose lowest cell lies above the picture's
 ///     bottom (by more than `openBottom` of its height) holds a whole body
 ///     in view; the selfie model, made for upper bodies, misses the legs of
 ///     one seen at full length or from above. In each of the blob's columns
-///     the depth subject's readings below the blob's lowest cell join the
-///     guide, where their connected part of the depth subject lies at least
-///     `legsShare` in the guide (the legs of the body the model found, not
-///     a separate body the depth alone keeps). A blob reaching the bottom
-///     (a portrait, a body cut by the frame) takes nothing: a sofa below a
-///     hand stays out.
+///     the floor's readings below the blob's lowest cell join the guide,
+///     where their connected part of the floor lies at least `legsShare` in
+///     the guide.
 ///
 /// The result is a depth map for the refiner: kept readings keep their depth,
 /// kept holes take the kept readings' median, everything else is written
@@ -60,8 +71,14 @@ struct PersonFusion {
         var claim: Float = 0.5
         /// Blobs smaller than this share of the grid are speckle.
         var minBlob: Double = 0.001
-        /// Metres past the cutoff a second person blob's median may lie.
+        /// Metres past the lock's cutoff that movers seed another person
+        /// blob and that a reading of a piece the probability claims in part
+        /// is kept (a person's parts lie within it; the wall behind the
+        /// subject lies farther).
         var behind: Double = 0.5
+        /// Share of another person blob's cells in the floor (the depth-only
+        /// decision) that keeps it wherever it lies.
+        var floorShare: Double = 0.1
         /// Depth step within a piece: `stepBase` + `stepGain` · d² metres.
         var stepBase: Double = 0.03
         var stepGain: Double = 0.01
@@ -76,10 +93,6 @@ struct PersonFusion {
         /// How far (share of the grid's width) a claimed piece reaches past
         /// its blob.
         var reach: Double = 0.04
-        /// Share of the lock's seed cells that must lie in kept blobs for
-        /// the model to have found the subject; below it the depth-only
-        /// subject joins the fused guide (`join`).
-        var seedsFound: Double = 0.5
         /// tan of the angle between a surface and the image plane (top
         /// away) past which a kept reading outside the depth subject is floor
         /// (`SubjectSegmentation.floorSlope`: 0.7, about 35°).
@@ -99,19 +112,8 @@ struct PersonFusion {
     /// Metres: the cutoff the refiner keys the last frame's guide at (0:
     /// nothing kept).
     private(set) var cutoff = 0.0
-    /// Share of the last frame's seed cells inside kept blobs (1 without
-    /// seeds).
-    private(set) var seedCoverage = 1.0
     /// The last frame had seeds of a body that moved (the lock's movers).
     private(set) var movingSeeds = false
-    /// The model missed the locked subject on the last frame: under
-    /// `seedsFound` of its seed cells lie in kept blobs, and either the
-    /// model sees a person elsewhere or the subject moved (in an empty room
-    /// the lock may still seed a still jacket on a chair, which the model
-    /// rightly sees no person in).
-    var missedSubject: Bool {
-        seedCoverage < tuning.seedsFound && (keptArea > 0 || movingSeeds)
-    }
     /// The farthest kept reading of the last frame (depth units).
     private var maxKept: UInt16 = 0
     /// Cells in kept blobs on the last frame.
@@ -122,7 +124,11 @@ struct PersonFusion {
     private var pieceParent: [Int32] = []
     private var blobArea: [Int32] = []
     private var blobKept: [UInt8] = []
-    private var blobHist: [Int32] = []
+    /// Per blob root: its cells in the floor (`apply`'s `floor`).
+    private var blobFloor: [Int32] = []
+    /// Readings of pieces the probability claims only in part are kept no
+    /// farther than this (depth units): `behind` past the lock's cutoff.
+    private var claimLimit: UInt16 = .max
     private var pieceCount: [Int32] = []
     private var pieceClaimed: [Int32] = []
     /// Per piece root: the sum of its claimed readings (depth units).
@@ -130,9 +136,16 @@ struct PersonFusion {
     private var claimed: [UInt8] = []
     private var near: [Int32] = []
     private var keptHist: [Int32] = []
+    /// The floor's connected parts (root per cell, -1 outside) with their
+    /// cells and their cells in the guide, at the root.
+    private var partParent: [Int32] = []
+    private var partCount: [Int32] = []
+    private var partKept: [Int32] = []
+    /// Bit 0 at a floor part's root: the part holds a seed of the lock
+    /// (every part, without seeds); bit 1 at a depth piece's root: the
+    /// piece holds a mover's seed.
+    private var partSeeded: [UInt8] = []
     /// Blobs other than the subject's, and each root's slot among them (-1: none).
-    private var slots: [Int32] = []
-    private var slotOf: [Int32] = []
     private var rowAny: [Int32] = []
     private var prefix: [Int32] = []
     /// Per column: the lowest cell of an open blob (-1: none).
@@ -175,12 +188,14 @@ struct PersonFusion {
 
     /// The guide depth for the refiner (see the type's description); `seeds`
     /// (w x h, nonzero = the subject) nil when the lock has none.
+    /// `floor` (with `floorCutoff` metres): the depth-only decision on
+    /// `depth`, as `floor(...)` takes it; a person the model sees besides
+    /// the subject stays when depth keeps part of them.
     mutating func apply(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
-                               seeds: [UInt8]?) -> Depth16View {
+                        seeds: [UInt8]?, floor: Depth16View? = nil, floorCutoff: Double = 0) -> Depth16View {
         let w = depth.width, h = depth.height, n = w * h
         keptCount = 0
         cutoff = 0
-        seedCoverage = 1
         movingSeeds = false
         keptArea = 0
         maxKept = 0
@@ -189,7 +204,11 @@ struct PersonFusion {
         PersonFusion.sample(person, width: w, height: h, into: &prob)
         let t = tuning
         labelBlobs(w, h, claim: t.claim)
-        keepBlobs(depth, scale: scale, seeds: seeds, lockCutoff: lockCutoff, n: n)
+        let seeded = seeds.map { s in s.prefix(n).contains { $0 != 0 } } ?? false
+        keepBlobs(depth, scale: scale, seeds: seeded ? seeds : nil, lockCutoff: lockCutoff, n: n,
+                  floor: floor.flatMap { $0.width == w && $0.height == h && floorCutoff > 0 ? $0 : nil },
+                  floorLimit: floorCutoff / scale)
+        claimLimit = seeded ? UInt16(clamping: Int((lockCutoff + t.behind) / scale)) : .max
         keptArea = markClaimed(n)
         labelPieces(depth, scale: scale)
         dilateClaimed(w, h, radius: max(1, Int((t.reach * Double(w)).rounded())))
@@ -247,61 +266,38 @@ struct PersonFusion {
 
     /// 1b: which blobs stay (`blobKept` indexed by root).
     private mutating func keepBlobs(_ depth: Depth16View, scale: Double, seeds: [UInt8]?,
-                                    lockCutoff: Double, n: Int) {
+                                    lockCutoff: Double, n: Int, floor: Depth16View?, floorLimit: Double) {
         let w = depth.width, h = depth.height
-        if blobKept.count < n { blobKept = [UInt8](repeating: 0, count: n) }
-        // per root: area, seeded (bit 1), and a depth histogram for the
-        // largest blobs only (a slot per root, up to 16)
-        slots.removeAll(keepingCapacity: true)
-        for i in 0..<n { blobArea[i] = 0; blobKept[i] = 0 }
+        if blobKept.count < n {
+            blobKept = [UInt8](repeating: 0, count: n)
+            blobFloor = [Int32](repeating: 0, count: n)
+        }
+        // per root: area, holding the subject's seeds (bit 1), cells in the
+        // floor, and a depth histogram for the largest blobs only (a slot
+        // per root, up to 16)
+        for i in 0..<n { blobArea[i] = 0; blobKept[i] = 0; blobFloor[i] = 0 }
         for i in 0..<n where blobParent[i] >= 0 { blobArea[Int(blobParent[i])] += 1 }
         let minArea = Int32(max(1.0, tuning.minBlob * Double(n)))
-        var haveSeed = false
-        var seedCells = 0, covered = 0
         if let seeds {
             for i in 0..<min(n, seeds.count) where seeds[i] != 0 {
-                seedCells += 1
                 if seeds[i] & 2 != 0 { movingSeeds = true }
                 let r = blobParent[i]
-                if r >= 0 && blobArea[Int(r)] >= minArea {
-                    blobKept[Int(r)] |= 2; haveSeed = true; covered += 1
+                if r >= 0 { blobKept[Int(r)] |= 2 }
+            }
+        }
+        if let floor {
+            for y in 0..<h {
+                for x in 0..<w {
+                    let r = blobParent[y * w + x], v = floor.at(x, y)
+                    if r >= 0 && v != 0 && Double(v) <= floorLimit { blobFloor[Int(r)] += 1 }
                 }
             }
         }
-        seedCoverage = seedCells > 0 ? Double(covered) / Double(seedCells) : 1
         for i in 0..<n where blobParent[i] == Int32(i) && blobArea[i] >= minArea {
-            if !haveSeed || blobKept[i] & 2 != 0 { blobKept[i] |= 1 } else { slots.append(Int32(i)) }
-        }
-        guard !slots.isEmpty else { return }
-        // other blobs: kept when their median reading is at most `behind`
-        // past the cutoff
-        if slots.count > 16 {
-            let area = blobArea
-            slots.sort { area[Int($0)] > area[Int($1)] }
-            slots.removeLast(slots.count - 16)
-        }
-        let bins = PersonFusion.bins
-        if blobHist.count < 16 * bins { blobHist = [Int32](repeating: 0, count: 16 * bins) }
-        for i in 0..<(16 * bins) { blobHist[i] = 0 }
-        if slotOf.count < n { slotOf = [Int32](repeating: -1, count: n) }
-        for (k, r) in slots.enumerated() { slotOf[Int(r)] = Int32(k) }
-        let perBin = 1 / (PersonFusion.binWidth / scale)
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = y * w + x
-                let r = blobParent[i]
-                guard r >= 0 else { continue }
-                let k = Int(slotOf[Int(r)])
-                let v = depth.at(x, y)
-                if k < 0 || v == 0 { continue }
-                blobHist[k * bins + min(bins - 1, Int(Double(v) * perBin))] += 1
+            if seeds == nil || blobKept[i] & 2 != 0
+                || Double(blobFloor[i]) >= tuning.floorShare * Double(blobArea[i]) {
+                blobKept[i] |= 1
             }
-        }
-        let limit = lockCutoff + tuning.behind
-        for (k, r) in slots.enumerated() {
-            slotOf[Int(r)] = -1
-            if let b = PersonFusion.medianBin(blobHist, from: k * bins),
-               (Double(b) + 0.5) * PersonFusion.binWidth <= limit { blobKept[Int(r)] |= 1 }
         }
     }
 
@@ -402,6 +398,10 @@ struct PersonFusion {
                             && Double(v) * Double(pieceClaimed[r]) <= pieceClaimedSum[r])
                     } else if share < t.pieceReject && pieceClaimed[r] < rejectBelow {
                         keep = false
+                    } else if v > claimLimit {
+                        // a wall far behind the subject that the
+                        // probability's edge spills onto
+                        keep = false
                     }
                 }
                 if keep {
@@ -434,22 +434,26 @@ struct PersonFusion {
         return out.view(width: w, height: h)
     }
 
-    /// Steps 5 and 6 on the last guide (see the type's description), for a
-    /// frame in which the model found the locked subject: `depth` the map
-    /// `apply` was given, `subject` the subject segmentation's map of it,
-    /// keyed at `subjectCutoff` metres (its grown legs written at the cutoff).
-    mutating func complete(depth: Depth16View, subject: Depth16View, scale: Double,
-                                  subjectCutoff: Double) -> Depth16View {
-        let w = subject.width, h = subject.height, n = w * h
+    /// Steps 5-7 on the last guide (see the type's
+    /// description): `depth` the map `apply` was given, `floor` the
+    /// depth-only decision on it (the subject segmentation's map, or the
+    /// depth itself where depth alone keys everything nearer than the
+    /// cutoff) keyed at `floorCutoff` metres (0: it keeps nothing);
+    /// `evidence`: a part of the floor the model claims nothing of is a
+    /// person all the same (see `floorEvidence`).
+    mutating func floor(depth: Depth16View, floor: Depth16View, scale: Double, floorCutoff: Double,
+                        seeds: [UInt8]?, evidence: Bool) -> Depth16View {
+        let w = floor.width, h = floor.height, n = w * h
         guard n > 0, depth.width == w, depth.height == h, out.count >= n, blobParent.count >= n,
-              subjectCutoff > 0, keptCount > 0 else { return out.view(width: w, height: h) }
-        let limit = UInt16(clamping: Int(subjectCutoff / scale))
-        @inline(__always) func inSubject(_ x: Int, _ y: Int) -> Bool {
-            let v = subject.at(x, y)
+              floorCutoff > 0 else { return out.view(width: w, height: h) }
+        let limit = UInt16(clamping: Int(floorCutoff / scale))
+        @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool {
+            let v = floor.at(x, y)
             return v != 0 && v <= limit
         }
-        dropFloor(depth, scale: scale, inSubject: inSubject)
-        addLegs(subject, inSubject: inSubject)
+        guard keepFloor(floor, seeds: seeds, evidence: evidence, inFloor: inFloor) else { return out.view(width: w, height: h) }
+        dropFloor(depth, scale: scale, inSubject: inFloor)
+        addLegs(floor, inSubject: inFloor)
         // the cutoff just behind the farthest reading kept now
         let o = out.base, far = UInt16(65535).littleEndian
         var maxKept: UInt16 = 0
@@ -459,7 +463,89 @@ struct PersonFusion {
         return out.view(width: w, height: h)
     }
 
-    /// 5: kept readings outside the depth subject on a floor-like surface
+    /// Whether a part of the floor the model claims nothing of is kept: the
+    /// lock's subject is a person by other means than this frame's
+    /// probability. `faceLock`: a face set or holds the lock; `subjectSeen`:
+    /// the model saw the locked body on an earlier frame of its track;
+    /// `setCutoff`: mode=fixed, where the cut itself is the decision. Also
+    /// the subject moved into view (`movingSeeds`), or the model sees a
+    /// person elsewhere in the frame. In an empty room none holds: a still
+    /// body the lock takes (a jacket on a chair) stays out.
+    func floorEvidence(faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> Bool {
+        setCutoff || faceLock || subjectSeen || movingSeeds || keptArea > 0
+    }
+
+    /// The floor's rule on the guide: each connected part (4-neighbours)
+    /// of the floor the model claims at least `pieceReject` of is a person
+    /// it sees: its cells join where their depth piece is at least
+    /// `pieceKeep` claimed (the person's own surface, past the reach) and
+    /// the rest stays out (a desk, a chair, a floor slab it sees is no
+    /// person; the legs come back by step 7). A part claimed less is where
+    /// the model sees no one: with `evidence` all of it joins. Returns
+    /// false when the floor is empty.
+    private mutating func keepFloor(_ floor: Depth16View, seeds: [UInt8]?, evidence: Bool,
+                                    inFloor: (Int, Int) -> Bool) -> Bool {
+        let w = floor.width, h = floor.height, n = w * h
+        let o = out.base, far = UInt16(65535).littleEndian
+        if partParent.count < n {
+            partParent = [Int32](repeating: 0, count: n)
+            partCount = [Int32](repeating: 0, count: n)
+            partKept = [Int32](repeating: 0, count: n)
+            partSeeded = [UInt8](repeating: 0, count: n)
+        }
+        var any = false
+        partParent.withUnsafeMutableBufferPointer { par in
+            let uf = UnionFind(parent: par.baseAddress!)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x
+                    guard inFloor(x, y) else { par[i] = -1; continue }
+                    par[i] = Int32(i)
+                    any = true
+                    if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
+                    if y > 0 && par[i - w] >= 0 { uf.union(Int32(i), Int32(i - w)) }
+                }
+            }
+            for i in 0..<n { partCount[i] = 0; partKept[i] = 0; partSeeded[i] = seeds == nil ? 1 : 0 }
+            for i in 0..<n where par[i] >= 0 {
+                let r = Int(uf.find(Int32(i)))
+                par[i] = Int32(r)
+                partCount[r] += 1
+                if o[i] != far { partKept[r] += 1 }
+                if let seeds, i < seeds.count, seeds[i] != 0 {
+                    partSeeded[r] |= 1
+                    if pieceParent[i] >= 0 && seeds[i] & 2 != 0 { partSeeded[Int(pieceParent[i])] |= 2 }
+                }
+            }
+        }
+        guard any else { return false }
+        let t = tuning
+        var added = 0, maxKept = self.maxKept
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                let r = Int(partParent[i])
+                guard r >= 0, o[i] == far else { continue }
+                let seen = Double(partKept[r]) >= t.pieceReject * Double(partCount[r])
+                if seen {
+                    let p = Int(pieceParent[i])
+                    guard p >= 0, partSeeded[p] & 2 != 0
+                            || Double(pieceClaimed[p]) >= t.pieceKeep * Double(pieceCount[p]) else { continue }
+                } else if !evidence || partSeeded[r] == 0 {
+                    continue
+                }
+                let v = floor.at(x, y)
+                o[i] = v.littleEndian
+                maxKept = max(maxKept, v)
+                added += 1
+            }
+        }
+        keptCount += added
+        self.maxKept = maxKept
+        return true
+    }
+
+    /// 6: kept readings outside the floor on a floor-like surface
     /// written far.
     private mutating func dropFloor(_ depth: Depth16View, scale: Double, inSubject: (Int, Int) -> Bool) {
         let w = depth.width, h = depth.height, n = w * h
@@ -489,7 +575,7 @@ struct PersonFusion {
         keptCount -= dropped
     }
 
-    /// 6: the depth subject's readings below an open blob joined to the
+    /// 7: the floor's readings below an open blob joined to the
     /// guide. `blobParent` and `claimed` still hold `apply`'s blobs;
     /// `pieceParent`, `pieceCount` and `pieceClaimed` are reused for the
     /// depth subject's connected parts.
@@ -548,34 +634,5 @@ struct PersonFusion {
             }
         }
         keptCount += added
-    }
-
-    /// The last guide joined with the depth-only subject (`subject`, the
-    /// subject segmentation's map, keyed at `subjectCutoff` metres), for a
-    /// frame in which the model missed the locked subject (`missedSubject`:
-    /// a person far off, or seen from straight above), so the fused matte
-    /// keeps what depth alone keeps of them.
-    mutating func join(subject: Depth16View, scale: Double, subjectCutoff: Double) -> Depth16View {
-        let w = subject.width, h = subject.height
-        guard w * h > 0, out.count >= w * h, subjectCutoff > 0 else { return out.view(width: w, height: h) }
-        let o = out.base
-        let limit = subjectCutoff / scale
-        let far = UInt16(65535).littleEndian
-        var maxKept = self.maxKept
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = y * w + x
-                guard o[i] == far else { continue }
-                let v = subject.at(x, y)
-                if v != 0 && Double(v) <= limit {
-                    o[i] = v.littleEndian
-                    maxKept = max(maxKept, v)
-                    keptCount += 1
-                }
-            }
-        }
-        self.maxKept = maxKept
-        if maxKept > 0 { cutoff = Double(maxKept) * scale + 0.01 }
-        return out.view(width: w, height: h)
     }
 }

@@ -24,22 +24,26 @@ extension SubjectLock {
     /// otherwise, while a lost subject is held, last frame's subject cells
     /// (in that box, if any). Returns false when there is no seed
     /// (mode=fixed, nothing found). With a subject, the bodies that moved
-    /// into view (`movers`) are seeds too, where nearer than the cutoff:
-    /// other people within the cutoff band, a person entering at a side.
-    func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int, movers withMovers: Bool = true) -> Bool {
+    /// into view (`movers`) are seeds too, where nearer than the cutoff
+    /// (plus `moverReach` metres): other people within the cutoff band, a
+    /// person entering at a side.
+    func writeSeeds(into seeds: inout [UInt8], width w: Int, height h: Int, movers withMovers: Bool = true,
+                    moverReach: Double = 0) -> Bool {
         guard writeSubjectSeeds(into: &seeds, width: w, height: h) else { return false }
-        if withMovers { writeMoverSeeds(into: &seeds, width: w, height: h) }
+        if withMovers { writeMoverSeeds(into: &seeds, width: w, height: h, reach: moverReach) }
         return true
     }
 
     /// Marks the cells of every mover that moved (a chair merged with a
     /// walking subject at the lock's coarse grid did not) and lie nearer
-    /// than the cutoff, with bit 1 (the subject's own seeds are bit 0: the
-    /// restore pass measures the subject from those alone).
-    func writeMoverSeeds(into seeds: inout [UInt8], width w: Int, height h: Int) {
+    /// than the cutoff (plus `reach` metres), with bit 1 (the subject's own
+    /// seeds are bit 0: the restore pass measures the subject from those
+    /// alone).
+    func writeMoverSeeds(into seeds: inout [UInt8], width w: Int, height h: Int, reach: Double = 0) {
         let c = components
-        guard !movers.isEmpty, let cut = cutoff, c.width > 0, c.height > 0,
+        guard !movers.isEmpty, let cutoff, c.width > 0, c.height > 0,
               seedDepthSize.0 > 0, seedDepthSize.1 > 0 else { return }
+        let cut = cutoff + reach
         let sx = Double(seedDepthSize.0) / Double(c.step) / Double(w)
         let sy = Double(seedDepthSize.1) / Double(c.step) / Double(h)
         for y in 0..<h {

@@ -38,6 +38,86 @@ final class SubjectLockTests: XCTestCase {
         return Step(cutoff: c, result: r)
     }
 
+    // MARK: with a person prior
+
+    /// One frame through `lock` with a person probability (`person`, at
+    /// the depth grid's size, covering the whole frame).
+    static func step(_ lock: SubjectLock, _ depth: TestDepth, _ faces: [Box], person: TestProbability?,
+                     mode: KeyingMode) -> Step {
+        var s = DMDepthMatteSettings.defaults
+        s.mode = mode.rawValue; s.cutoff = 1.0; s.cutoff_offset = 0.25; s.frame_duration = 1.0 / 30
+        var r = MatteResult()
+        let c: Double
+        if let person {
+            c = person.withView { lock.update(MattePlan(s), depth: depth.view, faces: faces, person: $0,
+                                              videoWidth: VW, videoHeight: VH, result: &r) }
+        } else {
+            c = lock.update(MattePlan(s), depth: depth.view, faces: faces, videoWidth: VW, videoHeight: VH, result: &r)
+        }
+        return Step(cutoff: c, result: r)
+    }
+
+    /// The probability of `person(face:dx:)`'s head and torso.
+    static func probability(dx: Int = 0, into p: TestProbability = TestProbability(width: 160, height: 90))
+        -> TestProbability {
+        p.fill(x0: 55 + dx, y0: 32, x1: 105 + dx, y1: 90)
+        p.fill(x0: 70 + dx, y0: 10, x1: 90 + dx, y1: 32)
+        return p
+    }
+
+    func testWithAPersonPriorThePersonNotTheNearerPillarIsTheSubject() {
+        // a pillar at 1.5 m, from the top of the picture to its bottom,
+        // nearer than the man at 2.0 m; no face finder
+        let d = Self.person(face: 2000, dx: 30)
+        d.fill(x0: 20, y0: 0, x1: 40, y1: 90, 1500)
+        for mode in [KeyingMode.face, .nearest] {
+            let depthOnly = Self.step(SubjectLock(), d, [], person: nil, mode: mode)
+            XCTAssertEqual(depthOnly.cutoff, 1.75, accuracy: 0.01, "\(mode): depth alone takes the nearest body")
+            let lock = SubjectLock()
+            let seen = Self.step(lock, d, [], person: Self.probability(dx: 30), mode: mode)
+            XCTAssertEqual(seen.cutoff, 2.25, accuracy: 0.01, "\(mode): the body the model sees as a person")
+            XCTAssertTrue(lock.subjectSeen)
+        }
+        // tracked onto the pillar before the prior came: the first frame
+        // with it moves the lock to the person
+        let lock = SubjectLock()
+        _ = Self.step(lock, d, [], person: nil, mode: .nearest)
+        _ = Self.step(lock, d, [], person: Self.probability(dx: 30), mode: .nearest)
+        XCTAssertEqual(lock.subjectDepth ?? 0, 2.0, accuracy: 0.01, "the cutoff follows (smoothed)")
+    }
+
+    func testTwoPeopleAtDifferentDepthsThePriorTakesTheNearerAndAFacePicksTheOther() {
+        // one person at 1.2 m (left), another at 2.0 m (right)
+        let d = TestDepth(width: 160, height: 90, fill: 3500)
+        d.fill(x0: 15, y0: 32, x1: 65, y1: 90, 1260); d.fill(x0: 30, y0: 10, x1: 50, y1: 32, 1200)
+        d.fill(x0: 95, y0: 32, x1: 145, y1: 90, 2060); d.fill(x0: 110, y0: 10, x1: 130, y1: 32, 2000)
+        let both = Self.probability(dx: -40, into: Self.probability(dx: 40))
+        let lock = SubjectLock()
+        XCTAssertEqual(Self.step(lock, d, [], person: both, mode: .face).cutoff, 1.45, accuracy: 0.01,
+                       "no face: the nearer person the model sees")
+        // the face of the farther one, reported frame after frame, takes over
+        var last = Step(cutoff: 0, result: MatteResult())
+        for _ in 0..<12 { last = Self.step(lock, d, [Self.face(dx: 40)], person: both, mode: .face) }
+        XCTAssertEqual(last.result.lockSource, .face)
+        XCTAssertEqual(last.result.faceDepth, 2.0, accuracy: 0.01)
+    }
+
+    func testABodyTheModelSawKeepsTheLockWhileTheModelLosesIt() {
+        // a man at 2.0 m the model sees, then loses (back turned, far
+        // off); a chair at 1.5 m, clearly nearer, that it never sees
+        let d = Self.person(face: 2000, dx: 30)
+        d.fill(x0: 20, y0: 40, x1: 40, y1: 90, 1500)
+        let lock = SubjectLock()
+        _ = Self.step(lock, d, [], person: Self.probability(dx: 30), mode: .nearest)
+        let lost = Self.step(lock, d, [], person: TestProbability(width: 160, height: 90), mode: .nearest)
+        XCTAssertEqual(lost.cutoff, 2.25, accuracy: 0.01)
+        XCTAssertTrue(lock.subjectSeen, "seen on an earlier frame of the track")
+        // a lock that never saw its body as a person
+        let empty = SubjectLock()
+        _ = Self.step(empty, d, [], person: TestProbability(width: 160, height: 90), mode: .nearest)
+        XCTAssertFalse(empty.subjectSeen)
+    }
+
     // MARK: face choice
 
     func testFalseFaceFirstInMetaOrderIsRejected() {

@@ -144,22 +144,40 @@ final class PersonFusionTests: XCTestCase {
         XCTAssertFalse(Self.kept(r.guide, 25, 12), "a hole in the wall stays out")
     }
 
-    func testTheLockPicksWhichPersonAndABystanderFarBehindIsDropped() {
+    func testTwoPeopleAtDifferentDepthsTheLockPicksOneAndDepthDecidesTheOther() {
+        // the subject (head seeds) at 1 m; another person the model sees at
+        // 1.1 m, and one at 2.5 m
         let d = Self.scene()
-        d.fill(x0: 130, y0: 20, x1: 150, y1: 80, 2500)   // a person 1.5 m behind the subject
-        d.fill(x0: 10, y0: 20, x1: 30, y1: 80, 1100)     // a person level with the subject
+        d.fill(x0: 130, y0: 20, x1: 150, y1: 80, 2500)
+        d.fill(x0: 10, y0: 20, x1: 30, y1: 80, 1100)
         let p = Self.personProbability()
         p.fill(x0: 130, y0: 20, x1: 150, y1: 80)
         p.fill(x0: 10, y0: 20, x1: 30, y1: 80)
         var f = PersonFusion()
         let r = Self.run(d, p, fusion: &f)
         XCTAssertTrue(Self.kept(r.guide, 80, 20), "the seeded subject")
-        XCTAssertTrue(Self.kept(r.guide, 20, 50), "a bystander level with the subject")
-        XCTAssertFalse(Self.kept(r.guide, 140, 50), "a bystander far behind the cutoff")
-        // without seeds (the lock found nobody) every person the model sees stays
+        XCTAssertFalse(Self.kept(r.guide, 20, 50), "another person that depth keeps nothing of and that never moved")
+        XCTAssertFalse(Self.kept(r.guide, 140, 50), "another person far behind")
+        // the near one moved into view (the lock's movers seed them, bit 1)
+        var moved = Self.headSeeds()
+        for y in 40..<60 { for x in 12..<28 { moved[y * Self.W + x] = 2 } }
         var g = PersonFusion()
-        let all = Self.run(d, p, seeds: nil, fusion: &g)
+        XCTAssertTrue(Self.kept(Self.run(d, p, seeds: moved, fusion: &g).guide, 20, 50), "a person that moved")
+        // depth keeps part of the near one (the depth-only decision holds them)
+        let floor = TestDepth(width: Self.W, height: Self.H, fill: 3000)
+        floor.fill(x0: 10, y0: 20, x1: 30, y1: 80, 1100)
+        var e = PersonFusion()
+        let kept = p.withView {
+            e.apply(depth: d.view, scale: 0.001, person: $0, cutoff: 1.25, seeds: Self.headSeeds(),
+                    floor: floor.view, floorCutoff: 1.25)
+        }
+        XCTAssertNotEqual(kept.at(20, 50), Self.far, "a person depth keeps part of")
+        XCTAssertEqual(kept.at(140, 50), Self.far)
+        // without seeds (the lock found nobody) every person the model sees stays
+        var h = PersonFusion()
+        let all = Self.run(d, p, seeds: nil, fusion: &h)
         XCTAssertTrue(Self.kept(all.guide, 140, 50))
+        XCTAssertTrue(Self.kept(all.guide, 20, 50))
     }
 
     func testSpeckleBlobsAreDropped() {
@@ -194,26 +212,82 @@ final class PersonFusionTests: XCTestCase {
         }
     }
 
-    func testTheDepthOnlySubjectJoinsWhenTheModelMissedTheMovingSubject() {
-        // the model sees a person at the left only; the lock's seeds are on a
-        // moving body at the right it does not see
+    /// The depth-only decision on `scene`: the person's readings, the rest
+    /// of the picture far (as the segmentation writes what it drops).
+    static func personFloor(_ d: TestDepth) -> TestDepth {
+        let f = TestDepth(width: W, height: H, fill: far)
+        for y in 0..<H { for x in 0..<W where d[x, y] <= 1250 { f[x, y] = d[x, y] } }
+        return f
+    }
+
+    /// `apply` then `floor` at the lock's cutoff 1.25 m.
+    static func fuse(_ d: TestDepth, _ p: TestProbability, floor: TestDepth, seeds: [UInt8]? = headSeeds(),
+                     evidence: Bool, fusion f: inout PersonFusion) -> [UInt16] {
+        let g = p.withView { pv -> Depth16View in
+            _ = f.apply(depth: d.view, scale: 0.001, person: pv, cutoff: 1.25, seeds: seeds,
+                        floor: floor.view, floorCutoff: 1.25)
+            return f.floor(depth: d.view, floor: floor.view, scale: 0.001, floorCutoff: 1.25, seeds: seeds,
+                           evidence: evidence)
+        }
+        var out = [UInt16](repeating: 0, count: W * H)
+        for y in 0..<H { for x in 0..<W { out[y * W + x] = g.at(x, y) } }
+        return out
+    }
+
+    func testAPersonTheProbabilityDoesNotShowIsKeptWhereDepthKeepsThem() {
+        // the model is silent (a man far off with his back turned): depth
+        // decides, when the lock's subject is a person by other evidence
         let d = Self.scene()
-        d.fill(x0: 10, y0: 20, x1: 30, y1: 80, 1100)
-        let p = TestProbability(width: Self.W, height: Self.H)
-        p.fill(x0: 10, y0: 20, x1: 30, y1: 80)
-        var moving = Self.headSeeds()
-        for i in moving.indices where moving[i] != 0 { moving[i] = 3 }
+        let silent = TestProbability(width: Self.W, height: Self.H)
         var f = PersonFusion()
-        _ = Self.run(d, p, seeds: moving, fusion: &f)
-        XCTAssertTrue(f.missedSubject)
-        // an empty room: no person seen, the seeds on a still body
-        var g = PersonFusion()
-        _ = Self.run(d, TestProbability(width: Self.W, height: Self.H), fusion: &g)
-        XCTAssertFalse(g.missedSubject, "a still body the model sees no person in stays out")
-        // the model sees the subject
-        var h = PersonFusion()
-        _ = Self.run(d, Self.personProbability(), fusion: &h)
-        XCTAssertFalse(h.missedSubject)
+        let g = Self.fuse(d, silent, floor: Self.personFloor(d), evidence: true, fusion: &f)
+        XCTAssertEqual(g[20 * Self.W + 80], 1000, "the head, as depth alone keeps it")
+        XCTAssertEqual(g[80 * Self.W + 60], 1060, "the torso")
+        XCTAssertFalse(Self.kept(g, 10, 10), "the wall")
+        XCTAssertEqual(f.cutoff, 1.07, accuracy: 0.001)
+        // an empty room: nobody seen, nothing moved, no face: a still body
+        // the lock takes (a jacket on a chair) stays out
+        var e = PersonFusion()
+        let empty = Self.fuse(d, silent, floor: Self.personFloor(d), evidence: false, fusion: &e)
+        XCTAssertFalse(empty.contains { $0 != Self.far })
+        XCTAssertFalse(e.floorEvidence(faceLock: false, subjectSeen: false, setCutoff: false))
+        XCTAssertTrue(e.floorEvidence(faceLock: false, subjectSeen: true, setCutoff: false), "seen earlier on its track")
+        XCTAssertTrue(e.floorEvidence(faceLock: true, subjectSeen: false, setCutoff: false))
+        // a part of the floor without the lock's seeds is not the subject
+        let box = Self.scene()
+        box.fill(x0: 130, y0: 60, x1: 150, y1: 80, 1200)
+        var b = PersonFusion()
+        let withBox = Self.fuse(box, silent, floor: Self.personFloor(box), evidence: true, fusion: &b)
+        XCTAssertTrue(Self.kept(withBox, 80, 20))
+        XCTAssertFalse(Self.kept(withBox, 140, 70), "a box depth keeps beside the subject, without seeds")
+        // the model sees a person elsewhere: the silent subject stays too
+        let elsewhere = TestProbability(width: Self.W, height: Self.H)
+        elsewhere.fill(x0: 5, y0: 20, x1: 25, y1: 80)
+        var s = PersonFusion()
+        _ = elsewhere.withView { s.apply(depth: d.view, scale: 0.001, person: $0, cutoff: 1.25, seeds: nil) }
+        XCTAssertTrue(s.floorEvidence(faceLock: false, subjectSeen: false, setCutoff: false))
+    }
+
+    func testWithinAPersonTheModelSeesItTakesAwayWhatItSeesIsNoPersonAndKeepsTheirOwnSurface() {
+        // the depth-only decision holds the person and a desk at 1.2 m
+        // joined to the torso's side; the model sees the person but for the
+        // last 14 rows of the torso (a dark coat), past the reach
+        let d = Self.scene()
+        d.fill(x0: 105, y0: 60, x1: 140, y1: 90, 1200)
+        let p = Self.personProbability()
+        p.fill(x0: 55, y0: 76, x1: 105, y1: 90, 0)
+        let floor = Self.personFloor(d)
+        var f = PersonFusion()
+        let g = Self.fuse(d, p, floor: floor, evidence: true, fusion: &f)
+        XCTAssertEqual(g[88 * Self.W + 80], 1060, "the lower coat: the torso's own piece, past the reach")
+        XCTAssertFalse(Self.kept(g, 125, 75), "the desk depth joins to the person: the model sees no person there")
+        XCTAssertEqual(g[20 * Self.W + 80], 1000)
+        // the same desk moved into view (a mover's seeds): another body, kept
+        var seeds = Self.headSeeds()
+        for y in 65..<85 { for x in 110..<135 { seeds[y * Self.W + x] = 2 } }
+        var m = PersonFusion()
+        let moved = Self.fuse(d, p, floor: floor, seeds: seeds, evidence: true, fusion: &m)
+        XCTAssertEqual(moved[75 * Self.W + 125], 1200)
     }
 
     /// 160 x 120, millimetres, the lock's cutoff 2.25 m: a camera above head
@@ -251,20 +325,19 @@ final class PersonFusionTests: XCTestCase {
         let p = TestProbability(width: w, height: h)
         p.fill(x0: 50, y0: 20, x1: 100, y1: 56)
         p.fill(x0: 100, y0: 92, x1: 130, y1: 110)
-        var seeds = [UInt8](repeating: 0, count: w * h)
-        for y in 22..<30 { for x in 70..<80 { seeds[y * w + x] = 1 } }
         var f = PersonFusion()
         var guide = [UInt16](repeating: 0, count: w * h)
         func read(_ g: Depth16View) { for y in 0..<h { for x in 0..<w { guide[y * w + x] = g.at(x, y) } } }
-        read(p.withView { f.apply(depth: d.view, scale: 0.001, person: $0, cutoff: 2.25, seeds: seeds) })
+        // (without the lock's seeds: every blob the model sees stays, the
+        // blot too)
+        read(p.withView { f.apply(depth: d.view, scale: 0.001, person: $0, cutoff: 2.25, seeds: nil) })
         func kept(_ x: Int, _ y: Int) -> Bool { guide[y * w + x] != Self.far }
         // the probability alone: the legs share a depth piece with the
         // floor, mostly unclaimed, so they follow the probability
-        XCTAssertFalse(f.missedSubject)
         XCTAssertTrue(kept(75, 40), "the body")
         XCTAssertFalse(kept(70, 75), "apply alone: the leg is missed")
         XCTAssertTrue(kept(115, 100), "apply alone: the blot on the floor is kept")
-        read(f.complete(depth: d.view, subject: subject.view, scale: 0.001, subjectCutoff: 2.25))
+        read(f.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 2.25, seeds: nil, evidence: true))
         XCTAssertTrue(kept(75, 40), "the body")
         for (x, y) in [(70, 60), (70, 89), (65, 75), (90, 70), (95, 89)] {
             XCTAssertEqual(guide[y * w + x], 2250, "leg (\(x), \(y)), as the depth subject has it")
@@ -292,7 +365,8 @@ final class PersonFusionTests: XCTestCase {
         p.fill(x0: 55, y0: 78, x1: 65, y1: 90, 0)
         var f = PersonFusion()
         _ = Self.run(d, p, fusion: &f)
-        let g = f.complete(depth: d.view, subject: subject.view, scale: 0.001, subjectCutoff: 1.25)
+        let g = f.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 1.25, seeds: Self.headSeeds(),
+                        evidence: true)
         XCTAssertEqual(g.at(80, 85), 1060, "the torso")
         XCTAssertEqual(g.at(60, 85), Self.far, "the sofa below the arm")
         XCTAssertEqual(g.at(45, 85), Self.far, "the sofa beside the body")
@@ -301,7 +375,8 @@ final class PersonFusionTests: XCTestCase {
         p.fill(x0: 65, y0: 86, x1: 105, y1: 90, 0)
         var e = PersonFusion()
         _ = Self.run(d, p, fusion: &e)
-        let open = e.complete(depth: d.view, subject: subject.view, scale: 0.001, subjectCutoff: 1.25)
+        let open = e.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 1.25,
+                           seeds: Self.headSeeds(), evidence: true)
         XCTAssertEqual(open.at(60, 85), 1150, "an open blob takes the depth subject below it")
         XCTAssertEqual(open.at(80, 88), 1060, "the torso's unclaimed last rows too")
         XCTAssertEqual(open.at(45, 85), Self.far, "not beside it")
@@ -353,5 +428,57 @@ final class PersonFusionTests: XCTestCase {
         XCTAssertEqual(out[10, 10].r, 0)
         XCTAssertEqual(out[160, 150].r, 255)
         XCTAssertEqual(out[20, 150].r, 0, "left of the probability's torso (x < 60 of 320)")
+    }
+
+    /// The floor in every mode, with and without faces, through the keyer:
+    /// a person at 1 m the probability plane does not show (a man with his
+    /// back turned), keyed by depth alone on a first frame without any
+    /// evidence of a person but the one each mode has.
+    func testInEveryModeAPersonThePlaneDoesNotShowIsKeyedAsDepthAloneKeysThem() {
+        let VW = 320, VH = 180
+        let d = Self.scene()
+        let silent = TestProbability(width: 64, height: 36)
+        let shown = TestProbability(width: 64, height: 36)
+        shown.fill(x0: 22, y0: 13, x1: 42, y1: 36)
+        shown.fill(x0: 28, y0: 4, x1: 36, y1: 13)
+        let video = TestRGB(width: VW, height: VH, fill: RGBA(120, 120, 120))
+        let out = TestRGB(width: VW, height: VH)
+        func key(_ mode: KeyingMode, faces: [Box], planes: [TestProbability]) -> MatteResult {
+            var s = DMDepthMatteSettings.defaults
+            s.output = ElementOutput.matte.rawValue
+            s.n_threads = 1
+            s.refine = MatteRefine.none.rawValue
+            s.mode = mode.rawValue
+            s.cutoff = 1.25
+            let matter = DepthMatter()
+            var r = MatteResult()
+            for p in planes {
+                r = p.withView { pv in
+                    matter.process(plan: MattePlan(s), video: video.view, depth: d.view, person: pv,
+                                   background: nil, output: out.view, faces: faces)
+                }
+            }
+            return r
+        }
+        let face = [Box(x: 145, y: 15, width: 30, height: 40)]
+        // mode=fixed: the cut decides where the model sees no one
+        XCTAssertTrue(key(.fixed, faces: [], planes: [silent]).personUsed)
+        XCTAssertEqual(out[160, 40].r, 255, "fixed: head")
+        XCTAssertEqual(out[160, 150].r, 255, "fixed: torso")
+        XCTAssertEqual(out[10, 10].r, 0, "fixed: wall")
+        // mode=face with a face: the face is the evidence
+        XCTAssertEqual(key(.face, faces: face, planes: [silent, silent, silent]).lockSource, .face)
+        XCTAssertEqual(out[160, 40].r, 255, "face: head")
+        XCTAssertEqual(out[160, 150].r, 255, "face: torso")
+        XCTAssertEqual(out[10, 10].r, 0, "face: wall")
+        // mode=nearest, no face: seen on the first frames, then lost
+        _ = key(.nearest, faces: [], planes: [shown, shown, silent, silent])
+        XCTAssertEqual(out[160, 40].r, 255, "nearest, seen before: head")
+        XCTAssertEqual(out[160, 150].r, 255, "nearest, seen before: torso")
+        // never seen, never moved, no face: an empty room's jacket on a chair
+        for mode in [KeyingMode.nearest, .face] {
+            _ = key(mode, faces: [], planes: [silent, silent, silent])
+            XCTAssertEqual(out[160, 150].r, 0, "\(mode): a still body nobody sees as a person")
+        }
     }
 }
