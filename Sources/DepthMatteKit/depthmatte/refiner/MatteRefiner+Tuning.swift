@@ -282,6 +282,10 @@ extension MatteRefiner {
         /// grid, `labelHold` at depth resolution) is moved with it first, so the
         /// hold works while the camera moves as it does on a still one.
         @_spi(Bench) public var cameraMotion = true
+        /// `DMKernels`' AVX2 kernels where the CPU has AVX2 (the box means of
+        /// the fit, the solve); false: the Swift kernels. The matte is the same
+        /// to the bit either way.
+        @_spi(Bench) public var kernels = true
         /// The shift is used only when the luma residual with it is below this
         /// fraction of the residual without it (the picture really moved as one).
         @_spi(Bench) public var motionGain: Float = 0.9
@@ -316,5 +320,6 @@ extension RefinePass {
         edgeContrast = t.edgeContrast; edgeGate = t.edgeGate; edgeKeepSide = t.edgeKeepSide
         if fitFloor <= 0 { edgeGate = 0 }
         labelBase = t.labelHold; labelShift = t.labelShift
+        avx2 = t.kernels && kernelsHaveAVX2
     }
 }
