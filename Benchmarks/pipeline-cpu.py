@@ -19,10 +19,10 @@ next to nothing, as a camera):
   learned       mpfacedetect ! tee ! queue ! m.video, tee ! queue ! personmask ! m.person
   learned-i2    learned with personmask interval=2
   learned-land  learned with personmask model=landscape
-  *-moving      every frame rendered anew by rgbdtestsrc (nothing skipped as
-                unchanged): the source alone, depthmatte (faces from the
-                source), mpfacedetect into depthmatte, and the whole learned
-                pipeline; their differences are the per-stage budget
+  *-moving      a colour picture that changes every frame (videotestsrc's
+                ball; nothing skipped as unchanged): the sources alone,
+                depthmatte, mpfacedetect into depthmatte, and the whole
+                learned pipeline; their differences are the per-stage budget
 (depthmatte with default properties, fakesink sync=false; the detectors'
 rows have the source's face metas off.) Per variant: CPU ms per frame
 (process user+system time, marginal as above), wall-clock fps of the
@@ -59,17 +59,17 @@ def learned_desc(n, variant):
     if variant == "stock":
         return f"{sink} {colour('false')} ! videoconvert ! facedetect display=false ! videoconvert ! m.video {depth}"
     if variant.endswith("-moving"):
-        # every frame rendered anew (the scene moves): nothing is skipped as unchanged
-        moving = f"rgbdtestsrc face-meta={'true' if variant == 'dm-moving' else 'false'} num-buffers={n} ! {V}"
-        mdepth = f"rgbdtestsrc stream=depth num-buffers={n} ! {D} ! m.depth"
+        # a colour picture that changes every frame (videotestsrc's moving ball,
+        # cheap to draw): nothing is skipped as unchanged; the depth is frozen
+        moving = f"videotestsrc pattern=ball num-buffers={n} ! {V}"
         if variant == "source-moving":
-            return f"{moving} ! fakesink sync=false rgbdtestsrc stream=depth num-buffers={n} ! {D} ! fakesink sync=false"
+            return f"{moving} ! fakesink sync=false {depth.replace(' ! m.depth', ' ! fakesink sync=false')}"
         if variant == "dm-moving":
-            return f"{sink} {moving} ! m.video {mdepth}"
+            return f"{sink} {moving} ! m.video {depth}"
         if variant == "faces-moving":
-            return f"{sink} {moving} ! mpfacedetect ! m.video {mdepth}"
+            return f"{sink} {moving} ! mpfacedetect ! m.video {depth}"
         return (f"{sink} {moving} ! mpfacedetect ! tee name=t ! queue ! m.video "
-                f"t. ! queue ! personmask ! m.person {mdepth}")
+                f"t. ! queue ! personmask ! m.person {depth}")
     person = {"learned": "", "learned-i2": "interval=2", "learned-land": "model=landscape"}[variant]
     return (f"{sink} {colour('false')} ! videoconvert ! mpfacedetect ! tee name=t ! queue ! m.video "
             f"t. ! queue ! personmask {person} ! m.person {depth}")
