@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The area downsampler: the video averaged over each cell of a coarser
-/// grid (the guide of README step 2, refine=guided, on the output grid).
+/// grid (the guide of docs/quality.md step 2, refine=guided, on the output grid).
 extension MatteRefiner {
     /// The video columns and rows bounding each cell of a `width` × `height`
     /// grid (kept while the sizes stay).

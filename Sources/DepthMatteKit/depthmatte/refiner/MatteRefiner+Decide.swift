@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README step 2, refine=guided, sub-step 2.3, second part: the decision
+/// docs/quality.md step 2, refine=guided, sub-step 2.3, second part: the decision
 /// of each untrusted pixel by colour.
 extension RefinePass {
     /// 2.3: the decision for each untrusted pixel into `decision` (trust is

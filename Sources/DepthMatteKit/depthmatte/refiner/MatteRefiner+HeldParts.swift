@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README step 2, refine=guided, sub-step 2.2: a dark part the
+/// docs/quality.md step 2, refine=guided, sub-step 2.2: a dark part the
 /// subject carries that the sensor cannot read at all (`heldParts`).
 ///
 /// A black binder held against the chest can absorb the infrared entirely:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README step 2, refine=guided, sub-steps 2.1 (the three-state mask) and
+/// docs/quality.md step 2, refine=guided, sub-steps 2.1 (the three-state mask) and
 /// 2.2 (the hole fill), at depth resolution.
 
 /// What a depth pixel says about the subject (one byte per pixel).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README step 2, refine=guided, sub-step 2.4, third part: the averaged
+/// docs/quality.md step 2, refine=guided, sub-step 2.4, third part: the averaged
 /// coefficients, and the fit at depth resolution for the range clamp.
 extension RefinePass {
     /// 2.4 (`fitWeighting`): the confidence-weighted coefficient sums divided

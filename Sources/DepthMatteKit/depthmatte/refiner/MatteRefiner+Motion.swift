@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README step 2, refine=guided, sub-step 2.6, first part: camera motion
+/// docs/quality.md step 2, refine=guided, sub-step 2.6, first part: camera motion
 /// (`MatteRefiner.Tuning.cameraMotion`). When the whole picture moved
 /// since the last frame (a pan, a hand-held camera), the temporal state
 /// (the previous matte and the guide it was set with on the output grid,

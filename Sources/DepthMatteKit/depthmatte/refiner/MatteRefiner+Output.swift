@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README step 2, refine=guided, sub-steps 2.4 (last part) to 2.7, on the
+/// docs/quality.md step 2, refine=guided, sub-steps 2.4 (last part) to 2.7, on the
 /// output grid.
 extension RefinePass {
     /// The output grid, pixel by pixel: 2.4, the coefficients upsampled

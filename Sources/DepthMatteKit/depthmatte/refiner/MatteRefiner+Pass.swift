@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// The guided pass (README step 2, refine=guided, sub-steps 2.3–2.7) on raw
+/// The guided pass (docs/quality.md step 2, refine=guided, sub-steps 2.3–2.7) on raw
 /// planes: its phases, the layout of its planes, and the driver that runs
 /// one phase's bands. The phases' pixel work is in the `MatteRefiner+…`
 /// files named after them.

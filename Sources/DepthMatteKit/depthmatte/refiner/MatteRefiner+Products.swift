@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README step 2, refine=guided, sub-step 2.4, first part: the decisions
+/// docs/quality.md step 2, refine=guided, sub-step 2.4, first part: the decisions
 /// applied and the products whose window means the guided filter solves.
 extension RefinePass {
     /// 2.4: the decisions applied (full weight), then the products of the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import DMKernels
 
-/// README step 2, refine=guided, sub-step 2.4, second part: the linear
+/// docs/quality.md step 2, refine=guided, sub-step 2.4, second part: the linear
 /// model of every window and its fit confidence.
 extension RefinePass {
     /// 2.4: the linear model α = a·I + b of every window (weighted least squares),

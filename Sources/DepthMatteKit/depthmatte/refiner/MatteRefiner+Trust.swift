@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README step 2, refine=guided, sub-step 2.3, first part: which depth
+/// docs/quality.md step 2, refine=guided, sub-step 2.3, first part: which depth
 /// pixels are trusted, and what the trusted ones of each side look like.
 extension RefinePass {
     /// 2.3: trust (a reading, and a filled label uniform within the band:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 extension MatteRefiner {
-    /// The tuning knobs of the refiner (README step 2), apart from its state.
+    /// The tuning knobs of the refiner (docs/quality.md step 2), apart from its state.
     /// `refine` reads them once per frame: the pass driver copies them into
     /// `RefinePass` before any band runs, so the per-pixel code never reads
     /// through this struct. Benchmarks and tests set them with

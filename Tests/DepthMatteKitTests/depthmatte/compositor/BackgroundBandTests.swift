@@ -2,7 +2,7 @@
 import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
-/// README step 2.3 (`MatteRefiner.Tuning.backgroundBand`): a real sensor's
+/// docs/quality.md step 2.3 (`MatteRefiner.Tuning.backgroundBand`): a real sensor's
 /// subject grows into the background at its edges (edge fattening, flying
 /// pixels, misregistration), never the other way, so a background reading
 /// one pixel from the subject's label is trusted, while subject readings

@@ -2,7 +2,7 @@
 import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
-/// README step 2.6, camera motion (`MatteRefiner.Tuning.cameraMotion`):
+/// docs/quality.md step 2.6, camera motion (`MatteRefiner.Tuning.cameraMotion`):
 /// one translation of the picture since the last frame is estimated from the
 /// guide at depth resolution and, when it explains the change everywhere,
 /// the temporal state moves with it before the hold compares the new frame.

@@ -2,7 +2,7 @@
 import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
-/// README step 2.5 (`MatteRefiner.Tuning.flatContrast`): where the
+/// docs/quality.md step 2.5 (`MatteRefiner.Tuning.flatContrast`): where the
 /// coarse depth-resolution fit has no edge, partial values are the colour
 /// model's imprint of texture, not coverage: a stronger contrast there
 /// pushes them to their side without moving any pixel across 0.5.

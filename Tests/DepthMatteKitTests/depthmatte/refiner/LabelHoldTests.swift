@@ -2,7 +2,7 @@
 import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
-/// README step 2.6 at depth resolution (`MatteRefiner.Tuning.labelHold`):
+/// docs/quality.md step 2.6 at depth resolution (`MatteRefiner.Tuning.labelHold`):
 /// where the colour did not change, the decided label is averaged with the
 /// previous one before the fit, so the depth's per-frame noise does not
 /// reach the matte; a coherent change of the label (a new cutoff, an edge

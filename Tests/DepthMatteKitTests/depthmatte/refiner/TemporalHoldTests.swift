@@ -2,7 +2,7 @@
 import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
-/// README step 2.6 (steady edges): where the colour did not
+/// docs/quality.md step 2.6 (steady edges): where the colour did not
 /// change, the depth's noise does not move the matte; where it did, the
 /// matte follows at once.
 final class TemporalHoldTests: XCTestCase {

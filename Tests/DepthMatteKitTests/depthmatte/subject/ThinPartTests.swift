@@ -2,7 +2,7 @@
 import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
-/// README step 2.3, thin parts (`MatteRefiner.Tuning.thinParts`): a rod
+/// docs/quality.md step 2.3, thin parts (`MatteRefiner.Tuning.thinParts`): a rod
 /// one or two depth pixels wide is all within the untrusted band; where
 /// depth says it is there, its colour places it; where only colour says so,
 /// nothing is invented.
