@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The shim/bridge contract for a depth/colour camera pair's calibration
- * file (the JSON schema of README "depthalign"), read by depthalign and by
+ * file (the JSON schema in docs/depthalign.md), read by depthalign and by
  * rgbdtestsrc's `calibration`: the shim parses and checks the file once when
  * an element starts (calibrationfile.c, json-glib) into a DMCalibration, the
  * bridge turns that into the kit's DepthCalibration behind a handle for the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A camera pair's calibration file, read with json-glib and checked field by
- * field (schema: README "depthalign"; unknown keys are ignored, "model" and
+ * field (schema: docs/depthalign.md; unknown keys are ignored, "model" and
  * "coeffs" may be left out: no distortion). Every refusal names the field,
  * and a JSON syntax error its line and column. */
 #include <math.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// One band's rows: README steps 3 and 4 for each output row, cut into
+/// One band's rows: the upscale and the blend for each output row, cut into
 /// runs (`Run`) of uniform and edge columns.
 extension MatteCompositor.BandJob {
     /// One band's view of the scratch: the column tables (read only) and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The compositor's size-keyed tables: the bicubic taps, the column segments
-/// of the upscale (README step 3, `CompositorScratch.columnTables`), the
+/// of the upscale (the upscale, `CompositorScratch.columnTables`), the
 /// aspect-fill tables of the background, the per-band scratch rows. Rebuilt
 /// only when the sizes change.
 extension MatteCompositor {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// README steps 3 and 4 fused: bicubic upscale of the depth-resolution matte
+/// The upscale and the blend (the original chain's steps 3 and 4, docs/quality.md) fused: bicubic upscale of the depth-resolution matte
 /// and the blend, one pass over the output in which every full-resolution
 /// pixel is read and written once.
 ///
