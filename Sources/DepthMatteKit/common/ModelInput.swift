@@ -182,6 +182,10 @@ public final class ModelInputSampler {
                 pictureW = Double(height) * Double(frame.width) / Double(frame.height)
             }
         }
+        if fit == .stretch && (frame.width < 2 * width || frame.height < 2 * height) {
+            bilinear(frame, into: tensor, width: width, height: height, range: range)
+            return box
+        }
         // a row sum is at most 2 * 255 * 128 == 65280 (2 pixels a sample), a
         // tensor pixel's sum at most 65280 * 128 < 2^24
         xs.update(source: frame.width, target: width, picture: pictureW, pixelSize: frame.pixelSize,
@@ -199,6 +203,38 @@ public final class ModelInputSampler {
             fill(frame, ThreeBytePixel.self, into: tensor, width: width, height: height, range: range)
         }
         return box
+    }
+
+    /// A stretched tensor from a frame less than twice its size along an axis:
+    /// bilinear at pixel centres, rounded to 8 bits (what cv2.INTER_LINEAR gives
+    /// the model there; an area average of so few pixels blurs what the selfie
+    /// model sees: learned IoU 0.717 against 0.732 on the Kinect lab walk).
+    private func bilinear(_ frame: PackedRGBFrame, into tensor: UnsafeMutablePointer<Float>, width: Int, height: Int,
+                          range: ClosedRange<Float>) {
+        let scale = (range.upperBound - range.lowerBound) / 255, offset = range.lowerBound
+        let sx = Double(frame.width) / Double(width), sy = Double(frame.height) / Double(height)
+        for y in 0..<height {
+            let fy = max(0, (Double(y) + 0.5) * sy - 0.5)
+            let y0 = min(Int(fy), frame.height - 1), y1 = min(y0 + 1, frame.height - 1)
+            let wy = Float(fy - Double(y0))
+            let row0 = frame.base + y0 * frame.stride, row1 = frame.base + y1 * frame.stride
+            for x in 0..<width {
+                let fx = max(0, (Double(x) + 0.5) * sx - 0.5)
+                let x0 = min(Int(fx), frame.width - 1), x1 = min(x0 + 1, frame.width - 1)
+                let wx = Float(fx - Double(x0))
+                let p00 = row0 + x0 * frame.pixelSize, p01 = row0 + x1 * frame.pixelSize
+                let p10 = row1 + x0 * frame.pixelSize, p11 = row1 + x1 * frame.pixelSize
+                let out = tensor + (y * width + x) * 3
+                @inline(__always) func channel(_ o: Int) -> Float {
+                    let top = Float(p00[o]) + (Float(p01[o]) - Float(p00[o])) * wx
+                    let bottom = Float(p10[o]) + (Float(p11[o]) - Float(p10[o])) * wx
+                    return (top + (bottom - top) * wy).rounded() * scale + offset
+                }
+                out[0] = channel(frame.red)
+                out[1] = channel(frame.green)
+                out[2] = channel(frame.blue)
+            }
+        }
     }
 
     private func fill<P: PixelLoad>(_ frame: PackedRGBFrame, _: P.Type, into tensor: UnsafeMutablePointer<Float>,

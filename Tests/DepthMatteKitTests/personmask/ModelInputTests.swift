@@ -47,10 +47,23 @@ final class ModelInputTests: XCTestCase {
         let (d, st) = frame(8, 2, (0, 1, 2), 3) { x, _ in (UInt8(x), 0, 0) }
         let (t, _) = fill(d, 8, 2, st, (0, 1, 2), 3, 4, 1, 0...255, .stretch)
         XCTAssertEqual((0..<4).map { t[3 * $0] }, [0.5, 2.5, 4.5, 6.5])
-        // 3 columns into 2: the middle column splits in halves: (0 + 0.5) / 1.5, (0.5 + 2) / 1.5 of 3x
-        let (d3, s3) = frame(3, 1, (0, 1, 2), 3) { x, _ in (UInt8(30 * x), 0, 0) }
-        let (t3, _) = fill(d3, 3, 1, s3, (0, 1, 2), 3, 2, 1, 0...255, .stretch)
-        XCTAssertEqual(t3[0], 10, accuracy: 1e-4); XCTAssertEqual(t3[3], 50, accuracy: 1e-4)
+        // 6 columns into 3: each tensor column averages a pair, 0 and 30 in the first two
+        let (d3, s3) = frame(6, 2, (0, 1, 2), 3) { x, _ in (UInt8(30 * (x / 2)), 0, 0) }
+        let (t3, _) = fill(d3, 6, 2, s3, (0, 1, 2), 3, 3, 1, 0...255, .stretch)
+        XCTAssertEqual(t3[0], 0, accuracy: 1e-4); XCTAssertEqual(t3[3], 30, accuracy: 1e-4)
+    }
+
+    /// A frame less than twice the stretched tensor along an axis is sampled
+    /// bilinearly at pixel centres and rounded to 8 bits: 3 columns of red
+    /// 0, 30, 60 into 2 sit at x 0.25 and 1.75: 7.5 and 52.5, rounded 8 and 53.
+    func testSmallFramesAreSampledBilinearly() {
+        let (d, st) = frame(3, 1, (0, 1, 2), 3) { x, _ in (UInt8(30 * x), 0, 0) }
+        let (t, box) = fill(d, 3, 1, st, (0, 1, 2), 3, 2, 1, 0...255, .stretch)
+        XCTAssertEqual(box, .none)
+        XCTAssertEqual(t[0], 8); XCTAssertEqual(t[3], 53)
+        // upscaled: the edges clamp to the first and last pixels
+        let (u, _) = fill(d, 3, 1, st, (0, 1, 2), 3, 6, 2, 0...255, .stretch)
+        XCTAssertEqual(u[0], 0); XCTAssertEqual(u[15], 60)
     }
 
     func testLetterboxBorderAndPlacement() {
@@ -164,8 +177,8 @@ final class ModelInputTests: XCTestCase {
     /// (2.25 pairs a tensor pixel, weights in 1/16 of a pair) weighs pairs (0,1) (2,3) (4,5)
     /// 16, 16, 4, then (4,5) (6,7) (7,8) 12, 16, 8 (the last pair is half outside the frame).
     func testOddWidthEndsOnItsLastPair() {
-        let (d, st) = frame(9, 1, (0, 1, 2), 3) { x, _ in (UInt8(10 * x), 0, 0) }
-        let (t, _) = fill(d, 9, 1, st, (0, 1, 2), 3, 2, 1, 0...255, .stretch)
+        let (d, st) = frame(9, 2, (0, 1, 2), 3) { x, _ in (UInt8(10 * x), 0, 0) }
+        let (t, _) = fill(d, 9, 2, st, (0, 1, 2), 3, 2, 1, 0...255, .stretch)
         XCTAssertEqual(t[0], Float(16 * 10 + 16 * 50 + 4 * 90) / (36 * 2))
         XCTAssertEqual(t[3], Float(12 * 90 + 16 * 130 + 8 * 150) / (36 * 2))
     }
