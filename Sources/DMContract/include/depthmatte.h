@@ -10,15 +10,82 @@
 extern "C" {
 #endif
 
-typedef enum { DM_MODE_FACE = 0, DM_MODE_FIXED = 1, DM_MODE_NEAREST = 2,
-  DM_MODE_HIGHPASS = 3, DM_MODE_BANDPASS = 4 } DMMode;
-typedef enum { DM_LOCK_ROBUST = 0, DM_LOCK_ORIGINAL = 1 } DMLockStrategy;
-typedef enum { DM_REFINE_GUIDED = 0, DM_REFINE_ORIGINAL = 1, DM_REFINE_NONE = 2 } DMRefine;
-typedef enum { DM_OUTPUT_COMPOSITE = 0, DM_OUTPUT_MATTE = 1, DM_OUTPUT_ALPHA = 2,
-  DM_OUTPUT_DEPTH = 3 } DMOutput;
-typedef enum { DM_PERSON_FUSE = 0, DM_PERSON_ALONE = 1, DM_PERSON_IGNORE = 2 } DMPersonPrior;
-typedef enum { DM_EFFECT_NONE = 0, DM_EFFECT_DESATURATE = 1, DM_EFFECT_COMIC = 2,
-  DM_EFFECT_BLUR = 3 } DMBackgroundEffect;
+#define DM_MODE_LIST(X) \
+  X (DM_MODE_FACE, "face", \
+      "Lock the cutoff to the subject's face from the face ROI metas " \
+      "(cutoff = face depth + cutoff-offset; see lock-strategy)") \
+  X (DM_MODE_FIXED, "fixed", \
+      "Always use the cutoff property") \
+  X (DM_MODE_NEAREST, "nearest", \
+      "From depth alone: the nearest large body (head depth + " \
+      "cutoff-offset); no face detector needed") \
+  X (DM_MODE_HIGHPASS, "highpass", \
+      "Focus high-pass: keep everything nearer than focus, ramping to " \
+      "nothing at focus + 1/slope metres") \
+  X (DM_MODE_BANDPASS, "bandpass", \
+      "Focus band-pass: keep focus +- focus-width, ramping to nothing " \
+      "at focus +- (focus-width + 1/slope) metres")
+DM_ENUM_TYPEDEF (DMMode, DM_MODE_LIST)
+
+#define DM_LOCK_STRATEGY_LIST(X) \
+  X (DM_LOCK_ROBUST, "robust", \
+      "Face choice by head size and depth, tracking in depth through " \
+      "face loss, depth-only finder, smoothing") \
+  X (DM_LOCK_ORIGINAL, "original", \
+      "The original sample's: first face box, its centre depth pixel, " \
+      "held while no face is seen")
+DM_ENUM_TYPEDEF (DMLockStrategy, DM_LOCK_STRATEGY_LIST)
+
+#define DM_REFINE_LIST(X) \
+  X (DM_REFINE_GUIDED, "guided", \
+      "Edge-aware: depth holes decided from their neighbours and the " \
+      "colour image, a weighted colour guided filter (untrusted band " \
+      "around the depth edge: 2 depth pixels on the subject's side, 1 " \
+      "on the background's), temporal smoothing that follows a moving " \
+      "camera") \
+  X (DM_REFINE_ORIGINAL, "original", \
+      "The original sample's chain: threshold, blur, gamma, bicubic " \
+      "upscale") \
+  X (DM_REFINE_NONE, "none", \
+      "The hard threshold mask, upscaled (debugging)")
+DM_ENUM_TYPEDEF (DMRefine, DM_REFINE_LIST)
+
+#define DM_OUTPUT_LIST(X) \
+  X (DM_OUTPUT_COMPOSITE, "composite", \
+      "The subject over the background pad or background-color") \
+  X (DM_OUTPUT_MATTE, "matte", \
+      "The matte as a grey picture (white = subject)") \
+  X (DM_OUTPUT_ALPHA, "alpha", \
+      "The video with the matte in its alpha channel (output format " \
+      "gets alpha)") \
+  X (DM_OUTPUT_DEPTH, "depth", \
+      "The depth map as a picture at video size (see depth-colormap, " \
+      "depth-range-min/max, hole-color)")
+DM_ENUM_TYPEDEF (DMOutput, DM_OUTPUT_LIST)
+
+#define DM_PERSON_PRIOR_LIST(X) \
+  X (DM_PERSON_FUSE, "fuse", \
+      "The person probability decides which depth pieces are the " \
+      "person (the face lock still picks which person; depth and " \
+      "colour give the edge)") \
+  X (DM_PERSON_ALONE, "alone", \
+      "The person probability itself, upscaled (no depth decision; " \
+      "also what a person pad without depth gives)") \
+  X (DM_PERSON_IGNORE, "ignore", \
+      "Depth only, as without a person pad")
+DM_ENUM_TYPEDEF (DMPersonPrior, DM_PERSON_PRIOR_LIST)
+
+#define DM_EFFECT_LIST(X) \
+  X (DM_EFFECT_NONE, "none", \
+      "No effect: the background colour replaces the background") \
+  X (DM_EFFECT_DESATURATE, "desaturate", \
+      "The video's background in grey (Rec.709 luma)") \
+  X (DM_EFFECT_COMIC, "comic", \
+      "The video's background posterised with dark edge lines") \
+  X (DM_EFFECT_BLUR, "blur", \
+      "The video's background blurred (portrait style, no subject " \
+      "halo)")
+DM_ENUM_TYPEDEF (DMBackgroundEffect, DM_EFFECT_LIST)
 
 /* A copy of the element's properties (depthmatte_properties.def), taken
  * under the object lock once per frame, plus what the shim adds per frame. */

@@ -68,9 +68,34 @@ typedef struct {
   int32_t x, y, width, height;
 } DMBox;
 
+/* ---- enums ------------------------------------------------------------- */
+
+/* Each enum is written once, as a list X (ID, "nick", "description") in value
+ * order from 0. DM_ENUM_TYPEDEF makes the C enum from it, plus the constant
+ * <Name>Count the kit's mirror is checked against; the shim's
+ * DM_DEFINE_ENUM (elements.h) registers the GEnum from the same list. */
+#define DM_ENUM_MEMBER(id, nick, blurb) id,
+#define DM_ENUM_ONE(id, nick, blurb) + 1
+#define DM_ENUM_TYPEDEF(name, LIST) \
+  typedef enum { LIST (DM_ENUM_MEMBER) } name; \
+  enum { name##Count = 0 LIST (DM_ENUM_ONE) };
+
 /* How depth samples are encoded (depthview, depthmatte). */
-typedef enum { DM_DEPTH_KIND_DEPTH = 0, DM_DEPTH_KIND_DISPARITY = 1 } DMDepthKind;
-typedef enum { DM_COLORMAP_GREY = 0, DM_COLORMAP_TURBO = 1 } DMColormap;
+#define DM_DEPTH_KIND_LIST(X) \
+  X (DM_DEPTH_KIND_DEPTH, "depth", \
+      "Distance: larger values are farther (GRAY16: metres = value * " \
+      "depth-scale)") \
+  X (DM_DEPTH_KIND_DISPARITY, "disparity", \
+      "Disparity (1/m): larger values are nearer (GRAY16: metres = 1 " \
+      "/ (value * depth-scale))")
+DM_ENUM_TYPEDEF (DMDepthKind, DM_DEPTH_KIND_LIST)
+
+#define DM_COLORMAP_LIST(X) \
+  X (DM_COLORMAP_GREY, "grey", \
+      "Grey: near white, far black") \
+  X (DM_COLORMAP_TURBO, "turbo", \
+      "Turbo (perceptual rainbow): near red, far dark blue")
+DM_ENUM_TYPEDEF (DMColormap, DM_COLORMAP_LIST)
 
 /* ---- property tables --------------------------------------------------- */
 

@@ -13,9 +13,31 @@ extern "C" {
 #define DM_FRAMESTACK_MAX_FRAMES 128
 #define DM_FRAMESTACK_NO_TIME UINT64_MAX
 
-typedef enum { DM_FS_METHOD_MEAN = 0, DM_FS_METHOD_MEDIAN = 1 } DMFrameStackMethod;
-typedef enum { DM_FS_ALIGN_NONE = 0, DM_FS_ALIGN_TRANSLATION = 1 } DMFrameStackAlign;
-typedef enum { DM_FS_MODE_BATCH = 0, DM_FS_MODE_SLIDING = 1 } DMFrameStackMode;
+#define DM_FS_METHOD_LIST(X) \
+  X (DM_FS_METHOD_MEAN, "mean", \
+      "Per-channel mean of the samples (noise falls by about sqrt(N); " \
+      "moving objects leave ghosts)") \
+  X (DM_FS_METHOD_MEDIAN, "median", \
+      "Per-channel median of the samples (objects present in fewer " \
+      "than half the frames vanish)")
+DM_ENUM_TYPEDEF (DMFrameStackMethod, DM_FS_METHOD_LIST)
+
+#define DM_FS_ALIGN_LIST(X) \
+  X (DM_FS_ALIGN_NONE, "none", \
+      "Stack frames as they are (tripod)") \
+  X (DM_FS_ALIGN_TRANSLATION, "translation", \
+      "Estimate a sub-pixel translation per frame (robust to moving " \
+      "objects) and resample before stacking")
+DM_ENUM_TYPEDEF (DMFrameStackAlign, DM_FS_ALIGN_LIST)
+
+#define DM_FS_MODE_LIST(X) \
+  X (DM_FS_MODE_BATCH, "batch", \
+      "Collect N frames, output one stack, repeat (framerate / N; a " \
+      "partial stack at EOS)") \
+  X (DM_FS_MODE_SLIDING, "sliding", \
+      "Output the stack of the last N frames for every input (same " \
+      "framerate; live denoise)")
+DM_ENUM_TYPEDEF (DMFrameStackMode, DM_FS_MODE_LIST)
 
 /* A copy of the element's properties (framestack_properties.def), taken
  * under the object lock. */

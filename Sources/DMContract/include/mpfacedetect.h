@@ -11,12 +11,16 @@
 extern "C" {
 #endif
 
-typedef enum {
-  DM_FACE_MODEL_SHORT = 0,  /* BlazeFace short range, 128x128 input */
-  DM_FACE_MODEL_FULL = 1,   /* BlazeFace full range (sparse), 192x192 input */
-  DM_FACE_MODEL_BOTH = 2    /* full range plus the short-range faces it
-                             * confirms or that score 0.8 or more alone */
-} DMFaceModel;
+#define DM_FACE_MODEL_LIST(X) \
+  X (DM_FACE_MODEL_SHORT, "short", \
+      "Short range only: faces within about 2 m of the camera " \
+      "(128x128 input)") \
+  X (DM_FACE_MODEL_FULL, "full", \
+      "Full range only: faces up to about 5 m (192x192 input)") \
+  X (DM_FACE_MODEL_BOTH, "both", \
+      "Full range, plus the short-range faces that full range " \
+      "confirms or that score 0.8 or more alone")
+DM_ENUM_TYPEDEF (DMFaceModel, DM_FACE_MODEL_LIST)
 
 /* A copy of the element's properties (mpfacedetect_properties.def), taken
  * under the object lock per frame. */

@@ -11,10 +11,12 @@
 extern "C" {
 #endif
 
-typedef enum {
-  DM_PERSON_MODEL_GENERAL = 0,    /* selfie segmentation, 256x256 input */
-  DM_PERSON_MODEL_LANDSCAPE = 1   /* selfie segmentation, 256x144 input */
-} DMPersonModel;
+#define DM_PERSON_MODEL_LIST(X) \
+  X (DM_PERSON_MODEL_GENERAL, "general", \
+      "General model: 256x256 input, for people near the camera") \
+  X (DM_PERSON_MODEL_LANDSCAPE, "landscape", \
+      "Landscape model: 256x144 input, cheaper")
+DM_ENUM_TYPEDEF (DMPersonModel, DM_PERSON_MODEL_LIST)
 
 /* A copy of the element's properties (personmask_properties.def), taken
  * under the object lock per frame. */

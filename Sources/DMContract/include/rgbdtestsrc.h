@@ -10,10 +10,44 @@
 extern "C" {
 #endif
 
-typedef enum { DM_STREAM_VIDEO = 0, DM_STREAM_DEPTH = 1, DM_STREAM_TRUTH = 2 } DMStream;
-typedef enum { DM_SCENE_PORTRAIT = 0, DM_SCENE_CHAIR = 1, DM_SCENE_SLOPING_FLOOR = 2,
-  DM_SCENE_DOOR_FRAME = 3, DM_SCENE_ENTER_LEFT = 4, DM_SCENE_THIN_ROD = 5,
-  DM_SCENE_CARRY_BINDER = 6, DM_SCENE_SELFIE = 7 } DMScene;
+#define DM_STREAM_LIST(X) \
+  X (DM_STREAM_VIDEO, "video", \
+      "Colour (packed 8-bit RGB), with a 'face' " \
+      "GstVideoRegionOfInterestMeta on the subject's head") \
+  X (DM_STREAM_DEPTH, "depth", \
+      "Depth registered to the colour (GRAY16_LE, units of " \
+      "depth-scale, 0 = no reading)") \
+  X (DM_STREAM_TRUTH, "truth", \
+      "Ground-truth matte (GRAY8, 255 = subject)")
+DM_ENUM_TYPEDEF (DMStream, DM_STREAM_LIST)
+
+#define DM_SCENE_LIST(X) \
+  X (DM_SCENE_PORTRAIT, "portrait", \
+      "The head-and-shoulders portrait") \
+  X (DM_SCENE_CHAIR, "chair", \
+      "A chair back rising behind the shoulders, 0.16 m behind the " \
+      "face") \
+  X (DM_SCENE_SLOPING_FLOOR, "sloping-floor", \
+      "A floor seen from a camera pitched down, meeting the torso in " \
+      "depth and receding to the wall") \
+  X (DM_SCENE_DOOR_FRAME, "door-frame", \
+      "A door jamb along the left edge at 1.0 m") \
+  X (DM_SCENE_ENTER_LEFT, "enter-left", \
+      "The subject walks in from the left (0-4 s of 10 s), stands, " \
+      "walks out on the right (6-10 s), over the floor") \
+  X (DM_SCENE_THIN_ROD, "thin-rod", \
+      "The portrait, hand raised, holding a 5 mm rod up (a part one " \
+      "or two depth pixels wide)") \
+  X (DM_SCENE_CARRY_BINDER, "carry-binder", \
+      "The enter-left walk carrying a dark binder against the chest " \
+      "(with holes: 90 % of its depth pixels have no reading, as an " \
+      "IR-absorbing surface)") \
+  X (DM_SCENE_SELFIE, "selfie", \
+      "An arm's-length selfie for an upright 3:4 picture " \
+      "(square-pixels): the torso leaning back fills the bottom edge, " \
+      "nearer than the face there; a chair back behind; the face " \
+      "reads 0.33 m")
+DM_ENUM_TYPEDEF (DMScene, DM_SCENE_LIST)
 
 /* A copy of the element's properties (rgbdtestsrc_properties.def), taken
  * under the object lock per frame. */

@@ -10,10 +10,13 @@
 extern "C" {
 #endif
 
-typedef enum {
-  DM_SPARKLE_MEASURE_MEAN_RGB = 0,     /* mean of (R+G+B)/(3*255) */
-  DM_SPARKLE_MEASURE_REC709_LUMA = 1,  /* mean of (0.2126R'+0.7152G'+0.0722B')/255 */
-} DMSparkleMeasure;
+#define DM_SPARKLE_MEASURE_LIST(X) \
+  X (DM_SPARKLE_MEASURE_MEAN_RGB, "mean-rgb", \
+      "Mean of (R+G+B)/(3*255)") \
+  X (DM_SPARKLE_MEASURE_REC709_LUMA, "rec709-luma", \
+      "Mean Rec.709 luma (0.2126 R' + 0.7152 G' + 0.0722 B')/255 of " \
+      "the encoded values")
+DM_ENUM_TYPEDEF (DMSparkleMeasure, DM_SPARKLE_MEASURE_LIST)
 
 /* A copy of the element's properties (sparkle_properties.def), taken under
  * the object lock per frame. */

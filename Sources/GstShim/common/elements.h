@@ -30,16 +30,17 @@ GType dm_colormap_get_type (void);
  * was offered when a CAPS event the pad cannot take arrives (refusedcaps.c). */
 void dm_watch_refused_caps (GstElement * element, GstPad * sinkpad);
 
-/* Define `fn`, the get_type function of a GEnum named `type_name` with the
- * given GEnumValue entries (registered once, thread-safe):
- *   DM_DEFINE_ENUM (static, dm_x_mode_get_type, "GstXMode",
- *       {X_A, "What a does", "a"}, {X_B, "What b does", "b"});
+/* Define `fn`, the get_type function of a GEnum named `type_name` from the
+ * contract's value list (DM_ENUM_TYPEDEF in dmcommon.h; registered once,
+ * thread-safe):
+ *   DM_DEFINE_ENUM (static, dm_x_mode_get_type, "GstXMode", DM_X_MODE_LIST);
  * `scope` is static or empty. */
-#define DM_DEFINE_ENUM(scope, fn, type_name, ...) \
+#define DM_GENUM_VALUE(id, nick, blurb) {id, blurb, nick},
+#define DM_DEFINE_ENUM(scope, fn, type_name, LIST) \
   scope GType fn (void) \
   { \
     static gsize type = 0; \
-    static const GEnumValue values[] = { __VA_ARGS__, {0, NULL, NULL} }; \
+    static const GEnumValue values[] = { LIST (DM_GENUM_VALUE) {0, NULL, NULL} }; \
     return dm_enum_type (&type, type_name, values); \
   } \
   G_STATIC_ASSERT (1)

@@ -34,58 +34,17 @@ G_DEFINE_TYPE (GstDepthMatte, gst_depth_matte, GST_TYPE_VIDEO_AGGREGATOR);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-DM_DEFINE_ENUM (static, dm_depthmatte_mode_get_type, "GstDepthMatteMode",
-    {DM_MODE_FACE, "Lock the cutoff to the subject's face from the face ROI "
-          "metas (cutoff = face depth + cutoff-offset; see lock-strategy)",
-        "face"},
-    {DM_MODE_FIXED, "Always use the cutoff property", "fixed"},
-    {DM_MODE_NEAREST, "From depth alone: the nearest large body (head depth "
-          "+ cutoff-offset); no face detector needed", "nearest"},
-    {DM_MODE_HIGHPASS, "Focus high-pass: keep everything nearer than focus, "
-          "ramping to nothing at focus + 1/slope metres", "highpass"},
-    {DM_MODE_BANDPASS, "Focus band-pass: keep focus +- focus-width, ramping "
-          "to nothing at focus +- (focus-width + 1/slope) metres", "bandpass"});
+DM_DEFINE_ENUM (static, dm_depthmatte_mode_get_type, "GstDepthMatteMode", DM_MODE_LIST);
 
-DM_DEFINE_ENUM (static, dm_depthmatte_lock_strategy_get_type, "GstDepthMatteLockStrategy",
-    {DM_LOCK_ROBUST, "Face choice by head size and depth, tracking in depth "
-          "through face loss, depth-only finder, smoothing", "robust"},
-    {DM_LOCK_ORIGINAL, "The original sample's: first face box, its centre "
-          "depth pixel, held while no face is seen", "original"});
+DM_DEFINE_ENUM (static, dm_depthmatte_lock_strategy_get_type, "GstDepthMatteLockStrategy", DM_LOCK_STRATEGY_LIST);
 
-DM_DEFINE_ENUM (static, dm_depthmatte_person_prior_get_type, "GstDepthMattePersonPrior",
-    {DM_PERSON_FUSE, "The person probability decides which depth pieces "
-          "are the person (the face lock still picks which person; depth "
-          "and colour give the edge)", "fuse"},
-    {DM_PERSON_ALONE, "The person probability itself, upscaled (no depth "
-          "decision; also what a person pad without depth gives)", "alone"},
-    {DM_PERSON_IGNORE, "Depth only, as without a person pad", "ignore"});
+DM_DEFINE_ENUM (static, dm_depthmatte_person_prior_get_type, "GstDepthMattePersonPrior", DM_PERSON_PRIOR_LIST);
 
-DM_DEFINE_ENUM (static, dm_depthmatte_effect_get_type, "GstDepthMatteBackgroundEffect",
-    {0, "No effect: the background colour replaces the background", "none"},
-    {1, "The video's background in grey (Rec.709 luma)", "desaturate"},
-    {2, "The video's background posterised with dark edge lines", "comic"},
-    {3, "The video's background blurred (portrait style, no subject halo)",
-        "blur"});
+DM_DEFINE_ENUM (static, dm_depthmatte_effect_get_type, "GstDepthMatteBackgroundEffect", DM_EFFECT_LIST);
 
-DM_DEFINE_ENUM (static, dm_depthmatte_refine_get_type, "GstDepthMatteRefine",
-    {DM_REFINE_GUIDED, "Edge-aware: depth holes decided from their neighbours "
-          "and the colour image, a weighted colour guided filter "
-          "(untrusted band around the depth edge: 2 depth pixels on the "
-          "subject's side, 1 on the background's), temporal smoothing that "
-          "follows a moving camera", "guided"},
-    {DM_REFINE_ORIGINAL, "The original sample's chain: threshold, blur, "
-          "gamma, bicubic upscale", "original"},
-    {DM_REFINE_NONE, "The hard threshold mask, upscaled (debugging)", "none"});
+DM_DEFINE_ENUM (static, dm_depthmatte_refine_get_type, "GstDepthMatteRefine", DM_REFINE_LIST);
 
-DM_DEFINE_ENUM (static, dm_depthmatte_output_get_type, "GstDepthMatteOutput",
-    {DM_OUTPUT_COMPOSITE, "The subject over the background pad or "
-          "background-color", "composite"},
-    {DM_OUTPUT_MATTE, "The matte as a grey picture (white = subject)",
-        "matte"},
-    {DM_OUTPUT_ALPHA, "The video with the matte in its alpha channel "
-          "(output format gets alpha)", "alpha"},
-    {DM_OUTPUT_DEPTH, "The depth map as a picture at video size (see "
-          "depth-colormap, depth-range-min/max, hole-color)", "depth"});
+DM_DEFINE_ENUM (static, dm_depthmatte_output_get_type, "GstDepthMatteOutput", DM_OUTPUT_LIST);
 
 /* ---- pad templates --------------------------------------------------------- */
 

@@ -41,16 +41,9 @@ G_DEFINE_TYPE (GstDepthView, gst_depthview, GST_TYPE_VIDEO_FILTER);
 
 /* ---- enums (shared with depthmatte) ----------------------------------------- */
 
-DM_DEFINE_ENUM (, dm_depth_kind_get_type, "GstDepthMatteDepthKind",
-    {DM_DEPTH_KIND_DEPTH, "Distance: larger values are farther "
-          "(GRAY16: metres = value * depth-scale)", "depth"},
-    {DM_DEPTH_KIND_DISPARITY, "Disparity (1/m): larger values are nearer "
-          "(GRAY16: metres = 1 / (value * depth-scale))", "disparity"});
+DM_DEFINE_ENUM (, dm_depth_kind_get_type, "GstDepthMatteDepthKind", DM_DEPTH_KIND_LIST);
 
-DM_DEFINE_ENUM (, dm_colormap_get_type, "GstDepthMatteColormap",
-    {DM_COLORMAP_GREY, "Grey: near white, far black", "grey"},
-    {DM_COLORMAP_TURBO, "Turbo (perceptual rainbow): near red, far dark blue",
-        "turbo"});
+DM_DEFINE_ENUM (, dm_colormap_get_type, "GstDepthMatteColormap", DM_COLORMAP_LIST);
 
 /* ---- pads and caps --------------------------------------------------------- */
 

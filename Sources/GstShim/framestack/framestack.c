@@ -41,23 +41,11 @@ G_DEFINE_TYPE (GstFrameStack, gst_frame_stack, GST_TYPE_ELEMENT);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-DM_DEFINE_ENUM (static, dm_framestack_method_get_type, "GstFrameStackMethod",
-    {DM_FS_METHOD_MEAN, "Per-channel mean of the samples (noise falls by "
-          "about sqrt(N); moving objects leave ghosts)", "mean"},
-    {DM_FS_METHOD_MEDIAN, "Per-channel median of the samples (objects "
-          "present in fewer than half the frames vanish)", "median"});
+DM_DEFINE_ENUM (static, dm_framestack_method_get_type, "GstFrameStackMethod", DM_FS_METHOD_LIST);
 
-DM_DEFINE_ENUM (static, dm_framestack_align_get_type, "GstFrameStackAlign",
-    {DM_FS_ALIGN_NONE, "Stack frames as they are (tripod)", "none"},
-    {DM_FS_ALIGN_TRANSLATION, "Estimate a sub-pixel translation per frame "
-          "(robust to moving objects) and resample before stacking",
-        "translation"});
+DM_DEFINE_ENUM (static, dm_framestack_align_get_type, "GstFrameStackAlign", DM_FS_ALIGN_LIST);
 
-DM_DEFINE_ENUM (static, dm_framestack_mode_get_type, "GstFrameStackMode",
-    {DM_FS_MODE_BATCH, "Collect N frames, output one stack, repeat "
-          "(framerate / N; a partial stack at EOS)", "batch"},
-    {DM_FS_MODE_SLIDING, "Output the stack of the last N frames for every "
-          "input (same framerate; live denoise)", "sliding"});
+DM_DEFINE_ENUM (static, dm_framestack_mode_get_type, "GstFrameStackMode", DM_FS_MODE_LIST);
 
 /* ---- pad templates --------------------------------------------------------- */
 

@@ -46,13 +46,7 @@ struct _GstMpFaceDetect
 
 G_DEFINE_TYPE (GstMpFaceDetect, gst_mpfacedetect, GST_TYPE_BASE_TRANSFORM);
 
-DM_DEFINE_ENUM (, dm_face_model_get_type, "GstMpFaceDetectModel",
-    {DM_FACE_MODEL_SHORT, "Short range only: faces within about 2 m of the "
-          "camera (128x128 input)", "short"},
-    {DM_FACE_MODEL_FULL, "Full range only: faces up to about 5 m (192x192 "
-          "input)", "full"},
-    {DM_FACE_MODEL_BOTH, "Full range, plus the short-range faces that full "
-          "range confirms or that score 0.8 or more alone", "both"});
+DM_DEFINE_ENUM (, dm_face_model_get_type, "GstMpFaceDetectModel", DM_FACE_MODEL_LIST);
 
 static GstStaticPadTemplate sink_template =
 DM_PACKED_RGB_TEMPLATE ("sink", GST_PAD_SINK);

@@ -45,11 +45,7 @@ struct _GstPersonMask
 
 G_DEFINE_TYPE (GstPersonMask, gst_personmask, GST_TYPE_VIDEO_FILTER);
 
-DM_DEFINE_ENUM (, dm_person_model_get_type, "GstPersonMaskModel",
-    {DM_PERSON_MODEL_GENERAL, "General model: 256x256 input, for people near "
-          "the camera", "general"},
-    {DM_PERSON_MODEL_LANDSCAPE, "Landscape model: 256x144 input, cheaper",
-        "landscape"});
+DM_DEFINE_ENUM (, dm_person_model_get_type, "GstPersonMaskModel", DM_PERSON_MODEL_LIST);
 
 /* ---- pads and caps --------------------------------------------------------- */
 

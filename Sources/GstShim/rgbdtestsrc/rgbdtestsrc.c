@@ -62,33 +62,9 @@ G_DEFINE_TYPE (GstRgbdTestSrc, gst_rgbd_test_src, GST_TYPE_PUSH_SRC);
 
 /* ---- enums ---------------------------------------------------------------- */
 
-DM_DEFINE_ENUM (static, dm_rgbdtestsrc_stream_get_type, "GstRgbdTestSrcStream",
-    {DM_STREAM_VIDEO, "Colour (packed 8-bit RGB), with a 'face' "
-          "GstVideoRegionOfInterestMeta on the subject's head", "video"},
-    {DM_STREAM_DEPTH, "Depth registered to the colour (GRAY16_LE, units of "
-          "depth-scale, 0 = no reading)", "depth"},
-    {DM_STREAM_TRUTH, "Ground-truth matte (GRAY8, 255 = subject)", "truth"});
+DM_DEFINE_ENUM (static, dm_rgbdtestsrc_stream_get_type, "GstRgbdTestSrcStream", DM_STREAM_LIST);
 
-DM_DEFINE_ENUM (static, dm_rgbdtestsrc_scene_get_type, "GstRgbdTestSrcScene",
-    {DM_SCENE_PORTRAIT, "The head-and-shoulders portrait", "portrait"},
-    {DM_SCENE_CHAIR, "A chair back rising behind the shoulders, 0.16 m "
-          "behind the face", "chair"},
-    {DM_SCENE_SLOPING_FLOOR, "A floor seen from a camera pitched down, "
-          "meeting the torso in depth and receding to the wall", "sloping-floor"},
-    {DM_SCENE_DOOR_FRAME, "A door jamb along the left edge at 1.0 m",
-        "door-frame"},
-    {DM_SCENE_ENTER_LEFT, "The subject walks in from the left (0-4 s of "
-          "10 s), stands, walks out on the right (6-10 s), over the floor",
-        "enter-left"},
-    {DM_SCENE_THIN_ROD, "The portrait, hand raised, holding a 5 mm rod up "
-          "(a part one or two depth pixels wide)", "thin-rod"},
-    {DM_SCENE_CARRY_BINDER, "The enter-left walk carrying a dark binder "
-          "against the chest (with holes: 90 % of its depth pixels have no "
-          "reading, as an IR-absorbing surface)", "carry-binder"},
-    {DM_SCENE_SELFIE, "An arm's-length selfie for an upright 3:4 picture "
-          "(square-pixels): the torso leaning back fills the bottom edge, "
-          "nearer than the face there; a chair back behind; the face reads "
-          "0.33 m", "selfie"});
+DM_DEFINE_ENUM (static, dm_rgbdtestsrc_scene_get_type, "GstRgbdTestSrcScene", DM_SCENE_LIST);
 
 /* ---- caps ------------------------------------------------------------------- */
 

@@ -47,11 +47,7 @@ G_DEFINE_TYPE (GstSparkle, gst_sparkle, GST_TYPE_VIDEO_FILTER);
 
 /* ---- enum ------------------------------------------------------------------ */
 
-DM_DEFINE_ENUM (static, dm_sparkle_measure_get_type, "GstSparkleMeasure",
-    {DM_SPARKLE_MEASURE_MEAN_RGB, "Mean of (R+G+B)/(3*255)", "mean-rgb"},
-    {DM_SPARKLE_MEASURE_REC709_LUMA, "Mean Rec.709 luma "
-          "(0.2126 R' + 0.7152 G' + 0.0722 B')/255 of the encoded values",
-        "rec709-luma"});
+DM_DEFINE_ENUM (static, dm_sparkle_measure_get_type, "GstSparkleMeasure", DM_SPARKLE_MEASURE_LIST);
 
 /* ---- pad templates ------------------------------------------------------------ */
 
