@@ -83,6 +83,7 @@ public struct MatteResult: Equatable {
     private var gammaCurve = GammaCurve()
     private var compositor = MatteCompositor()
     private let pool = WorkerPool()
+    private(set) var threadBudget = ThreadBudget()
     private var onePlane = FloatPlane(width: 1, height: 1, value: 1)
 
     @_spi(Bench) public init() {}
@@ -272,7 +273,13 @@ public struct MatteResult: Equatable {
                         background: RGBImageView?, output: RGBImageView, faces: [Box]) -> MatteResult {
         let W = output.width, H = output.height
         let keyed = video != nil && depth.map { $0.width > 0 && $0.height > 0 } ?? false
-        let threads = WorkerPool.threadCount(plan.threads)
+        let (threads, timed) = threadBudget.threads(requested: plan.threads)
+        let started = timed ? ThreadBudget.threadCPUSeconds() : 0
+        defer {
+            if timed {
+                threadBudget.record(cpuSeconds: ThreadBudget.threadCPUSeconds() - started, frameDuration: plan.frameDuration)
+            }
+        }
         // the guided filter makes this frame's matte (and its colour detail)
         let guided = keyed && plan.path == .guided
         let locked = lock(plan, depth: depth, faces: faces, person: fuses(plan, person) ? person : nil,

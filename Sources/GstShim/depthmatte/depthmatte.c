@@ -235,11 +235,13 @@ gst_depth_matte_start (GstAggregator * agg)
   GST_OBJECT_LOCK (self);
   n_threads = self->settings.n_threads;
   GST_OBJECT_UNLOCK (self);
-  /* as WorkerPool.threadCount resolves it */
-  GST_INFO_OBJECT (self, "starting: %ld worker threads per frame (n-threads=%u"
-      "%s)", n_threads ? (glong) MIN (n_threads, 64) :
-      CLAMP (sysconf (_SC_NPROCESSORS_ONLN), 1, 64), n_threads,
-      n_threads ? "" : ": one per online CPU core");
+  /* as WorkerPool.threadCount and ThreadBudget resolve it */
+  if (n_threads)
+    GST_INFO_OBJECT (self, "starting: %u worker threads per frame", MIN (n_threads, 64));
+  else
+    GST_INFO_OBJECT (self, "starting: 1 worker thread per frame while a frame "
+        "keys in under half its interval, else %ld (n-threads=0)",
+        CLAMP (sysconf (_SC_NPROCESSORS_ONLN), 1, 64));
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->start (agg);
 }
 
