@@ -239,8 +239,8 @@ gst_depth_matte_start (GstAggregator * agg)
   if (n_threads)
     GST_INFO_OBJECT (self, "starting: %u worker threads per frame", MIN (n_threads, 64));
   else
-    GST_INFO_OBJECT (self, "starting: 1 worker thread per frame while a frame "
-        "keys in under half its interval, else %ld (n-threads=0)",
+    GST_INFO_OBJECT (self, "starting: worker threads per frame: 1 while a "
+        "frame keys in under half its interval, else %ld (n-threads=0)",
         CLAMP (sysconf (_SC_NPROCESSORS_ONLN), 1, 64));
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->start (agg);
 }
