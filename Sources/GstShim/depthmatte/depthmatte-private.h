@@ -139,6 +139,40 @@ gst_depth_matte_input_role (DMInputIndex input)
   return roles[input];
 }
 
+/* The input bits of DMInputIndex. */
+#define INPUT_VIDEO DM_INPUT_BIT (DM_INPUT_VIDEO)
+#define INPUT_DEPTH DM_INPUT_BIT (DM_INPUT_DEPTH)
+#define INPUT_PERSON DM_INPUT_BIT (DM_INPUT_PERSON)
+
+/* The lock source's name in logs and messages. */
+static inline const gchar *
+gst_depth_matte_lock_source_name (gint source)
+{
+  static const gchar *names[] = { "fixed", "face", "tracked", "nearest" };
+  return source >= 0 && source < 4 ? names[source] : "fixed";
+}
+
+/* The output's segment. */
+static inline GstSegment *
+gst_depth_matte_output_segment (GstDepthMatte * self)
+{
+  return &GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self))->segment;
+}
+
+/* depthmatte-checks.c: the checks and logs of one output frame. */
+G_GNUC_INTERNAL void gst_depth_matte_check_unmappable (GstDepthMatte * self,
+    const DMInput * in, DMInputIndex index);
+G_GNUC_INTERNAL void gst_depth_matte_check_stalled (GstDepthMatte * self,
+    const DMInput * in, DMInputIndex index, GstClockTime out_rt);
+G_GNUC_INTERNAL void gst_depth_matte_check_person (GstDepthMatte * self,
+    const DMInput * person, GstClockTime out_rt);
+G_GNUC_INTERNAL void gst_depth_matte_log_presence (GstDepthMatte * self,
+    const DMInput * in, DMInputIndex index, GstClockTime pts);
+G_GNUC_INTERNAL void gst_depth_matte_log_lock (GstDepthMatte * self,
+    const DMDepthMatteResult * r, gint n_faces, GstClockTime pts);
+G_GNUC_INTERNAL void gst_depth_matte_post_result (GstDepthMatte * self,
+    GstBuffer * outbuf, const DMDepthMatteResult * r);
+
 /* depthmatte-caps.c: the video pad's type (packed RGB is not converted) and
  * the class's output caps vfuncs. */
 G_GNUC_INTERNAL GType gst_depth_matte_video_pad_get_type (void);
