@@ -165,6 +165,20 @@ member (JsonObject * object, const gchar * path, const gchar * key,
   return node;
 }
 
+/* The object `node` holds, or NULL: `node` NULL (a missing member, already
+ * reported) or not an object (reported as field `path`). */
+static JsonObject *
+object_at (JsonNode * node, const gchar * path, DMCalibrationError * error)
+{
+  if (!node)
+    return NULL;
+  if (!JSON_NODE_HOLDS_OBJECT (node)) {
+    fail (error, path, "expected an object, found %s", type_name (node));
+    return NULL;
+  }
+  return json_node_get_object (node);
+}
+
 /* A finite number. `node` NULL: a missing member, already reported. */
 static gboolean
 number (JsonNode * node, const gchar * field, gdouble * out,
@@ -248,12 +262,8 @@ camera (JsonNode * node, const gchar * path, DMCameraIntrinsics * cam,
   const gchar *name;
   guint i;
 
-  if (!node)
+  if (!(object = object_at (node, path, error)))
     return FALSE;
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    return fail (error, path, "expected an object, found %s",
-        type_name (node));
-  object = json_node_get_object (node);
   if (!member_size (object, path, "width", &cam->width, error)
       || !member_size (object, path, "height", &cam->height, error)
       || !member_number (object, path, "fx", &cam->fx, error)
@@ -325,12 +335,8 @@ extrinsics (JsonNode * node, DMCalibration * cal, DMCalibrationError * error)
   JsonObject *object;
   gdouble e;
 
-  if (!node)
+  if (!(object = object_at (node, path, error)))
     return FALSE;
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    return fail (error, path, "expected an object, found %s",
-        type_name (node));
-  object = json_node_get_object (node);
   if (!numbers (member (object, path, "rotation", error),
           "depth_to_color.rotation", 9, cal->rotation, error)
       || !numbers (member (object, path, "translation", error),
