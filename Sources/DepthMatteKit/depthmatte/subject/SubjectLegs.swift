@@ -160,7 +160,7 @@ struct SubjectLegs {
         var head = bodyEnd, count = 0
         while head < queue.count {
             let i = Int(queue[head]); head += 1
-            let x = i % w, di = Float(d[i])
+            let di = Float(d[i])
             @inline(__always) func visit(_ j: Int) {
                 let dj = d[j]
                 guard g[j] == 0, UInt32(dj) > limit, Float(dj) <= c.maxD, UInt32(out[j]) > limit,
@@ -177,6 +177,7 @@ struct SubjectLegs {
             // (sideways only within the legs: a body's side touches
             // the sofa or the wall it stands beside)
             if g[i] == 1 {
+                let x = i % w
                 if x > x0 { visit(i - 1) }
                 if x < x1 { visit(i + 1) }
             }
