@@ -31,6 +31,15 @@ void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int 
 intptr_t dm_solve_avx2(const float *means, intptr_t plane_stride, float *group, float *confidence,
                        intptr_t start, intptr_t end, float eps, float fit_floor);
 
+/* DepthComponents.markFloorLike (NearestBody.swift): the floor test of
+ * the cells x = 0 .. (w & ~7) - 1 of rows t .. h-t-1 of the w x h grid `d`
+ * (metres, 0 = no reading) into `f` (1 floor-like, else 0), eight at a
+ * time; the Swift loop does the rest of each row and the rows above and
+ * below. k: the slope threshold; jump_base + jump_gain * d: the step that
+ * is no longer smooth. */
+void dm_floor_like_avx2(const float *d, uint8_t *f, int w, int h, int t, float k,
+                        float jump_base, float jump_gain);
+
 #ifdef __cplusplus
 }
 #endif

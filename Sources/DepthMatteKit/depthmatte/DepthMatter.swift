@@ -62,19 +62,37 @@ public struct MatteResult: Equatable {
         if f == 1 { return d }
         let w = d.width / f, h = d.height / f, c = (f - 1) / 2
         halfDepth.reserve(w * h)
-        do {
-            let out = halfDepth.base
+        let out = halfDepth.base
+        if f == 2 {
+            // 2x2 blocks: the top-left sample, else the first valid one of
+            // (1, 0), (0, 1), (1, 1); branch-free selects on row pointers
             for y in 0..<h {
+                let r0 = d.base + 2 * y * d.stride, r1 = r0 + d.stride
+                let o = out + y * w
                 for x in 0..<w {
-                    var v = d.at(f * x + c, f * y + c)
-                    var j = 0
-                    while v == 0 && j < f {
-                        var i = 0
-                        while v == 0 && i < f { v = d.at(f * x + i, f * y + j); i += 1 }
-                        j += 1
-                    }
-                    out[y * w + x] = UInt16(littleEndian: v)
+                    let p0 = r0.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
+                    let p1 = r1.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
+                    let a = UInt16(truncatingIfNeeded: UInt32(littleEndian: p0))
+                    let b = UInt16(truncatingIfNeeded: UInt32(littleEndian: p0) >> 16)
+                    let e = UInt16(truncatingIfNeeded: UInt32(littleEndian: p1))
+                    let g = UInt16(truncatingIfNeeded: UInt32(littleEndian: p1) >> 16)
+                    let lower = e != 0 ? e : g
+                    let upper = b != 0 ? b : lower
+                    o[x] = a != 0 ? a : upper
                 }
+            }
+            return halfDepth.view(width: w, height: h)
+        }
+        for y in 0..<h {
+            for x in 0..<w {
+                var v = d.at(f * x + c, f * y + c)
+                var j = 0
+                while v == 0 && j < f {
+                    var i = 0
+                    while v == 0 && i < f { v = d.at(f * x + i, f * y + j); i += 1 }
+                    j += 1
+                }
+                out[y * w + x] = UInt16(littleEndian: v)
             }
         }
         return halfDepth.view(width: w, height: h)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import DMKernels
 /// Finding bodies in a depth map alone: the depth is sampled down to at most
 /// `maxWidth` columns, split into connected surfaces (4-neighbours whose
 /// depths differ by less than a jump threshold that grows with distance),
@@ -61,7 +62,10 @@ struct DepthStep: Equatable, Sendable {
     /// `label`'s scratch: one row of "joined its left neighbour" flags.
     private var leftLinks: [Bool] = []
     /// Per cell: 1 = floor-like (see `markFloorLike`).
-    private var floorLike: [UInt8] = []
+    private(set) var floorLike: [UInt8] = []
+    /// `markFloorLike` runs `DMKernels`' AVX2 kernel where the CPU has AVX2
+    /// (false: the Swift loop alone; the same bits).
+    var avx2 = kernelsHaveAVX2
     /// tan of the angle between a surface and the image plane (top away)
     /// from which a cell is floor-like, for a 70° camera.
     static let floorSlope: Float = 0.7
@@ -168,8 +172,15 @@ struct DepthStep: Equatable, Sendable {
                 let d = dp.baseAddress!, f = fp.baseAddress!
                 for i in 0..<n { f[i] = 0 }
                 if h < 2 * t + 1 { return }
+                // (DMKernels: eight cells at a time, the same bits; the
+                // loop below does the rest of each row)
+                let done = avx2 ? w & ~7 : 0
+                if done > 0 {
+                    dm_floor_like_avx2(d, f, Int32(w), Int32(h), Int32(t), k,
+                                       DepthStep.surfaceJump.base, DepthStep.surfaceJump.gain)
+                }
                 for y in t..<(h - t) {
-                    for x in 0..<w {
+                    for x in done..<w {
                         let c = y * w + x
                         let v = d[c]
                         if v <= 0 { continue }

@@ -42,15 +42,28 @@ struct RoomDepth {
         movedShare.append(contentsOf: repeatElement(0, count: c.count))
         counts.removeAll(keepingCapacity: true)
         counts.append(contentsOf: repeatElement(0, count: c.count))
-        for i in 0..<n {
-            moving[i] = 0
-            let k = Int(c.labels[i]), d = c.depth[i]
-            guard k >= 0, d > 0 else { continue }
-            counts[k] += 1
-            if far[i] > 0 && d < far[i] - margin.at(far[i]) { movedShare[k] += 1; moving[i] = 1 }
-        }
-        for k in 0..<c.count where counts[k] > 0 { movedShare[k] /= Double(counts[k]) }
-        for i in 0..<n where c.depth[i] > far[i] { far[i] = c.depth[i] }
+        guard n > 0 else { return }
+        let margin = margin
+        c.labels.withUnsafeBufferPointer { lp in
+        c.depth.withUnsafeBufferPointer { dp in
+        far.withUnsafeMutableBufferPointer { fp in
+        moving.withUnsafeMutableBufferPointer { mp in
+        counts.withUnsafeMutableBufferPointer { cp in
+        movedShare.withUnsafeMutableBufferPointer { sp in
+            let labels = lp.baseAddress!, depth = dp.baseAddress!, far = fp.baseAddress!
+            let moving = mp.baseAddress!
+            // (a labelled cell means at least one surface: the per-surface planes are not empty)
+            let counts = cp.baseAddress, share = sp.baseAddress
+            for i in 0..<n {
+                moving[i] = 0
+                let k = Int(labels[i]), d = depth[i]
+                guard k >= 0, d > 0 else { continue }
+                counts.unsafelyUnwrapped[k] += 1
+                if far[i] > 0 && d < far[i] - margin.at(far[i]) { share.unsafelyUnwrapped[k] += 1; moving[i] = 1 }
+            }
+            for k in 0..<c.count where cp[k] > 0 { sp[k] /= Double(cp[k]) }
+            for i in 0..<n where depth[i] > far[i] { far[i] = depth[i] }
+        }}}}}}
     }
 
     /// Whether grid cell `i` of the last measured frame is in front of the room.

@@ -77,9 +77,10 @@ struct SubjectHold {
         lastDecision.withUnsafeMutableBufferPointer { lk in
         pending.withUnsafeMutableBufferPointer { pd in
             for y in 0..<h {
+                let row = original.base + y * original.stride
                 for x in 0..<w {
-                    let i = y * w + x
-                    let d = original.at(x, y)
+                    let i = y &* w &+ x
+                    let d = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 &* x, as: UInt16.self))
                     guard d != 0 && UInt32(d) <= limit else { ld[i] = d; lk[i] = 0; pd[i] = 0; continue }
                     var decision: UInt8 = out[i] != 65535 ? 2 : 1
                     let p = ld[i]

@@ -77,7 +77,12 @@ struct SubjectLegs {
             // a body, then its frontier and what grows from it: at most twice the picture
             queue.reserveCapacity(2 * n)
         }
-        for y in 0..<h { for x in 0..<w { depth[y * w + x] = original.at(x, y) } }
+        depth.withUnsafeMutableBufferPointer { dp in
+            for y in 0..<h {
+                let row = original.base + y * original.stride, o = dp.baseAddress! + y * w
+                for x in 0..<w { o[x] = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)) }
+            }
+        }
         let geometry = Geometry(w: w, h: h, limit: limit, scale: scale, focalDiagonal: focalDiagonal, legs: self)
         // a body smaller than this is a speck the hold or the restore kept, not a person
         let minBody = max(16, n / 500)
@@ -150,11 +155,12 @@ struct SubjectLegs {
         let reach = max(2, Int(c.reach * Float(bw)))
         // the frontier: the body's pixels in the growth's rows
         let bodyEnd = queue.count
-        for q in 0..<bodyEnd where Int(queue[q]) / w >= y0 { queue.append(queue[q]) }
+        let firstGrown = Int32(clamping: y0 * w)   // (a pixel's row is >= y0 from this index on)
+        for q in 0..<bodyEnd where queue[q] >= firstGrown { queue.append(queue[q]) }
         var head = bodyEnd, count = 0
         while head < queue.count {
             let i = Int(queue[head]); head += 1
-            let x = i % w, di = Float(d[i])
+            let di = Float(d[i])
             @inline(__always) func visit(_ j: Int) {
                 let dj = d[j]
                 guard g[j] == 0, UInt32(dj) > limit, Float(dj) <= c.maxD, UInt32(out[j]) > limit,
@@ -171,6 +177,7 @@ struct SubjectLegs {
             // (sideways only within the legs: a body's side touches
             // the sofa or the wall it stands beside)
             if g[i] == 1 {
+                let x = i % w
                 if x > x0 { visit(i - 1) }
                 if x < x1 { visit(i + 1) }
             }

@@ -10,14 +10,14 @@ extension SubjectSegmentation.Frame {
         var near = 0
         for y in 0..<h {
             let row = depth.base + y * depth.stride
+            let ro = o + y * w, rp = p + y * w, rl = lab + y * w, i0 = Int32(truncatingIfNeeded: y * w)
             for x in 0..<w {
-                let v = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self))
-                let i = y * w + x
-                o[i] = v
-                p[i] = Int32(i)
+                let v = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 &* x, as: UInt16.self))
+                ro[x] = v
+                rp[x] = i0 &+ Int32(truncatingIfNeeded: x)
                 let isNear = v != 0 && UInt32(v) <= limit
-                lab[i] = isNear ? 0 : -1
-                if isNear { near += 1 }
+                rl[x] = isNear ? 0 : -1
+                near &+= isNear ? 1 : 0
             }
             // the picture's sides as the depth sees them: past a strip of
             // holes along a side (`edgeStrip`)
