@@ -285,7 +285,7 @@ def test_properties_documented_with_ranges():
     assert Gst.ElementFactory.find("depthmatte").get_metadata("klass") == "Filter/Editor/Video/Compositor"
     expect = {"mode": "face", "cutoff": 1.0, "cutoff-offset": 0.25, "blur-radius": 5.0, "gamma": 0.5,
               "depth-scale": 0.001, "background-color": 0xFF000000, "output": "composite", "post-messages": True,
-              "n-threads": 0}
+              "n-threads": 0, "field-of-view": 0.0}
     for name, default in expect.items():
         spec = m.find_property(name)
         assert spec is not None, name

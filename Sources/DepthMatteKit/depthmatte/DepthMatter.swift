@@ -145,6 +145,7 @@ public struct MatteResult: Equatable {
                              video: RGBImageView?) -> Depth16View {
         guard let rule = plan.cutoff.subject, rule.subjectOnly else { return depth }
         let lock = subjectLock, movers = segmentation.moverSeeds
+        segmentation.camera = plan.camera
         return segmentation.apply(depth: depth, scale: plan.depthScale, cutoff: cutoff, video: video) { seeds, w, h in
             lock.writeSeeds(into: &seeds, width: w, height: h, movers: movers)
         }
@@ -215,6 +216,7 @@ public struct MatteResult: Equatable {
         }
         let floor = keepSubject(depth, plan, cutoff: cutoff, video: video)
         let floorCutoff = subjectCutoff(cutoff, plan, result)
+        fusion.camera = plan.camera
         _ = fusion.apply(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
                          seeds: haveSeeds ? fusionSeeds : nil, floor: floor, floorCutoff: floorCutoff)
         let evidence = fusion.floorEvidence(faceLock: result.lockSource == .face || result.lockSource == .tracked,

@@ -42,6 +42,8 @@ public struct MattePlan: Equatable {
     let threads: Int
     /// How a person probability, when the frame has one, takes part.
     let person: PersonPrior
+    /// What the floor tests assume of the camera (`field-of-view`).
+    let camera: CameraGeometry
 }
 
 /// How the person pad's probability takes part in the matte (the element's
@@ -191,7 +193,8 @@ extension MattePlan {
                   encoding: encoding,
                   depthScale: DepthNormalizer.isNative(encoding) ? encoding.scale : DepthNormalizer.scale,
                   frameDuration: s.frame_duration, backgroundARGB: s.background_argb, threads: Int(s.n_threads),
-                  person: PersonPrior(property: s.person_prior))
+                  person: PersonPrior(property: s.person_prior),
+                  camera: CameraGeometry(diagonalFieldOfView: s.field_of_view))
     }
 
     /// Where the threshold comes from in the element's `mode`.

@@ -66,22 +66,8 @@ struct DepthStep: Equatable, Sendable {
     /// `markFloorLike` runs `DMKernels`' AVX2 kernel where the CPU has AVX2
     /// (false: the Swift loop alone; the same bits).
     var avx2 = kernelsHaveAVX2
-    /// tan of the angle between a surface and the image plane (top away)
-    /// from which a cell is floor-like, for a 70° camera.
-    static let floorSlope: Float = 0.7
-
-    /// The focal length (in cells or pixels) the floor tests assume for a
-    /// `w` x `h` picture: `focalDiagonal` x its diagonal (a
-    /// camera's field of view is close to constant along the diagonal, 70°
-    /// across a 16:9 picture's width; a Kinect's 4:3 focal length is 0.82
-    /// widths, a phone's upright 3:4 portrait about 1.05; 0.714 widths for
-    /// every shape made an upright portrait's or a 4:3 floor's per-row slope
-    /// look up to 30 % shallower than it is).
-    @inline(__always) static func focal(_ w: Int, _ h: Int, perDiagonal f: Float = focalDiagonal) -> Float {
-        f * (Float(w * w + h * h)).squareRoot()
-    }
-    /// 0.714 / |(1, 9/16)|: 70° across a 16:9 picture's width.
-    static let focalDiagonal: Float = 0.6225
+    /// The camera the floor tests assume (set by the lock from the plan).
+    var camera = CameraGeometry()
 
     /// Depth jump (metres) that separates two surfaces between neighbouring
     /// cells at depth `d` (`DepthStep.surfaceJump`).
@@ -165,7 +151,7 @@ struct DepthStep: Equatable, Sendable {
         let w = width, h = height, n = w * h
         if floorLike.count < n { floorLike = [UInt8](repeating: 0, count: n) }
         // per row downwards, over 4 rows; tan 35° with a 70° camera
-        let k = Self.floorSlope * 4 / Self.focal(w, h)
+        let k = camera.floorSlope * 4 / camera.focal(w, h)
         let t = 3
         depth.withUnsafeBufferPointer { dp in
             floorLike.withUnsafeMutableBufferPointer { fp in

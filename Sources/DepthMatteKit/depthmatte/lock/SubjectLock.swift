@@ -170,6 +170,7 @@ struct SubjectLockSettings: Equatable {
     @_spi(Bench) public func update(_ plan: MattePlan, depth: Depth16View?, faces: [Box], person: Gray8View? = nil,
                        videoWidth: Int, videoHeight: Int, result: inout MatteResult) -> Double {
         let frameDuration = plan.frameDuration, depthScale = plan.depthScale
+        components.camera = plan.camera
         let dt = frameDuration > 0 && frameDuration < 10 ? frameDuration : 1.0 / 30
         clock += dt
         seedComponent = nil; seedFace = nil

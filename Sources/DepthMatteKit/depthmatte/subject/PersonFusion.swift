@@ -49,7 +49,7 @@
 ///     stays; in an empty room a still body the lock takes stays out.
 ///  6. **Floor bleed**: a kept reading outside the floor whose surface
 ///     recedes upwards steeply and smoothly (the segmentation's floor test,
-///     `floorSlope`) is the ground the probability bled onto beside the
+///     `CameraGeometry.floorSlope`) is the ground the probability bled onto beside the
 ///     feet: it is dropped.
 ///  7. **Legs**: a kept blob whose lowest cell lies above the picture's
 ///     bottom (by more than `openBottom` of its height) holds a whole body
@@ -93,10 +93,6 @@ struct PersonFusion {
         /// How far (share of the grid's width) a claimed piece reaches past
         /// its blob.
         var reach: Double = 0.04
-        /// tan of the angle between a surface and the image plane (top
-        /// away) past which a kept reading outside the depth subject is floor
-        /// (`SubjectSegmentation.floorSlope`: 0.7, about 35°).
-        var floorSlope: Float = 0.7
         /// A blob whose lowest cell lies more than this share of the grid's
         /// height above the bottom row ends in view (its legs may be missed).
         var openBottom: Double = 0.02
@@ -107,6 +103,8 @@ struct PersonFusion {
     }
 
     var tuning = Tuning()
+    /// The camera the floor test assumes (set per frame from the plan).
+    var camera = CameraGeometry()
     /// Cells kept on the last frame (readings and holes).
     private(set) var keptCount = 0
     /// Metres: the cutoff the refiner keys the last frame's guide at (0:
@@ -554,7 +552,7 @@ struct PersonFusion {
         guard h > 2 * t else { return }
         if packed.count < n { packed = [UInt16](repeating: 0, count: n) }
         for y in 0..<h { for x in 0..<w { packed[y * w + x] = depth.at(x, y) } }
-        let slopeK = tuning.floorSlope * 2 * Float(s) / DepthComponents.focal(w, h)
+        let slopeK = camera.floorSlope * 2 * Float(s) / camera.focal(w, h)
         let jump = DepthStep.surfaceJump
         let jumpBase = jump.base / Float(scale), jumpGain = jump.gain
         let o = out.base, far = UInt16(65535).littleEndian

@@ -47,9 +47,6 @@ struct SubjectLegs {
     /// man walking away 4 m from a Kinect on a shelf kept no leg at all
     /// (`Benchmarks/rgbd-bench`, piv_lab_walk_and_seated).
     var standOutReach: Float = 1
-    /// The floor slope: tan of the angle past which a surface receding
-    /// upwards is floor (`SubjectSegmentation.floorSlope`).
-    var floorSlope: Float = 0.7
 
     /// Pixels grown on the last frame.
     private(set) var grownCount = 0
@@ -68,7 +65,7 @@ struct SubjectLegs {
     /// at the bottom of the picture). Returns the pixels grown.
     @discardableResult
     mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32, scale: Float,
-                               focalDiagonal: Float = DepthComponents.focalDiagonal) -> Int {
+                               camera: CameraGeometry = CameraGeometry()) -> Int {
         grownCount = 0
         let w = original.width, h = original.height, n = w * h
         guard enabled, n > 0, limit > 0, limit < 65535, h > 8 else { return 0 }
@@ -83,7 +80,7 @@ struct SubjectLegs {
                 for x in 0..<w { o[x] = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)) }
             }
         }
-        let geometry = Geometry(w: w, h: h, limit: limit, scale: scale, focalDiagonal: focalDiagonal, legs: self)
+        let geometry = Geometry(w: w, h: h, limit: limit, scale: scale, camera: camera, legs: self)
         // a body smaller than this is a speck the hold or the restore kept, not a person
         let minBody = max(16, n / 500)
         var count = 0
@@ -110,12 +107,12 @@ struct SubjectLegs {
         let w: Int, h: Int, n: Int, limit: UInt32
         let maxD: Float, s: Int, t: Int, slopeK: Float, margin: Float, startShare: Float, reach: Float
         let stepA: Float, stepB: Float, jumpA: Float, jumpB: Float
-        init(w: Int, h: Int, limit: UInt32, scale: Float, focalDiagonal: Float, legs: SubjectLegs) {
+        init(w: Int, h: Int, limit: UInt32, scale: Float, camera: CameraGeometry, legs: SubjectLegs) {
             self.w = w; self.h = h; n = w * h; self.limit = limit
             maxD = Float(limit) + legs.behind / scale
             margin = legs.margin; startShare = legs.startShare; reach = legs.standOutReach
             s = max(1, w / 160); t = 2 * s
-            slopeK = legs.floorSlope * 2 * Float(s) / DepthComponents.focal(w, h, perDiagonal: focalDiagonal)
+            slopeK = camera.floorSlope * 2 * Float(s) / camera.focal(w, h)
             stepA = legs.step.base / scale; stepB = legs.step.gain
             jumpA = legs.standOut.base / scale; jumpB = legs.standOut.gain
         }

@@ -66,7 +66,7 @@ struct SubjectRestore {
     var besideGap = 4
     /// Metres: a person's width, shoulders and arms. Where the picture is
     /// narrower than this at the seed's depth and at a piece's mean depth
-    /// (with the focal length the floor test assumes, `focalDiagonal`), the
+    /// (with the focal length the floor test assumes, `camera`), the
     /// camera is at arm's length from both: the body fills the picture's
     /// width there and hides whatever lies behind it, so a piece under the
     /// seed (`isUnderSeed`) that touches what is kept is the subject's own
@@ -126,17 +126,17 @@ struct SubjectRestore {
     /// segmented copy: kept pixels hold their depth, dropped near pixels
     /// 65535). `original`: the depth as it came; `limit`: the cutoff in depth
     /// units; `floorMark`: bit 8 = floor; `ends`: per row the first and last
-    /// column counted as the picture's sides; `focalDiagonal`: the focal
-    /// length in picture diagonals (`bodyWidth`). Returns the pixels restored.
+    /// column counted as the picture's sides; `camera`: the focal length
+    /// (`bodyWidth`). Returns the pixels restored.
     @discardableResult
     mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, seeds: UnsafePointer<UInt8>,
                                floorMark: UnsafePointer<UInt8>, ends: UnsafePointer<Int32>,
                                limit: UInt32, scale: Float,
-                               focalDiagonal: Float = DepthComponents.focalDiagonal) -> Int {
+                               camera: CameraGeometry = CameraGeometry()) -> Int {
         restoredCount = 0
         let w = original.width, h = original.height, n = w * h
         guard enabled, n > 0, limit < 65535, var seed = Self.seed(original, seeds, limit) else { return 0 }
-        seed.armsLength = bodyWidth / scale * DepthComponents.focal(w, h, perDiagonal: focalDiagonal) / Float(w)
+        seed.armsLength = bodyWidth / scale * camera.focal(w, h) / Float(w)
         if piece.count < n { piece = [Int32](repeating: -1, count: n); stack.reserveCapacity(n) }
         if edgeRows.count < 2 * w { edgeRows = [Int32](repeating: 0, count: 2 * w) }
         Self.edgeRows(original, &edgeRows, limit: h / 4)

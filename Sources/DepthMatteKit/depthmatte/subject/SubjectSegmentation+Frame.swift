@@ -40,7 +40,7 @@ extension SubjectSegmentation {
             bodyA = seg.bodyStep.base / fscale; bodyB = seg.bodyStep.gain
             let s = max(1, w / 160)     // rows either side for the floor slope
             self.s = s
-            slopeK = seg.floorSlope * 2 * Float(s) / DepthComponents.focal(w, h, perDiagonal: seg.focalDiagonal)   // diff over 2s rows >= slopeK · d
+            slopeK = seg.camera.floorSlope * 2 * Float(s) / seg.camera.focal(w, h)   // diff over 2s rows >= slopeK · d
             t = 2 * s
             // colour of a depth pixel: the video pixel at its centre
             self.video = video

@@ -14,7 +14,7 @@
 ///  2. **Floor**: a near pixel is floor-like when its surface recedes upwards
 ///     steeply and smoothly: the depth's drop per row (least squares over
 ///     the 4s + 1 rows around it), times the focal length over the depth, is
-///     at least `floorSlope` (the surface turned more than ~35° away from
+///     at least `camera.floorSlope` (the surface turned more than ~35° away from
 ///     facing the camera, top away) and no step on the way is a depth edge.
 ///     Floor-like pixels connected (through floor-like pixels, or a near
 ///     pixel with floor-like ones 1-2 pixels either side along its row) to
@@ -79,9 +79,9 @@
 @_spi(Bench) public struct SubjectSegmentation {
     /// Neighbours on one surface differ by less than this at their depth.
     var step = DepthStep(base: 0.015, gain: 0.015)
-    /// tan of the angle between a surface and the image plane (top away)
-    /// above which it is floor-like: 0.7 ≈ 35°.
-    var floorSlope: Float = 0.7
+    /// The camera the floor tests assume (`CameraGeometry`: the floor
+    /// slope and the focal length; set per frame from the plan).
+    var camera = CameraGeometry()
     /// Smoothed steps (step 1b): a filtered depth map (an
     /// iPhone's AVDepthData, a sensor SDK's spatial or hole-filling filter)
     /// turns the step between a shoulder and the chair back 7–20 cm behind
@@ -161,10 +161,6 @@
     /// them (a ramp wider than the sharpening reaches becomes
     /// flat in-between plateaus, where no span shows a step).
     @_spi(Bench) public var colourCut = true
-    /// Focal length in picture diagonals (`DepthComponents.focalDiagonal`:
-    /// 70° across a 16:9 picture's width; a 60–90° camera changes the slope
-    /// test by at most ±40 %).
-    var focalDiagonal: Float = DepthComponents.focalDiagonal
     /// A floor region touching the bottom row must reach a side of the
     /// picture or span this fraction of its width (a lap or a forearm does not).
     var floorSpan: Float = 0.25
@@ -253,12 +249,12 @@
             floorMark.withUnsafeBufferPointer { fp in
             rowEnds.withUnsafeBufferPointer { rep in
                 restore.apply(original: depth, out: op.baseAddress!, seeds: sp.baseAddress!, floorMark: fp.baseAddress!,
-                              ends: rep.baseAddress!, limit: f.limit, scale: f.fscale, focalDiagonal: focalDiagonal)
+                              ends: rep.baseAddress!, limit: f.limit, scale: f.fscale, camera: camera)
             }}}
         }
         keptCount += restored
         keptCount += out.withSamples { op in
-            legs.apply(original: depth, out: op.baseAddress!, limit: f.limit, scale: f.fscale, focalDiagonal: focalDiagonal)
+            legs.apply(original: depth, out: op.baseAddress!, limit: f.limit, scale: f.fscale, camera: camera)
         }
         out.withSamples { op in _ = hold.apply(original: depth, out: op.baseAddress!, limit: f.limit, scale: f.fscale) }
         keptCount -= hold.heldCount
