@@ -67,6 +67,16 @@ class Client:
             self.p.wait()
 
 
+def interrupt(p):
+    """Stop the server as Ctrl-C does; killed if it has not ended 5 s later."""
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
 @contextlib.contextmanager
 def serving(*args, env=None):
     """serve-rtsp on a free port (--port 0) with `args`: (process, URL, log lines)."""
@@ -81,12 +91,7 @@ def serving(*args, env=None):
         t.start()
         yield p, url, log
     finally:
-        p.send_signal(signal.SIGINT)
-        try:
-            p.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        interrupt(p)
 
 
 @pytest.fixture
@@ -243,12 +248,7 @@ def server_process(*args):
         threading.Thread(target=lambda: log.extend(p.stdout), daemon=True).start()
         yield p, ln.strip(), port
     finally:
-        p.send_signal(signal.SIGINT)
-        try:
-            p.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        interrupt(p)
 
 
 def test_listens_on_this_machine_only_by_default():
