@@ -31,6 +31,16 @@ void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int 
 intptr_t dm_solve_avx2(const float *means, intptr_t plane_stride, float *group, float *confidence,
                        intptr_t start, intptr_t end, float eps, float fit_floor);
 
+/* --- The guided refiner's passes at depth resolution (refine.c) --- */
+
+/* RefinePass.labelMean (MatteRefiner+BoxMean.swift): the inner columns
+ * x .. end-1 of one row of the label's mean over radius r from the rows a
+ * (above the window) and b (its last) of the summed-area table, eight at a
+ * time: out[x] = (float)((double)count * scale). Returns the first column
+ * not done (the Swift kernel does the rest). */
+intptr_t dm_label_mean_row_avx2(const int32_t *a, const int32_t *b, float *out, intptr_t x, intptr_t end,
+                                int r, double scale);
+
 #ifdef __cplusplus
 }
 #endif

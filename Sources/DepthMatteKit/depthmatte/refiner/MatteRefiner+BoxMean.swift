@@ -225,15 +225,17 @@ let kernelsHaveAVX2 = dm_kernels_have_avx2() != 0
 /// counts serves every radius; each mean is then the count scaled exactly
 /// as `boxMean` scales its sum (to the bit).
 extension RefinePass {
-    /// The summed-area table of `fill` (integers) at `S` (raw memory for
-    /// (dw + 1)·(dh + 1) Int32): entry (y + 1, x + 1) is the sum over rows
-    /// 0...y, columns 0...x.
-    func labelTable(_ S: UnsafeMutableRawPointer) {
+    /// The summed-area table of `fill` (integers) over rows `rows` at `S`
+    /// (raw memory for (dw + 1)·(rows.count + 1) Int32): entry (y + 1 − rows.lowerBound, x + 1)
+    /// is the sum over rows rows.lowerBound...y, columns 0...x. A band's means
+    /// need only the rows within the largest radius of its own (a count is a
+    /// difference of two entries: the same integer from any first row).
+    func labelTable(_ S: UnsafeMutableRawPointer, rows: Range<Int>) {
         let w = dw, sw = w + 1
         @inline(__always) func put(_ i: Int, _ v: Int32) { S.storeBytes(of: v, toByteOffset: 4 * i, as: Int32.self) }
         for x in 0..<sw { put(x, 0) }
-        for y in 0..<dh {
-            let row = fill + y * w, above = y * sw, out = (y + 1) * sw
+        for y in rows {
+            let row = fill + y * w, above = (y - rows.lowerBound) * sw, out = above + sw
             put(out, 0)
             var run: Int32 = 0
             for x in 0..<w {
@@ -243,14 +245,16 @@ extension RefinePass {
         }
     }
 
-    /// The mean of `fill` over radius r into `D`, rows `ys`, from the table `S` (`labelTable`).
-    func labelMean(_ ys: Range<Int>, radius r: Int, into D: UnsafeMutablePointer<Float>, table S: UnsafeMutableRawPointer) {
+    /// The mean of `fill` over radius r into `D`, rows `ys`, from the table `S`
+    /// (`labelTable` from row `first`, covering every row within r of `ys`).
+    func labelMean(_ ys: Range<Int>, radius r: Int, into D: UnsafeMutablePointer<Float>, table S: UnsafeMutableRawPointer,
+                   first: Int) {
         let w = dw, h = dh, sw = w + 1
         let inner = min(r, w)..<max(min(r, w), w - r)
         for y in ys {
             let y1 = max(y - r, 0), y2 = min(y + r, h - 1)
             let ny = y2 - y1 + 1
-            let A = S + 4 * y1 * sw, B = S + 4 * (y2 + 1) * sw
+            let A = S + 4 * (y1 - first) * sw, B = S + 4 * (y2 + 1 - first) * sw
             let out = D + y * w
             @inline(__always) func at(_ p: UnsafeMutableRawPointer, _ i: Int) -> Int32 {
                 p.load(fromByteOffset: 4 * i, as: Int32.self)
@@ -268,6 +272,11 @@ extension RefinePass {
                 p.loadUnaligned(fromByteOffset: 4 * i, as: SIMD2<Int32>.self)
             }
             var x = inner.lowerBound
+            if avx2 {
+                // (eight at a time, the same conversions: `DMKernels`)
+                x = dm_label_mean_row_avx2(A.assumingMemoryBound(to: Int32.self), B.assumingMemoryBound(to: Int32.self),
+                                           out, x, inner.upperBound, Int32(r), scale)
+            }
             while x + 2 <= inner.upperBound {
                 // (two at a time: SSE2 converts two integers to doubles at once)
                 let c = at2(B, x + r + 1) &- at2(B, x - r) &- at2(A, x + r + 1) &+ at2(A, x - r)

@@ -27,6 +27,8 @@ extension RefinePass {
             let spans = detail == nil ? nil : detailSpans
             let oldLo = spans.map { Int($0[2 * y]) } ?? 0, oldHi = spans.map { Int($0[2 * y + 1]) } ?? -1
             var newLo = gw, newHi = -1
+            let blocks = edgeBlocks + y * RefinePass.edgeBlocksPerRow(gw)
+            if edged { blocks.initialize(repeating: 0, count: RefinePass.edgeBlocksPerRow(gw)) }
             @inline(__always) func innerAt(_ x: Int) -> Float {
                 let nx = Int(outputColumns[3 * x])
                 return labelRow[nx] == unknown ? 0.5 : innerRow[nx]
@@ -67,6 +69,7 @@ extension RefinePass {
                     continue
                 }
                 newLo = min(newLo, x); newHi = x
+                if edged { blocks[x >> 4] = 1 }
                 var m: Float
                 var flat: Float = 1
                 // step 3's colour detail: the gain where the model decides
@@ -105,11 +108,15 @@ extension RefinePass {
     /// lost); then 2.7's snap. Into `out`.
     func edge(_ ys: Range<Int>) {
         let confidence = CM[.confidence]
+        let perRow = RefinePass.edgeBlocksPerRow(gw)
         for y in ys {
             let up = y > 0 ? -gw : 0, down = y < gh - 1 ? gw : 0
             let c = confidence + min(y / k, dh - 1) * dw
+            let blocks = edgeBlocks + y * perRow
             var x = 0
             while x < gw {
+                // (16 settled pixels: the block `output` did not mark)
+                if x & 15 == 0 && blocks[x >> 4] == 0 { x += 16; continue }
                 let o = y * gw + x
                 // (four settled pixels at once: most of the grid)
                 if x + 4 <= gw && all(loadF4(settled + o) .== 1) { x += 4; continue }

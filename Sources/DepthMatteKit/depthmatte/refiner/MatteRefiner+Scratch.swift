@@ -30,12 +30,16 @@ final class RefineScratch {
     var outputKey = (0, 0, 0)
     /// Camera motion (`MatteRefiner.followCamera`): one output-grid plane to shift from.
     var motion = ScratchBuffer<Float>()
+    /// Per 16 output-grid pixels of a row: 1 where phase `output` left one
+    /// for 2.8 (`RefinePass.edgeBlocks`).
+    var edgeBlocks = ScratchBuffer<UInt8>()
 
     init() {}
 
     deinit {
         label.free(); filled.free(); spare.free(); members.free(); planes.free(); columnSums.free(); videoSums.free()
         columnRange.free(); rowRange.free(); outputColumns.free(); outputWeights.free(); motion.free()
+        edgeBlocks.free()
     }
 
     /// Grow the buffers for a depth map of `n` pixels `dw` wide, an output
