@@ -179,6 +179,8 @@ struct RefinePass {
     /// `output` left a pixel that is not an interior pixel's label (0: phase
     /// `edge` has nothing to do there).
     let edgeBlocks: UnsafeMutablePointer<UInt8>
+    /// `RefineScratch.outputBases`, `outputOffsets`; nil: the output kernel cannot serve these sizes.
+    let outputBases: UnsafePointer<Int32>?, outputOffsets: UnsafePointer<Int32>
     @inline(__always) static func edgeBlocksPerRow(_ gw: Int) -> Int { (gw + 15) >> 4 }
     // parameters (`MatteRefiner.Tuning`'s, copied by `take`)
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
@@ -249,6 +251,8 @@ struct RefinePass {
         self.previous = previous; self.out = out; self.previousGuide = previousGuide
         outputColumns = UnsafePointer(s.outputColumns.base); outputWeights = UnsafePointer(s.outputWeights.base)
         edgeBlocks = s.edgeBlocks.base
+        outputBases = s.outputSteps ? UnsafePointer(s.outputBases.base) : nil
+        outputOffsets = UnsafePointer(s.outputOffsets.base)
     }
 
     /// Group g of the products (phase `products`): four floats per pixel.
