@@ -22,6 +22,12 @@ int dm_kernels_have_avx2(void);
 void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
                        int w, int h, int r, float *tmp, double *sums);
 
+/* The same for the fit's product group `group` (1 ... 3, RefinePass.products)
+ * made from group 0's (R, G, B, p) at `src` as each pixel is read: (Rp, Gp,
+ * Bp, RR), (RG, RB, GG, GB), (BB, pp, -, -); group 0: `src` itself. */
+void dm_box_mean4_products_avx2(const float *src, int group, float *dst, intptr_t plane_stride, int lanes,
+                                int w, int h, int r, float *tmp, double *sums);
+
 /* RefinePass.solve (MatteRefiner+Solve.swift): the linear model of every
  * window for pixels i = start .. end-1, eight at a time; returns the first
  * pixel not done (the Swift kernel does the rest). `means` holds the

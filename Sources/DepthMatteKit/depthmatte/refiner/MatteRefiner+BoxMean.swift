@@ -106,19 +106,32 @@ extension MatteRefiner {
     /// planar `D + lane·planeStride` for lanes 0 ..< `lanes`. `tmp` holds 4·w·h
     /// floats, `sums` 4·w doubles. `avx2`: by `DMKernels`' AVX2 kernel (the
     /// same values; false: this Swift, the fallback).
+    /// `group` 1 ... 3: the planes are the fit's product group of that number
+    /// (`RefinePass.products`), made from group 0's (R, G, B, p) at `S` as
+    /// each pixel is read, with the same multiplies: (Rp, Gp, Bp, RR), (RG,
+    /// RB, GG, GB), (BB, pp, -, -) (the products' groups 1 to 3 are never stored).
     static func boxMean4(_ S: UnsafePointer<Float>, into D: UnsafeMutablePointer<Float>, planeStride: Int, lanes: Int,
                          width w: Int, height h: Int, radius r: Int,
                          tmp T: UnsafeMutablePointer<Float>, sums C: UnsafeMutablePointer<Double>,
-                         avx2: Bool = kernelsHaveAVX2) {
+                         avx2: Bool = kernelsHaveAVX2, group: Int = 0) {
         if avx2 {
             // (the same sums in 256-bit registers: 1.7x faster here, 1.8 -> 1.1 ms a
             // frame for the five groups at 320x180)
-            dm_box_mean4_avx2(S, D, planeStride, Int32(lanes), Int32(w), Int32(h), Int32(r), T, C)
+            dm_box_mean4_products_avx2(S, Int32(group), D, planeStride, Int32(lanes), Int32(w), Int32(h), Int32(r), T, C)
             return
         }
         typealias D4 = SIMD4<Double>
         @inline(__always) func ld(_ p: UnsafePointer<Float>, _ x: Int) -> D4 {
             D4(UnsafeRawPointer(p + 4 * x).loadUnaligned(as: SIMD4<Float>.self))
+        }
+        @inline(__always) func source(_ p: UnsafePointer<Float>, _ x: Int) -> D4 {
+            let v = UnsafeRawPointer(p + 4 * x).loadUnaligned(as: SIMD4<Float>.self)
+            switch group {
+            case 1: return D4(SIMD4<Float>(v[0], v[1], v[2], v[0]) * SIMD4<Float>(v[3], v[3], v[3], v[0]))
+            case 2: return D4(SIMD4<Float>(v[0], v[0], v[1], v[1]) * SIMD4<Float>(v[1], v[2], v[1], v[2]))
+            case 3: return D4(SIMD4<Float>(v[2], v[3], v[2], v[3]) * SIMD4<Float>(v[2], v[3], v[2], v[3]))
+            default: return D4(v)
+            }
         }
         @inline(__always) func st(_ v: D4, _ p: UnsafeMutablePointer<Float>, _ x: Int) {
             UnsafeMutableRawPointer(p + 4 * x).storeBytes(of: SIMD4<Float>(v), as: SIMD4<Float>.self)
@@ -132,23 +145,23 @@ extension MatteRefiner {
             let p0 = S + 4 * y * w, p1 = S + 4 * min(y + 1, h - 1) * w
             let q0 = T + 4 * y * w, q1 = T + 4 * min(y + 1, h - 1) * w
             var s0 = D4(repeating: 0), s1 = D4(repeating: 0)
-            for x in 0..<head { s0 += ld(p0, x); s1 += ld(p1, x) }
+            for x in 0..<head { s0 += source(p0, x); s1 += source(p1, x) }
             var x = 0
             while x < min(addEnd, subStart) {
-                s0 += ld(p0, x + r); s1 += ld(p1, x + r)
+                s0 += source(p0, x + r); s1 += source(p1, x + r)
                 st(s0, q0, x); st(s1, q1, x); x += 1
             }
             if addEnd <= subStart {
                 while x < subStart { st(s0, q0, x); st(s1, q1, x); x += 1 }
             } else {
                 while x < addEnd {
-                    s0 += ld(p0, x + r); s1 += ld(p1, x + r)
-                    s0 -= ld(p0, x - r - 1); s1 -= ld(p1, x - r - 1)
+                    s0 += source(p0, x + r); s1 += source(p1, x + r)
+                    s0 -= source(p0, x - r - 1); s1 -= source(p1, x - r - 1)
                     st(s0, q0, x); st(s1, q1, x); x += 1
                 }
             }
             while x < w {
-                s0 -= ld(p0, x - r - 1); s1 -= ld(p1, x - r - 1)
+                s0 -= source(p0, x - r - 1); s1 -= source(p1, x - r - 1)
                 st(s0, q0, x); st(s1, q1, x); x += 1
             }
             y += 2

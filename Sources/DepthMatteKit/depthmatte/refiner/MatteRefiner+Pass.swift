@@ -297,13 +297,14 @@ struct RefinePass {
         case .products:
             products(share(dh, b))
         case .productMeans:
-            // (the four groups of `products`; `wpp` only for the fit confidence;
-            // `w` is 1 everywhere, its mean too)
+            // (the four groups of `products`, groups 1 to 3 made from group 0
+            // as they are read; `wpp` only for the fit confidence; `w` is 1
+            // everywhere, its mean too)
             var g = b
             while g < RefineLayout.productGroups {
-                MatteRefiner.boxMean4(productGroup(g), into: M.plane(FitProduct.wR.rawValue + 4 * g), planeStride: n,
+                MatteRefiner.boxMean4(productGroup(0), into: M.plane(FitProduct.wR.rawValue + 4 * g), planeStride: n,
                                       lanes: g < 3 ? 4 : (fitFloor > 0 ? 2 : 1), width: dw, height: dh, radius: radius,
-                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2)
+                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2, group: g)
                 g += bands
             }
         case .solve:
