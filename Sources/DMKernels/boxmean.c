@@ -18,12 +18,24 @@ int dm_kernels_have_avx2(void)
 static inline int imin(int a, int b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
-__attribute__((target("avx2")))
-void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
-                       int w, int h, int r, float *tmp, double *sums)
+/* A pixel's four values of `src`, or with group 1 ... 3 the fit's products
+ * of that group from group 0's (R, G, B, p) (RefinePass.products' multiplies) */
+__attribute__((target("avx2"))) static inline __m256d source(const float *p, intptr_t x, int group)
+{
+  __m128 v = _mm_loadu_ps(p + 4 * x);
+  if (group == 1) v = _mm_mul_ps(_mm_shuffle_ps(v, v, _MM_SHUFFLE(0, 2, 1, 0)), _mm_shuffle_ps(v, v, _MM_SHUFFLE(0, 3, 3, 3)));
+  if (group == 2) v = _mm_mul_ps(_mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 1, 0, 0)), _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 1, 2, 1)));
+  if (group == 3) v = _mm_mul_ps(_mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 2, 3, 2)), _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 2, 3, 2)));
+  return _mm256_cvtps_pd(v);
+}
+
+__attribute__((target("avx2"))) static inline
+void box_mean4(const float *src, float *dst, intptr_t plane_stride, int lanes,
+               int w, int h, int r, float *tmp, double *sums, int group)
 {
   const int head = imin(r, w), add_end = imax(0, w - r), sub_start = imin(r + 1, w);
 #define LD(p, x) _mm256_cvtps_pd(_mm_loadu_ps((p) + 4 * (intptr_t)(x)))
+#define LS(p, x) source(p, (intptr_t)(x), group)
   /* horizontal: four rows side by side (four chains of dependent adds in
    * flight); the last block repeats the last row, which writes the same
    * values twice */
@@ -34,13 +46,13 @@ void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int 
     float *q2 = tmp + 4 * (intptr_t)imin(y + 2, h - 1) * w, *q3 = tmp + 4 * (intptr_t)imin(y + 3, h - 1) * w;
     __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
     for (int x = 0; x < head; x++) {
-      s0 = _mm256_add_pd(s0, LD(p0, x)); s1 = _mm256_add_pd(s1, LD(p1, x));
-      s2 = _mm256_add_pd(s2, LD(p2, x)); s3 = _mm256_add_pd(s3, LD(p3, x));
+      s0 = _mm256_add_pd(s0, LS(p0, x)); s1 = _mm256_add_pd(s1, LS(p1, x));
+      s2 = _mm256_add_pd(s2, LS(p2, x)); s3 = _mm256_add_pd(s3, LS(p3, x));
     }
-#define ENTER(x) do { s0 = _mm256_add_pd(s0, LD(p0, (x) + r)); s1 = _mm256_add_pd(s1, LD(p1, (x) + r)); \
-                      s2 = _mm256_add_pd(s2, LD(p2, (x) + r)); s3 = _mm256_add_pd(s3, LD(p3, (x) + r)); } while (0)
-#define LEAVE(x) do { s0 = _mm256_sub_pd(s0, LD(p0, (x) - r - 1)); s1 = _mm256_sub_pd(s1, LD(p1, (x) - r - 1)); \
-                      s2 = _mm256_sub_pd(s2, LD(p2, (x) - r - 1)); s3 = _mm256_sub_pd(s3, LD(p3, (x) - r - 1)); } while (0)
+#define ENTER(x) do { s0 = _mm256_add_pd(s0, LS(p0, (x) + r)); s1 = _mm256_add_pd(s1, LS(p1, (x) + r)); \
+                      s2 = _mm256_add_pd(s2, LS(p2, (x) + r)); s3 = _mm256_add_pd(s3, LS(p3, (x) + r)); } while (0)
+#define LEAVE(x) do { s0 = _mm256_sub_pd(s0, LS(p0, (x) - r - 1)); s1 = _mm256_sub_pd(s1, LS(p1, (x) - r - 1)); \
+                      s2 = _mm256_sub_pd(s2, LS(p2, (x) - r - 1)); s3 = _mm256_sub_pd(s3, LS(p3, (x) - r - 1)); } while (0)
 #define STORE(x) do { _mm_storeu_ps(q0 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s0)); \
                       _mm_storeu_ps(q1 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s1)); \
                       _mm_storeu_ps(q2 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s2)); \
@@ -103,11 +115,37 @@ void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int 
 #undef CLIPPED
   }
 #undef LD
+#undef LS
+}
+
+__attribute__((target("avx2")))
+void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
+                       int w, int h, int r, float *tmp, double *sums)
+{
+  box_mean4(src, dst, plane_stride, lanes, w, h, r, tmp, sums, 0);
+}
+
+__attribute__((target("avx2")))
+void dm_box_mean4_products_avx2(const float *src, int group, float *dst, intptr_t plane_stride, int lanes,
+                                int w, int h, int r, float *tmp, double *sums)
+{
+  switch (group) {
+  case 1: box_mean4(src, dst, plane_stride, lanes, w, h, r, tmp, sums, 1); break;
+  case 2: box_mean4(src, dst, plane_stride, lanes, w, h, r, tmp, sums, 2); break;
+  case 3: box_mean4(src, dst, plane_stride, lanes, w, h, r, tmp, sums, 3); break;
+  default: box_mean4(src, dst, plane_stride, lanes, w, h, r, tmp, sums, 0); break;
+  }
 }
 
 #else
 
 int dm_kernels_have_avx2(void) { return 0; }
+
+void dm_box_mean4_products_avx2(const float *src, int group, float *dst, intptr_t plane_stride, int lanes,
+                                int w, int h, int r, float *tmp, double *sums)
+{
+  (void)src; (void)group; (void)dst; (void)plane_stride; (void)lanes; (void)w; (void)h; (void)r; (void)tmp; (void)sums;
+}
 
 void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
                        int w, int h, int r, float *tmp, double *sums)

@@ -22,6 +22,12 @@ int dm_kernels_have_avx2(void);
 void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
                        int w, int h, int r, float *tmp, double *sums);
 
+/* The same for the fit's product group `group` (1 ... 3, RefinePass.products)
+ * made from group 0's (R, G, B, p) at `src` as each pixel is read: (Rp, Gp,
+ * Bp, RR), (RG, RB, GG, GB), (BB, pp, -, -); group 0: `src` itself. */
+void dm_box_mean4_products_avx2(const float *src, int group, float *dst, intptr_t plane_stride, int lanes,
+                                int w, int h, int r, float *tmp, double *sums);
+
 /* RefinePass.solve (MatteRefiner+Solve.swift): the linear model of every
  * window for pixels i = start .. end-1, eight at a time; returns the first
  * pixel not done (the Swift kernel does the rest). `means` holds the
@@ -39,6 +45,78 @@ intptr_t dm_solve_avx2(const float *means, intptr_t plane_stride, float *group, 
  * is no longer smooth. */
 void dm_floor_like_avx2(const float *d, uint8_t *f, int w, int h, int t, float k,
                         float jump_base, float jump_gain);
+
+/* --- The guided refiner's passes at depth resolution (refine.c) --- */
+
+/* RefinePass.labelMean (MatteRefiner+BoxMean.swift): the inner columns
+ * x .. end-1 of one row of the label's mean over radius r from the rows a
+ * (above the window) and b (its last) of the summed-area table, eight at a
+ * time: out[x] = (float)((double)count * scale). Returns the first column
+ * not done (the Swift kernel does the rest). */
+intptr_t dm_label_mean_row_avx2(const int32_t *a, const int32_t *b, float *out, intptr_t x, intptr_t end,
+                                int r, double scale);
+
+/* RefinePass.output (MatteRefiner+Output.swift): one output-grid row,
+ * eight pixels per step, while a whole step fits; returns the first column
+ * not done (the Swift kernel does the rest) and the first and last column
+ * it left unsettled in new_lo, new_hi (gw, -1: none). */
+typedef struct DMOutputRow {
+  /* the row: its first grid pixel, the grid width */
+  intptr_t o;
+  int gw;
+  /* depth resolution: the width, the coefficient means of rows y0 and y1
+   * (aR, aG, aB, b, planes n apart), the fit there (`low`), the nearest
+   * row's interior label mean and three-state label, DepthLabel.unknown */
+  int dw;
+  intptr_t n;
+  const float *cm0, *cm1, *low0, *low1, *interior;
+  const uint8_t *label;
+  int unknown;
+  float ty;
+  /* per 8 grid columns from 0: the nearest, first and second depth column
+   * of its first pixel; per grid column, three rows `offset_stride` apart:
+   * each one's offsets from those (0 ... 7); the second column's weight */
+  const int32_t *block_bases, *offsets;
+  intptr_t offset_stride;
+  const float *tx;
+  /* the guide on the grid (planes gn apart), the row offsets of the rows
+   * above and below (0 at the picture's edge) */
+  const float *grid;
+  intptr_t gn, up, down;
+  /* 2.6's state (the previous guide's planes gs apart), the matte, and for
+   * 2.8 `out` and `settled` (NULL: 2.8 off); step 3's detail (NULL: off)
+   * and last frame's columns of it; 2.8's 16-pixel marks of the row */
+  float *previous, *previous_guide;
+  intptr_t gs;
+  float *dst, *out, *settled, *detail;
+  int old_lo, old_hi;
+  uint8_t *blocks;
+  /* the knobs (RefinePass's) */
+  int blend, range_clamp;
+  float contrast, flat_contrast, detail_min_spread, detail_gain_limit;
+  float colour_noise, colour_slack, hold, leak, base, gain;
+  /* results */
+  int new_lo, new_hi;
+} DMOutputRow;
+
+int dm_output_row_avx2(DMOutputRow *row);
+
+/* RefinePass.edge (MatteRefiner+Output.swift), 2.8 on one output-grid row
+ * o .. o+gw-1, eight pixels per step while a whole step fits; returns the
+ * first column not done (the Swift kernel does the rest). */
+typedef struct DMEdgeRow {
+  intptr_t o, up, down;
+  int gw, k, dw;
+  /* the matte of phase output, its settled marks, the result; the fit
+   * confidence of the depth row under it; the row's 16-pixel marks */
+  const float *raw, *settled, *confidence;
+  float *out;
+  const uint8_t *blocks;
+  float contrast, gate;
+  int keep_side;
+} DMEdgeRow;
+
+int dm_edge_row_avx2(const DMEdgeRow *row);
 
 #ifdef __cplusplus
 }

@@ -106,19 +106,32 @@ extension MatteRefiner {
     /// planar `D + lane·planeStride` for lanes 0 ..< `lanes`. `tmp` holds 4·w·h
     /// floats, `sums` 4·w doubles. `avx2`: by `DMKernels`' AVX2 kernel (the
     /// same values; false: this Swift, the fallback).
+    /// `group` 1 ... 3: the planes are the fit's product group of that number
+    /// (`RefinePass.products`), made from group 0's (R, G, B, p) at `S` as
+    /// each pixel is read, with the same multiplies: (Rp, Gp, Bp, RR), (RG,
+    /// RB, GG, GB), (BB, pp, -, -) (the products' groups 1 to 3 are never stored).
     static func boxMean4(_ S: UnsafePointer<Float>, into D: UnsafeMutablePointer<Float>, planeStride: Int, lanes: Int,
                          width w: Int, height h: Int, radius r: Int,
                          tmp T: UnsafeMutablePointer<Float>, sums C: UnsafeMutablePointer<Double>,
-                         avx2: Bool = kernelsHaveAVX2) {
+                         avx2: Bool = kernelsHaveAVX2, group: Int = 0) {
         if avx2 {
             // (the same sums in 256-bit registers: 1.7x faster here, 1.8 -> 1.1 ms a
             // frame for the five groups at 320x180)
-            dm_box_mean4_avx2(S, D, planeStride, Int32(lanes), Int32(w), Int32(h), Int32(r), T, C)
+            dm_box_mean4_products_avx2(S, Int32(group), D, planeStride, Int32(lanes), Int32(w), Int32(h), Int32(r), T, C)
             return
         }
         typealias D4 = SIMD4<Double>
         @inline(__always) func ld(_ p: UnsafePointer<Float>, _ x: Int) -> D4 {
             D4(UnsafeRawPointer(p + 4 * x).loadUnaligned(as: SIMD4<Float>.self))
+        }
+        @inline(__always) func source(_ p: UnsafePointer<Float>, _ x: Int) -> D4 {
+            let v = UnsafeRawPointer(p + 4 * x).loadUnaligned(as: SIMD4<Float>.self)
+            switch group {
+            case 1: return D4(SIMD4<Float>(v[0], v[1], v[2], v[0]) * SIMD4<Float>(v[3], v[3], v[3], v[0]))
+            case 2: return D4(SIMD4<Float>(v[0], v[0], v[1], v[1]) * SIMD4<Float>(v[1], v[2], v[1], v[2]))
+            case 3: return D4(SIMD4<Float>(v[2], v[3], v[2], v[3]) * SIMD4<Float>(v[2], v[3], v[2], v[3]))
+            default: return D4(v)
+            }
         }
         @inline(__always) func st(_ v: D4, _ p: UnsafeMutablePointer<Float>, _ x: Int) {
             UnsafeMutableRawPointer(p + 4 * x).storeBytes(of: SIMD4<Float>(v), as: SIMD4<Float>.self)
@@ -132,23 +145,23 @@ extension MatteRefiner {
             let p0 = S + 4 * y * w, p1 = S + 4 * min(y + 1, h - 1) * w
             let q0 = T + 4 * y * w, q1 = T + 4 * min(y + 1, h - 1) * w
             var s0 = D4(repeating: 0), s1 = D4(repeating: 0)
-            for x in 0..<head { s0 += ld(p0, x); s1 += ld(p1, x) }
+            for x in 0..<head { s0 += source(p0, x); s1 += source(p1, x) }
             var x = 0
             while x < min(addEnd, subStart) {
-                s0 += ld(p0, x + r); s1 += ld(p1, x + r)
+                s0 += source(p0, x + r); s1 += source(p1, x + r)
                 st(s0, q0, x); st(s1, q1, x); x += 1
             }
             if addEnd <= subStart {
                 while x < subStart { st(s0, q0, x); st(s1, q1, x); x += 1 }
             } else {
                 while x < addEnd {
-                    s0 += ld(p0, x + r); s1 += ld(p1, x + r)
-                    s0 -= ld(p0, x - r - 1); s1 -= ld(p1, x - r - 1)
+                    s0 += source(p0, x + r); s1 += source(p1, x + r)
+                    s0 -= source(p0, x - r - 1); s1 -= source(p1, x - r - 1)
                     st(s0, q0, x); st(s1, q1, x); x += 1
                 }
             }
             while x < w {
-                s0 -= ld(p0, x - r - 1); s1 -= ld(p1, x - r - 1)
+                s0 -= source(p0, x - r - 1); s1 -= source(p1, x - r - 1)
                 st(s0, q0, x); st(s1, q1, x); x += 1
             }
             y += 2
@@ -225,15 +238,17 @@ let kernelsHaveAVX2 = dm_kernels_have_avx2() != 0
 /// counts serves every radius; each mean is then the count scaled exactly
 /// as `boxMean` scales its sum (to the bit).
 extension RefinePass {
-    /// The summed-area table of `fill` (integers) at `S` (raw memory for
-    /// (dw + 1)·(dh + 1) Int32): entry (y + 1, x + 1) is the sum over rows
-    /// 0...y, columns 0...x.
-    func labelTable(_ S: UnsafeMutableRawPointer) {
+    /// The summed-area table of `fill` (integers) over rows `rows` at `S`
+    /// (raw memory for (dw + 1)·(rows.count + 1) Int32): entry (y + 1 − rows.lowerBound, x + 1)
+    /// is the sum over rows rows.lowerBound...y, columns 0...x. A band's means
+    /// need only the rows within the largest radius of its own (a count is a
+    /// difference of two entries: the same integer from any first row).
+    func labelTable(_ S: UnsafeMutableRawPointer, rows: Range<Int>) {
         let w = dw, sw = w + 1
         @inline(__always) func put(_ i: Int, _ v: Int32) { S.storeBytes(of: v, toByteOffset: 4 * i, as: Int32.self) }
         for x in 0..<sw { put(x, 0) }
-        for y in 0..<dh {
-            let row = fill + y * w, above = y * sw, out = (y + 1) * sw
+        for y in rows {
+            let row = fill + y * w, above = (y - rows.lowerBound) * sw, out = above + sw
             put(out, 0)
             var run: Int32 = 0
             for x in 0..<w {
@@ -243,14 +258,16 @@ extension RefinePass {
         }
     }
 
-    /// The mean of `fill` over radius r into `D`, rows `ys`, from the table `S` (`labelTable`).
-    func labelMean(_ ys: Range<Int>, radius r: Int, into D: UnsafeMutablePointer<Float>, table S: UnsafeMutableRawPointer) {
+    /// The mean of `fill` over radius r into `D`, rows `ys`, from the table `S`
+    /// (`labelTable` from row `first`, covering every row within r of `ys`).
+    func labelMean(_ ys: Range<Int>, radius r: Int, into D: UnsafeMutablePointer<Float>, table S: UnsafeMutableRawPointer,
+                   first: Int) {
         let w = dw, h = dh, sw = w + 1
         let inner = min(r, w)..<max(min(r, w), w - r)
         for y in ys {
             let y1 = max(y - r, 0), y2 = min(y + r, h - 1)
             let ny = y2 - y1 + 1
-            let A = S + 4 * y1 * sw, B = S + 4 * (y2 + 1) * sw
+            let A = S + 4 * (y1 - first) * sw, B = S + 4 * (y2 + 1 - first) * sw
             let out = D + y * w
             @inline(__always) func at(_ p: UnsafeMutableRawPointer, _ i: Int) -> Int32 {
                 p.load(fromByteOffset: 4 * i, as: Int32.self)
@@ -268,6 +285,11 @@ extension RefinePass {
                 p.loadUnaligned(fromByteOffset: 4 * i, as: SIMD2<Int32>.self)
             }
             var x = inner.lowerBound
+            if avx2 {
+                // (eight at a time, the same conversions: `DMKernels`)
+                x = dm_label_mean_row_avx2(A.assumingMemoryBound(to: Int32.self), B.assumingMemoryBound(to: Int32.self),
+                                           out, x, inner.upperBound, Int32(r), scale)
+            }
             while x + 2 <= inner.upperBound {
                 // (two at a time: SSE2 converts two integers to doubles at once)
                 let c = at2(B, x + r + 1) &- at2(B, x - r) &- at2(A, x + r + 1) &+ at2(A, x - r)

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import DMKernels
+
 /// docs/quality.md step 2, refine=guided, sub-steps 2.4 (last part) to 2.7, on the
 /// output grid.
 extension RefinePass {
@@ -27,11 +29,30 @@ extension RefinePass {
             let spans = detail == nil ? nil : detailSpans
             let oldLo = spans.map { Int($0[2 * y]) } ?? 0, oldHi = spans.map { Int($0[2 * y + 1]) } ?? -1
             var newLo = gw, newHi = -1
+            let blocks = edgeBlocks + y * RefinePass.edgeBlocksPerRow(gw)
+            if edged { blocks.initialize(repeating: 0, count: RefinePass.edgeBlocksPerRow(gw)) }
             @inline(__always) func innerAt(_ x: Int) -> Float {
                 let nx = Int(outputColumns[3 * x])
                 return labelRow[nx] == unknown ? 0.5 : innerRow[nx]
             }
             var x = 0
+            if avx2, let bases = outputBases {
+                // (the same values eight at a time, `DMKernels`)
+                let cm = CM.base, ny = min(Int(fy + 0.5), dh - 1)
+                var row = DMOutputRow(
+                    o: y * gw, gw: Int32(gw), dw: Int32(dw), n: n, cm0: cm + y0 * dw, cm1: cm + y1 * dw,
+                    low0: low + y0 * dw, low1: low + y1 * dw, interior: interior + ny * dw, label: label + ny * dw,
+                    unknown: Int32(unknown), ty: ty, block_bases: bases, offsets: outputOffsets, offset_stride: gw,
+                    tx: outputWeights, grid: grid.base, gn: gn, up: y > 0 ? -gw : 0, down: y < gh - 1 ? gw : 0,
+                    previous: previous, previous_guide: previousGuide, gs: gw * gh, dst: dst, out: out,
+                    settled: edged ? settled : nil, detail: detail, old_lo: Int32(oldLo), old_hi: Int32(oldHi),
+                    blocks: blocks, blend: blend ? 1 : 0, range_clamp: rangeClamp ? 1 : 0, contrast: contrast,
+                    flat_contrast: flatContrast, detail_min_spread: detailMinSpread, detail_gain_limit: detailGainLimit,
+                    colour_noise: colourNoise, colour_slack: colourSlack, hold: hold, leak: leak, base: base, gain: gain,
+                    new_lo: 0, new_hi: 0)
+                x = Int(dm_output_row_avx2(&row))
+                newLo = Int(row.new_lo); newHi = Int(row.new_hi)
+            }
             var scalarEnd = 0
             while x < gw {
                 let o = y * gw + x
@@ -67,6 +88,7 @@ extension RefinePass {
                     continue
                 }
                 newLo = min(newLo, x); newHi = x
+                if edged { blocks[x >> 4] = 1 }
                 var m: Float
                 var flat: Float = 1
                 // step 3's colour detail: the gain where the model decides
@@ -105,11 +127,22 @@ extension RefinePass {
     /// lost); then 2.7's snap. Into `out`.
     func edge(_ ys: Range<Int>) {
         let confidence = CM[.confidence]
+        let perRow = RefinePass.edgeBlocksPerRow(gw)
         for y in ys {
             let up = y > 0 ? -gw : 0, down = y < gh - 1 ? gw : 0
             let c = confidence + min(y / k, dh - 1) * dw
+            let blocks = edgeBlocks + y * perRow
             var x = 0
+            if avx2 {
+                // (the same values eight at a time, `DMKernels`)
+                var row = DMEdgeRow(o: y * gw, up: up, down: down, gw: Int32(gw), k: Int32(k), dw: Int32(dw), raw: raw,
+                                    settled: settled, confidence: c, out: out, blocks: blocks, contrast: edgeContrast,
+                                    gate: edgeGate, keep_side: edgeKeepSide ? 1 : 0)
+                x = Int(dm_edge_row_avx2(&row))
+            }
             while x < gw {
+                // (16 settled pixels: the block `output` did not mark)
+                if x & 15 == 0 && blocks[x >> 4] == 0 { x += 16; continue }
                 let o = y * gw + x
                 // (four settled pixels at once: most of the grid)
                 if x + 4 <= gw && all(loadF4(settled + o) .== 1) { x += 4; continue }

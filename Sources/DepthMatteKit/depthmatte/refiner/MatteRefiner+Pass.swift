@@ -175,6 +175,13 @@ struct RefinePass {
     let previousGuide: UnsafeMutablePointer<Float>
     /// Per output-grid column: nearest, first and second bilinear depth column; the second's weight.
     let outputColumns: UnsafePointer<Int32>, outputWeights: UnsafePointer<Float>
+    /// For 2.8: per 16 grid pixels of a row (`edgeBlocksPerRow` a row), 1 where
+    /// `output` left a pixel that is not an interior pixel's label (0: phase
+    /// `edge` has nothing to do there).
+    let edgeBlocks: UnsafeMutablePointer<UInt8>
+    /// `RefineScratch.outputBases`, `outputOffsets`; nil: the output kernel cannot serve these sizes.
+    let outputBases: UnsafePointer<Int32>?, outputOffsets: UnsafePointer<Int32>
+    @inline(__always) static func edgeBlocksPerRow(_ gw: Int) -> Int { (gw + 15) >> 4 }
     // parameters (`MatteRefiner.Tuning`'s, copied by `take`)
     var band = 0, interiorRadius = 0, radius = 0, decisionRadius = 0
     /// 2.3: background readings are trusted when the label is uniform within
@@ -243,6 +250,9 @@ struct RefinePass {
         self.video = video; columns = UnsafePointer(s.columnRange.base); rows = UnsafePointer(s.rowRange.base)
         self.previous = previous; self.out = out; self.previousGuide = previousGuide
         outputColumns = UnsafePointer(s.outputColumns.base); outputWeights = UnsafePointer(s.outputWeights.base)
+        edgeBlocks = s.edgeBlocks.base
+        outputBases = s.outputSteps ? UnsafePointer(s.outputBases.base) : nil
+        outputOffsets = UnsafePointer(s.outputOffsets.base)
     }
 
     /// Group g of the products (phase `products`): four floats per pixel.
@@ -263,11 +273,15 @@ struct RefinePass {
             // differs) the `decision` plane over `backgroundBand`, from one table
             // of the label's counts (each band its own, in its scratch planes)
             let table = UnsafeMutableRawPointer(tmp + b * 4 * n)
-            labelTable(table)
             let ys = share(dh, b)
-            labelMean(ys, radius: band, into: boxed, table: table)
-            labelMean(ys, radius: interiorRadius, into: interior, table: table)
-            if backgroundBand != band { labelMean(ys, radius: backgroundBand, into: decision, table: table) }
+            let reach = max(band, interiorRadius, backgroundBand)
+            let rows = max(0, ys.lowerBound - reach)..<min(dh, ys.upperBound + reach)
+            labelTable(table, rows: rows)
+            labelMean(ys, radius: band, into: boxed, table: table, first: rows.lowerBound)
+            labelMean(ys, radius: interiorRadius, into: interior, table: table, first: rows.lowerBound)
+            if backgroundBand != band {
+                labelMean(ys, radius: backgroundBand, into: decision, table: table, first: rows.lowerBound)
+            }
         case .gridGuide:
             MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
                                  into: grid.base, planeStride: gn, columnSums: videoSums + b * 2 * video.width)
@@ -283,13 +297,14 @@ struct RefinePass {
         case .products:
             products(share(dh, b))
         case .productMeans:
-            // (the four groups of `products`; `wpp` only for the fit confidence;
-            // `w` is 1 everywhere, its mean too)
+            // (the four groups of `products`, groups 1 to 3 made from group 0
+            // as they are read; `wpp` only for the fit confidence; `w` is 1
+            // everywhere, its mean too)
             var g = b
             while g < RefineLayout.productGroups {
-                MatteRefiner.boxMean4(productGroup(g), into: M.plane(FitProduct.wR.rawValue + 4 * g), planeStride: n,
+                MatteRefiner.boxMean4(productGroup(0), into: M.plane(FitProduct.wR.rawValue + 4 * g), planeStride: n,
                                       lanes: g < 3 ? 4 : (fitFloor > 0 ? 2 : 1), width: dw, height: dh, radius: radius,
-                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2)
+                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2, group: g)
                 g += bands
             }
         case .solve:

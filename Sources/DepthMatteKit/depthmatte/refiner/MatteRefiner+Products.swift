@@ -10,10 +10,10 @@ extension RefinePass {
         var i = ys.lowerBound * dw
         if let lp = labelPrevious { holdLabels(lp, from: i, to: end) }
         // The products in four groups of four, interleaved (`RefinePass.productGroup`):
-        // (R, G, B, p), (Rp, Gp, Bp, RR), (RG, RB, GG, GB), (BB, pp, 0, 0).
+        // (R, G, B, p), then (Rp, Gp, Bp, RR), (RG, RB, GG, GB), (BB, pp, 0, 0),
+        // which the box means make from the first as they read it (`MatteRefiner.boxMean4`'s `group`).
         // (w is 1 everywhere once the decisions are applied: w·R·p is R·p to the bit)
-        let g0 = productGroup(0), g1 = productGroup(1), g2 = productGroup(2), g3 = productGroup(3)
-        let zero = F4(repeating: 0)
+        let g0 = productGroup(0)
         @inline(__always) func put(_ g: UnsafeMutablePointer<Float>, _ i: Int,
                                    _ a: F4, _ b: F4, _ c: F4, _ d: F4) {
             // (lanes: pixels i ..< i + 4; stored pixel by pixel, four products each)
@@ -32,9 +32,6 @@ extension RefinePass {
             }
             let R = loadF4(Lr + i), G = loadF4(Lg + i), B = loadF4(Lb + i)
             put(g0, i, R, G, B, p)
-            put(g1, i, R * p, G * p, B * p, R * R)
-            put(g2, i, R * G, R * B, G * G, G * B)
-            put(g3, i, B * B, p * p, zero, zero)
             i += 4
         }
         for i in i..<end {
@@ -45,9 +42,6 @@ extension RefinePass {
             let p = fill[i]
             let R = Lr[i], G = Lg[i], B = Lb[i]
             storeF4(F4(R, G, B, p), g0 + 4 * i)
-            storeF4(F4(R * p, G * p, B * p, R * R), g1 + 4 * i)
-            storeF4(F4(R * G, R * B, G * G, G * B), g2 + 4 * i)
-            storeF4(F4(B * B, p * p, 0, 0), g3 + 4 * i)
         }
     }
 

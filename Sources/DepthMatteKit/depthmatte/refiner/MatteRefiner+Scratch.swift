@@ -28,14 +28,25 @@ final class RefineScratch {
     /// `outputKey` = (grid width, depth width, k).
     var outputColumns = ScratchBuffer<Int32>(), outputWeights = ScratchBuffer<Float>()
     var outputKey = (0, 0, 0)
+    /// The same for `DMKernels`' output kernel, eight columns per step: per
+    /// step the three columns of its first pixel, per column (three rows
+    /// `outputColumns`' width apart) its offsets from them; `outputSteps`:
+    /// every step's offsets are within 0 ... 7 (one 8-float load serves it).
+    var outputBases = ScratchBuffer<Int32>(), outputOffsets = ScratchBuffer<Int32>()
+    var outputSteps = false
     /// Camera motion (`MatteRefiner.followCamera`): one output-grid plane to shift from.
     var motion = ScratchBuffer<Float>()
+    /// Per 16 output-grid pixels of a row: 1 where phase `output` left one
+    /// for 2.8 (`RefinePass.edgeBlocks`).
+    var edgeBlocks = ScratchBuffer<UInt8>()
 
     init() {}
 
     deinit {
         label.free(); filled.free(); spare.free(); members.free(); planes.free(); columnSums.free(); videoSums.free()
         columnRange.free(); rowRange.free(); outputColumns.free(); outputWeights.free(); motion.free()
+        outputBases.free(); outputOffsets.free()
+        edgeBlocks.free()
     }
 
     /// Grow the buffers for a depth map of `n` pixels `dw` wide, an output
@@ -71,6 +82,21 @@ final class RefineScratch {
                 outputColumns[3 * x + 1] = Int32(x0)
                 outputColumns[3 * x + 2] = Int32(min(x0 + 1, dw - 1))
                 outputWeights[x] = fx - Float(x0)
+            }
+            outputBases.reserve(3 * (gw / 8 + 1)); outputOffsets.reserve(3 * gw)
+            outputSteps = true
+            var x = 0
+            while x + 8 <= gw {
+                for c in 0..<3 {
+                    let first = outputColumns[3 * x + c]
+                    outputBases[3 * (x / 8) + c] = first
+                    for j in 0..<8 {
+                        let d = outputColumns[3 * (x + j) + c] - first
+                        outputOffsets[c * gw + x + j] = d
+                        if d < 0 || d > 7 { outputSteps = false }
+                    }
+                }
+                x += 8
             }
         }
     }

@@ -283,7 +283,8 @@ extension MatteRefiner {
         /// hold works while the camera moves as it does on a still one.
         @_spi(Bench) public var cameraMotion = true
         /// `DMKernels`' AVX2 kernels where the CPU has AVX2 (the box means of
-        /// the fit, the solve); false: the Swift kernels. The matte is the same
+        /// the fit, the solve, the label means, the output grid and 2.8); false:
+        /// the Swift kernels. The matte is the same
         /// to the bit either way.
         @_spi(Bench) public var kernels = true
         /// The shift is used only when the luma residual with it is below this

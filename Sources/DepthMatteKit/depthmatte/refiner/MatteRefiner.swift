@@ -150,6 +150,7 @@
         let s = scratch
         s.reserve(n: n, depthWidth: dw, gn: gn, bands: bands, videoWidth: video.width)
         if t.cameraMotion { s.motion.reserve(gn) }
+        s.edgeBlocks.reserve(gh * RefinePass.edgeBlocksPerRow(gw))
 
         // 2.1 and 2.2 (serial: each pass of the fill reads the whole previous pass)
         labelAndFill(depth, scale: scale, cutoff: cutoff, video: video, temporal: temporal, scratch: s)

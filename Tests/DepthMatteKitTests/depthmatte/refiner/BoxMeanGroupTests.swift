@@ -66,4 +66,54 @@ final class BoxMeanGroupTests: XCTestCase {
             }
         }
     }
+
+    /// The product groups made as the box means read group 0 (`group` 1 ... 3)
+    /// equal the means of the products stored beforehand, to the bit, in
+    /// Swift and in the AVX2 kernel.
+    func testProductGroupsEqualTheStoredProducts() {
+        var seed: UInt64 = 0x2545_f491_4f6c_dd1d
+        func next() -> Float {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(seed >> 40) / Float(1 << 24)
+        }
+        for (w, h, r) in [(50, 31, 6), (7, 5, 6), (320, 180, 6), (17, 3, 1)] {
+            let n = w * h
+            var g0 = [Float](repeating: 0, count: 4 * n)
+            for i in 0..<(4 * n) { g0[i] = next() }
+            for group in 1...3 {
+                var stored = [Float](repeating: 0, count: 4 * n)
+                for i in 0..<n {
+                    let R = g0[4 * i], G = g0[4 * i + 1], B = g0[4 * i + 2], p = g0[4 * i + 3]
+                    let v: [Float] = group == 1 ? [R * p, G * p, B * p, R * R]
+                        : group == 2 ? [R * G, R * B, G * G, G * B] : [B * B, p * p, 0, 0]
+                    for c in 0..<4 { stored[4 * i + c] = v[c] }
+                }
+                let lanes = group == 3 ? 2 : 4
+                var tmp = [Float](repeating: 0, count: 4 * n), sums = [Double](repeating: 0, count: 4 * w)
+                func means(_ src: [Float], group g: Int, avx2: Bool) -> [Float] {
+                    var out = [Float](repeating: 0, count: 4 * n)
+                    src.withUnsafeBufferPointer { S in
+                        out.withUnsafeMutableBufferPointer { D in
+                            tmp.withUnsafeMutableBufferPointer { T in
+                                sums.withUnsafeMutableBufferPointer { C in
+                                    MatteRefiner.boxMean4(S.baseAddress!, into: D.baseAddress!, planeStride: n, lanes: lanes,
+                                                          width: w, height: h, radius: r, tmp: T.baseAddress!,
+                                                          sums: C.baseAddress!, avx2: avx2, group: g)
+                                }
+                            }
+                        }
+                    }
+                    return out
+                }
+                let reference = means(stored, group: 0, avx2: false)
+                for avx2 in [false, true] where !avx2 || kernelsHaveAVX2 {
+                    let made = means(g0, group: group, avx2: avx2)
+                    for i in 0..<(lanes * n) where made[i].bitPattern != reference[i].bitPattern {
+                        XCTFail("\(w)x\(h) r \(r) group \(group) value \(i) avx2 \(avx2)")
+                        break
+                    }
+                }
+            }
+        }
+    }
 }
