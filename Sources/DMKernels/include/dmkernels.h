@@ -118,6 +118,54 @@ typedef struct DMEdgeRow {
 
 int dm_edge_row_avx2(const DMEdgeRow *row);
 
+/* ---- the compositor's word path and the guide (compositor.c, guide.c) ---- */
+
+/* MatteCompositor's uniform runs (MatteCompositor+Rows.swift, fillWords):
+ * out[i] = (src ? src[i] & and_mask : 0) | or_mask for i < n. stream != 0:
+ * the whole 64-byte lines with non-temporal stores (dm_store_fence before
+ * anyone else reads them). */
+void dm_fill_words_avx2(uint32_t *out, const uint32_t *src, intptr_t n, uint32_t and_mask, uint32_t or_mask,
+                        int stream);
+/* Orders the non-temporal stores before the stores that follow (sfence). */
+void dm_store_fence(void);
+
+/* MatteDetail.add's colour detail of one output row: grid rows r0 and r1
+ * (gR, gG, gB, offset per grid pixel, `width` of them) and the row weight
+ * ty; per output column its first grid column and the second's weight; the
+ * video's R, G, B bytes at these bit shifts of a pixel word. */
+typedef struct {
+  const float *r0, *r1;
+  const int32_t *columns;
+  const float *weights;
+  float ty;
+  int32_t width;
+  int32_t shift_r, shift_g, shift_b;
+} DMEdgeDetail;
+
+/* EdgeBlend.run over output columns x0 .. x1-1 of one row, with the colour
+ * detail added to the matte first when `detail` is not NULL: the matte
+ * `matte` (the cubic, not clamped), the 32-bit video, background (NULL: the
+ * word `color`) and output pixels, mode a MatteOutput raw value. Returns the
+ * pixels with matte > 0.5. video_ahead != 0: the video and the output of
+ * the same columns are prefetched video_ahead and out_ahead bytes on (a
+ * later row). */
+intptr_t dm_edge_blend_avx2(const float *matte, intptr_t x0, intptr_t x1, const uint32_t *video,
+                            const uint32_t *background, uint32_t color, uint32_t alpha_mask, int alpha_shift,
+                            uint32_t *out, int mode, const DMEdgeDetail *detail, intptr_t video_ahead,
+                            intptr_t out_ahead);
+
+/* MatteRefiner.areaRGB's 4-byte path (MatteRefiner+AreaGuide.swift), one grid
+ * row: the packed column sums of `rows` video rows from `first` (`stride`
+ * bytes apart, `width` pixels) into even and odd; with `cells`, the means of
+ * the grid row's cells that are three columns wide (columns cx[gx] ..
+ * cx[gx + 1]), eight at a time from cell 0, as Float(sum) * inv3 into the
+ * R, G, B rows (bytes ch_r, ch_g, ch_b of a pixel). Returns the first cell
+ * not done (the Swift code does the rest from the column sums). */
+intptr_t dm_area_row_avx2(const uint8_t *first, intptr_t stride, int rows, int width, uint32_t *even, uint32_t *odd,
+                          const int32_t *cx, int gw, int cells, float inv3, int ch_r, int ch_g, int ch_b,
+                          float *out_r, float *out_g, float *out_b);
+
+
 #ifdef __cplusplus
 }
 #endif

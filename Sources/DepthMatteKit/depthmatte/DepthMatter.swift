@@ -330,6 +330,7 @@ public struct MatteResult: Equatable {
         let color = ARGBColor(argb: plan.backgroundARGB)
         // step 3's colour detail: only where this frame's matte is the guided filter's
         let detailed = guided && !alone && refiner.tuning.colourDetail
+        compositor.avx2 = refiner.tuning.kernels && kernelsHaveAVX2
         let covered = compositor.run(matte: prepared, detail: detailed ? refiner.detail : nil,
                                      video: video, background: background, color: color,
                                      output: output, mode: plan.output, pool: pool, threads: threads)

@@ -11,16 +11,22 @@ struct MatteDetail {
     let base: UnsafePointer<Float>
     let width: Int, height: Int
 
+    /// The two grid rows output row `y` (of `outputHeight` rows) reads and
+    /// the second's weight.
+    @inline(__always)
+    func gridRows(y: Int, outputHeight: Int) -> (UnsafePointer<Float>, UnsafePointer<Float>, Float) {
+        let fy = max(0, (Float(y) + 0.5) * Float(height) / Float(outputHeight) - 0.5)
+        let y0 = min(Int(fy), height - 1), y1 = min(y0 + 1, height - 1)
+        return (base + 4 * y0 * width, base + 4 * y1 * width, fy - Float(y0))
+    }
+
     /// The detail of output row `y` (of `outputHeight` rows) added to
     /// `matte[range]`, clamped to [0, 1]; `columns` holds each output
     /// column's first grid column and its weight (`CompositorScratch.detailColumns`).
     func add(to matte: UnsafeMutablePointer<Float>, range: Range<Int>, y: Int, outputHeight: Int,
              video row: UnsafePointer<UInt8>, layout v: RGBImageView,
              columns: UnsafePointer<Int32>, weights: UnsafePointer<Float>) {
-        let fy = max(0, (Float(y) + 0.5) * Float(height) / Float(outputHeight) - 0.5)
-        let y0 = min(Int(fy), height - 1), y1 = min(y0 + 1, height - 1)
-        let ty = fy - Float(y0)
-        let r0 = base + 4 * y0 * width, r1 = base + 4 * y1 * width
+        let (r0, r1, ty) = gridRows(y: y, outputHeight: outputHeight)
         let ps = v.pixelStride, ro = v.r, go = v.g, bo = v.b
         let inv: Float = 1 / 255
         @inline(__always) func at(_ p: UnsafePointer<Float>) -> SIMD4<Float> {

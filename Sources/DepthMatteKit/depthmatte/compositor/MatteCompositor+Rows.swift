@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import DMKernels
+
 /// One band's rows: the upscale and the blend for each output row, cut into
 /// runs (`Run`) of uniform and edge columns.
 extension MatteCompositor.BandJob {
@@ -100,7 +102,11 @@ extension MatteCompositor.BandJob {
                 if words && kind != .edge {
                     // (placed only for a composite's zero run: the one case that reads it)
                     let bgp = mode == .composite && kind != .one ? backgroundRow() : nil
-                    fillWords(kind, x0, n, outRow, videoRow, bgp, alphaMask, colorWord)
+                    if avx2 {
+                        fillWordsAVX2(kind, x0, n, outRow, videoRow, bgp, alphaMask, colorWord)
+                    } else {
+                        fillWords(kind, x0, n, outRow, videoRow, bgp, alphaMask, colorWord)
+                    }
                     continue
                 }
                 if words && kind == .edge {
@@ -108,6 +114,13 @@ extension MatteCompositor.BandJob {
                     // values loaded once per segment), then clamp, rounding and
                     // blend four pixels at a time (SIMD; see EdgeBlend)
                     cubicSegments(t, run, x0, x1)
+                    if avx2 {
+                        // the detail and the blend eight pixels at a time (DMKernels)
+                        let bgp: UnsafePointer<UInt32>? = mode == .composite ? backgroundRow().map {
+                            UnsafeRawPointer($0).assumingMemoryBound(to: UInt32.self) } : nil
+                        covered += edgeAVX2(t, x0, x1, y, videoRow!, bgp, alphaMask, colorWord, outRow)
+                        continue
+                    }
                     if let detail { detail.add(to: mp, range: x0..<x1, y: y, outputHeight: o.height, video: videoRow!,
                                                layout: video!, columns: t.dcol, weights: t.dwt) }
                     let bgp: UnsafePointer<UInt32>? = mode == .composite ? backgroundRow().map {
@@ -130,7 +143,57 @@ extension MatteCompositor.BandJob {
                 if kind == .edge { covered += blended }
             }
         }
+        if stream { dm_store_fence() }
         return covered
+    }
+
+    /// `fillWords` by `DMKernels` (whole cache lines streamed when `stream`).
+    @inline(__always)
+    private func fillWordsAVX2(_ kind: MatteCompositor.RunKind, _ x0: Int, _ n: Int, _ outRow: UnsafeMutablePointer<UInt8>,
+                               _ videoRow: UnsafeMutablePointer<UInt8>?, _ bgp: UnsafePointer<UInt8>?,
+                               _ alphaMask: UInt32, _ colorWord: UInt32) {
+        let out32 = UnsafeMutableRawPointer(outRow + 4 * x0).assumingMemoryBound(to: UInt32.self)
+        let vid32 = videoRow.map { UnsafeRawPointer($0 + 4 * x0).assumingMemoryBound(to: UInt32.self) }
+        // out = (src & and) | or
+        var src: UnsafePointer<UInt32>? = nil, and: UInt32 = 0xffff_ffff, or: UInt32
+        switch (mode, kind) {
+        case (.composite, .one), (.alpha, .one):
+            src = vid32; or = alphaMask
+        case (.composite, _):
+            if let bgp {
+                src = UnsafeRawPointer(bgp + 4 * x0).assumingMemoryBound(to: UInt32.self); or = alphaMask
+            } else {
+                or = colorWord
+            }
+        case (.alpha, _):
+            src = vid32; and = ~alphaMask; or = 0
+        case (.matte, .one):
+            or = 0xffff_ffff
+        case (.matte, _):
+            or = alphaMask
+        }
+        dm_fill_words_avx2(out32, src, n, and, or, stream ? 1 : 0)
+    }
+
+    /// An edge run on the word path by `DMKernels`: the colour detail (when
+    /// `detail`) and the blend of `mp[x0 ..< x1]`; returns the pixels with matte > 0.5.
+    @inline(__always)
+    private func edgeAVX2(_ t: BandScratch, _ x0: Int, _ x1: Int, _ y: Int, _ videoRow: UnsafeMutablePointer<UInt8>,
+                          _ bgp: UnsafePointer<UInt32>?, _ alphaMask: UInt32, _ colorWord: UInt32,
+                          _ outRow: UnsafeMutablePointer<UInt8>) -> Int {
+        let vid32 = UnsafeRawPointer(videoRow).assumingMemoryBound(to: UInt32.self)
+        let out32 = UnsafeMutableRawPointer(outRow).assumingMemoryBound(to: UInt32.self)
+        let alphaShift = Int32(8 * output.a), m = Int32(mode.rawValue)
+        // (`prefetchRows` rows on, the same columns: the next rows' edge is about here)
+        let later = y + MatteCompositor.prefetchRows < output.height ? MatteCompositor.prefetchRows : 0
+        let videoAhead = later * (video?.stride ?? 0), outAhead = later * output.stride
+        guard let detail, let v = video else {
+            return dm_edge_blend_avx2(t.mp, x0, x1, vid32, bgp, colorWord, alphaMask, alphaShift, out32, m, nil, videoAhead, outAhead)
+        }
+        let (r0, r1, ty) = detail.gridRows(y: y, outputHeight: output.height)
+        var d = DMEdgeDetail(r0: r0, r1: r1, columns: t.dcol, weights: t.dwt, ty: ty, width: Int32(detail.width),
+                             shift_r: Int32(8 * v.r), shift_g: Int32(8 * v.g), shift_b: Int32(8 * v.b))
+        return dm_edge_blend_avx2(t.mp, x0, x1, vid32, bgp, colorWord, alphaMask, alphaShift, out32, m, &d, videoAhead, outAhead)
     }
 
     /// The uniformity states of the columns the source rows a..d (rows

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import DMKernels
+
 /// The area downsampler: the video averaged over each cell of a coarser
 /// grid (the guide of docs/quality.md step 2, refine=guided, on the output grid).
 extension MatteRefiner {
@@ -25,7 +27,7 @@ extension MatteRefiner {
     static func areaRGB(_ v: RGBImageView, width gw: Int, height gh: Int, gridRows gys: Range<Int>,
                         columns cx: UnsafePointer<Int32>, rows ry: UnsafePointer<Int32>,
                         into O: UnsafeMutablePointer<Float>, planeStride gn: Int,
-                        columnSums colSums: UnsafeMutablePointer<UInt32>? = nil) {
+                        columnSums colSums: UnsafeMutablePointer<UInt32>? = nil, avx2: Bool = kernelsHaveAVX2) {
         let ps = v.pixelStride, cr = v.r, cg = v.g, cb = v.b
         // 4-byte pixels: first each video column over the cell's rows, eight
         // pixels at a time (a contiguous pass per row), bytes 0, 2 and 1, 3 in
@@ -37,10 +39,18 @@ extension MatteRefiner {
             let even = colSums, odd = colSums + vw
             for gy in gys {
                 let y0 = Int(ry[gy]), y1 = max(Int(ry[gy + 1]), y0 + 1)
-                columnSums(v, y0, y1, even, odd)
                 var gx4 = 0
-                if (y1 - y0) * 3 <= 257 {
-                    gx4 = threeColumnCells(v, gy, y0, y1, gw, cx, even, odd, O, gn)
+                if avx2 {
+                    // the same sums and means by `DMKernels`, eight columns and eight cells a step
+                    let i = gy * gw
+                    gx4 = dm_area_row_avx2(v.row(y0), v.stride, Int32(y1 - y0), Int32(vw), even, odd, cx, Int32(gw),
+                                           (y1 - y0) * 3 <= 257 ? 1 : 0, 1 / Float(255 * (y1 - y0) * 3),
+                                           Int32(cr), Int32(cg), Int32(cb), O + i, O + gn + i, O + 2 * gn + i)
+                } else {
+                    columnSums(v, y0, y1, even, odd)
+                    if (y1 - y0) * 3 <= 257 {
+                        gx4 = threeColumnCells(v, gy, y0, y1, gw, cx, even, odd, O, gn)
+                    }
                 }
                 cellMeans(v, gy, y0, y1, from: gx4, gw, cx, even, odd, O, gn)
             }

@@ -284,7 +284,7 @@ struct RefinePass {
             }
         case .gridGuide:
             MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
-                                 into: grid.base, planeStride: gn, columnSums: videoSums + b * 2 * video.width)
+                                 into: grid.base, planeStride: gn, columnSums: videoSums + b * 2 * video.width, avx2: avx2)
         case .trust:
             trust(share(dh, b))
         case .sideMeans:

@@ -391,8 +391,11 @@ final class RefineTests: XCTestCase {
         // (cells three columns wide, four per step: (99, 30, 33, 10); some
         // rows of them among wider cells: (100, 9, 33, 3); 3 x 85 white cells,
         // the largest sums the 16-bit lanes take: (30, 850, 10, 10))
+        // (and DMKernels' AVX2 row kernel: eight cells a step with a tail, a
+        // 4K row, 1 x 1, a picture narrower than eight columns)
         for (vw, vh, gw, gh) in [(97, 61, 40, 30), (19, 7, 19, 7), (640, 360, 100, 60), (33, 600, 5, 2),
-                                 (99, 30, 33, 10), (100, 9, 33, 3), (30, 850, 10, 10)] {
+                                 (99, 30, 33, 10), (100, 9, 33, 3), (30, 850, 10, 10),
+                                 (1925, 9, 641, 3), (3840, 6, 1280, 2), (1, 1, 1, 1), (5, 4, 1, 1), (75, 12, 25, 4)] {
             for layout in [Layout.bgra, .argb, .rgbx] {
                 let v = TestRGB(width: vw, height: vh, layout: layout, padding: 5)
                 for y in 0..<vh { for x in 0..<vw {
@@ -401,6 +404,7 @@ final class RefineTests: XCTestCase {
                 var cols: [Int32] = [], rows: [Int32] = [], key = (0, 0, 0, 0)
                 MatteRefiner.gridRanges(v.view, width: gw, height: gh, columns: &cols, rows: &rows, key: &key)
                 let gn = gw * gh + 3
+                for avx2 in [false, true] where !avx2 || kernelsHaveAVX2 {
                 var a = [Float](repeating: -1, count: 3 * gn), b = a
                 var sums = [UInt32](repeating: 0, count: 2 * vw)
                 cols.withUnsafeBufferPointer { cx in rows.withUnsafeBufferPointer { ry in
@@ -410,12 +414,16 @@ final class RefineTests: XCTestCase {
                                                  rows: ry.baseAddress!, into: A.baseAddress!, planeStride: gn)
                             MatteRefiner.areaRGB(v.view, width: gw, height: gh, gridRows: 0..<gh, columns: cx.baseAddress!,
                                                  rows: ry.baseAddress!, into: B.baseAddress!, planeStride: gn,
-                                                 columnSums: S.baseAddress!)
+                                                 columnSums: S.baseAddress!, avx2: avx2)
                         }
                     }}
                 }}
-                XCTAssertEqual(a.map(\.bitPattern), b.map(\.bitPattern), "\(vw)x\(vh) -> \(gw)x\(gh) \(layout)")
-                XCTAssertEqual(a[0], Float(v[0, 0].r) / 255, accuracy: 0.5, "\(layout): channel order")
+                XCTAssertEqual(a.map(\.bitPattern), b.map(\.bitPattern), "\(vw)x\(vh) -> \(gw)x\(gh) \(layout) avx2 \(avx2)")
+                // the first cell's red
+                var red = 0
+                for y in 0..<Int(rows[1]) { for x in 0..<Int(cols[1]) { red += Int(v[x, y].r) } }
+                XCTAssertEqual(a[0], Float(red) / Float(255 * Int(rows[1]) * Int(cols[1])), accuracy: 1e-5, "\(layout): channel order")
+                }
             }
         }
     }
