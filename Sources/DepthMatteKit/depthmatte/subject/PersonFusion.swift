@@ -153,6 +153,8 @@ struct PersonFusion {
     /// The depth packed row after row, for the floor test.
     private var packed: [UInt16] = []
     private let out = DepthBuffer()
+    /// The last frame `fuse` made, for reuse (PersonFusion+Reuse.swift).
+    var reuse = FusionReuse()
 
     /// Depth histogram bins: 5 cm up to 12.8 m.
     private static let binWidth = 0.05
@@ -194,6 +196,7 @@ struct PersonFusion {
     mutating func apply(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
                         seeds: [UInt8]?, floor: Depth16View? = nil, floorCutoff: Double = 0) -> Depth16View {
         let w = depth.width, h = depth.height, n = w * h
+        reuse.guide = nil
         keptCount = 0
         cutoff = 0
         movingSeeds = false
@@ -444,6 +447,7 @@ struct PersonFusion {
     mutating func floor(depth: Depth16View, floor: Depth16View, scale: Double, floorCutoff: Double,
                         seeds: [UInt8]?, evidence: Bool) -> Depth16View {
         let w = floor.width, h = floor.height, n = w * h
+        reuse.guide = nil
         guard n > 0, depth.width == w, depth.height == h, out.count >= n, blobParent.count >= n,
               floorCutoff > 0 else { return out.view(width: w, height: h) }
         let limit = UInt16(clamping: Int(floorCutoff / scale))
