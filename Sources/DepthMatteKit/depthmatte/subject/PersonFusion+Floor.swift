@@ -249,6 +249,28 @@ final class FusionPlanes {
     var columnX = GrowingBuffer<Int32>(filling: 0)
     var columnWeight = GrowingBuffer<Float>(filling: 0)
 
+    /// Per depth value v: the depth step within a piece, `stepBase` +
+    /// `stepGain` · d² metres at v, in depth units rounded up; two readings
+    /// v and u join when |u − v| is below it (the same test in integers).
+    private var stepLimit = GrowingBuffer<Int32>(filling: 0)
+    private var stepKey = (scale: 0.0, base: 0.0, gain: 0.0)
+
+    /// The step limits for every depth value (`stepLimit`), made when the
+    /// scale or the tuning changes.
+    func stepLimits(scale: Double, base: Double, gain: Double) -> UnsafePointer<Int32> {
+        if stepLimit.count < 65536 || stepKey != (scale, base, gain) {
+            stepLimit.reserve(65536)
+            stepKey = (scale, base, gain)
+            let o = stepLimit.base
+            for v in 0..<65536 {
+                let d = Double(v) * scale
+                let step = ((base + gain * d * d) / scale).rounded(.up)
+                o[v] = step >= Double(Int32.max) ? Int32.max : step > 0 ? Int32(step) : 0
+            }
+        }
+        return UnsafePointer(stepLimit.base)
+    }
+
     /// Steps 1-4's planes for `n` cells.
     func reserve(_ n: Int) {
         prob.reserve(n); blobParent.reserve(n); pieceParent.reserve(n); blobArea.reserve(n)
@@ -266,5 +288,6 @@ final class FusionPlanes {
         blobKept.free(); blobFloor.free(); pieceCount.free(); pieceClaimed.free(); pieceClaimedSum.free()
         claimed.free(); near.free(); rowAny.free(); prefix.free(); keptHist.free(); partCount.free()
         partKept.free(); partSeeded.free(); lowest.free(); packed.free(); columnX.free(); columnWeight.free()
+        stepLimit.free()
     }
 }

@@ -297,7 +297,7 @@ struct PersonFusion {
     /// reading and claimed counts at the root.
     private func labelPieces(_ depth: Depth16View, scale: Double) {
         let w = depth.width, h = depth.height, n = w * h
-        let base = tuning.stepBase, gain = tuning.stepGain
+        let limit = planes.stepLimits(scale: scale, base: tuning.stepBase, gain: tuning.stepGain)
         let par = planes.pieceParent.base
         let uf = UnionFind(parent: par)
         for y in 0..<h {
@@ -306,12 +306,11 @@ struct PersonFusion {
                 let v = depth.at(x, y)
                 guard v != 0 else { par[i] = -1; continue }
                 par[i] = Int32(i)
-                let d = Double(v) * scale
-                let step = (base + gain * d * d) / scale
-                if x > 0 && par[i - 1] >= 0 && abs(Double(depth.at(x - 1, y)) - Double(v)) < step {
+                let step = limit[Int(v)]
+                if x > 0 && par[i - 1] >= 0 && abs(Int32(depth.at(x - 1, y)) - Int32(v)) < step {
                     uf.union(Int32(i), Int32(i - 1))
                 }
-                if y > 0 && par[i - w] >= 0 && abs(Double(depth.at(x, y - 1)) - Double(v)) < step {
+                if y > 0 && par[i - w] >= 0 && abs(Int32(depth.at(x, y - 1)) - Int32(v)) < step {
                     uf.union(Int32(i), Int32(i - w))
                 }
             }
@@ -339,7 +338,7 @@ struct PersonFusion {
     /// `near`: nonzero where a claimed cell lies within `radius` (a square).
     private func dilateClaimed(_ w: Int, _ h: Int, radius r: Int) {
         // rows by prefix sums, then columns
-        planes.prefix.reserve(max(w, h) + 1)
+        planes.prefix.reserve(w + 1)
         let claimed = planes.claimed.base, rowAny = planes.rowAny.base
         let near = planes.near.base, prefix = planes.prefix.base
         for y in 0..<h {
@@ -348,10 +347,19 @@ struct PersonFusion {
             for x in 0..<w { prefix[x + 1] = prefix[x] + Int32(c[x]) }
             for x in 0..<w { o[x] = prefix[min(w, x + r + 1)] - prefix[max(0, x - r)] }
         }
-        for x in 0..<w {
-            prefix[0] = 0
-            for y in 0..<h { prefix[y + 1] = prefix[y] + (rowAny[y * w + x] > 0 ? 1 : 0) }
-            for y in 0..<h { near[y * w + x] = prefix[min(h, y + r + 1)] - prefix[max(0, y - r)] }
+        // columns: a window of rows sliding down, per column the rows in it
+        // with a claimed cell within r along the row
+        let rows = planes.prefix.base
+        rows.update(repeating: 0, count: w)
+        func add(_ y: Int, _ d: Int32) {
+            let a = rowAny + y * w
+            for x in 0..<w { rows[x] += a[x] > 0 ? d : 0 }
+        }
+        for y in 0..<min(h, r) { add(y, 1) }
+        for y in 0..<h {
+            if y + r < h { add(y + r, 1) }
+            if y - r - 1 >= 0 { add(y - r - 1, -1) }
+            (near + y * w).update(from: rows, count: w)
         }
     }
 
