@@ -28,7 +28,9 @@ extension PersonFusion {
         var sameSeeds = true
         if let seeds {
             let count = min(n, seeds.count)
-            sameSeeds = seeds.withUnsafeBytes { reuse.seeds.same($0.baseAddress!, rowBytes: count, rows: 1, stride: count) }
+            sameSeeds = seeds.withUnsafeBytes { s in
+                s.baseAddress.map { reuse.seeds.same($0, rowBytes: count, rows: 1, stride: count) } ?? false
+            }
         }
         let sameKey = key == reuse.key
         reuse.key = key
