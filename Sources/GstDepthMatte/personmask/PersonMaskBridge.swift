@@ -7,8 +7,8 @@ import CLiteRT
 
 /// One personmask element's state (its streaming thread's): the model's
 /// input of the last run, the probability it gave and that probability as
-/// the last mask written (copied out again while the probability stands:
-/// 64 KB against writing 256x256 bytes anew, about 0.18 ms a frame).
+/// the last mask written (copied out again while the probability stands,
+/// instead of converted anew: 1.6 % of a frozen frame's learned pipeline).
 final class PersonMasker: ResettableState {
     private let sampler = ModelInputSampler()
     private var input: [Float] = []
