@@ -210,20 +210,17 @@ public struct MatteResult: Equatable {
         var haveSeeds = false
         if plan.cutoff.subject != nil {
             if fusionSeeds.count < w * h { fusionSeeds = [UInt8](repeating: 0, count: w * h) }
-            for i in 0..<(w * h) { fusionSeeds[i] = 0 }
+            fusionSeeds.withUnsafeMutableBufferPointer { s in for i in 0..<(w * h) { s[i] = 0 } }
             haveSeeds = subjectLock.writeSeeds(into: &fusionSeeds, width: w, height: h, movers: true,
                                                moverReach: fusion.tuning.behind)
         }
         let floor = keepSubject(depth, plan, cutoff: cutoff, video: video)
-        let floorCutoff = subjectCutoff(cutoff, plan, result)
         fusion.camera = plan.camera
-        _ = fusion.apply(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
-                         seeds: haveSeeds ? fusionSeeds : nil, floor: floor, floorCutoff: floorCutoff)
-        let evidence = fusion.floorEvidence(faceLock: result.lockSource == .face || result.lockSource == .tracked,
-                                            subjectSeen: subjectLock.subjectSeen,
-                                            setCutoff: plan.cutoff.subject == nil)
-        let guide = fusion.floor(depth: depth, floor: floor, scale: plan.depthScale,
-                                 floorCutoff: floorCutoff, seeds: haveSeeds ? fusionSeeds : nil, evidence: evidence)
+        let guide = fusion.fuse(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
+                                seeds: haveSeeds ? fusionSeeds : nil, floor: floor,
+                                floorCutoff: subjectCutoff(cutoff, plan, result),
+                                faceLock: result.lockSource == .face || result.lockSource == .tracked,
+                                subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
         return (guide, fusion.cutoff)
     }
 

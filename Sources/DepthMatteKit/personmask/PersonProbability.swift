@@ -61,7 +61,14 @@ public enum PersonProbability {
     @inline(__always) static func byte(_ p: Float) -> UInt8 {
         let v = abs(p * 255)
         if !(v >= 0) { return 0 }
-        return v >= 255 ? 255 : UInt8(v.rounded(.toNearestOrEven))
+        return v >= 255 ? 255 : UInt8(roundHalfEven(v))
+    }
+
+    /// `v.rounded(.toNearestOrEven)` for 0 <= v < 2^23 without a libm call
+    /// per pixel: v + 2^23 lands where floats are whole numbers, so the
+    /// addition rounds v half to even, and the subtraction is exact.
+    @inline(__always) static func roundHalfEven(_ v: Float) -> Float {
+        (v + 8_388_608) - 8_388_608
     }
 
     /// OpenCV's linear resize coefficients for one axis: source index and the two weights in 2048ths.

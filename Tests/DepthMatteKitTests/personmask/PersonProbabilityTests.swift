@@ -16,6 +16,17 @@ final class PersonProbabilityTests: XCTestCase {
         XCTAssertEqual(write(p, 8, 1, 8, 1), [0, 2, 2, 51, 255, 0, 0, 255])
     }
 
+    func testRoundHalfEvenIsTheStandardLibrarys() {
+        // every 97th float from 0 to 255, and each half and whole with its neighbours
+        var values: [Float] = stride(from: UInt32(0), through: Float(255).bitPattern, by: 97).map(Float.init(bitPattern:))
+        for k in 0...255 {
+            for v in [Float(k), Float(k) + 0.5] { values += [v.nextDown, v, v.nextUp] }
+        }
+        for v in values where v >= 0 && v < 256 {
+            XCTAssertEqual(PersonProbability.roundHalfEven(v), v.rounded(.toNearestOrEven), "\(v)")
+        }
+    }
+
     func testResizeHalfPixelCentres() {
         // 2x1 of 100 and 200 to 4x1: positions -0.25 (clamped), 0.25, 0.75, 1.25 (clamped)
         let p: [Float] = [100 / 255, 200 / 255]

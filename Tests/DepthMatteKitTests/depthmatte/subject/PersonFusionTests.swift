@@ -234,6 +234,29 @@ final class PersonFusionTests: XCTestCase {
         return out
     }
 
+    func testFuseReusesTheGuideOnlyWhenEveryInputIsTheSame() {
+        let d = Self.scene(), floor = Self.personFloor(d), p = Self.personProbability()
+        var f = PersonFusion(), reference = PersonFusion()
+        func fused(_ d: TestDepth, _ p: TestProbability, cutoff: Double = 1.25) -> [UInt16] {
+            let g = p.withView {
+                f.fuse(depth: d.view, scale: 0.001, person: $0, cutoff: cutoff, seeds: Self.headSeeds(),
+                       floor: floor.view, floorCutoff: 1.25, faceLock: true, subjectSeen: false, setCutoff: false)
+            }
+            return (0..<(Self.W * Self.H)).map { g.at($0 % Self.W, $0 / Self.W) }
+        }
+        let expected = Self.fuse(d, p, floor: floor, evidence: true, fusion: &reference)
+        XCTAssertEqual(fused(d, p), expected)
+        XCTAssertEqual(fused(d, p), expected, "the same inputs: the last guide")
+        XCTAssertEqual(f.cutoff, reference.cutoff)
+        // a moved probability, then one changed reading: made anew, as from scratch
+        let moved = Self.personProbability(dx: 6)
+        XCTAssertEqual(fused(d, moved), Self.fuse(d, moved, floor: floor, evidence: true, fusion: &reference))
+        let nearer = Self.scene()
+        nearer[80, 60] = 1050
+        XCTAssertEqual(fused(nearer, moved), Self.fuse(nearer, moved, floor: floor, evidence: true, fusion: &reference))
+        XCTAssertEqual(f.cutoff, reference.cutoff)
+    }
+
     func testAPersonTheProbabilityDoesNotShowIsKeptWhereDepthKeepsThem() {
         // the model is silent (a man far off with his back turned): depth
         // decides, when the lock's subject is a person by other evidence

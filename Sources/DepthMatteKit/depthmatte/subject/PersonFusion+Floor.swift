@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/// PersonFusion's steps 5-7 (see the type's description): the floor, the
+/// floor bleed and the legs, on the guide `apply` wrote; and the planes the
+/// passes share.
+
+extension PersonFusion {
+    /// Steps 5-7 on the last guide (see the type's
+    /// description): `depth` the map `apply` was given, `floor` the
+    /// depth-only decision on it (the subject segmentation's map, or the
+    /// depth itself where depth alone keys everything nearer than the
+    /// cutoff) keyed at `floorCutoff` metres (0: it keeps nothing);
+    /// `evidence`: a part of the floor the model claims nothing of is a
+    /// person all the same (see `floorEvidence`).
+    mutating func floor(depth: Depth16View, floor: Depth16View, scale: Double, floorCutoff: Double,
+                        seeds: [UInt8]?, evidence: Bool) -> Depth16View {
+        let w = floor.width, h = floor.height, n = w * h
+        reuse.guide = nil
+        guard n > 0, depth.width == w, depth.height == h, out.count >= n, planes.blobParent.count >= n,
+              floorCutoff > 0 else { return out.view(width: w, height: h) }
+        let limit = UInt16(clamping: Int(floorCutoff / scale))
+        @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool {
+            let v = floor.at(x, y)
+            return v != 0 && v <= limit
+        }
+        guard keepFloor(floor, seeds: seeds, evidence: evidence, inFloor: inFloor) else { return out.view(width: w, height: h) }
+        dropFloor(depth, scale: scale, inSubject: inFloor)
+        addLegs(floor, inSubject: inFloor)
+        // the cutoff just behind the farthest reading kept now
+        let o = out.base, far = UInt16(65535).littleEndian
+        var maxKept: UInt16 = 0
+        for i in 0..<n where o[i] != far { maxKept = max(maxKept, UInt16(littleEndian: o[i])) }
+        self.maxKept = maxKept
+        cutoff = maxKept > 0 ? Double(maxKept) * scale + 0.01 : 0
+        return out.view(width: w, height: h)
+    }
+
+    /// Whether a part of the floor the model claims nothing of is kept: the
+    /// lock's subject is a person by other means than this frame's
+    /// probability. `faceLock`: a face set or holds the lock; `subjectSeen`:
+    /// the model saw the locked body on an earlier frame of its track;
+    /// `setCutoff`: mode=fixed, where the cut itself is the decision. Also
+    /// the subject moved into view (`movingSeeds`), or the model sees a
+    /// person elsewhere in the frame. In an empty room none holds: a still
+    /// body the lock takes (a jacket on a chair) stays out.
+    func floorEvidence(faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> Bool {
+        setCutoff || faceLock || subjectSeen || movingSeeds || keptArea > 0
+    }
+
+    /// The floor's rule on the guide: each connected part (4-neighbours)
+    /// of the floor the model claims at least `pieceReject` of is a person
+    /// it sees: its cells join where their depth piece is at least
+    /// `pieceKeep` claimed (the person's own surface, past the reach) and
+    /// the rest stays out (a desk, a chair, a floor slab it sees is no
+    /// person; the legs come back by step 7). A part claimed less is where
+    /// the model sees no one: with `evidence` all of it joins. Returns
+    /// false when the floor is empty.
+    private mutating func keepFloor(_ floor: Depth16View, seeds: [UInt8]?, evidence: Bool,
+                                    inFloor: (Int, Int) -> Bool) -> Bool {
+        let w = floor.width, h = floor.height, n = w * h
+        let o = out.base, far = UInt16(65535).littleEndian
+        planes.reserveParts(n)
+        let par = planes.partParent.base, partCount = planes.partCount.base, partKept = planes.partKept.base
+        let seeded = planes.partSeeded.base, piece = planes.pieceParent.base
+        let pieceCount = planes.pieceCount.base, pieceClaimed = planes.pieceClaimed.base
+        var any = false
+        let uf = UnionFind(parent: par)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                guard inFloor(x, y) else { par[i] = -1; continue }
+                par[i] = Int32(i)
+                any = true
+                if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
+                if y > 0 && par[i - w] >= 0 { uf.union(Int32(i), Int32(i - w)) }
+            }
+        }
+        partCount.update(repeating: 0, count: n)
+        partKept.update(repeating: 0, count: n)
+        seeded.update(repeating: seeds == nil ? 1 : 0, count: n)
+        func tally(_ seeds: UnsafeBufferPointer<UInt8>?) {
+            for i in 0..<n where par[i] >= 0 {
+                let r = Int(uf.find(Int32(i)))
+                par[i] = Int32(r)
+                partCount[r] += 1
+                if o[i] != far { partKept[r] += 1 }
+                if let seeds, i < seeds.count, seeds[i] != 0 {
+                    seeded[r] |= 1
+                    if piece[i] >= 0 && seeds[i] & 2 != 0 { seeded[Int(piece[i])] |= 2 }
+                }
+            }
+        }
+        if let seeds { seeds.withUnsafeBufferPointer { tally($0) } } else { tally(nil) }
+        guard any else { return false }
+        let t = tuning
+        var added = 0, maxKept = self.maxKept
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                let r = Int(par[i])
+                guard r >= 0, o[i] == far else { continue }
+                let seen = Double(partKept[r]) >= t.pieceReject * Double(partCount[r])
+                if seen {
+                    let p = Int(piece[i])
+                    guard p >= 0, seeded[p] & 2 != 0
+                            || Double(pieceClaimed[p]) >= t.pieceKeep * Double(pieceCount[p]) else { continue }
+                } else if !evidence || seeded[r] == 0 {
+                    continue
+                }
+                let v = floor.at(x, y)
+                o[i] = v.littleEndian
+                maxKept = max(maxKept, v)
+                added += 1
+            }
+        }
+        keptCount += added
+        self.maxKept = maxKept
+        return true
+    }
+
+    /// 6: kept readings outside the floor on a floor-like surface
+    /// written far.
+    private mutating func dropFloor(_ depth: Depth16View, scale: Double, inSubject: (Int, Int) -> Bool) {
+        let w = depth.width, h = depth.height, n = w * h
+        // the segmentation's floor test: the least-squares slope over ±t rows
+        let s = max(1, w / 160), t = 2 * s
+        guard h > 2 * t else { return }
+        planes.packed.reserve(n)
+        let d = planes.packed.base
+        for y in 0..<h { for x in 0..<w { d[y * w + x] = depth.at(x, y) } }
+        let slopeK = camera.floorSlope * 2 * Float(s) / camera.focal(w, h)
+        let jump = DepthStep.surfaceJump
+        let jumpBase = jump.base / Float(scale), jumpGain = jump.gain
+        let o = out.base, far = UInt16(65535).littleEndian
+        var dropped = 0
+        for y in t..<(h - t) {
+            for x in 0..<w {
+                let i = y * w + x
+                guard o[i] != far, d[i] != 0, !inSubject(x, y) else { continue }
+                let floor = SubjectSegmentation.recedesUpwards(UnsafePointer(d), i, w, t: t, s: s, slopeK: slopeK) { a, b in
+                    abs(Float(a) - Float(b)) < jumpBase + jumpGain * Float(min(a, b))
+                }
+                if floor { o[i] = far; dropped += 1 }
+            }
+        }
+        keptCount -= dropped
+    }
+
+    /// 7: the floor's readings below an open blob joined to the
+    /// guide. `blobParent` and `claimed` still hold `apply`'s blobs;
+    /// `pieceParent`, `pieceCount` and `pieceClaimed` are reused for the
+    /// depth subject's connected parts.
+    private mutating func addLegs(_ subject: Depth16View, inSubject: (Int, Int) -> Bool) {
+        let w = subject.width, h = subject.height, n = w * h
+        let o = out.base, far = UInt16(65535).littleEndian
+        let claimed = planes.claimed.base, blob = planes.blobParent.base
+        let par = planes.pieceParent.base, count = planes.pieceCount.base, inGuide = planes.pieceClaimed.base
+        // each blob's lowest row (at its root), then per column the lowest
+        // cell of a blob that ends above the bottom
+        count.update(repeating: -1, count: n)
+        for i in 0..<n where claimed[i] != 0 {
+            let r = Int(blob[i])
+            count[r] = max(count[r], Int32(i / w))
+        }
+        let openBelow = Int32(Double(h - 1) - tuning.openBottom * Double(h))
+        planes.lowest.reserve(w)
+        let lowest = planes.lowest.base
+        var any = false
+        lowest.update(repeating: -1, count: w)
+        for y in 0..<h {
+            for x in 0..<w where claimed[y * w + x] != 0 && count[Int(blob[y * w + x])] < openBelow {
+                lowest[x] = Int32(y)
+                any = true
+            }
+        }
+        guard any else { return }
+        // the depth subject's connected parts (4-neighbours) and their
+        // cells in the guide
+        let uf = UnionFind(parent: par)
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                guard inSubject(x, y) else { par[i] = -1; continue }
+                par[i] = Int32(i)
+                if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
+                if y > 0 && par[i - w] >= 0 { uf.union(Int32(i), Int32(i - w)) }
+            }
+        }
+        count.update(repeating: 0, count: n)
+        inGuide.update(repeating: 0, count: n)
+        for i in 0..<n where par[i] >= 0 {
+            let r = Int(uf.find(Int32(i)))
+            par[i] = Int32(r)
+            count[r] += 1
+            if o[i] != far { inGuide[r] += 1 }
+        }
+        var added = 0
+        for x in 0..<w where lowest[x] >= 0 {
+            for y in (Int(lowest[x]) + 1)..<h {
+                let i = y * w + x
+                let r = Int(par[i])
+                guard o[i] == far, r >= 0,
+                      Double(inGuide[r]) >= tuning.legsShare * Double(count[r]) else { continue }
+                let v = subject.at(x, y)
+                o[i] = v.littleEndian
+                added += 1
+            }
+        }
+        keptCount += added
+    }
+}
+
+/// PersonFusion's planes, one value per grid cell (or per root, at the
+/// root's cell), allocated by hand so that the passes read and write through
+/// plain pointers; they only grow. A class: copies of a PersonFusion share
+/// them, as they share its guide.
+final class FusionPlanes {
+    var prob = GrowingBuffer<Float>(filling: 0)
+    /// Root per cell (-1: none): the probability's blobs, the depth pieces,
+    /// the floor's connected parts.
+    var blobParent = GrowingBuffer<Int32>(filling: 0)
+    var pieceParent = GrowingBuffer<Int32>(filling: 0)
+    var partParent = GrowingBuffer<Int32>(filling: 0)
+    var blobArea = GrowingBuffer<Int32>(filling: 0)
+    /// Per blob root: bit 0 kept, bit 1 holds a seed of the subject.
+    var blobKept = GrowingBuffer<UInt8>(filling: 0)
+    /// Per blob root: its cells in the floor (`apply`'s `floor`).
+    var blobFloor = GrowingBuffer<Int32>(filling: 0)
+    var pieceCount = GrowingBuffer<Int32>(filling: 0)
+    var pieceClaimed = GrowingBuffer<Int32>(filling: 0)
+    /// Per piece root: the sum of its claimed readings (depth units).
+    var pieceClaimedSum = GrowingBuffer<Double>(filling: 0)
+    var claimed = GrowingBuffer<UInt8>(filling: 0)
+    var near = GrowingBuffer<Int32>(filling: 0)
+    var rowAny = GrowingBuffer<Int32>(filling: 0)
+    var prefix = GrowingBuffer<Int32>(filling: 0)
+    var keptHist = GrowingBuffer<Int32>(filling: 0)
+    /// Per floor part root: its cells and its cells in the guide.
+    var partCount = GrowingBuffer<Int32>(filling: 0)
+    var partKept = GrowingBuffer<Int32>(filling: 0)
+    /// Bit 0 at a floor part's root: the part holds a seed of the lock
+    /// (every part, without seeds); bit 1 at a depth piece's root: the
+    /// piece holds a mover's seed.
+    var partSeeded = GrowingBuffer<UInt8>(filling: 0)
+    /// Per column: the lowest cell of an open blob (-1: none).
+    var lowest = GrowingBuffer<Int32>(filling: -1)
+    /// The depth packed row after row, for the floor test.
+    var packed = GrowingBuffer<UInt16>(filling: 0)
+    /// The probability's sampling: per grid column its two source columns and the weight of the second.
+    var columnX = GrowingBuffer<Int32>(filling: 0)
+    var columnWeight = GrowingBuffer<Float>(filling: 0)
+
+    /// Per depth value v: the depth step within a piece, `stepBase` +
+    /// `stepGain` · d² metres at v, in depth units rounded up; two readings
+    /// v and u join when |u − v| is below it (the same test in integers).
+    private var stepLimit = GrowingBuffer<Int32>(filling: 0)
+    private var stepKey = (scale: 0.0, base: 0.0, gain: 0.0)
+
+    /// The step limits for every depth value (`stepLimit`), made when the
+    /// scale or the tuning changes.
+    func stepLimits(scale: Double, base: Double, gain: Double) -> UnsafePointer<Int32> {
+        if stepLimit.count < 65536 || stepKey != (scale, base, gain) {
+            stepLimit.reserve(65536)
+            stepKey = (scale, base, gain)
+            let o = stepLimit.base
+            for v in 0..<65536 {
+                let d = Double(v) * scale
+                let step = ((base + gain * d * d) / scale).rounded(.up)
+                o[v] = step >= Double(Int32.max) ? Int32.max : step > 0 ? Int32(step) : 0
+            }
+        }
+        return UnsafePointer(stepLimit.base)
+    }
+
+    /// Steps 1-4's planes for `n` cells.
+    func reserve(_ n: Int) {
+        prob.reserve(n); blobParent.reserve(n); pieceParent.reserve(n); blobArea.reserve(n)
+        blobKept.reserve(n); blobFloor.reserve(n); pieceCount.reserve(n); pieceClaimed.reserve(n)
+        pieceClaimedSum.reserve(n); claimed.reserve(n); near.reserve(n); rowAny.reserve(n)
+    }
+
+    /// Step 5's planes for `n` cells.
+    func reserveParts(_ n: Int) {
+        partParent.reserve(n); partCount.reserve(n); partKept.reserve(n); partSeeded.reserve(n)
+    }
+
+    deinit {
+        prob.free(); blobParent.free(); pieceParent.free(); partParent.free(); blobArea.free()
+        blobKept.free(); blobFloor.free(); pieceCount.free(); pieceClaimed.free(); pieceClaimedSum.free()
+        claimed.free(); near.free(); rowAny.free(); prefix.free(); keptHist.free(); partCount.free()
+        partKept.free(); partSeeded.free(); lowest.free(); packed.free(); columnX.free(); columnWeight.free()
+        stepLimit.free()
+    }
+}
