@@ -4,6 +4,7 @@
 /// self-test each passes before its first use.
 import CLiteRT
 import DMContract
+import DepthMatteKit
 
 /// Why a model cannot be used: one line for the element's message.
 struct LearnedModelError: Error {
@@ -189,5 +190,41 @@ func reportingWhy(_ why: UnsafeMutablePointer<CChar>?, _ length: Int,
             why[n] = 0
         }
         return -1
+    }
+}
+
+/// An element that runs learned models (personmask, mpfacedetect): its
+/// Swift state starts with the element's settings, loading what they name.
+protocol LearnedElement: AnyObject {
+    associatedtype Settings
+    func start(_ settings: Settings) throws(LearnedModelError)
+}
+
+/// The `dm_<element>_start` entry point of a learned element: 0, or -1 with
+/// the reason in `why`.
+func learnedStart<E: LearnedElement>(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<E.Settings>?,
+                                     as: E.Type, _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
+    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
+        guard let e = ElementState.get(state, as: E.self), let settings else {
+            throw LearnedModelError(why: "no element state")
+        }
+        try e.start(settings.pointee)
+        return 0
+    }
+}
+
+/// The `dm_<element>_process` entry point of a learned element: `body` on
+/// its state, settings and packed RGB frame; its result, or -1 with the
+/// reason in `why`.
+func learnedProcess<E: LearnedElement>(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<E.Settings>?,
+                                       _ image: UnsafePointer<DMRGBImage>?, as: E.Type,
+                                       _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int,
+                                       _ body: (E, E.Settings, PackedRGBFrame) throws(LearnedModelError) -> Int32) -> Int32 {
+    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
+        guard let e = ElementState.get(state, as: E.self), let settings, let image,
+              let frame = PackedRGBFrame(image.pointee) else {
+            throw LearnedModelError(why: "no frame")
+        }
+        return try body(e, settings.pointee, frame)
     }
 }

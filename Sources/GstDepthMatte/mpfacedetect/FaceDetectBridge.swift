@@ -67,7 +67,7 @@ private final class FaceModelRun {
 }
 
 /// One mpfacedetect element's state (its streaming thread's).
-final class FaceFinder: ResettableState {
+final class FaceFinder: ResettableState, LearnedElement {
     private let short = FaceModelRun(.shortRange, .faceShort)
     private let full = FaceModelRun(.fullRange, .faceFull)
     private var last: [FaceDetection] = []
@@ -118,26 +118,18 @@ public func dm_mpfacedetect_new() -> UnsafeMutableRawPointer? {
 @_cdecl("dm_mpfacedetect_start")
 public func dm_mpfacedetect_start(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFaceDetectSettings>?,
                                   _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
-    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
-        guard let f = ElementState.get(state, as: FaceFinder.self), let settings else {
-            throw LearnedModelError(why: "no element state")
-        }
-        try f.start(settings.pointee)
-        return 0
-    }
+    learnedStart(state, settings, as: FaceFinder.self, why, whyLength)
 }
 
 @_cdecl("dm_mpfacedetect_process")
 public func dm_mpfacedetect_process(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMFaceDetectSettings>?,
                                     _ image: UnsafePointer<DMRGBImage>?, _ faces: UnsafeMutablePointer<DMFace>?,
                                     _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
-    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
-        guard let f = ElementState.get(state, as: FaceFinder.self), let settings, let image, let faces,
-              let frame = PackedRGBFrame(image.pointee) else {
-            throw LearnedModelError(why: "no frame")
-        }
-        let found = try f.process(settings.pointee, frame: frame)
-        let w = Int(image.pointee.width), h = Int(image.pointee.height)
+    learnedProcess(state, settings, image, as: FaceFinder.self, why, whyLength) {
+        (f, settings, frame) throws(LearnedModelError) -> Int32 in
+        guard let faces else { throw LearnedModelError(why: "no frame") }
+        let found = try f.process(settings, frame: frame)
+        let w = Int(image?.pointee.width ?? 0), h = Int(image?.pointee.height ?? 0)
         var n = 0
         for face in found where n < Int(DM_MAX_FACES) {
             // pixels of the frame, rounded and clamped, as facedetect reports them

@@ -9,7 +9,7 @@ import CLiteRT
 /// input of the last run, the probability it gave and that probability as
 /// the last mask written (copied out again while the probability stands,
 /// instead of converted anew: 1.6 % of a frozen frame's learned pipeline).
-final class PersonMasker: ResettableState {
+final class PersonMasker: ResettableState, LearnedElement {
     private let sampler = ModelInputSampler()
     private var input: [Float] = []
     private var lastInput: [Float] = []
@@ -121,25 +121,17 @@ public func dm_personmask_new() -> UnsafeMutableRawPointer? {
 @_cdecl("dm_personmask_start")
 public func dm_personmask_start(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMPersonMaskSettings>?,
                                 _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
-    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
-        guard let m = ElementState.get(state, as: PersonMasker.self), let settings else {
-            throw LearnedModelError(why: "no element state")
-        }
-        try m.start(settings.pointee)
-        return 0
-    }
+    learnedStart(state, settings, as: PersonMasker.self, why, whyLength)
 }
 
 @_cdecl("dm_personmask_process")
 public func dm_personmask_process(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMPersonMaskSettings>?,
                                   _ image: UnsafePointer<DMRGBImage>?, _ mask: UnsafePointer<DMGrayImage>?,
                                   _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
-    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
-        guard let m = ElementState.get(state, as: PersonMasker.self), let settings, let image, let mask,
-              let frame = PackedRGBFrame(image.pointee), let out = mask.pointee.data else {
-            throw LearnedModelError(why: "no frame")
-        }
-        try m.process(settings.pointee, frame: frame, out: out, outWidth: Int(mask.pointee.width),
+    learnedProcess(state, settings, image, as: PersonMasker.self, why, whyLength) {
+        (m, settings, frame) throws(LearnedModelError) -> Int32 in
+        guard let mask, let out = mask.pointee.data else { throw LearnedModelError(why: "no frame") }
+        try m.process(settings, frame: frame, out: out, outWidth: Int(mask.pointee.width),
                       outHeight: Int(mask.pointee.height), outStride: Int(mask.pointee.stride))
         return 0
     }
