@@ -115,8 +115,10 @@ struct DepthStep: Equatable, Sendable {
         // sample: the centre of each cell, or the first valid reading in it
         depth.withUnsafeMutableBufferPointer { dp in
             for y in 0..<height {
+                let centre = d.base + min(y * s + s / 2, d.height - 1) * d.stride, out = dp.baseAddress! + y * width
                 for x in 0..<width {
-                    var v = d.at(min(x * s + s / 2, d.width - 1), min(y * s + s / 2, d.height - 1))
+                    let cx = min(x &* s &+ s / 2, d.width - 1)
+                    var v = UInt16(littleEndian: centre.loadUnaligned(fromByteOffset: 2 &* cx, as: UInt16.self))
                     if v == 0 && s > 1 {
                         search: for yy in (y * s)..<min(y * s + s, d.height) {
                             for xx in (x * s)..<min(x * s + s, d.width) {
@@ -125,7 +127,7 @@ struct DepthStep: Equatable, Sendable {
                             }
                         }
                     }
-                    dp[y * width + x] = Float(v) * fscale
+                    out[x] = Float(v) * fscale
                 }
             }
         }
