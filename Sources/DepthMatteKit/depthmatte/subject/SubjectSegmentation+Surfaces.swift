@@ -194,9 +194,17 @@ extension SubjectSegmentation.Frame {
         for x in 0..<w { sd[x] = 0 }
         for y in 0..<h {
             var stepLeft = false, cutLeft = false
-            for x in 0..<w {
+            var x = 0
+            while x < w {
                 let i = y * w + x
-                if lab[i] < 0 { stepLeft = false; cutLeft = false; sd[x] = 0; continue }
+                if lab[i] < 0 {
+                    // a run of pixels that are not near: no step or cut carried
+                    let e = SubjectSegmentation.nextNear(lab + y * w, x, w)
+                    (sd + x).update(repeating: 0, count: e - x)
+                    stepLeft = false; cutLeft = false
+                    x = e; continue
+                }
+                defer { x += 1 }
                 let v = o[i]
                 let sr = x < w - 1 && lab[i + 1] >= 0 && !joins(v, o[i + 1])
                 let sdn = y < h - 1 && lab[i + w] >= 0 && !joins(v, o[i + w])
@@ -213,10 +221,12 @@ extension SubjectSegmentation.Frame {
                 }
             }
         }
-        for i in 0..<n where lab[i] >= 0 {
+        var i = SubjectSegmentation.nextNear(lab, 0, n)
+        while i < n {
             let i32 = Int32(truncatingIfNeeded: i)
             let r = sets.find(i32)
             if r == i32 { lab[i] = count; count &+= 1 } else { lab[i] = lab[Int(r)] }
+            i = SubjectSegmentation.nextNear(lab, i + 1, n)
         }
         return count
     }
