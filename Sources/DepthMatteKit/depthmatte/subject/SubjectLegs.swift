@@ -89,9 +89,17 @@ struct SubjectLegs {
             let g = gp.baseAddress!, d = dp.baseAddress!
             g.update(repeating: 0, count: n)
             // g: 2 = kept, gathered into a body; 1 = grown
-            // (one branch per pixel: most are far or already gathered)
-            for start in 0..<n {
-                if UInt32(g[start]) | (Self.kept(out[start], limit) ? 0 : 1) != 0 { continue }
+            // (most of the picture is not kept: eight samples at a time
+            // are passed over when none is)
+            let raw = UnsafeRawPointer(out), below = SIMD8<UInt16>(repeating: UInt16(limit))
+            var start = 0
+            while start < n {
+                if start &+ 8 <= n {
+                    let v = raw.loadUnaligned(fromByteOffset: 2 &* start, as: SIMD8<UInt16>.self)
+                    if !any(v &- 1 .< below) { start &+= 8; continue }
+                }
+                defer { start &+= 1 }
+                if g[start] != 0 || !Self.kept(out[start], limit) { continue }
                 let box = Self.gatherBody(from: start, into: &queue, out: out, g: g, geometry.rows, n: n, limit: limit)
                 guard queue.count >= minBody else { continue }
                 count += Self.grow(body: box, queue: &queue, d: d, out: out, g: g, geometry)
