@@ -115,8 +115,10 @@ struct DepthStep: Equatable, Sendable {
         // sample: the centre of each cell, or the first valid reading in it
         depth.withUnsafeMutableBufferPointer { dp in
             for y in 0..<height {
+                let centre = d.base + min(y * s + s / 2, d.height - 1) * d.stride, out = dp.baseAddress! + y * width
                 for x in 0..<width {
-                    var v = d.at(min(x * s + s / 2, d.width - 1), min(y * s + s / 2, d.height - 1))
+                    let cx = min(x &* s &+ s / 2, d.width - 1)
+                    var v = UInt16(littleEndian: centre.loadUnaligned(fromByteOffset: 2 &* cx, as: UInt16.self))
                     if v == 0 && s > 1 {
                         search: for yy in (y * s)..<min(y * s + s, d.height) {
                             for xx in (x * s)..<min(x * s + s, d.width) {
@@ -125,7 +127,7 @@ struct DepthStep: Equatable, Sendable {
                             }
                         }
                     }
-                    dp[y * width + x] = Float(v) * fscale
+                    out[x] = Float(v) * fscale
                 }
             }
         }
@@ -264,7 +266,7 @@ struct DepthStep: Equatable, Sendable {
                     let d = dp.baseAddress!, p = pp.baseAddress!, lab = lp.baseAddress!, left = lk.baseAddress!
                     let fl = fp.baseAddress!
                     let sets = UnionFind(parent: p)
-                    for i in 0..<n { p[i] = Int32(i) }
+                    for i in 0..<n { p[i] = Int32(truncatingIfNeeded: i) }
                     // left[x]: pixel x of the row above joined its left
                     // neighbour (overwritten as this row goes). Two shortcuts, which leave
                     // the same sets (and every root is still its set's
@@ -284,11 +286,11 @@ struct DepthStep: Equatable, Sendable {
                             let v = d[i]
                             if v > 0 {
                                 if x > 0 && Self.joinable(d, fl, i - 1, 1, rampRoom: Self.rampRoom(x - 1, y, 1, w, h)) {
-                                    p[i] = sets.find(Int32(i - 1)); l = true
+                                    p[i] = sets.find(Int32(truncatingIfNeeded: i - 1)); l = true
                                 }
                                 if y > 0 && Self.joinable(d, fl, i - w, w, rampRoom: Self.rampRoom(x, y - 1, w, w, h)) {
                                     u = true
-                                    if !(l && prevUp && aboveLeft) { sets.union(Int32(i), Int32(i - w)) }
+                                    if !(l && prevUp && aboveLeft) { sets.union(Int32(truncatingIfNeeded: i), Int32(truncatingIfNeeded: i - w)) }
                                 }
                             }
                             prevUp = u
@@ -297,8 +299,9 @@ struct DepthStep: Equatable, Sendable {
                     }
                     for i in 0..<n {
                         if d[i] <= 0 { lab[i] = -1; continue }
-                        let r = sets.find(Int32(i))
-                        if r == Int32(i) { lab[i] = c; c += 1 } else { lab[i] = lab[Int(r)] }
+                        let i32 = Int32(truncatingIfNeeded: i)
+                        let r = sets.find(i32)
+                        if r == i32 { lab[i] = c; c &+= 1 } else { lab[i] = lab[Int(r)] }
                     }
                 }
                 }

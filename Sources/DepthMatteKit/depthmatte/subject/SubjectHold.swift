@@ -81,22 +81,21 @@ struct SubjectHold {
                 for x in 0..<w {
                     let i = y &* w &+ x
                     let d = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 &* x, as: UInt16.self))
-                    guard d != 0 && UInt32(d) <= limit else { ld[i] = d; lk[i] = 0; pd[i] = 0; continue }
-                    var decision: UInt8 = out[i] != 65535 ? 2 : 1
+                    // near: 0 < d <= limit (limit <= 65535); the decision
+                    // without a branch, the hold's test only for a near
+                    // pixel kept now and left out last frame (few of them)
+                    let near = UInt32(d) &- 1 < limit, kept = out[i] != 65535
                     let p = ld[i]
-                    if !fresh && lk[i] == 1 && decision == 2 && abs(Float(d) - Float(p)) < a + g * Float(min(d, p)) {
-                        if pd[i] + 1 < frames {
-                            pd[i] += 1
-                            decision = 1
-                            out[i] = 65535
-                            held += 1
-                        } else {
-                            pd[i] = 0
-                        }
+                    ld[i] = d
+                    if !(near && kept && !fresh && lk[i] == 1) { lk[i] = near ? (kept ? 2 : 1) : 0; pd[i] = 0; continue }
+                    if abs(Float(d) - Float(p)) < a + g * Float(min(d, p)) && pd[i] + 1 < frames {
+                        pd[i] += 1
+                        lk[i] = 1
+                        out[i] = 65535
+                        held += 1
                     } else {
-                        pd[i] = 0
+                        lk[i] = 2; pd[i] = 0
                     }
-                    ld[i] = d; lk[i] = decision
                 }
             }
         }}}

@@ -89,8 +89,18 @@ struct SubjectLegs {
             let g = gp.baseAddress!, d = dp.baseAddress!
             g.update(repeating: 0, count: n)
             // g: 2 = kept, gathered into a body; 1 = grown
-            for start in 0..<n where g[start] == 0 && Self.kept(out[start], limit) {
-                let box = Self.gatherBody(from: start, into: &queue, out: out, g: g, w: w, n: n, limit: limit)
+            // (most of the picture is not kept: eight samples at a time
+            // are passed over when none is)
+            let raw = UnsafeRawPointer(out), below = SIMD8<UInt16>(repeating: UInt16(limit))
+            var start = 0
+            while start < n {
+                if start &+ 8 <= n {
+                    let v = raw.loadUnaligned(fromByteOffset: 2 &* start, as: SIMD8<UInt16>.self)
+                    if !any(v &- 1 .< below) { start &+= 8; continue }
+                }
+                defer { start &+= 1 }
+                if g[start] != 0 || !Self.kept(out[start], limit) { continue }
+                let box = Self.gatherBody(from: start, into: &queue, out: out, g: g, geometry.rows, n: n, limit: limit)
                 guard queue.count >= minBody else { continue }
                 count += Self.grow(body: box, queue: &queue, d: d, out: out, g: g, geometry)
             }
@@ -100,15 +110,17 @@ struct SubjectLegs {
     }
 
     /// Whether a sample of the segmented copy is kept as near (0 < v <= limit).
-    @inline(__always) static func kept(_ v: UInt16, _ limit: UInt32) -> Bool { v > 0 && UInt32(v) <= limit }
+    @inline(__always) static func kept(_ v: UInt16, _ limit: UInt32) -> Bool { UInt32(v) &- 1 < limit }
 
     /// What the growth of every body shares: the picture, the limits and the conditions' constants.
     private struct Geometry {
         let w: Int, h: Int, n: Int, limit: UInt32
+        let rows: RowIndex
         let maxD: Float, s: Int, t: Int, slopeK: Float, margin: Float, startShare: Float, reach: Float
         let stepA: Float, stepB: Float, jumpA: Float, jumpB: Float
         init(w: Int, h: Int, limit: UInt32, scale: Float, camera: CameraGeometry, legs: SubjectLegs) {
             self.w = w; self.h = h; n = w * h; self.limit = limit
+            rows = RowIndex(width: w)
             maxD = Float(limit) + legs.behind / scale
             margin = legs.margin; startShare = legs.startShare; reach = legs.standOutReach
             s = max(1, w / 160); t = 2 * s
@@ -121,8 +133,9 @@ struct SubjectLegs {
     /// Gathers the kept pixels 4-connected to `start` into `queue` (marked 2
     /// in `g`) and returns their bounding box.
     private static func gatherBody(from start: Int, into queue: inout [Int32], out: UnsafeMutablePointer<UInt16>,
-                                   g: UnsafeMutablePointer<UInt8>, w: Int, n: Int, limit: UInt32) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
+                                   g: UnsafeMutablePointer<UInt8>, _ rows: RowIndex, n: Int, limit: UInt32) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
         queue.removeAll(keepingCapacity: true)
+        let w = rows.w
         queue.append(Int32(start)); g[start] = 2
         var x0 = w, x1 = -1, y0 = Int.max, y1 = -1
         var head = 0
@@ -131,7 +144,7 @@ struct SubjectLegs {
         }
         while head < queue.count {
             let i = Int(queue[head]); head += 1
-            let x = i % w, y = i / w
+            let (y, x) = rows.split(i)
             x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
             if x > 0 { take(i - 1) }
             if x + 1 < w { take(i + 1) }
@@ -162,8 +175,8 @@ struct SubjectLegs {
                 let dj = d[j]
                 guard g[j] == 0, UInt32(dj) > limit, Float(dj) <= c.maxD, UInt32(out[j]) > limit,
                       abs(Float(dj) - di) < c.stepA + c.stepB * min(Float(dj), di),
-                      Self.standsOut(d, j, w, reach: reach, by: c.jumpA + c.jumpB * Float(dj)),
-                      !Self.floorLike(d, j, w, c.h, t: c.t, s: c.s, slopeK: c.slopeK, stepA: c.stepA, stepB: c.stepB)
+                      Self.standsOut(d, j, c.rows, reach: reach, by: c.jumpA + c.jumpB * Float(dj)),
+                      !Self.floorLike(d, j, c.rows, c.h, t: c.t, s: c.s, slopeK: c.slopeK, stepA: c.stepA, stepB: c.stepB)
                 else { return }
                 g[j] = 1
                 out[j] = UInt16(limit)
@@ -174,7 +187,7 @@ struct SubjectLegs {
             // (sideways only within the legs: a body's side touches
             // the sofa or the wall it stands beside)
             if g[i] == 1 {
-                let x = i % w
+                let x = c.rows.column(i)
                 if x > x0 { visit(i - 1) }
                 if x < x1 { visit(i + 1) }
             }
@@ -185,8 +198,8 @@ struct SubjectLegs {
     /// Whether a reading `jump` deeper than the one at `i` lies within
     /// `reach` columns on its left and one on its right (holes skipped).
     @inline(__always)
-    static func standsOut(_ d: UnsafePointer<UInt16>, _ i: Int, _ w: Int, reach: Int, by jump: Float) -> Bool {
-        let x = i % w, row = d + (i - x), v = Float(d[i]) + jump
+    static func standsOut(_ d: UnsafePointer<UInt16>, _ i: Int, _ rows: RowIndex, reach: Int, by jump: Float) -> Bool {
+        let w = rows.w, x = rows.column(i), row = d + (i - x), v = Float(d[i]) + jump
         var left = false, right = false
         for k in 1...reach {
             if !left && x - k >= 0 && Float(row[x - k]) >= v { left = true }
@@ -201,9 +214,10 @@ struct SubjectLegs {
     /// least `slopeK` · d over 2s rows downwards (`SubjectSegmentation`'s
     /// floor test, on the original depth).
     @inline(__always)
-    static func floorLike(_ d: UnsafePointer<UInt16>, _ i: Int, _ w: Int, _ h: Int, t: Int, s: Int, slopeK: Float,
+    static func floorLike(_ d: UnsafePointer<UInt16>, _ i: Int, _ rows: RowIndex, _ h: Int, t: Int, s: Int, slopeK: Float,
                           stepA: Float, stepB: Float) -> Bool {
-        let c = min(max(i / w, t), h - t - 1) * w + i % w
+        let w = rows.w, (y, x) = rows.split(i)
+        let c = min(max(y, t), h - t - 1) * w + x
         return SubjectSegmentation.recedesUpwards(d, c, w, t: t, s: s, slopeK: slopeK) { a, b in
             abs(Float(a) - Float(b)) < 2 * (stepA + stepB * Float(min(a, b)))
         }

@@ -4,6 +4,8 @@ extension SubjectSegmentation {
     /// passes of `apply` share (each pass is a method on it).
     struct Frame {
         let w: Int, h: Int, n: Int
+        /// A pixel index's row and column without a division.
+        let rows: RowIndex
         /// The cutoff in depth units (rounded as `DepthThreshold` does).
         let limit: UInt32
         let scale: Double, fscale: Float
@@ -31,6 +33,7 @@ extension SubjectSegmentation {
         init(_ seg: SubjectSegmentation, depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView?) {
             let w = depth.width, h = depth.height
             self.w = w; self.h = h; n = w * h
+            rows = RowIndex(width: w)
             limit = DepthThreshold.limit(cutoff: cutoff, scale: scale)
             self.scale = scale
             let fscale = Float(scale)

@@ -69,7 +69,7 @@ extension SubjectSegmentation.Frame {
         for _ in 0..<maxJoinRounds {
             for k in 0..<c { adj[k] = 0; front[k] = 0; colourDiff[k] = 0; colourN[k] = 0 }
             for b in boundary {
-                let i = Int(b), x = i % w, y = i / w
+                let i = Int(b), (y, x) = rows.split(i)
                 do {
                     let l = Int(lab[i])
                     if kk[l] == 1 || ar[l] <= fragment { continue }
@@ -138,7 +138,7 @@ extension SubjectSegmentation.Frame {
         hs.update(repeating: 0, count: n)
         stack.removeAll(keepingCapacity: true)
         for b in boundary {
-            let i = Int(b), x = i % w, y = i / w
+            let i = Int(b), (y, x) = rows.split(i)
             if kk[Int(lab[i])] != 1 { continue }
             @inline(__always) func seedHole(_ j: Int) {
                 if o[j] == 0 && hs[j] == 0 { hs[j] = 1; hd[j] = o[i]; stack.append(Int32(j)) }
@@ -152,7 +152,7 @@ extension SubjectSegmentation.Frame {
         while head < stack.count {
             let i = Int(stack[head]); head += 1
             if !holeFragments && hs[i] >= holeReach { continue }
-            let x = i % w
+            let x = rows.column(i)
             let carried = Float(hd[i])
             @inline(__always) func grow(_ j: Int) {
                 if hs[j] != 0 { return }
@@ -186,7 +186,7 @@ extension SubjectSegmentation.Frame {
         // surfaces touching the subject (or its holes): how often, and how
         // much nearer (negative = in front)
         for b in boundary {
-            let i = Int(b), x = i % w, y = i / w
+            let i = Int(b), (y, x) = rows.split(i)
             let l = Int(lab[i])
             if kk[l] == 1 { continue }
             @inline(__always) func look(_ dx: Int, _ dy: Int) {
@@ -237,7 +237,7 @@ extension SubjectSegmentation.Frame {
         // passes reach across a 2-pixel band
         for _ in 0..<2 {
             for b in boundary {
-                let i = Int(b), x = i % w, y = i / w
+                let i = Int(b), (y, x) = rows.split(i)
                 let l = Int(lab[i])
                 if kk[l] != 0 || ar[l] > fragment { continue }
                 @inline(__always) func keptAt(_ j: Int) -> Bool { let m = lab[j]; return m >= 0 && kk[Int(m)] != 0 }
@@ -261,7 +261,7 @@ extension SubjectSegmentation.Frame {
             for _ in 0..<64 {
                 var grew = false
                 for s in stack {
-                    let i = Int(s), x = i % w, y = i / w
+                    let i = Int(s), (y, x) = rows.split(i)
                     let l = Int(lab[i])
                     if kk[l] != 0 { continue }
                     let v = Float(o[i])

@@ -57,9 +57,10 @@ extension SubjectSegmentation {
         var near = 0
         for y in 0..<h {
             let rowOK = y >= 3 * s && y < h - 3 * s
-            for x in 0..<w {
+            var x = SubjectSegmentation.nextNear(lab + y * w, 0, w)
+            while x < w {
                 let i = y * w + x
-                if lab[i] < 0 { continue }
+                defer { x = SubjectSegmentation.nextNear(lab + y * w, x + 1, w) }
                 var best: (Float, UInt16) = (0, 0)
                 if x >= 3 * s && x < w - 3 * s { best = rampAt(i, 1) }
                 if rowOK { let r = rampAt(i, w); if r.0 > best.0 { best = r } }

@@ -37,7 +37,8 @@ extension SubjectSegmentation.Frame {
         var r = false
         if lab[i] >= 0 && h > 2 * t {
             // the bottom rows the slope test cannot see take the test of the row above
-            let c = min(i / w, h - t - 1) * w + i % w
+            let (y, x) = rows.split(i)
+            let c = min(y, h - t - 1) * w + x
             if c >= t * w && lab[c] >= 0 {
                 // the least-squares slope over rows c ± t (a far
                 // sensor's quantised, noisy floor steps by a few
@@ -63,7 +64,7 @@ extension SubjectSegmentation.Frame {
     @inline(__always) func bridged(_ j: Int, _ maps: SubjectSegmentation.PixelMaps) -> Bool {
         let o = maps.o, lab = maps.lab
         guard lab[j] >= 0 else { return false }
-        let x = j % w, v = o[j]
+        let x = rows.column(j), v = o[j]
         @inline(__always) func side(_ dx: Int) -> Bool {
             for k in 1...2 {
                 let xx = x + dx * k
@@ -95,10 +96,10 @@ extension SubjectSegmentation.Frame {
             var minX = x0, maxX = x0, side = false
             while head < stack.count {
                 let i = Int(stack[head]); head += 1
-                let x = i % w
+                let (y, x) = rows.split(i)
                 if x < minX { minX = x }
                 if x > maxX { maxX = x }
-                if !side && SubjectSegmentation.atSide(ends, x, i / w) { side = true }
+                if !side && SubjectSegmentation.atSide(ends, x, y) { side = true }
                 @inline(__always) func visit(_ j: Int) {
                     if fl[j] & 4 == 0 && (floorLike(j, maps) || bridged(j, maps)) { fl[j] |= 4; stack.append(Int32(j)) }
                 }
@@ -193,9 +194,17 @@ extension SubjectSegmentation.Frame {
         for x in 0..<w { sd[x] = 0 }
         for y in 0..<h {
             var stepLeft = false, cutLeft = false
-            for x in 0..<w {
+            var x = 0
+            while x < w {
                 let i = y * w + x
-                if lab[i] < 0 { stepLeft = false; cutLeft = false; sd[x] = 0; continue }
+                if lab[i] < 0 {
+                    // a run of pixels that are not near: no step or cut carried
+                    let e = SubjectSegmentation.nextNear(lab + y * w, x, w)
+                    (sd + x).update(repeating: 0, count: e - x)
+                    stepLeft = false; cutLeft = false
+                    x = e; continue
+                }
+                defer { x += 1 }
                 let v = o[i]
                 let sr = x < w - 1 && lab[i + 1] >= 0 && !joins(v, o[i + 1])
                 let sdn = y < h - 1 && lab[i + w] >= 0 && !joins(v, o[i + w])
@@ -206,15 +215,18 @@ extension SubjectSegmentation.Frame {
                 stepLeft = sr; cutLeft = cr
                 sd[x] = (sdn ? 1 : 0) | (cdn ? 2 : 0)
                 if edge { fl[i] |= 16; continue }
-                if x > 0 && !cutL && lab[i - 1] >= 0 && fl[i - 1] & 16 == 0 { p[i] = sets.find(Int32(i - 1)) }
+                if x > 0 && !cutL && lab[i - 1] >= 0 && fl[i - 1] & 16 == 0 { p[i] = sets.find(Int32(truncatingIfNeeded: i - 1)) }
                 if y > 0 && !cutUp && lab[i - w] >= 0 && fl[i - w] & 16 == 0 {
-                    sets.union(Int32(i - w), Int32(i))
+                    sets.union(Int32(truncatingIfNeeded: i - w), Int32(truncatingIfNeeded: i))
                 }
             }
         }
-        for i in 0..<n where lab[i] >= 0 {
-            let r = sets.find(Int32(i))
-            if r == Int32(i) { lab[i] = count; count += 1 } else { lab[i] = lab[Int(r)] }
+        var i = SubjectSegmentation.nextNear(lab, 0, n)
+        while i < n {
+            let i32 = Int32(truncatingIfNeeded: i)
+            let r = sets.find(i32)
+            if r == i32 { lab[i] = count; count &+= 1 } else { lab[i] = lab[Int(r)] }
+            i = SubjectSegmentation.nextNear(lab, i + 1, n)
         }
         return count
     }

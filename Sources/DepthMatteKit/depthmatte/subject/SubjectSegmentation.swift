@@ -385,6 +385,23 @@
         return n > Float(t) && den > 0 && Float(2 * s) * (sk * sd - n * skd) >= slopeK * Float(d[c]) * den
     }
 
+    /// The first index from `from` up to `end` whose label is near (>= 0),
+    /// or `end`: a run of pixels that are not near skipped eight at a time
+    /// (the sign bits of eight labels ANDed; most of a picture is not near).
+    @inline(__always) static func nextNear(_ lab: UnsafePointer<Int32>, _ from: Int, _ end: Int) -> Int {
+        let raw = UnsafeRawPointer(lab), signs: UInt64 = 0x8000_0000_8000_0000
+        var k = from
+        while k &+ 8 <= end {
+            let b = 4 &* k
+            let a = raw.loadUnaligned(fromByteOffset: b, as: UInt64.self) & raw.loadUnaligned(fromByteOffset: b &+ 8, as: UInt64.self)
+                & raw.loadUnaligned(fromByteOffset: b &+ 16, as: UInt64.self) & raw.loadUnaligned(fromByteOffset: b &+ 24, as: UInt64.self)
+            if a & signs != signs { break }
+            k &+= 8
+        }
+        while k < end && lab[k] < 0 { k &+= 1 }
+        return k
+    }
+
     /// Whether pixel (x, y) lies on a side of the picture as the depth sees
     /// it (`rowEnds`: past a band of holes along the side, `edgeStrip`).
     @inline(__always) static func atSide(_ ends: UnsafePointer<Int32>, _ x: Int, _ y: Int) -> Bool {
