@@ -166,6 +166,19 @@ intptr_t dm_area_row_avx2(const uint8_t *first, intptr_t stride, int rows, int w
                           float *out_r, float *out_g, float *out_b);
 
 
+/* RefinePass.decide's nearest trusted colours (MatteRefiner+Decide.swift,
+ * nearestTrusted) around untrusted depth pixel (x, y) of colour (r, g, b):
+ * the squared distance to the nearest trusted (weight == 1) pixel of each
+ * side (fill == 1: the subject's, into out_bf; else into out_bb; infinity:
+ * none) within sr, widened by sr up to max_reach until both are found (to
+ * 3 sr where match_widening and the colour is within match_noise of one
+ * side). Returns whether the pixel matched one side's colour. */
+int dm_nearest_trusted_avx2(const float *weight, const float *fill, const float *lr, const float *lg,
+                            const float *lb, intptr_t dw, intptr_t dh, intptr_t x, intptr_t y, int sr,
+                            int max_reach, int match_widening, float match_noise, float r, float g, float b,
+                            float *out_bf, float *out_bb);
+
+
 #ifdef __cplusplus
 }
 #endif
