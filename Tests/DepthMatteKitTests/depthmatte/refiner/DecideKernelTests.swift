@@ -34,7 +34,7 @@ final class DecideKernelTests: XCTestCase {
             for (name, configure) in options {
                 let swift = matte(v, d, kernels: false, configure), avx2 = matte(v, d, kernels: true, configure)
                 XCTAssertEqual(swift.count, avx2.count)
-                if let i = zip(swift, avx2).firstIndex(where: { $0 != $1 }) {
+                if let i = swift.indices.first(where: { swift[$0] != avx2[$0] }) {
                     XCTFail("depth \(dw)x\(dh) \(name): value \(i) differs")
                 }
             }
