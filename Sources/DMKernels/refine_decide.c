@@ -92,6 +92,36 @@ int dm_nearest_trusted_avx2(const float *weight, const float *fill, const float 
   return matched;
 }
 
+/* RefinePass.trust's flags of one row (MatteRefiner+Trust.swift). */
+__attribute__((target("avx2")))
+intptr_t dm_trust_row_avx2(const uint8_t *label, const float *boxed, const float *mb, float *weight, intptr_t n,
+                           uint8_t unknown, float uw, int32_t *ring)
+{
+  const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps(), u = _mm256_set1_ps(uw);
+  const __m256i unk = _mm256_set1_epi32(unknown);
+  intptr_t count = 0, x = 0;
+  for (; x + 8 <= n; x += 8) {
+    const __m256i l = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(label + x)));
+    const __m256 known = _mm256_castsi256_ps(_mm256_cmpeq_epi32(l, unk));  /* (inverted below) */
+    const __m256 m = _mm256_loadu_ps(boxed + x), b = _mm256_loadu_ps(mb + x);
+    const __m256 m1 = _mm256_cmp_ps(m, one, _CMP_EQ_OQ), m0 = _mm256_cmp_ps(m, zero, _CMP_EQ_OQ);
+    const __m256 trusted = _mm256_andnot_ps(known, _mm256_or_ps(m1, _mm256_cmp_ps(b, zero, _CMP_EQ_OQ)));
+    _mm256_storeu_ps(weight + x, _mm256_blendv_ps(u, one, trusted));
+    unsigned bits = (unsigned)_mm256_movemask_ps(_mm256_andnot_ps(_mm256_or_ps(m0, m1), trusted));
+    while (bits) {
+      ring[count++] = (int32_t)(x + __builtin_ctz(bits));
+      bits &= bits - 1;
+    }
+  }
+  for (; x < n; x++) {
+    const float m = boxed[x];
+    const int trusted = label[x] != unknown && (m == 1 || mb[x] == 0);
+    weight[x] = trusted ? 1 : uw;
+    if (trusted && m != 0 && m != 1) ring[count++] = (int32_t)x;
+  }
+  return count;
+}
+
 #else
 
 int dm_nearest_trusted_avx2(const float *weight, const float *fill, const float *lr, const float *lg,
@@ -102,6 +132,14 @@ int dm_nearest_trusted_avx2(const float *weight, const float *fill, const float 
   (void)weight; (void)fill; (void)lr; (void)lg; (void)lb; (void)dw; (void)dh; (void)x; (void)y; (void)sr;
   (void)max_reach; (void)match_widening; (void)match_noise; (void)r; (void)g; (void)b;
   *out_bf = __builtin_inff(); *out_bb = __builtin_inff();
+  return 0;
+}
+
+
+intptr_t dm_trust_row_avx2(const uint8_t *label, const float *boxed, const float *mb, float *weight, intptr_t n,
+                           uint8_t unknown, float uw, int32_t *ring)
+{
+  (void)label; (void)boxed; (void)mb; (void)weight; (void)n; (void)unknown; (void)uw; (void)ring;
   return 0;
 }
 

@@ -178,6 +178,14 @@ int dm_nearest_trusted_avx2(const float *weight, const float *fill, const float 
                             int max_reach, int match_widening, float match_noise, float r, float g, float b,
                             float *out_bf, float *out_bb);
 
+/* RefinePass.trust's flags of one row of n depth pixels (MatteRefiner+Trust.swift):
+ * weight 1 where trusted (label not `unknown`, boxed label mean 1 or the
+ * background band's mean mb 0), else uw; the columns of the trusted ones
+ * with a boxed mean strictly between 0 and 1 (for wallColoured) into ring,
+ * in order. Returns their count. */
+intptr_t dm_trust_row_avx2(const uint8_t *label, const float *boxed, const float *mb, float *weight, intptr_t n,
+                           uint8_t unknown, float uw, int32_t *ring);
+
 
 #ifdef __cplusplus
 }

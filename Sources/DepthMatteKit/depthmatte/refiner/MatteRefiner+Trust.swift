@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import DMKernels
+
 /// docs/quality.md step 2, refine=guided, sub-step 2.3, first part: which depth
 /// pixels are trusted, and what the trusted ones of each side look like.
 extension RefinePass {
@@ -9,6 +11,8 @@ extension RefinePass {
     /// model (`SideProduct`).
     func trust(_ ys: Range<Int>) {
         let uw = untrustedWeight, inv = 1 / Float(k * k)
+        let ring = UnsafeMutablePointer<Int32>.allocate(capacity: avx2 ? dw : 0)
+        defer { ring.deallocate() }
         // (the band's guide rows first: `wallColoured` reads them)
         for y in ys {
             // the guide at depth resolution: the mean of each k × k block of
@@ -43,12 +47,23 @@ extension RefinePass {
             // subject readings: a depth edge that lies inside the subject's
             // colour, by a misregistration of 2, leaves subject colour there)
             let mb = backgroundBand == band ? boxed : decision
-            for x in 0..<dw {
-                let i = y * dw + x
-                let m = boxed[i]
-                var trusted = label[i] != DepthLabel.unknown.rawValue && (m == 1 || mb[i] == 0)
-                if trusted && m != 0 && m != 1 { trusted = wallColoured(x, y, guideRows: ys) }
-                weight[i] = trusted ? 1 : uw
+            if avx2 {
+                // (the ring pixels' columns from the kernel, then their colour test)
+                let row = y * dw
+                let count = dm_trust_row_avx2(label + row, boxed + row, mb + row, weight + row, dw,
+                                              DepthLabel.unknown.rawValue, uw, ring)
+                for j in 0..<count {
+                    let x = Int(ring[j])
+                    weight[row + x] = wallColoured(x, y, guideRows: ys) ? 1 : uw
+                }
+            } else {
+                for x in 0..<dw {
+                    let i = y * dw + x
+                    let m = boxed[i]
+                    var trusted = label[i] != DepthLabel.unknown.rawValue && (m == 1 || mb[i] == 0)
+                    if trusted && m != 0 && m != 1 { trusted = wallColoured(x, y, guideRows: ys) }
+                    weight[i] = trusted ? 1 : uw
+                }
             }
             // untrusted pixels: foreground if their colour is nearer the mean
             // colour of the trusted foreground than of the trusted background in
