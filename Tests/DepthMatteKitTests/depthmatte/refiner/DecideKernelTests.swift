@@ -2,11 +2,12 @@
 import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
-/// 2.3's decision (`RefinePass.decide`, its nearest-trusted-colour search
-/// by `DMKernels`' AVX2 kernel where the CPU has it) gives the same matte
-/// bits as the Swift code, for depth pictures with odd widths, narrower
-/// than eight pixels and than the search window, and for the search
-/// options (radius, match widening, thin parts).
+/// 2.3's trust and decision (`RefinePass.trust`'s row flags and
+/// `RefinePass.decide`'s nearest-trusted-colour search by `DMKernels`' AVX2
+/// kernels where the CPU has them) give the same matte bits as the Swift
+/// code, for depth pictures with odd widths, narrower than eight pixels and
+/// than the search window, and for the search options (radius, match
+/// widening, thin parts).
 final class DecideKernelTests: XCTestCase {
     func matte(_ v: TestRGB, _ d: TestDepth, kernels: Bool, _ configure: (inout MatteRefiner) -> Void) -> [UInt32] {
         var r = MatteRefiner()
@@ -28,6 +29,7 @@ final class DecideKernelTests: XCTestCase {
             ("radius 2", { $0.tuning.decisionRadius = 2 }),
             ("radius 9, no match widening", { $0.tuning.decisionRadius = 9; $0.tuning.matchWidening = false }),
             ("no thin parts", { $0.tuning.thinParts = false }),
+            ("background band 2", { $0.tuning.backgroundBand = 2 }),
         ]
         for (vw, vh, dw, dh) in [(14, 10, 7, 5), (26, 18, 13, 9), (62, 34, 31, 17), (97, 61, 50, 31), (333, 201, 161, 91)] {
             let v = TestRGB(width: vw, height: vh, layout: .bgra), d = TestDepth(width: dw, height: dh)
