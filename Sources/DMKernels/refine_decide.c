@@ -122,6 +122,32 @@ intptr_t dm_trust_row_avx2(const uint8_t *label, const float *boxed, const float
   return count;
 }
 
+/* RefinePass.labelTable's row: out[x] = above[x] + the sum of Int32(row[0 ... x]),
+ * eight columns a step (integer sums, wrapping as the Swift code's &+). */
+__attribute__((target("avx2")))
+void dm_label_table_row_avx2(const float *row, const int32_t *above, int32_t *out, intptr_t w)
+{
+  __m256i run = _mm256_setzero_si256();
+  const __m256i last = _mm256_set1_epi32(7), mid = _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3);
+  intptr_t x = 0;
+  for (; x + 8 <= w; x += 8) {
+    __m256i v = _mm256_cvttps_epi32(_mm256_loadu_ps(row + x));
+    v = _mm256_add_epi32(v, _mm256_slli_si256(v, 4));
+    v = _mm256_add_epi32(v, _mm256_slli_si256(v, 8));
+    /* (the low half's total into the high half) */
+    const __m256i low = _mm256_blend_epi32(_mm256_setzero_si256(), _mm256_permutevar8x32_epi32(v, mid), 0xf0);
+    v = _mm256_add_epi32(_mm256_add_epi32(v, low), run);
+    _mm256_storeu_si256((__m256i *)(out + x),
+                        _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(above + x)), v));
+    run = _mm256_permutevar8x32_epi32(v, last);
+  }
+  uint32_t r = (uint32_t)_mm256_cvtsi256_si32(run);
+  for (; x < w; x++) {
+    r += (uint32_t)(int32_t)row[x];
+    out[x] = (int32_t)((uint32_t)above[x] + r);
+  }
+}
+
 #else
 
 int dm_nearest_trusted_avx2(const float *weight, const float *fill, const float *lr, const float *lg,
@@ -141,6 +167,12 @@ intptr_t dm_trust_row_avx2(const uint8_t *label, const float *boxed, const float
 {
   (void)label; (void)boxed; (void)mb; (void)weight; (void)n; (void)unknown; (void)uw; (void)ring;
   return 0;
+}
+
+
+void dm_label_table_row_avx2(const float *row, const int32_t *above, int32_t *out, intptr_t w)
+{
+  (void)row; (void)above; (void)out; (void)w;
 }
 
 #endif

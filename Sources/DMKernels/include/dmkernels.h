@@ -186,6 +186,11 @@ int dm_nearest_trusted_avx2(const float *weight, const float *fill, const float 
 intptr_t dm_trust_row_avx2(const uint8_t *label, const float *boxed, const float *mb, float *weight, intptr_t n,
                            uint8_t unknown, float uw, int32_t *ring);
 
+/* RefinePass.labelTable's row of the summed-area table of `fill` (w columns;
+ * integer-valued): out[x] = above[x] + the sum of row[0 ... x] as Int32
+ * (wrapping). */
+void dm_label_table_row_avx2(const float *row, const int32_t *above, int32_t *out, intptr_t w);
+
 
 #ifdef __cplusplus
 }

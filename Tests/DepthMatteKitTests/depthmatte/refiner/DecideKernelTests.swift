@@ -2,9 +2,10 @@
 import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
-/// 2.3's trust and decision (`RefinePass.trust`'s row flags and
-/// `RefinePass.decide`'s nearest-trusted-colour search by `DMKernels`' AVX2
-/// kernels where the CPU has them) give the same matte bits as the Swift
+/// 2.3's trust and decision (`RefinePass.labelTable`'s rows,
+/// `RefinePass.trust`'s row flags and `RefinePass.decide`'s
+/// nearest-trusted-colour search by `DMKernels`' AVX2 kernels where the CPU
+/// has them) give the same matte bits as the Swift
 /// code, for depth pictures with odd widths, narrower than eight pixels and
 /// than the search window, and for the search options (radius, match
 /// widening, thin parts).
