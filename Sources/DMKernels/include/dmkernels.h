@@ -166,6 +166,32 @@ intptr_t dm_area_row_avx2(const uint8_t *first, intptr_t stride, int rows, int w
                           float *out_r, float *out_g, float *out_b);
 
 
+/* RefinePass.decide's nearest trusted colours (MatteRefiner+Decide.swift,
+ * nearestTrusted) around untrusted depth pixel (x, y) of colour (r, g, b):
+ * the squared distance to the nearest trusted (weight == 1) pixel of each
+ * side (fill == 1: the subject's, into out_bf; else into out_bb; infinity:
+ * none) within sr, widened by sr up to max_reach until both are found (to
+ * 3 sr where match_widening and the colour is within match_noise of one
+ * side). Returns whether the pixel matched one side's colour. */
+int dm_nearest_trusted_avx2(const float *weight, const float *fill, const float *lr, const float *lg,
+                            const float *lb, intptr_t dw, intptr_t dh, intptr_t x, intptr_t y, int sr,
+                            int max_reach, int match_widening, float match_noise, float r, float g, float b,
+                            float *out_bf, float *out_bb);
+
+/* RefinePass.trust's flags of one row of n depth pixels (MatteRefiner+Trust.swift):
+ * weight 1 where trusted (label not `unknown`, boxed label mean 1 or the
+ * background band's mean mb 0), else uw; the columns of the trusted ones
+ * with a boxed mean strictly between 0 and 1 (for wallColoured) into ring,
+ * in order. Returns their count. */
+intptr_t dm_trust_row_avx2(const uint8_t *label, const float *boxed, const float *mb, float *weight, intptr_t n,
+                           uint8_t unknown, float uw, int32_t *ring);
+
+/* RefinePass.labelTable's row of the summed-area table of `fill` (w columns;
+ * integer-valued): out[x] = above[x] + the sum of row[0 ... x] as Int32
+ * (wrapping). */
+void dm_label_table_row_avx2(const float *row, const int32_t *above, int32_t *out, intptr_t w);
+
+
 #ifdef __cplusplus
 }
 #endif

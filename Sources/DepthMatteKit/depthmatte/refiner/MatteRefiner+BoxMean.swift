@@ -250,6 +250,11 @@ extension RefinePass {
         for y in rows {
             let row = fill + y * w, above = (y - rows.lowerBound) * sw, out = above + sw
             put(out, 0)
+            if avx2 {
+                let T = S.assumingMemoryBound(to: Int32.self)
+                dm_label_table_row_avx2(row, T + above + 1, T + out + 1, w)
+                continue
+            }
             var run: Int32 = 0
             for x in 0..<w {
                 run &+= Int32(row[x])

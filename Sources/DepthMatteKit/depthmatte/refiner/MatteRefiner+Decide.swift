@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import DMKernels
+
 /// docs/quality.md step 2, refine=guided, sub-step 2.3, second part: the decision
 /// of each untrusted pixel by colour.
 extension RefinePass {
@@ -21,7 +23,8 @@ extension RefinePass {
                 var p = fill[i]
                 var nearest = false
                 if sr > 0 {
-                    let (bf, bb, matched) = nearestTrusted(x, y, i, R, G, B, Lr, Lg, Lb, unknown)
+                    let (bf, bb, matched) = avx2 ? nearestTrustedAVX2(x, y, i, R, G, B, Lr, Lg, Lb, unknown)
+                        : nearestTrusted(x, y, i, R, G, B, Lr, Lg, Lb, unknown)
                     if bf < .infinity && bb < .infinity {
                         p = bb / max(bf + bb, 1e-12)
                         nearest = true
@@ -129,6 +132,19 @@ extension RefinePass {
             reach += sr
         }
         return (bf, bb, matched)
+    }
+
+    /// `nearestTrusted` by `DMKernels`' AVX2 kernel (the same bits).
+    @inline(__always)
+    private func nearestTrustedAVX2(_ x: Int, _ y: Int, _ i: Int, _ R: Float, _ G: Float, _ B: Float,
+                                    _ Lr: UnsafeMutablePointer<Float>, _ Lg: UnsafeMutablePointer<Float>,
+                                    _ Lb: UnsafeMutablePointer<Float>, _ unknown: UInt8) -> (Float, Float, Bool) {
+        let sr = decisionRadius
+        let maxReach = label[i] == unknown && fill[i] == 1 ? 3 * sr : sr
+        var bf = Float.infinity, bb = Float.infinity
+        let matched = dm_nearest_trusted_avx2(weight, fill, Lr, Lg, Lb, dw, dh, x, y, Int32(sr), Int32(maxReach),
+                                              matchWidening ? 1 : 0, matchNoise, R, G, B, &bf, &bb)
+        return (bf, bb, matched != 0)
     }
 
     /// The thin-part colour distance (`thinParts`): the nearest colour of a

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+import DMKernels
+
 /// docs/quality.md step 2, refine=guided, sub-step 2.3, first part: which depth
 /// pixels are trusted, and what the trusted ones of each side look like.
 extension RefinePass {
@@ -9,6 +11,9 @@ extension RefinePass {
     /// model (`SideProduct`).
     func trust(_ ys: Range<Int>) {
         let uw = untrustedWeight, inv = 1 / Float(k * k)
+        let ring = UnsafeMutablePointer<Int32>.allocate(capacity: avx2 ? dw : 0)
+        defer { ring.deallocate() }
+        // (the band's guide rows first: `wallColoured` reads them)
         for y in ys {
             // the guide at depth resolution: the mean of each k × k block of
             // grid cells (summed row by row, left to right, from 0)
@@ -33,6 +38,8 @@ extension RefinePass {
                     x += 1
                 }
             }
+        }
+        for y in ys {
             // (background readings by their own band when it differs: the
             // `decision` plane holds the label's mean over it until `decide`;
             // one in the ring between the two bands is trusted only if its
@@ -40,12 +47,23 @@ extension RefinePass {
             // subject readings: a depth edge that lies inside the subject's
             // colour, by a misregistration of 2, leaves subject colour there)
             let mb = backgroundBand == band ? boxed : decision
-            for x in 0..<dw {
-                let i = y * dw + x
-                let m = boxed[i]
-                var trusted = label[i] != DepthLabel.unknown.rawValue && (m == 1 || mb[i] == 0)
-                if trusted && m != 0 && m != 1 { trusted = wallColoured(x, y) }
-                weight[i] = trusted ? 1 : uw
+            if avx2 {
+                // (the ring pixels' columns from the kernel, then their colour test)
+                let row = y * dw
+                let count = dm_trust_row_avx2(label + row, boxed + row, mb + row, weight + row, dw,
+                                              DepthLabel.unknown.rawValue, uw, ring)
+                for j in 0..<count {
+                    let x = Int(ring[j])
+                    weight[row + x] = wallColoured(x, y, guideRows: ys) ? 1 : uw
+                }
+            } else {
+                for x in 0..<dw {
+                    let i = y * dw + x
+                    let m = boxed[i]
+                    var trusted = label[i] != DepthLabel.unknown.rawValue && (m == 1 || mb[i] == 0)
+                    if trusted && m != 0 && m != 1 { trusted = wallColoured(x, y, guideRows: ys) }
+                    weight[i] = trusted ? 1 : uw
+                }
             }
             // untrusted pixels: foreground if their colour is nearer the mean
             // colour of the trusted foreground than of the trusted background in
@@ -89,16 +107,29 @@ extension RefinePass {
 
     /// A background reading in the ring between `backgroundBand` and `band`:
     /// its colour is nearer (squared RGB) the other background readings
-    /// within `band` than the subject readings there.
-    func wallColoured(_ x: Int, _ y: Int) -> Bool {
-        let c = gridColour(x, y)
+    /// within `band` than the subject readings there. The colours of rows
+    /// `guideRows` are read from `L` where k is a power of two (k · k cells
+    /// summed in `gridColour`'s order, times 1 / (k · k), which is exact:
+    /// the same bits as its division; the sign of a zero sum aside, which
+    /// the squared distance drops).
+    func wallColoured(_ x: Int, _ y: Int, guideRows: Range<Int>) -> Bool {
+        let fromL = k & (k - 1) == 0
+        let Lr = L[.r], Lg = L[.g], Lb = L[.b]
+        @inline(__always) func colour(_ x: Int, _ y: Int) -> SIMD4<Float> {
+            if fromL && guideRows.contains(y) {
+                let i = y * dw + x
+                return SIMD4(Lr[i], Lg[i], Lb[i], 0)
+            }
+            return gridColour(x, y)
+        }
+        let c = colour(x, y)
         var du = Float.infinity, db = Float.infinity
         let subject = DepthLabel.subject.rawValue, background = DepthLabel.background.rawValue
         for yy in max(0, y - band)...min(dh - 1, y + band) {
             for xx in max(0, x - band)...min(dw - 1, x + band) where xx != x || yy != y {
                 let l = label[yy * dw + xx]
                 if l != subject && l != background { continue }
-                let e = gridColour(xx, yy) - c
+                let e = colour(xx, yy) - c
                 let d = (e * e).sum()
                 if l == subject { du = min(du, d) } else { db = min(db, d) }
             }
