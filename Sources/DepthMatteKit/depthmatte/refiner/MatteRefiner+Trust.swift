@@ -10,9 +10,12 @@ extension RefinePass {
     /// from the grid cells to each depth cell; the products of the two-colour
     /// model (`SideProduct`).
     func trust(_ ys: Range<Int>) {
+        // the ring columns of a row (the AVX2 kernel's), on the stack: no heap allocation per frame
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: avx2 ? max(dw, 1) : 1) { trust(ys, ring: $0.baseAddress!) }
+    }
+
+    private func trust(_ ys: Range<Int>, ring: UnsafeMutablePointer<Int32>) {
         let uw = untrustedWeight, inv = 1 / Float(k * k)
-        let ring = UnsafeMutablePointer<Int32>.allocate(capacity: avx2 ? dw : 0)
-        defer { ring.deallocate() }
         // (the band's guide rows first: `wallColoured` reads them)
         for y in ys {
             // the guide at depth resolution: the mean of each k × k block of
