@@ -286,7 +286,8 @@ struct RefinePass {
             MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
                                  into: grid.base, planeStride: gn, columnSums: videoSums + b * 2 * video.width, avx2: avx2)
         case .trust:
-            trust(share(dh, b))
+            // the band's `tmp` is free in this phase (4·n floats; the ring needs dw)
+            (tmp + b * 4 * n).withMemoryRebound(to: Int32.self, capacity: dw) { trust(share(dh, b), ring: $0) }
         case .sideMeans:
             boxMeans(b, src: side.base, step: n, dst: sideMeans.base, planes: SideProduct.allCases.count,
                      firstRadius: radius, radius: radius)  // (not run without `needsSideMeans`)

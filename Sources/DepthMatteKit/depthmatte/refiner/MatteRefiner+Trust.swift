@@ -9,12 +9,8 @@ extension RefinePass {
     /// depth and colour all fall into the untrusted band); the guide averaged
     /// from the grid cells to each depth cell; the products of the two-colour
     /// model (`SideProduct`).
-    func trust(_ ys: Range<Int>) {
-        // the ring columns of a row (the AVX2 kernel's), on the stack: no heap allocation per frame
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: avx2 ? max(dw, 1) : 1) { trust(ys, ring: $0.baseAddress!) }
-    }
-
-    private func trust(_ ys: Range<Int>, ring: UnsafeMutablePointer<Int32>) {
+    /// `ring`: room for `dw` columns (the band's scratch; the AVX2 kernel's ring columns of a row).
+    func trust(_ ys: Range<Int>, ring: UnsafeMutablePointer<Int32>) {
         let uw = untrustedWeight, inv = 1 / Float(k * k)
         // (the band's guide rows first: `wallColoured` reads them)
         for y in ys {
