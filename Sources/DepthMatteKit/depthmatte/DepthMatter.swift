@@ -252,13 +252,12 @@ public struct MatteResult: Equatable {
             refiner.reset()
             if let f = fused(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: result) {
                 result.personUsed = true
-                result.cutoff = f.cutoff
                 DepthThreshold.mask(depth: f.guide, scale: plan.depthScale, cutoff: f.cutoff, into: &mask)
                 return
             }
             let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
-            result.cutoff = subjectCutoff(cutoff, plan, result)
-            DepthThreshold.mask(depth: subject, scale: plan.depthScale, cutoff: result.cutoff, into: &mask)
+            DepthThreshold.mask(depth: subject, scale: plan.depthScale, cutoff: subjectCutoff(cutoff, plan, result),
+                                into: &mask)
         case .guided:
             // The guided filter's cost grows with the depth resolution while
             // its result hardly improves past ~360 px: larger depth maps are
@@ -272,7 +271,6 @@ public struct MatteResult: Equatable {
                 (guide, keyAt) = (keepSubject(small, plan, cutoff: cutoff, video: video),
                                   subjectCutoff(cutoff, plan, result))
             }
-            result.cutoff = keyAt
             refiner.refine(depth: guide, scale: plan.depthScale, cutoff: keyAt,
                            video: video, pool: pool, threads: threads, into: &mask)
             if refiner.motion.applied && guide.width > 0 && guide.height > 0 {

@@ -458,26 +458,6 @@ final class DepthMatterTests: XCTestCase {
         XCTAssertEqual(run(m, Self.sharp(), video: video, depth: half, output: out).coverage, 0.5, accuracy: 1e-12)
     }
 
-    /// The message's cutoff is the one keyed: in mode=nearest a room with
-    /// nobody in it keys nothing at 0 m (the lock falls back to the
-    /// preset), and a subject's frame reports the lock's cutoff it keyed at.
-    func testResultCutoffIsTheOneKeyed() {
-        let m = DepthMatter()
-        let video = Self.makeVideo(64, 48)
-        let out = TestRGB(width: 64, height: 48)
-        var s = DMDepthMatteSettings.defaults
-        s.mode = KeyingMode.nearest.rawValue
-        s.refine = MatteRefine.none.rawValue
-        let empty = run(m, s, video: video, depth: TestDepth(width: 32, height: 24, fill: 4000), output: out)
-        XCTAssertEqual(empty.lockSource, .fixed)
-        XCTAssertEqual(empty.cutoff, 0)
-        XCTAssertEqual(empty.coverage, 0)
-        s.mode = KeyingMode.fixed.rawValue
-        s.cutoff = 2.5
-        let fixed = run(m, s, video: video, depth: TestDepth(width: 32, height: 24, fill: 4000), output: out)
-        XCTAssertEqual(fixed.cutoff, 2.5)
-    }
-
     func testPaddedDepthAndOutputRows() {
         let depth = Self.rectangleScene(padding: 5)
         let video = Self.makeVideo(32, 24, layout: .rgb, padding: 1)
