@@ -149,8 +149,26 @@ def test_cutoff_before_any_face_and_fixed_mode():
         run_frames(k, 1, scene_depth())
         k.m.set_property("mode", "fixed")          # changed while PLAYING
         run_frames(k, 1, scene_depth())
-        cut = [m.get_value("cutoff") for m in k.messages()]
+        msgs = k.messages()
+        cut = [m.get_value("cutoff") for m in msgs]
         assert cut == pytest.approx([1.5, 1.05, 1.5])
+        # every frame was cut at the lock's cutoff (the original lock keys without a subject too)
+        assert [m.get_value("keyed-cutoff") for m in msgs] == pytest.approx(cut)
+    finally:
+        k.stop()
+
+
+def test_keyed_cutoff_is_zero_where_nothing_is_keyed():
+    # mode=nearest over an empty room: no subject, subject-only keys nothing at 0 m
+    # while the lock's cutoff stays the property's
+    k = Keyer("mode=nearest cutoff=1.5", size=(W, H), depth_size=(DW, DH))
+    try:
+        run_frames(k, 2, np.full((DH, DW), 3.0), faces=None)
+        msgs = k.messages()
+        assert [m.get_value("lock") for m in msgs] == ["fixed", "fixed"]
+        assert [m.get_value("cutoff") for m in msgs] == pytest.approx([1.5, 1.5])
+        assert [m.get_value("keyed-cutoff") for m in msgs] == [0, 0]
+        assert [m.get_value("coverage") for m in msgs] == [0, 0]
     finally:
         k.stop()
 

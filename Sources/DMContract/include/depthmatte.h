@@ -121,7 +121,10 @@ typedef struct {
 typedef struct {
   int32_t face_found;     /* a face box was used to set the cutoff on this frame */
   double face_depth;      /* metres; 0 when no valid depth was found in the face */
-  double cutoff;          /* metres, the cutoff used for this frame */
+  double cutoff;          /* metres, the lock's cutoff for this frame */
+  double keyed_cutoff;    /* metres, the depth the matte was cut at: 0 when
+                           * subject-only found no subject; under a person
+                           * prior the farthest depth the fusion kept */
   double coverage;        /* fraction of output pixels with matte > 0.5 */
   int32_t lock_source;    /* 0 fixed, 1 face, 2 tracked, 3 nearest */
   DMBox face_box;         /* the face box (video pixels) that set the cutoff; all 0 when face_found is 0 */

@@ -9,8 +9,13 @@ public struct MatteResult: Equatable {
     public var faceFound = false
     /// Metres; 0 when no face depth was measured on this frame.
     public var faceDepth = 0.0
-    /// Metres: the cutoff used.
+    /// Metres: the lock's cutoff (the property's in mode=fixed).
     public var cutoff = 0.0
+    /// Metres: the depth the matte was cut at: 0 when subject-only found no
+    /// subject, under a person prior the farthest depth the fusion kept,
+    /// else `cutoff` (0 without a depth cut: the focus modes,
+    /// person-prior=alone, no depth).
+    public var keyedCutoff = 0.0
     /// Fraction of output pixels with matte > 0.5.
     public var coverage = 0.0
     /// Where the cutoff came from.
@@ -246,18 +251,20 @@ public struct MatteResult: Equatable {
             blurAndGamma(soften, threads: threads)
         case .original(let soften):
             refiner.reset()
+            result.keyedCutoff = cutoff
             DepthThreshold.mask(depth: depth, scale: plan.depthScale, cutoff: cutoff, into: &mask)
             blurAndGamma(soften, threads: threads)
         case .hardThreshold:
             refiner.reset()
             if let f = fused(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: result) {
                 result.personUsed = true
+                result.keyedCutoff = f.cutoff
                 DepthThreshold.mask(depth: f.guide, scale: plan.depthScale, cutoff: f.cutoff, into: &mask)
                 return
             }
             let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
-            DepthThreshold.mask(depth: subject, scale: plan.depthScale, cutoff: subjectCutoff(cutoff, plan, result),
-                                into: &mask)
+            result.keyedCutoff = subjectCutoff(cutoff, plan, result)
+            DepthThreshold.mask(depth: subject, scale: plan.depthScale, cutoff: result.keyedCutoff, into: &mask)
         case .guided:
             // The guided filter's cost grows with the depth resolution while
             // its result hardly improves past ~360 px: larger depth maps are
@@ -271,6 +278,7 @@ public struct MatteResult: Equatable {
                 (guide, keyAt) = (keepSubject(small, plan, cutoff: cutoff, video: video),
                                   subjectCutoff(cutoff, plan, result))
             }
+            result.keyedCutoff = keyAt
             refiner.refine(depth: guide, scale: plan.depthScale, cutoff: keyAt,
                            video: video, pool: pool, threads: threads, into: &mask)
             if refiner.motion.applied && guide.width > 0 && guide.height > 0 {

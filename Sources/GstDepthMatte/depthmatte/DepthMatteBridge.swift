@@ -41,7 +41,7 @@ public func dm_depthmatte_process(_ state: UnsafeMutableRawPointer?, _ settings:
         output: RGBImageView(f.output), faces: s.faces)
     let box = r.faceBox.map { DMBox(x: Int32($0.x), y: Int32($0.y), width: Int32($0.width), height: Int32($0.height)) }
     result.pointee = DMDepthMatteResult(face_found: r.faceFound ? 1 : 0, face_depth: r.faceDepth,
-                                        cutoff: r.cutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue,
+                                        cutoff: r.cutoff, keyed_cutoff: r.keyedCutoff, coverage: r.coverage, lock_source: r.lockSource.rawValue,
                                         face_box: box ?? DMBox(), camera_moving: r.cameraMoving ? 1 : 0,
                                         camera_shift_x: r.cameraShiftX, camera_shift_y: r.cameraShiftY,
                                         person_used: r.personUsed ? 1 : 0,
