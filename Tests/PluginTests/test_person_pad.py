@@ -121,6 +121,10 @@ def test_the_probability_decides_which_depth_pieces_are_the_person(prior, pillar
         assert m[H // 2, W // 2] == pillar, "pillar"
         msgs = k.messages("depthmatte")
         assert msgs and all(s.get_value("person") == (prior == "fuse") for s in msgs)
+        # the cut: just behind the subject the fusion kept (0.8 m), or the property's 1 m
+        keyed = 0.81 if prior == "fuse" else 1.0
+        assert all(s.get_value("keyed-cutoff") == pytest.approx(keyed, abs=0.005) for s in msgs[1:])
+        assert all(s.get_value("cutoff") == pytest.approx(1.0) for s in msgs)
     finally:
         k.stop()
 
