@@ -4,7 +4,8 @@
 /// owns its tensors, a pool lends at most `cap` instances and hands a
 /// released one to the next caller waiting, and the data folder's search
 /// names every place it looked. Needs the runtime and models that
-/// scripts/setup unpacks (scripts/test sets DEPTHMATTE_DATA_DIR).
+/// scripts/setup unpacks: DEPTHMATTE_DATA_DIR, else this checkout's
+/// .build/depthmatte-data.
 import CLiteRT
 @testable import GstDepthMatte
 import Foundation
@@ -12,9 +13,16 @@ import XCTest
 
 final class LearnedModelsTests: XCTestCase {
     override func setUpWithError() throws {
-        let dir = ProcessInfo.processInfo.environment["DEPTHMATTE_DATA_DIR"] ?? ""
-        guard !dir.isEmpty, FileManager.default.fileExists(atPath: dir + "/libLiteRt.so") else {
-            XCTFail("DEPTHMATTE_DATA_DIR does not hold the LiteRT runtime (scripts/setup unpacks it; scripts/test sets it)")
+        var dir = ProcessInfo.processInfo.environment["DEPTHMATTE_DATA_DIR"] ?? ""
+        if dir.isEmpty {
+            // Tests/BridgeTests/<this file> -> the checkout's .build/depthmatte-data
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent()
+            dir = root.appendingPathComponent(".build/depthmatte-data").path
+            setenv("DEPTHMATTE_DATA_DIR", dir, 1)
+        }
+        guard FileManager.default.fileExists(atPath: dir + "/libLiteRt.so") else {
+            XCTFail("\(dir) does not hold the LiteRT runtime (scripts/setup unpacks it there; DEPTHMATTE_DATA_DIR names another folder)")
             throw XCTSkip("no runtime")
         }
     }
