@@ -12,13 +12,13 @@ import DMContract
 
 /// An element's settings struct, with the contract's
 /// `dm_<element>_settings_init` that fills it.
-@_spi(Bench) public protocol ElementSettings {
+public protocol ElementSettings {
     init()
     static var initialise: SettingsInit<Self> { get }
 }
 
 /// A contract's `dm_<element>_settings_init`.
-@_spi(Bench) public typealias SettingsInit<Settings> = (UnsafeMutablePointer<Settings>) -> Void
+public typealias SettingsInit<Settings> = (UnsafeMutablePointer<Settings>) -> Void
 
 extension ElementSettings {
     /// Every property at its default (depthmatte's `frame_duration` 0, the
@@ -30,12 +30,12 @@ extension ElementSettings {
     }
 }
 
-extension DMDepthMatteSettings: ElementSettings { @_spi(Bench) public static var initialise: SettingsInit<Self> { dm_depthmatte_settings_init } }
-extension DMDepthViewSettings: ElementSettings { @_spi(Bench) public static var initialise: SettingsInit<Self> { dm_depthview_settings_init } }
-extension DMRGBDTestSrcSettings: ElementSettings { @_spi(Bench) public static var initialise: SettingsInit<Self> { dm_rgbdtestsrc_settings_init } }
-extension DMSparkleSettings: ElementSettings { @_spi(Bench) public static var initialise: SettingsInit<Self> { dm_sparkle_settings_init } }
-extension DMFrameStackSettings: ElementSettings { @_spi(Bench) public static var initialise: SettingsInit<Self> { dm_framestack_settings_init } }
-extension DMDepthAlignSettings: ElementSettings { @_spi(Bench) public static var initialise: SettingsInit<Self> { dm_depthalign_settings_init } }
+extension DMDepthMatteSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_depthmatte_settings_init } }
+extension DMDepthViewSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_depthview_settings_init } }
+extension DMRGBDTestSrcSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_rgbdtestsrc_settings_init } }
+extension DMSparkleSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_sparkle_settings_init } }
+extension DMFrameStackSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_framestack_settings_init } }
+extension DMDepthAlignSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_depthalign_settings_init } }
 
 /// A kit enum whose raw values are a C enum's (an ENUM row's values).
 protocol PropertyEnum: CaseIterable, RawRepresentable where RawValue == Int32 {}

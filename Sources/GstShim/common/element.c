@@ -233,7 +233,7 @@ dm_video_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
 }
 
-void
+GstBaseTransformClass *
 dm_video_filter_class_init (gpointer klass, const DMElementInfo * info)
 {
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
@@ -242,6 +242,32 @@ dm_video_filter_class_init (gpointer klass, const DMElementInfo * info)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (dm_video_filter_before_transform);
   trans_class->passthrough_on_same_caps = FALSE;
+  return trans_class;
+}
+
+/* The Swift state reset; the models stay loaded for the next start. */
+static gboolean
+dm_learned_stop (GstBaseTransform * trans)
+{
+  const DMPropTable *t = g_type_get_qdata (G_OBJECT_TYPE (trans),
+      dm_prop_table_quark ());
+  void *state = *(void **) G_STRUCT_MEMBER_P (trans, t->state_offset);
+
+  if (state)
+    dm_state_reset (state);
+  return TRUE;
+}
+
+GstBaseTransformClass *
+dm_learned_class_init (gpointer klass, const DMElementInfo * info,
+    gboolean (*start) (GstBaseTransform * trans))
+{
+  GstBaseTransformClass *trans_class = dm_video_filter_class_init (klass, info);
+
+  g_return_val_if_fail (info->state_offset >= 0, trans_class);
+  trans_class->start = start;
+  trans_class->stop = GST_DEBUG_FUNCPTR (dm_learned_stop);
+  return trans_class;
 }
 
 void

@@ -22,6 +22,7 @@
 #ifndef DM_ELEMENT_H
 #define DM_ELEMENT_H
 #include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
 #include "dmcommon.h"
 
 typedef enum {
@@ -104,8 +105,9 @@ void dm_element_init (gpointer instance);
 /* The GstVideoFilter elements (depthview, depthalign, sparkle), on top of
  * dm_element_class_init: controlled properties follow the stream time
  * (before_transform), and equal caps on both sides never make the element a
- * passthrough by themselves. */
-void dm_video_filter_class_init (gpointer klass, const DMElementInfo * info);
+ * passthrough by themselves. Returns the class for the element's own vfuncs. */
+GstBaseTransformClass *dm_video_filter_class_init (gpointer klass,
+    const DMElementInfo * info);
 
 /* Their instance init, after the settings' defaults: dm_element_init, one
  * clear error for caps the sink pad cannot take, and both pads' negotiated
@@ -149,6 +151,34 @@ GstStructure *dm_pool_config (GstBufferPool * pool, GstQuery * query,
  * `segment`): GstController bindings apply only when an element syncs them. */
 void dm_props_sync (GstObject * object, const GstSegment * segment,
     GstClockTime pts);
+
+/* The learned elements (personmask, mpfacedetect), on top of
+ * dm_video_filter_class_init: `start` (DM_LEARNED_START) opens the models,
+ * stop resets the Swift state (the models stay loaded). Returns the class
+ * for the element's own vfuncs. */
+GstBaseTransformClass *dm_learned_class_init (gpointer klass,
+    const DMElementInfo * info, gboolean (*start) (GstBaseTransform * trans));
+
+/* Define `prefix`_start, a learned element's start: the settings copied, the
+ * Swift state made once (dm_`name`_new), the models opened with
+ * dm_`name`_start; `unavailable` set when they are not, and the outcome
+ * reported (dm_learned_start_report with `model` and `instead`). */
+#define DM_LEARNED_START(prefix, Instance, Settings, name, model, instead) \
+  static gboolean prefix##_start (GstBaseTransform * trans) \
+  { \
+    Instance *self = (Instance *) trans; \
+    Settings settings; \
+    char why[512] = ""; \
+    DM_COPY_SETTINGS (self, settings); \
+    if (!self->state) \
+      self->state = dm_##name##_new (); \
+    self->unavailable = dm_##name##_start (self->state, &settings, why, \
+        sizeof why) != 0; \
+    dm_learned_start_report (GST_ELEMENT (self), !self->unavailable, model, \
+        why, instead); \
+    return TRUE; \
+  } \
+  G_STATIC_ASSERT (1)
 
 /* The end of a learned element's start (personmask, mpfacedetect): when its
  * models are not `ready`, one RESOURCE/NOT_FOUND WARNING "<element> has no

@@ -185,9 +185,8 @@ static const DMElementInfo element_info = {
 static void
 gst_sparkle_class_init (GstSparkleClass * klass)
 {
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstBaseTransformClass *trans_class = dm_video_filter_class_init (klass, &element_info);
 
-  dm_video_filter_class_init (klass, &element_info);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_sparkle_start);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_sparkle_sink_event);
   GST_VIDEO_FILTER_CLASS (klass)->transform_frame_ip =
