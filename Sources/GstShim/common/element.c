@@ -18,6 +18,7 @@ typedef struct
   gssize state_offset;          /* of the instance's Swift state, or -1 */
   void (*free_more) (GObject * object);
   gsize calibration_offset;     /* of the instance's calibration, or 0 */
+  const gchar *changed_only;    /* the one property `changed` follows, or NULL */
 } DMPropTable;
 
 G_DEFINE_QUARK (dm-prop-table, dm_prop_table);
@@ -74,6 +75,14 @@ transfer (GObject * object, gsize settings_offset, const DMPropSpec * spec,
 #undef TRANSFER
 }
 
+/* Whether the table's `changed` hook follows `spec`. */
+static gboolean
+follows (const DMPropTable * t, const DMPropSpec * spec)
+{
+  return t->changed && (!t->changed_only
+      || g_str_equal (spec->name, t->changed_only));
+}
+
 static const DMPropSpec *
 spec_for (GObject * object, guint prop_id, GParamSpec * pspec,
     const DMPropTable ** table)
@@ -103,7 +112,7 @@ dm_props_set_property (GObject * object, guint prop_id, const GValue * value,
   transfer (object, t->settings_offset, spec, (GValue *) value, TRUE);
   new_value = read_field (spec, field);
   GST_OBJECT_UNLOCK (object);
-  if (t->changed)
+  if (follows (t, spec))
     t->changed (object, spec, old_value, new_value);
 }
 
@@ -194,6 +203,7 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   t->specs = info->specs;
   t->n_specs = info->n_specs;
   t->changed = info->changed;
+  t->changed_only = info->changed_only;
   t->settings_offset = info->settings_offset;
   t->state_offset = info->state_offset;
   t->free_more = info->free_more;
@@ -222,7 +232,8 @@ dm_element_init (gpointer instance)
   for (i = 0; i < t->n_specs; i++) {
     gdouble v = read_field (&t->specs[i], G_STRUCT_MEMBER_P (instance,
             t->settings_offset + t->specs[i].offset));
-    t->changed (G_OBJECT (instance), &t->specs[i], v, v);
+    if (follows (t, &t->specs[i]))
+      t->changed (G_OBJECT (instance), &t->specs[i], v, v);
   }
 }
 

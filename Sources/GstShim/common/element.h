@@ -53,7 +53,8 @@ typedef struct {
     G_STRUCT_OFFSET (Settings, field) },
 
 /* Called after a property changed (outside the object lock), with the old and
- * the new value as doubles; NULL when the element needs no hook. */
+ * the new value as doubles: every property, or the one DMElementInfo's
+ * `changed_only` names; NULL when the element needs no hook. */
 typedef void (*DMPropChanged) (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value);
 
@@ -75,6 +76,8 @@ typedef struct
    * shared finalize; 0 for none (offset 0 is the parent instance, never a
    * calibration) */
   gsize calibration_offset;
+  /* The one property `changed` follows (by name), or NULL for every one */
+  const gchar *changed_only;
 } DMElementInfo;
 
 /* The element's metadata and pad templates; every row as a GObject property
@@ -85,7 +88,7 @@ typedef struct
 void dm_element_class_init (gpointer klass, const DMElementInfo * info);
 
 /* Instance init, after the settings have their defaults: the `changed` hook
- * once per row with the initial value as old and new, so base-class state
+ * once per row it follows with the initial value as old and new, so base-class state
  * that follows a property (is-live, draw's passthrough) is set in that one
  * place. */
 void dm_element_init (gpointer instance);

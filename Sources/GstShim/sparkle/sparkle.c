@@ -167,9 +167,8 @@ static void
 gst_sparkle_property_changed (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value)
 {
-  if (g_str_equal (spec->name, "draw"))
-    gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (object),
-        new_value == 0);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (object),
+      new_value == 0);
 }
 
 static const DMElementInfo element_info = {
@@ -179,7 +178,7 @@ static const DMElementInfo element_info = {
       "brighter; with alpha, only where alpha > 0.5",
   DM_ELEMENT_PROPERTIES (properties), gst_sparkle_property_changed,
   DM_ELEMENT_LAYOUT (GstSparkle),
-  {&sink_template, &src_template}
+  {&sink_template, &src_template}, NULL, 0, "draw"
 };
 
 static void
