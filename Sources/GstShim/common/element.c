@@ -256,7 +256,8 @@ dm_video_filter_class_init (gpointer klass, const DMElementInfo * info)
   return trans_class;
 }
 
-/* The Swift state reset; the models stay loaded for the next start. */
+/* A learned element's stop: its Swift state forgets the stream (last frames
+ * and results, dm_state_reset); what start opened stays for the next one. */
 static gboolean
 dm_learned_stop (GstBaseTransform * trans)
 {

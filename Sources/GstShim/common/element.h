@@ -88,9 +88,9 @@ typedef struct
 void dm_element_class_init (gpointer klass, const DMElementInfo * info);
 
 /* Instance init, after the settings have their defaults: the `changed` hook
- * once per row it follows with the initial value as old and new, so base-class state
- * that follows a property (is-live, draw's passthrough) is set in that one
- * place. */
+ * once per row it follows, with the initial value as old and new, so
+ * base-class state that follows a property (is-live, draw's passthrough) is
+ * set in that one place. */
 void dm_element_init (gpointer instance);
 
 /* The table's specs and count, for DMElementInfo. */
@@ -157,8 +157,8 @@ void dm_props_sync (GstObject * object, const GstSegment * segment,
 
 /* The learned elements (personmask, mpfacedetect), on top of
  * dm_video_filter_class_init: `start` (DM_LEARNED_START) opens the models,
- * stop resets the Swift state (the models stay loaded). Returns the class
- * for the element's own vfuncs. */
+ * stop has the Swift state forget the stream (dm_state_reset). Returns the
+ * class for the element's own vfuncs. */
 GstBaseTransformClass *dm_learned_class_init (gpointer klass,
     const DMElementInfo * info, gboolean (*start) (GstBaseTransform * trans));
 
