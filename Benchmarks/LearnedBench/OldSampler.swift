@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The model-input sampler as it stood before the fixed-point taps (float footprint
 // sums of every source pixel): the baseline `learned-bench time` runs beside the kit's.
-import DepthMatteKit
+@_spi(Bench) import DepthMatteKit
 
 struct OldFrame {
     var base: UnsafePointer<UInt8>
@@ -66,22 +66,8 @@ final class OldSampler {
     func fill(_ frame: OldFrame, into tensor: UnsafeMutablePointer<Float>, width: Int, height: Int,
                      range: ClosedRange<Float>, fit: Fit) -> Letterbox {
         precondition(width >= 1 && height >= 1, "a tensor has at least one pixel")
-        // ImageToTensorCalculator's PadRoi: the region grows along one axis to the tensor's aspect.
-        var box = Letterbox.none
-        var pictureW = Double(width), pictureH = Double(height)
-        if fit == .letterbox {
-            let tensorAspect = Float(height) / Float(width)
-            let roiAspect = Float(frame.height) / Float(frame.width)
-            if tensorAspect > roiAspect {
-                let pad = (1 - roiAspect / tensorAspect) / 2
-                box.top = pad; box.bottom = pad
-                pictureH = Double(width) * Double(frame.height) / Double(frame.width)
-            } else {
-                let pad = (1 - tensorAspect / roiAspect) / 2
-                box.left = pad; box.right = pad
-                pictureW = Double(height) * Double(frame.width) / Double(frame.height)
-            }
-        }
+        let (box, pictureW, pictureH) = Letterbox.placing(frameWidth: frame.width, frameHeight: frame.height,
+                                                          width: width, height: height, fit: fit)
         xs.update(source: frame.width, target: width, picture: pictureW)
         ys.update(source: frame.height, target: height, picture: pictureH)
         let n = width * 3

@@ -11,9 +11,8 @@ import XCTest
 
 final class DefaultsTests: XCTestCase {
     /// `E` has a case for each of the contract's values 0 ..< count, and no other.
-    private func assertMirrors<E: CaseIterable & RawRepresentable>(_: E.Type, _ count: Int,
-                                                                   file: StaticString = #filePath, line: UInt = #line)
-    where E.RawValue == Int32 {
+    private func assertMirrors<E: PropertyEnum>(_: E.Type, _ count: Int,
+                                                file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertGreaterThan(count, 1, "\(E.self)", file: file, line: line)
         for v in 0..<count {
             XCTAssertNotNil(E(rawValue: Int32(v)), "\(E.self) has no case for the contract's value \(v)", file: file, line: line)
@@ -21,20 +20,26 @@ final class DefaultsTests: XCTestCase {
         XCTAssertEqual(E.allCases.count, count, "\(E.self) has cases the contract does not", file: file, line: line)
     }
 
+    /// Every kit mirror with its contract list's count, by element.
+    private static let mirrors: [(any PropertyEnum.Type, Int)] = [
+        // depthmatte
+        (KeyingMode.self, DMModeCount), (ElementOutput.self, DMOutputCount), (MatteRefine.self, DMRefineCount),
+        (BackgroundEffect.self, DMBackgroundEffectCount), (PersonPrior.self, DMPersonPriorCount),
+        (LockStrategy.self, DMLockStrategyCount),
+        // depthview and depthmatte's depth rows
+        (DepthKind.self, DMDepthKindCount), (DepthColormap.self, DMColormapCount),
+        // rgbdtestsrc, sparkle
+        (SceneKind.self, DMSceneCount), (BrightnessMeasure.self, DMSparkleMeasureCount),
+        // framestack
+        (StackMethod.self, DMFrameStackMethodCount), (StackAlign.self, DMFrameStackAlignCount),
+        (StackMode.self, DMFrameStackModeCount),
+    ]
+
     func testEachKitEnumMirrorsItsContractList() {
-        assertMirrors(KeyingMode.self, DMModeCount)
-        assertMirrors(ElementOutput.self, DMOutputCount)
-        assertMirrors(MatteRefine.self, DMRefineCount)
-        assertMirrors(BackgroundEffect.self, DMBackgroundEffectCount)
-        assertMirrors(PersonPrior.self, DMPersonPriorCount)
-        assertMirrors(LockStrategy.self, DMLockStrategyCount)
-        assertMirrors(DepthKind.self, DMDepthKindCount)
-        assertMirrors(DepthColormap.self, DMColormapCount)
-        assertMirrors(SceneKind.self, DMSceneCount)
-        assertMirrors(BrightnessMeasure.self, DMSparkleMeasureCount)
-        assertMirrors(StackMethod.self, DMFrameStackMethodCount)
-        assertMirrors(StackAlign.self, DMFrameStackAlignCount)
-        assertMirrors(StackMode.self, DMFrameStackModeCount)
+        XCTAssertEqual(Self.mirrors.count, 13, "a mirror left out of the table")
+        for (mirror, count) in Self.mirrors {
+            assertMirrors(mirror, count)
+        }
     }
 
     /// The list's order is the values': the first and last names of a list are 0 and count - 1.

@@ -252,6 +252,29 @@ class AppPipeline:
     def stop(self):
         self.pipeline.set_state(Gst.State.NULL)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def refused_caps_error(desc, src, size):
+    """Play `desc`, push one `size`-byte buffer from appsrc `src` and return the
+    first ERROR as (element name, GError, debug), after asserting it is
+    CORE/NEGOTIATION (a pad refusing the caps)."""
+    p = Gst.parse_launch(desc)
+    try:
+        p.set_state(Gst.State.PLAYING)
+        p.get_by_name(src).emit("push-buffer", plain_buffer(bytes(size), 0))
+        msg = p.get_bus().timed_pop_filtered(5 * SECOND, Gst.MessageType.ERROR)
+        assert msg is not None, "no error posted"
+        err, debug = msg.parse_error()
+        assert err.matches(Gst.CoreError.quark(), Gst.CoreError.NEGOTIATION), err.message
+        return msg.src.get_name(), err, debug
+    finally:
+        p.set_state(Gst.State.NULL)
+
 
 class Keyer(AppPipeline):
     """appsrc(video) + appsrc(depth) [+ appsrc(background)] -> depthmatte -> appsink."""

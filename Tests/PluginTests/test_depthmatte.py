@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from gi.repository import Gst, GLib
 
-from harness import Keyer, channel, LAYOUT, SECOND
+from harness import Keyer, channel, LAYOUT, SECOND, refused_caps_error
 
 W, H = 160, 120          # video
 DW, DH = 80, 60          # depth (registered, half resolution)
@@ -243,22 +243,10 @@ def test_rgb_on_depth_pad_is_refused_with_clear_error():
     desc = ("depthmatte name=m ! fakesink "
             "appsrc name=vsrc format=time caps=video/x-raw,format=BGRx,width=16,height=16,framerate=30/1 ! m.video "
             "appsrc name=dsrc format=time caps=video/x-raw,format=RGB,width=16,height=16,framerate=30/1 ! m.depth")
-    p = Gst.parse_launch(desc)
-    try:
-        p.set_state(Gst.State.PLAYING)
-        dsrc = p.get_by_name("dsrc")
-        buf = Gst.Buffer.new_wrapped(bytes(16 * 16 * 3))
-        buf.pts, buf.duration = 0, SECOND // 30
-        dsrc.emit("push-buffer", buf)
-        msg = p.get_bus().timed_pop_filtered(5 * SECOND, Gst.MessageType.ERROR)
-        assert msg is not None, "no error posted"
-        err, debug = msg.parse_error()
-        assert msg.src.get_name() == "m"
-        assert err.matches(Gst.CoreError.quark(), Gst.CoreError.NEGOTIATION)
-        assert "depth" in err.message
-        assert "GRAY16_LE" in debug and "RGB" in debug
-    finally:
-        p.set_state(Gst.State.NULL)
+    src, err, debug = refused_caps_error(desc, "dsrc", 16 * 16 * 3)
+    assert src == "m"
+    assert "depth" in err.message
+    assert "GRAY16_LE" in debug and "RGB" in debug
 
 
 def test_missing_depth_pad_passes_video_through_with_warning():

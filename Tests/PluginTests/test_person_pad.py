@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from gi.repository import Gst
 
-from harness import SECOND, AppPipeline, appsrc, depth_frame, launch, make_buffer, pixels, pull_all, rgb_frame
+from harness import (SECOND, AppPipeline, appsrc, depth_frame, launch, make_buffer, pixels, pull_all, refused_caps_error,
+                     rgb_frame)
 
 W, H = 64, 48            # video
 DW, DH = 32, 24          # depth
@@ -73,35 +74,23 @@ def test_person_pad_takes_gray8_of_any_size():
     assert len(person) == 1 and person[0].presence == Gst.PadPresence.REQUEST
     caps = person[0].get_caps()
     assert caps.get_structure(0).get_value("format") == "GRAY8"
-    k = PersonKeyer("mode=fixed cutoff=1.0")
-    try:
+    with PersonKeyer("mode=fixed cutoff=1.0") as k:
         d, p = scene()
         k.push(0, d, p)
         k.pull_sample()
         pad = k.m.get_static_pad("person")
         s = pad.get_current_caps().get_structure(0)
         assert (s.get_value("format"), s.get_value("width"), s.get_value("height")) == ("GRAY8", PW, PH)
-    finally:
-        k.stop()
 
 
 def test_colour_on_the_person_pad_is_refused_naming_what_it_takes():
-    p = Gst.parse_launch(
+    src, err, debug = refused_caps_error(
         "depthmatte name=m ! fakesink "
         f"{appsrc('vsrc', 'RGBA', (W, H), '30/1')} ! m.video "
-        f"{appsrc('psrc', 'RGB', (PW, PH), '30/1')} ! m.person")
-    try:
-        p.set_state(Gst.State.PLAYING)
-        p.get_by_name("psrc").emit("push-buffer", make_buffer(np.zeros((PH, PW, 3), np.uint8), 0, DUR))
-        msg = p.get_bus().timed_pop_filtered(5 * SECOND, Gst.MessageType.ERROR)
-        assert msg is not None, "no error posted"
-        err, debug = msg.parse_error()
-        assert msg.src.get_name() == "m"
-        assert err.matches(Gst.CoreError.quark(), Gst.CoreError.NEGOTIATION)
-        assert "person" in err.message
-        assert "GRAY8" in debug and "RGB" in debug
-    finally:
-        p.set_state(Gst.State.NULL)
+        f"{appsrc('psrc', 'RGB', (PW, PH), '30/1')} ! m.person", "psrc", PW * PH * 3)
+    assert src == "m"
+    assert "person" in err.message
+    assert "GRAY8" in debug and "RGB" in debug
 
 
 @pytest.mark.parametrize("prior, pillar", [("fuse", 0), ("ignore", 255)])
@@ -109,8 +98,7 @@ def test_the_probability_decides_which_depth_pieces_are_the_person(prior, pillar
     # mode=fixed at 1 m: the depth cut keys subject and pillar alike, one
     # part of it; the probability sees a person in it, and takes away the
     # pillar's piece, in which it sees none
-    k = PersonKeyer(f"mode=fixed cutoff=1.0 person-prior={prior}")
-    try:
+    with PersonKeyer(f"mode=fixed cutoff=1.0 person-prior={prior}") as k:
         d, p = scene()
         for n in range(3):
             k.push(n, d, p)
@@ -125,27 +113,21 @@ def test_the_probability_decides_which_depth_pieces_are_the_person(prior, pillar
         keyed = 0.81 if prior == "fuse" else 1.0
         assert all(s.get_value("keyed-cutoff") == pytest.approx(keyed, abs=0.005) for s in msgs[1:])
         assert all(s.get_value("cutoff") == pytest.approx(1.0) for s in msgs)
-    finally:
-        k.stop()
 
 
 def test_the_probability_alone_without_depth():
     # no depth pad: colour and the model key by the probability alone
-    k = PersonKeyer("", depth=False)
-    try:
+    with PersonKeyer("", depth=False) as k:
         _, p = scene()
         for n in range(2):
             k.push(n, None, p)
         m = matte(k.pull_sample())
         assert m[H // 2, 4] == 255 and m[H // 2, W - 4] == 0 and m[H // 2, W // 2] == 0
         assert k.messages("depthmatte")[0].get_value("person") is True
-    finally:
-        k.stop()
 
 
 def test_a_person_stream_that_ends_leaves_depth_only_with_a_warning():
-    k = PersonKeyer("mode=fixed cutoff=1.0")
-    try:
+    with PersonKeyer("mode=fixed cutoff=1.0") as k:
         d, p = scene()
         for n in range(40):
             k.push(n, d, p if n < 3 else None)
@@ -166,15 +148,12 @@ def test_a_person_stream_that_ends_leaves_depth_only_with_a_warning():
         assert flags[:3] == [True] * 3 and not any(flags[3:])
         assert "The person input ended: keying by depth alone." in texts, texts
         assert len([t for t in texts if "person" in t]) == 1, "warned once"
-    finally:
-        k.stop()
 
 
 def test_a_person_frame_of_another_moment_is_not_used():
     # the probability stamped 300 ms after its colour (beyond the pairing
     # tolerance of half a frame + 5 ms): never paired, a warning after 0.5 s
-    k = PersonKeyer("mode=fixed cutoff=1.0")
-    try:
+    with PersonKeyer("mode=fixed cutoff=1.0") as k:
         d, p = scene()
         for n in range(30):
             k.push(n, d, p, person_pts=n * DUR + 300 * Gst.MSECOND)
@@ -184,8 +163,6 @@ def test_a_person_frame_of_another_moment_is_not_used():
         flags = [s.get_value("person") for s in k.messages("depthmatte")]
         # colour frames from 300 ms on meet the person frames of their own time
         assert not any(flags[:8]) and all(flags[10:]), flags
-    finally:
-        k.stop()
 
 
 # ---- the learned elements on a real selfie -------------------------------------

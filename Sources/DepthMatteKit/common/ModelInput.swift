@@ -30,6 +30,31 @@ public struct Letterbox: Equatable {
         self.left = left; self.top = top; self.right = right; self.bottom = bottom
     }
     public static let none = Letterbox(left: 0, top: 0, right: 0, bottom: 0)
+
+    /// Where a `frameWidth` x `frameHeight` frame sits in a `width` x `height`
+    /// tensor: stretched over all of it, or letterboxed as ImageToTensorCalculator's
+    /// PadRoi does it (the region grows along one axis to the tensor's aspect).
+    /// The border fractions and the picture's size in tensor pixels (1920x1080
+    /// letterboxed into 192x192: 0.21875 above and below, 192x108).
+    @_spi(Bench) public static func placing(frameWidth: Int, frameHeight: Int, width: Int, height: Int,
+                                            fit: ModelInputSampler.Fit)
+        -> (box: Letterbox, pictureWidth: Double, pictureHeight: Double) {
+        var box = Letterbox.none
+        var pictureW = Double(width), pictureH = Double(height)
+        guard fit == .letterbox else { return (box, pictureW, pictureH) }
+        let tensorAspect = Float(height) / Float(width)
+        let roiAspect = Float(frameHeight) / Float(frameWidth)
+        if tensorAspect > roiAspect {
+            let pad = (1 - roiAspect / tensorAspect) / 2
+            box.top = pad; box.bottom = pad
+            pictureH = Double(width) * Double(frameHeight) / Double(frameWidth)
+        } else {
+            let pad = (1 - tensorAspect / roiAspect) / 2
+            box.left = pad; box.right = pad
+            pictureW = Double(height) * Double(frameWidth) / Double(frameHeight)
+        }
+        return (box, pictureW, pictureH)
+    }
 }
 
 /// One axis of a resampling as fixed-point taps: for each tensor pixel, the
@@ -166,22 +191,8 @@ public final class ModelInputSampler {
     public func fill(_ frame: PackedRGBFrame, into tensor: UnsafeMutablePointer<Float>, width: Int, height: Int,
                      range: ClosedRange<Float>, fit: Fit) -> Letterbox {
         precondition(width >= 1 && height >= 1, "a tensor has at least one pixel")
-        // ImageToTensorCalculator's PadRoi: the region grows along one axis to the tensor's aspect.
-        var box = Letterbox.none
-        var pictureW = Double(width), pictureH = Double(height)
-        if fit == .letterbox {
-            let tensorAspect = Float(height) / Float(width)
-            let roiAspect = Float(frame.height) / Float(frame.width)
-            if tensorAspect > roiAspect {
-                let pad = (1 - roiAspect / tensorAspect) / 2
-                box.top = pad; box.bottom = pad
-                pictureH = Double(width) * Double(frame.height) / Double(frame.width)
-            } else {
-                let pad = (1 - tensorAspect / roiAspect) / 2
-                box.left = pad; box.right = pad
-                pictureW = Double(height) * Double(frame.width) / Double(frame.height)
-            }
-        }
+        let (box, pictureW, pictureH) = Letterbox.placing(frameWidth: frame.width, frameHeight: frame.height,
+                                                          width: width, height: height, fit: fit)
         if fit == .stretch && (frame.width < 2 * width || frame.height < 2 * height) {
             bilinear(frame, into: tensor, width: width, height: height, range: range)
             return box

@@ -10,55 +10,32 @@
 /// depthalign's `max-jump` is an argument of `DepthRegistration.register`.
 import DMContract
 
-/// `zero` (a settings struct as C zeroes it) filled by its element's
-/// `dm_<element>_settings_init`.
-private func initialised<Settings>(_ zero: Settings, _ initialise: (UnsafeMutablePointer<Settings>) -> Void) -> Settings {
-    var s = zero
-    initialise(&s)
-    return s
+/// An element's settings struct, with the contract's
+/// `dm_<element>_settings_init` that fills it.
+public protocol ElementSettings {
+    init()
+    static var initialise: SettingsInit<Self> { get }
 }
 
-extension DMDepthMatteSettings {
-    /// Every property at its default, `frame_duration` 0.
-    @_spi(Bench) public static var defaults: DMDepthMatteSettings {
-        initialised(DMDepthMatteSettings(), dm_depthmatte_settings_init)
+/// A contract's `dm_<element>_settings_init`.
+public typealias SettingsInit<Settings> = (UnsafeMutablePointer<Settings>) -> Void
+
+extension ElementSettings {
+    /// Every property at its default (depthmatte's `frame_duration` 0, the
+    /// depth readers' input GRAY16_LE).
+    @_spi(Bench) public static var defaults: Self {
+        var s = Self()
+        initialise(&s)
+        return s
     }
 }
 
-extension DMDepthViewSettings {
-    /// Every property at its default; GRAY16_LE depth.
-    static var defaults: DMDepthViewSettings {
-        initialised(DMDepthViewSettings(), dm_depthview_settings_init)
-    }
-}
-
-extension DMRGBDTestSrcSettings {
-    /// Every property at its default.
-    @_spi(Bench) public static var defaults: DMRGBDTestSrcSettings {
-        initialised(DMRGBDTestSrcSettings(), dm_rgbdtestsrc_settings_init)
-    }
-}
-
-extension DMSparkleSettings {
-    /// Every property at its default.
-    @_spi(Bench) public static var defaults: DMSparkleSettings {
-        initialised(DMSparkleSettings(), dm_sparkle_settings_init)
-    }
-}
-
-extension DMFrameStackSettings {
-    /// Every property at its default.
-    @_spi(Bench) public static var defaults: DMFrameStackSettings {
-        initialised(DMFrameStackSettings(), dm_framestack_settings_init)
-    }
-}
-
-extension DMDepthAlignSettings {
-    /// Every property at its default; GRAY16_LE depth.
-    @_spi(Bench) public static var defaults: DMDepthAlignSettings {
-        initialised(DMDepthAlignSettings(), dm_depthalign_settings_init)
-    }
-}
+extension DMDepthMatteSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_depthmatte_settings_init } }
+extension DMDepthViewSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_depthview_settings_init } }
+extension DMRGBDTestSrcSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_rgbdtestsrc_settings_init } }
+extension DMSparkleSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_sparkle_settings_init } }
+extension DMFrameStackSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_framestack_settings_init } }
+extension DMDepthAlignSettings: ElementSettings { public static var initialise: SettingsInit<Self> { dm_depthalign_settings_init } }
 
 /// A kit enum whose raw values are a C enum's (an ENUM row's values).
 protocol PropertyEnum: CaseIterable, RawRepresentable where RawValue == Int32 {}

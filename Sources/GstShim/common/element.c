@@ -18,6 +18,7 @@ typedef struct
   gssize state_offset;          /* of the instance's Swift state, or -1 */
   void (*free_more) (GObject * object);
   gsize calibration_offset;     /* of the instance's calibration, or 0 */
+  const gchar *changed_only;    /* the one property `changed` follows, or NULL */
 } DMPropTable;
 
 G_DEFINE_QUARK (dm-prop-table, dm_prop_table);
@@ -74,6 +75,14 @@ transfer (GObject * object, gsize settings_offset, const DMPropSpec * spec,
 #undef TRANSFER
 }
 
+/* Whether the table's `changed` hook follows `spec`. */
+static gboolean
+follows (const DMPropTable * t, const DMPropSpec * spec)
+{
+  return t->changed && (!t->changed_only
+      || g_str_equal (spec->name, t->changed_only));
+}
+
 static const DMPropSpec *
 spec_for (GObject * object, guint prop_id, GParamSpec * pspec,
     const DMPropTable ** table)
@@ -103,7 +112,7 @@ dm_props_set_property (GObject * object, guint prop_id, const GValue * value,
   transfer (object, t->settings_offset, spec, (GValue *) value, TRUE);
   new_value = read_field (spec, field);
   GST_OBJECT_UNLOCK (object);
-  if (t->changed)
+  if (follows (t, spec))
     t->changed (object, spec, old_value, new_value);
 }
 
@@ -194,6 +203,7 @@ dm_element_class_init (gpointer klass, const DMElementInfo * info)
   t->specs = info->specs;
   t->n_specs = info->n_specs;
   t->changed = info->changed;
+  t->changed_only = info->changed_only;
   t->settings_offset = info->settings_offset;
   t->state_offset = info->state_offset;
   t->free_more = info->free_more;
@@ -222,7 +232,8 @@ dm_element_init (gpointer instance)
   for (i = 0; i < t->n_specs; i++) {
     gdouble v = read_field (&t->specs[i], G_STRUCT_MEMBER_P (instance,
             t->settings_offset + t->specs[i].offset));
-    t->changed (G_OBJECT (instance), &t->specs[i], v, v);
+    if (follows (t, &t->specs[i]))
+      t->changed (G_OBJECT (instance), &t->specs[i], v, v);
   }
 }
 
@@ -233,7 +244,7 @@ dm_video_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   dm_props_sync (GST_OBJECT (trans), &trans->segment, GST_BUFFER_PTS (buf));
 }
 
-void
+GstBaseTransformClass *
 dm_video_filter_class_init (gpointer klass, const DMElementInfo * info)
 {
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
@@ -242,6 +253,33 @@ dm_video_filter_class_init (gpointer klass, const DMElementInfo * info)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (dm_video_filter_before_transform);
   trans_class->passthrough_on_same_caps = FALSE;
+  return trans_class;
+}
+
+/* A learned element's stop: its Swift state forgets the stream (last frames
+ * and results, dm_state_reset); what start opened stays for the next one. */
+static gboolean
+dm_learned_stop (GstBaseTransform * trans)
+{
+  const DMPropTable *t = g_type_get_qdata (G_OBJECT_TYPE (trans),
+      dm_prop_table_quark ());
+  void *state = *(void **) G_STRUCT_MEMBER_P (trans, t->state_offset);
+
+  if (state)
+    dm_state_reset (state);
+  return TRUE;
+}
+
+GstBaseTransformClass *
+dm_learned_class_init (gpointer klass, const DMElementInfo * info,
+    gboolean (*start) (GstBaseTransform * trans))
+{
+  GstBaseTransformClass *trans_class = dm_video_filter_class_init (klass, info);
+
+  g_return_val_if_fail (info->state_offset >= 0, trans_class);
+  trans_class->start = start;
+  trans_class->stop = GST_DEBUG_FUNCPTR (dm_learned_stop);
+  return trans_class;
 }
 
 void

@@ -22,6 +22,7 @@
 #ifndef DM_ELEMENT_H
 #define DM_ELEMENT_H
 #include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
 #include "dmcommon.h"
 
 typedef enum {
@@ -52,7 +53,8 @@ typedef struct {
     G_STRUCT_OFFSET (Settings, field) },
 
 /* Called after a property changed (outside the object lock), with the old and
- * the new value as doubles; NULL when the element needs no hook. */
+ * the new value as doubles: every property, or the one DMElementInfo's
+ * `changed_only` names; NULL when the element needs no hook. */
 typedef void (*DMPropChanged) (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value);
 
@@ -74,6 +76,8 @@ typedef struct
    * shared finalize; 0 for none (offset 0 is the parent instance, never a
    * calibration) */
   gsize calibration_offset;
+  /* The one property `changed` follows (by name), or NULL for every one */
+  const gchar *changed_only;
 } DMElementInfo;
 
 /* The element's metadata and pad templates; every row as a GObject property
@@ -84,9 +88,9 @@ typedef struct
 void dm_element_class_init (gpointer klass, const DMElementInfo * info);
 
 /* Instance init, after the settings have their defaults: the `changed` hook
- * once per row with the initial value as old and new, so base-class state
- * that follows a property (is-live, draw's passthrough) is set in that one
- * place. */
+ * once per row it follows, with the initial value as old and new, so
+ * base-class state that follows a property (is-live, draw's passthrough) is
+ * set in that one place. */
 void dm_element_init (gpointer instance);
 
 /* The table's specs and count, for DMElementInfo. */
@@ -104,8 +108,9 @@ void dm_element_init (gpointer instance);
 /* The GstVideoFilter elements (depthview, depthalign, sparkle), on top of
  * dm_element_class_init: controlled properties follow the stream time
  * (before_transform), and equal caps on both sides never make the element a
- * passthrough by themselves. */
-void dm_video_filter_class_init (gpointer klass, const DMElementInfo * info);
+ * passthrough by themselves. Returns the class for the element's own vfuncs. */
+GstBaseTransformClass *dm_video_filter_class_init (gpointer klass,
+    const DMElementInfo * info);
 
 /* Their instance init, after the settings' defaults: dm_element_init, one
  * clear error for caps the sink pad cannot take, and both pads' negotiated
@@ -149,6 +154,34 @@ GstStructure *dm_pool_config (GstBufferPool * pool, GstQuery * query,
  * `segment`): GstController bindings apply only when an element syncs them. */
 void dm_props_sync (GstObject * object, const GstSegment * segment,
     GstClockTime pts);
+
+/* The learned elements (personmask, mpfacedetect), on top of
+ * dm_video_filter_class_init: `start` (DM_LEARNED_START) opens the models,
+ * stop has the Swift state forget the stream (dm_state_reset). Returns the
+ * class for the element's own vfuncs. */
+GstBaseTransformClass *dm_learned_class_init (gpointer klass,
+    const DMElementInfo * info, gboolean (*start) (GstBaseTransform * trans));
+
+/* Define `prefix`_start, a learned element's start: the settings copied, the
+ * Swift state made once (dm_`name`_new), the models opened with
+ * dm_`name`_start; `unavailable` set when they are not, and the outcome
+ * reported (dm_learned_start_report with `model` and `instead`). */
+#define DM_LEARNED_START(prefix, Instance, Settings, name, model, instead) \
+  static gboolean prefix##_start (GstBaseTransform * trans) \
+  { \
+    Instance *self = (Instance *) trans; \
+    Settings settings; \
+    char why[512] = ""; \
+    DM_COPY_SETTINGS (self, settings); \
+    if (!self->state) \
+      self->state = dm_##name##_new (); \
+    self->unavailable = dm_##name##_start (self->state, &settings, why, \
+        sizeof why) != 0; \
+    dm_learned_start_report (GST_ELEMENT (self), !self->unavailable, model, \
+        why, instead); \
+    return TRUE; \
+  } \
+  G_STATIC_ASSERT (1)
 
 /* The end of a learned element's start (personmask, mpfacedetect): when its
  * models are not `ready`, one RESOURCE/NOT_FOUND WARNING "<element> has no

@@ -252,9 +252,8 @@ static const DMElementInfo element_info = {
 static void
 gst_depthalign_class_init (GstDepthAlignClass * klass)
 {
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstBaseTransformClass *trans_class = dm_video_filter_class_init (klass, &element_info);
 
-  dm_video_filter_class_init (klass, &element_info);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_depthalign_start);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_depthalign_transform_caps);

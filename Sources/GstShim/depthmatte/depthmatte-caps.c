@@ -173,7 +173,7 @@ meet_downstream (GstDepthMatte * self, GstCaps * outcaps, GstCaps * downstream,
   return GST_FLOW_OK;
 }
 
-static GstFlowReturn
+GstFlowReturn
 gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
     GstCaps ** ret)
 {
@@ -200,7 +200,7 @@ gst_depth_matte_update_src_caps (GstAggregator * agg, GstCaps * downstream,
   return meet_downstream (self, outcaps, downstream, ret);
 }
 
-static GstCaps *
+GstCaps *
 gst_depth_matte_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
 {
   GstStructure *s;
@@ -213,13 +213,4 @@ gst_depth_matte_fixate_src_caps (GstAggregator * agg, GstCaps * caps)
         1);
   }
   return gst_caps_fixate (caps);
-}
-
-void
-gst_depth_matte_caps_class_init (GstAggregatorClass * agg_class)
-{
-  agg_class->update_src_caps =
-      GST_DEBUG_FUNCPTR (gst_depth_matte_update_src_caps);
-  agg_class->fixate_src_caps =
-      GST_DEBUG_FUNCPTR (gst_depth_matte_fixate_src_caps);
 }

@@ -176,8 +176,10 @@ G_GNUC_INTERNAL void gst_depth_matte_post_result (GstDepthMatte * self,
 /* depthmatte-caps.c: the video pad's type (packed RGB is not converted) and
  * the class's output caps vfuncs. */
 G_GNUC_INTERNAL GType gst_depth_matte_video_pad_get_type (void);
-G_GNUC_INTERNAL void gst_depth_matte_caps_class_init (GstAggregatorClass *
-    agg_class);
+G_GNUC_INTERNAL GstFlowReturn gst_depth_matte_update_src_caps
+    (GstAggregator * agg, GstCaps * downstream, GstCaps ** ret);
+G_GNUC_INTERNAL GstCaps *gst_depth_matte_fixate_src_caps (GstAggregator * agg,
+    GstCaps * caps);
 
 /* depthmatte-aggregate.c: the class's aggregate_frames. */
 G_GNUC_INTERNAL void gst_depth_matte_aggregate_class_init

@@ -265,8 +265,7 @@ static void
 gst_depth_matte_property_changed (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value)
 {
-  if (g_str_equal (spec->name, "output")
-      && (old_value == DM_OUTPUT_ALPHA) != (new_value == DM_OUTPUT_ALPHA))
+  if ((old_value == DM_OUTPUT_ALPHA) != (new_value == DM_OUTPUT_ALPHA))
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (object));
 }
 
@@ -275,7 +274,8 @@ static const DMElementInfo element_info = {
       "Keys video by depth: locks a depth cutoff to the subject's face, "
       "builds a soft matte and puts the subject over a new background",
   DM_ELEMENT_PROPERTIES (properties), gst_depth_matte_property_changed,
-  DM_ELEMENT_LAYOUT (GstDepthMatte), { NULL }, gst_depth_matte_pairing_free
+  DM_ELEMENT_LAYOUT (GstDepthMatte), { NULL }, gst_depth_matte_pairing_free, 0,
+  "output"
 };
 
 static void
@@ -304,7 +304,10 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_depth_matte_sink_event);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_depth_matte_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_depth_matte_stop);
-  gst_depth_matte_caps_class_init (agg_class);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_update_src_caps);
+  agg_class->fixate_src_caps =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_fixate_src_caps);
   gst_depth_matte_aggregate_class_init (GST_VIDEO_AGGREGATOR_CLASS (klass));
 }
 

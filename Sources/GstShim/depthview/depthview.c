@@ -132,9 +132,8 @@ static const DMElementInfo element_info = {
 static void
 gst_depthview_class_init (GstDepthViewClass * klass)
 {
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstBaseTransformClass *trans_class = dm_video_filter_class_init (klass, &element_info);
 
-  dm_video_filter_class_init (klass, &element_info);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_depthview_transform_caps);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_depthview_start);

@@ -61,31 +61,8 @@ gst_mpfacedetect_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return gst_video_info_from_caps (&self->info, incaps);
 }
 
-static gboolean
-gst_mpfacedetect_start (GstBaseTransform * trans)
-{
-  GstMpFaceDetect *self = GST_MPFACEDETECT (trans);
-  DMFaceDetectSettings settings;
-  char why[512] = "";
-
-  DM_COPY_SETTINGS (self, settings);
-  if (!self->state)
-    self->state = dm_mpfacedetect_new ();
-  self->unavailable = dm_mpfacedetect_start (self->state, &settings, why,
-      sizeof why) != 0;
-  dm_learned_start_report (GST_ELEMENT (self), !self->unavailable, "face",
-      why, "Frames pass through with no faces.");
-  return TRUE;
-}
-
-static gboolean
-gst_mpfacedetect_stop (GstBaseTransform * trans)
-{
-  GstMpFaceDetect *self = GST_MPFACEDETECT (trans);
-  if (self->state)
-    dm_state_reset (self->state);
-  return TRUE;
-}
+DM_LEARNED_START (gst_mpfacedetect, GstMpFaceDetect, DMFaceDetectSettings,
+    mpfacedetect, "face", "Frames pass through with no faces.");
 
 /* The "mpfacedetect" structure: facedetect's timestamp fields and the faces. */
 static GstStructure *
@@ -183,12 +160,10 @@ static const DMElementInfo element_info = {
 static void
 gst_mpfacedetect_class_init (GstMpFaceDetectClass * klass)
 {
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstBaseTransformClass *trans_class = dm_learned_class_init (klass,
+      &element_info, GST_DEBUG_FUNCPTR (gst_mpfacedetect_start));
 
-  dm_video_filter_class_init (klass, &element_info);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_mpfacedetect_set_caps);
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_mpfacedetect_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_mpfacedetect_stop);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_mpfacedetect_transform_ip);
 }
 

@@ -179,32 +179,9 @@ gst_personmask_query (GstBaseTransform * trans, GstPadDirection direction,
 
 /* ---- state and frames --------------------------------------------------------- */
 
-static gboolean
-gst_personmask_start (GstBaseTransform * trans)
-{
-  GstPersonMask *self = GST_PERSONMASK (trans);
-  DMPersonMaskSettings settings;
-  char why[512] = "";
-
-  DM_COPY_SETTINGS (self, settings);
-  if (!self->state)
-    self->state = dm_personmask_new ();
-  self->unavailable = dm_personmask_start (self->state, &settings, why,
-      sizeof why) != 0;
-  dm_learned_start_report (GST_ELEMENT (self), !self->unavailable, "person",
-      why, "Its masks are empty and flagged GAP, so depthmatte keys by depth "
-      "alone.");
-  return TRUE;
-}
-
-static gboolean
-gst_personmask_stop (GstBaseTransform * trans)
-{
-  GstPersonMask *self = GST_PERSONMASK (trans);
-  if (self->state)
-    dm_state_reset (self->state);
-  return TRUE;
-}
+DM_LEARNED_START (gst_personmask, GstPersonMask, DMPersonMaskSettings,
+    personmask, "person", "Its masks are empty and flagged GAP, so depthmatte "
+    "keys by depth alone.");
 
 static GstFlowReturn
 gst_personmask_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
@@ -267,15 +244,13 @@ static const DMElementInfo element_info = {
 static void
 gst_personmask_class_init (GstPersonMaskClass * klass)
 {
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstBaseTransformClass *trans_class = dm_learned_class_init (klass,
+      &element_info, GST_DEBUG_FUNCPTR (gst_personmask_start));
 
-  dm_video_filter_class_init (klass, &element_info);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_personmask_transform_caps);
   trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_personmask_fixate_caps);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_personmask_query);
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_personmask_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_personmask_stop);
   GST_VIDEO_FILTER_CLASS (klass)->transform_frame =
       GST_DEBUG_FUNCPTR (gst_personmask_transform_frame);
 }

@@ -522,8 +522,7 @@ static void
 gst_rgbd_test_src_property_changed (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value)
 {
-  if (g_str_equal (spec->name, "is-live"))
-    gst_base_src_set_live (GST_BASE_SRC (object), new_value != 0);
+  gst_base_src_set_live (GST_BASE_SRC (object), new_value != 0);
 }
 
 static const DMElementInfo element_info = {
@@ -532,7 +531,7 @@ static const DMElementInfo element_info = {
       "matte of a person in front of a plant and a wall",
   DM_ELEMENT_PROPERTIES (properties), gst_rgbd_test_src_property_changed,
   DM_ELEMENT_LAYOUT_NO_STATE (GstRgbdTestSrc),
-  {&src_template}, NULL, DM_ELEMENT_CALIBRATION (GstRgbdTestSrc)
+  {&src_template}, NULL, DM_ELEMENT_CALIBRATION (GstRgbdTestSrc), "is-live"
 };
 
 static void

@@ -167,9 +167,8 @@ static void
 gst_sparkle_property_changed (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value)
 {
-  if (g_str_equal (spec->name, "draw"))
-    gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (object),
-        new_value == 0);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (object),
+      new_value == 0);
 }
 
 static const DMElementInfo element_info = {
@@ -179,15 +178,14 @@ static const DMElementInfo element_info = {
       "brighter; with alpha, only where alpha > 0.5",
   DM_ELEMENT_PROPERTIES (properties), gst_sparkle_property_changed,
   DM_ELEMENT_LAYOUT (GstSparkle),
-  {&sink_template, &src_template}
+  {&sink_template, &src_template}, NULL, 0, "draw"
 };
 
 static void
 gst_sparkle_class_init (GstSparkleClass * klass)
 {
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstBaseTransformClass *trans_class = dm_video_filter_class_init (klass, &element_info);
 
-  dm_video_filter_class_init (klass, &element_info);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_sparkle_start);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_sparkle_sink_event);
   GST_VIDEO_FILTER_CLASS (klass)->transform_frame_ip =

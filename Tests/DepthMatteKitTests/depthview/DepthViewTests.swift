@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 final class DepthViewTests: XCTestCase {
     func testDecodeTables() {

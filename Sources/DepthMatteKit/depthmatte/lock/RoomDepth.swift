@@ -20,9 +20,9 @@ struct RoomDepth {
     var moverShare = 0.3
     /// Per cell: the farthest reading (metres), 0 = none yet.
     private var far: [Float] = []
-    /// Per surface of the last `measure`: the share of its cells in front of the room.
+    /// Per surface of the last `measure`: the share of its cells in front of
+    /// the room (of its `area`: every labelled cell has a reading).
     private(set) var movedShare: [Double] = []
-    private var counts: [Int32] = []
     /// Per cell of the last `measure`: 1 where the reading is in front of the room.
     private var moving: [UInt8] = []
 
@@ -40,30 +40,26 @@ struct RoomDepth {
         // arrays have room for them)
         movedShare.removeAll(keepingCapacity: true)
         movedShare.append(contentsOf: repeatElement(0, count: c.count))
-        counts.removeAll(keepingCapacity: true)
-        counts.append(contentsOf: repeatElement(0, count: c.count))
         guard n > 0 else { return }
         let margin = margin
         c.labels.withUnsafeBufferPointer { lp in
         c.depth.withUnsafeBufferPointer { dp in
         far.withUnsafeMutableBufferPointer { fp in
         moving.withUnsafeMutableBufferPointer { mp in
-        counts.withUnsafeMutableBufferPointer { cp in
         movedShare.withUnsafeMutableBufferPointer { sp in
             let labels = lp.baseAddress!, depth = dp.baseAddress!, far = fp.baseAddress!
             let moving = mp.baseAddress!
-            // (a labelled cell means at least one surface: the per-surface planes are not empty)
-            let counts = cp.baseAddress, share = sp.baseAddress
+            // (a labelled cell means at least one surface: the per-surface plane is not empty)
+            let share = sp.baseAddress
             for i in 0..<n {
                 moving[i] = 0
                 let k = Int(labels[i]), d = depth[i]
                 guard k >= 0, d > 0 else { continue }
-                counts.unsafelyUnwrapped[k] += 1
                 if far[i] > 0 && d < far[i] - margin.at(far[i]) { share.unsafelyUnwrapped[k] += 1; moving[i] = 1 }
             }
-            for k in 0..<c.count where cp[k] > 0 { sp[k] /= Double(cp[k]) }
+            for k in 0..<c.count where c.area[k] > 0 { sp[k] /= Double(c.area[k]) }
             for i in 0..<n where depth[i] > far[i] { far[i] = depth[i] }
-        }}}}}}
+        }}}}}
     }
 
     /// Whether grid cell `i` of the last measured frame is in front of the room.

@@ -40,18 +40,8 @@ final class BoxMeanGroupTests: XCTestCase {
             }
             for avx2 in [false, true] where !avx2 || kernelsHaveAVX2 {
                 for lanes in 1...4 {
-                    var out = [Float](repeating: .nan, count: 4 * n)
-                    src.withUnsafeBufferPointer { S in
-                        out.withUnsafeMutableBufferPointer { D in
-                            tmp.withUnsafeMutableBufferPointer { T in
-                                sums.withUnsafeMutableBufferPointer { C in
-                                    MatteRefiner.boxMean4(S.baseAddress!, into: D.baseAddress!, planeStride: n, lanes: lanes,
-                                                          width: w, height: h, radius: r, tmp: T.baseAddress!,
-                                                          sums: C.baseAddress!, avx2: avx2)
-                                }
-                            }
-                        }
-                    }
+                    let out = Self.boxMean4(src, width: w, height: h, radius: r, lanes: lanes, avx2: avx2,
+                                            unwritten: .nan)
                     for lane in 0..<4 {
                         for i in 0..<n {
                             if lane < lanes {
@@ -89,21 +79,8 @@ final class BoxMeanGroupTests: XCTestCase {
                     for c in 0..<4 { stored[4 * i + c] = v[c] }
                 }
                 let lanes = group == 3 ? 2 : 4
-                var tmp = [Float](repeating: 0, count: 4 * n), sums = [Double](repeating: 0, count: 4 * w)
                 func means(_ src: [Float], group g: Int, avx2: Bool) -> [Float] {
-                    var out = [Float](repeating: 0, count: 4 * n)
-                    src.withUnsafeBufferPointer { S in
-                        out.withUnsafeMutableBufferPointer { D in
-                            tmp.withUnsafeMutableBufferPointer { T in
-                                sums.withUnsafeMutableBufferPointer { C in
-                                    MatteRefiner.boxMean4(S.baseAddress!, into: D.baseAddress!, planeStride: n, lanes: lanes,
-                                                          width: w, height: h, radius: r, tmp: T.baseAddress!,
-                                                          sums: C.baseAddress!, avx2: avx2, group: g)
-                                }
-                            }
-                        }
-                    }
-                    return out
+                    Self.boxMean4(src, width: w, height: h, radius: r, lanes: lanes, avx2: avx2, group: g)
                 }
                 let reference = means(stored, group: 0, avx2: false)
                 for avx2 in [false, true] where !avx2 || kernelsHaveAVX2 {
@@ -115,5 +92,26 @@ final class BoxMeanGroupTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// `MatteRefiner.boxMean4` of four interleaved w x h planes in `src`, into
+    /// planes filled with `unwritten` beforehand (fresh scratch each call).
+    private static func boxMean4(_ src: [Float], width w: Int, height h: Int, radius r: Int, lanes: Int,
+                                 avx2: Bool, group: Int = 0, unwritten: Float = 0) -> [Float] {
+        let n = w * h
+        var out = [Float](repeating: unwritten, count: 4 * n)
+        var tmp = [Float](repeating: 0, count: 4 * n), sums = [Double](repeating: 0, count: 4 * w)
+        src.withUnsafeBufferPointer { S in
+            out.withUnsafeMutableBufferPointer { D in
+                tmp.withUnsafeMutableBufferPointer { T in
+                    sums.withUnsafeMutableBufferPointer { C in
+                        MatteRefiner.boxMean4(S.baseAddress!, into: D.baseAddress!, planeStride: n, lanes: lanes,
+                                              width: w, height: h, radius: r, tmp: T.baseAddress!,
+                                              sums: C.baseAddress!, avx2: avx2, group: group)
+                    }
+                }
+            }
+        }
+        return out
     }
 }

@@ -59,11 +59,24 @@ final class PersonFusionTests: XCTestCase {
         return (out, fusion.cutoff)
     }
 
+    /// `run` on a fresh fusion.
+    static func run(_ d: TestDepth, _ p: TestProbability, cutoff: Double = 1.25,
+                    seeds: [UInt8]? = headSeeds()) -> (guide: [UInt16], cutoff: Double) {
+        var fusion = PersonFusion()
+        return run(d, p, cutoff: cutoff, seeds: seeds, fusion: &fusion)
+    }
+
     static func kept(_ g: [UInt16], _ x: Int, _ y: Int) -> Bool { g[y * W + x] != far }
 
+    /// The guide keeps each (x, y, what) of `kept` and writes far each of `out`.
+    static func expect(_ g: [UInt16], kept: [(Int, Int, String)], out: [(Int, Int, String)],
+                       file: StaticString = #filePath, line: UInt = #line) {
+        for (x, y, what) in kept { XCTAssertTrue(Self.kept(g, x, y), "kept: \(what)", file: file, line: line) }
+        for (x, y, what) in out { XCTAssertFalse(Self.kept(g, x, y), "out: \(what)", file: file, line: line) }
+    }
+
     func testThePersonIsKeptAndTheWallIsNot() {
-        var f = PersonFusion()
-        let r = Self.run(Self.scene(), Self.personProbability(), fusion: &f)
+        let r = Self.run(Self.scene(), Self.personProbability())
         XCTAssertEqual(r.guide[20 * Self.W + 80], 1000, "head keeps its depth")
         XCTAssertEqual(r.guide[60 * Self.W + 80], 1060, "torso keeps its depth")
         XCTAssertFalse(Self.kept(r.guide, 10, 10), "wall")
@@ -78,11 +91,10 @@ final class PersonFusionTests: XCTestCase {
         let p = TestProbability(width: Self.W, height: Self.H)
         p.fill(x0: 70, y0: 10, x1: 90, y1: 32)
         p.fill(x0: 55, y0: 32, x1: 105, y1: 75)
-        var f = PersonFusion()
-        let r = Self.run(d, p, fusion: &f)
-        XCTAssertTrue(Self.kept(r.guide, 80, 80), "the chest below the model's mask, within reach, same piece")
-        XCTAssertTrue(Self.kept(r.guide, 56, 80), "its corner")
-        XCTAssertFalse(Self.kept(r.guide, 80, 88), "13 cells below the mask: past the reach (4 % of 160)")
+        let r = Self.run(d, p)
+        Self.expect(r.guide, kept: [(80, 80, "the chest below the model's mask, within reach, same piece"),
+                                    (56, 80, "its corner")],
+                    out: [(80, 88, "13 cells below the mask: past the reach (4 % of 160)")])
     }
 
     func testAChairBackJoinedToTheShoulderInDepthIsNotTakenWithIt() {
@@ -90,10 +102,9 @@ final class PersonFusionTests: XCTestCase {
         // (1.06 m) to 1.2 m: one depth piece with the body, behind it
         let d = Self.scene()
         for y in 40..<90 { for x in 105..<125 { d[x, y] = UInt16(1060 + (x - 104) * 7) } }
-        var f = PersonFusion()
-        let r = Self.run(d, Self.personProbability(), fusion: &f)
-        XCTAssertTrue(Self.kept(r.guide, 100, 60), "torso")
-        XCTAssertFalse(Self.kept(r.guide, 112, 60), "the chair back behind the shoulder, within reach")
+        let r = Self.run(d, Self.personProbability())
+        Self.expect(r.guide, kept: [(100, 60, "torso")],
+                    out: [(112, 60, "the chair back behind the shoulder, within reach")])
     }
 
     func testAHeldObjectInFrontOfTheBodyIsKept() {
@@ -101,8 +112,7 @@ final class PersonFusionTests: XCTestCase {
         // edge), which the model does not see
         let d = Self.scene()
         for y in 50..<70 { for x in 48..<58 { d[x, y] = UInt16(900 + max(0, x - 50) * 20) } }
-        var f = PersonFusion()
-        let r = Self.run(d, Self.personProbability(), fusion: &f)
+        let r = Self.run(d, Self.personProbability())
         XCTAssertTrue(Self.kept(r.guide, 50, 60), "the held box, in front, same piece")
     }
 
@@ -113,11 +123,9 @@ final class PersonFusionTests: XCTestCase {
         d.fill(x0: 5, y0: 0, x1: 50, y1: 90, 1050)
         let p = Self.personProbability()
         p.fill(x0: 47, y0: 32, x1: 50, y1: 90)
-        var f = PersonFusion()
-        let r = Self.run(d, p, fusion: &f)
-        XCTAssertFalse(Self.kept(r.guide, 48, 60), "the bled strip goes with its pillar")
-        XCTAssertFalse(Self.kept(r.guide, 20, 60), "the pillar")
-        XCTAssertTrue(Self.kept(r.guide, 60, 60), "the person")
+        let r = Self.run(d, p)
+        Self.expect(r.guide, kept: [(60, 60, "the person")],
+                    out: [(48, 60, "the bled strip goes with its pillar"), (20, 60, "the pillar")])
     }
 
     func testAMixedPieceFollowsTheProbabilityPerPixel() {
@@ -126,10 +134,9 @@ final class PersonFusionTests: XCTestCase {
         let d = TestDepth(width: Self.W, height: Self.H, fill: 1060)
         let p = Self.personProbability()
         p.fill(x0: 0, y0: 0, x1: 160, y1: 8)  // two thirds of the piece stay unclaimed
-        var f = PersonFusion()
-        let r = Self.run(d, p, fusion: &f)
-        XCTAssertTrue(Self.kept(r.guide, 80, 60), "the person part")
-        XCTAssertFalse(Self.kept(r.guide, 20, 60), "the wall part")
+        let r = Self.run(d, p)
+        Self.expect(r.guide, kept: [(80, 60, "the person part")],
+                    out: [(20, 60, "the wall part")])
     }
 
     func testHolesTheModelSeesAsPersonAreKeptAtTheKeptMedian() {
@@ -137,8 +144,7 @@ final class PersonFusionTests: XCTestCase {
         let d = Self.scene()
         d.fill(x0: 70, y0: 10, x1: 90, y1: 16, 0)
         d.fill(x0: 20, y0: 10, x1: 30, y1: 16, 0)
-        var f = PersonFusion()
-        let r = Self.run(d, Self.personProbability(), fusion: &f)
+        let r = Self.run(d, Self.personProbability())
         let hole = r.guide[12 * Self.W + 80]
         XCTAssertTrue((1000...1060).contains(hole), "a person hole takes a depth among the kept readings: \(hole)")
         XCTAssertFalse(Self.kept(r.guide, 25, 12), "a hole in the wall stays out")
@@ -153,11 +159,10 @@ final class PersonFusionTests: XCTestCase {
         let p = Self.personProbability()
         p.fill(x0: 130, y0: 20, x1: 150, y1: 80)
         p.fill(x0: 10, y0: 20, x1: 30, y1: 80)
-        var f = PersonFusion()
-        let r = Self.run(d, p, fusion: &f)
-        XCTAssertTrue(Self.kept(r.guide, 80, 20), "the seeded subject")
-        XCTAssertFalse(Self.kept(r.guide, 20, 50), "another person that depth keeps nothing of and that never moved")
-        XCTAssertFalse(Self.kept(r.guide, 140, 50), "another person far behind")
+        let r = Self.run(d, p)
+        Self.expect(r.guide, kept: [(80, 20, "the seeded subject")],
+                    out: [(20, 50, "another person that depth keeps nothing of and that never moved"),
+                          (140, 50, "another person far behind")])
         // the near one moved into view (the lock's movers seed them, bit 1)
         var moved = Self.headSeeds()
         for y in 40..<60 { for x in 12..<28 { moved[y * Self.W + x] = 2 } }
@@ -185,10 +190,9 @@ final class PersonFusionTests: XCTestCase {
         d.fill(x0: 140, y0: 5, x1: 143, y1: 8, 1000)
         let p = Self.personProbability()
         p.fill(x0: 140, y0: 5, x1: 143, y1: 8)
-        var f = PersonFusion()
-        let r = Self.run(d, p, seeds: nil, fusion: &f)
-        XCTAssertFalse(Self.kept(r.guide, 141, 6), "9 cells are under 0.1 % of the grid... of 14,400: kept only above 14")
-        XCTAssertTrue(Self.kept(r.guide, 80, 20))
+        let r = Self.run(d, p, seeds: nil)
+        Self.expect(r.guide, kept: [(80, 20, "the head")],
+                    out: [(141, 6, "9 cells are under 0.1 % of the grid... of 14,400: kept only above 14")])
     }
 
     func testAnEmptyProbabilityKeepsNothing() {
