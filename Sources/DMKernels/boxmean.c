@@ -29,26 +29,25 @@ __attribute__((target("avx2"))) static inline __m256d source(const float *p, int
   return _mm256_cvtps_pd(v);
 }
 
+/* The horizontal sliding sums of rows y .. y + 3 (the last block repeats the
+ * last row, which writes the same values twice) into their slots of the ring
+ * `tmp` (row j in slot j % slots): four rows side by side, four chains of
+ * dependent adds in flight */
 __attribute__((target("avx2"))) static inline
-void box_mean4(const float *src, float *dst, intptr_t plane_stride, int lanes,
-               int w, int h, int r, float *tmp, double *sums, int group)
+void row_sums4(const float *src, float *tmp, int slots, int w, int h, int r, int y, int group)
 {
   const int head = imin(r, w), add_end = imax(0, w - r), sub_start = imin(r + 1, w);
-#define LD(p, x) _mm256_cvtps_pd(_mm_loadu_ps((p) + 4 * (intptr_t)(x)))
 #define LS(p, x) source(p, (intptr_t)(x), group)
-  /* horizontal: four rows side by side (four chains of dependent adds in
-   * flight); the last block repeats the last row, which writes the same
-   * values twice */
-  for (int y = 0; y < h; y += 4) {
-    const float *p0 = src + 4 * (intptr_t)y * w, *p1 = src + 4 * (intptr_t)imin(y + 1, h - 1) * w;
-    const float *p2 = src + 4 * (intptr_t)imin(y + 2, h - 1) * w, *p3 = src + 4 * (intptr_t)imin(y + 3, h - 1) * w;
-    float *q0 = tmp + 4 * (intptr_t)y * w, *q1 = tmp + 4 * (intptr_t)imin(y + 1, h - 1) * w;
-    float *q2 = tmp + 4 * (intptr_t)imin(y + 2, h - 1) * w, *q3 = tmp + 4 * (intptr_t)imin(y + 3, h - 1) * w;
-    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-    for (int x = 0; x < head; x++) {
-      s0 = _mm256_add_pd(s0, LS(p0, x)); s1 = _mm256_add_pd(s1, LS(p1, x));
-      s2 = _mm256_add_pd(s2, LS(p2, x)); s3 = _mm256_add_pd(s3, LS(p3, x));
-    }
+  const int y1 = imin(y + 1, h - 1), y2 = imin(y + 2, h - 1), y3 = imin(y + 3, h - 1);
+  const float *p0 = src + 4 * (intptr_t)y * w, *p1 = src + 4 * (intptr_t)y1 * w;
+  const float *p2 = src + 4 * (intptr_t)y2 * w, *p3 = src + 4 * (intptr_t)y3 * w;
+  float *q0 = tmp + 4 * (intptr_t)(y % slots) * w, *q1 = tmp + 4 * (intptr_t)(y1 % slots) * w;
+  float *q2 = tmp + 4 * (intptr_t)(y2 % slots) * w, *q3 = tmp + 4 * (intptr_t)(y3 % slots) * w;
+  __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+  for (int x = 0; x < head; x++) {
+    s0 = _mm256_add_pd(s0, LS(p0, x)); s1 = _mm256_add_pd(s1, LS(p1, x));
+    s2 = _mm256_add_pd(s2, LS(p2, x)); s3 = _mm256_add_pd(s3, LS(p3, x));
+  }
 #define ENTER(x) do { s0 = _mm256_add_pd(s0, LS(p0, (x) + r)); s1 = _mm256_add_pd(s1, LS(p1, (x) + r)); \
                       s2 = _mm256_add_pd(s2, LS(p2, (x) + r)); s3 = _mm256_add_pd(s3, LS(p3, (x) + r)); } while (0)
 #define LEAVE(x) do { s0 = _mm256_sub_pd(s0, LS(p0, (x) - r - 1)); s1 = _mm256_sub_pd(s1, LS(p1, (x) - r - 1)); \
@@ -57,23 +56,39 @@ void box_mean4(const float *src, float *dst, intptr_t plane_stride, int lanes,
                       _mm_storeu_ps(q1 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s1)); \
                       _mm_storeu_ps(q2 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s2)); \
                       _mm_storeu_ps(q3 + 4 * (intptr_t)(x), _mm256_cvtpd_ps(s3)); } while (0)
-    int x = 0;
-    for (; x < imin(add_end, sub_start); x++) { ENTER(x); STORE(x); }
-    if (add_end <= sub_start) {
-      for (; x < sub_start; x++) STORE(x);
-    } else {
-      for (; x < add_end; x++) { ENTER(x); LEAVE(x); STORE(x); }
-    }
-    for (; x < w; x++) { LEAVE(x); STORE(x); }
+  int x = 0;
+  for (; x < imin(add_end, sub_start); x++) { ENTER(x); STORE(x); }
+  if (add_end <= sub_start) {
+    for (; x < sub_start; x++) STORE(x);
+  } else {
+    for (; x < add_end; x++) { ENTER(x); LEAVE(x); STORE(x); }
+  }
+  for (; x < w; x++) { LEAVE(x); STORE(x); }
 #undef ENTER
 #undef LEAVE
 #undef STORE
-  }
+#undef LS
+}
+
+__attribute__((target("avx2"))) static inline
+void box_mean4(const float *src, float *dst, intptr_t plane_stride, int lanes,
+               int w, int h, int r, float *tmp, double *sums, int group)
+{
+#define LD(p, x) _mm256_cvtps_pd(_mm_loadu_ps((p) + 4 * (intptr_t)(x)))
+  /* the rows' horizontal sums live in a ring of 2r + 5 rows (the window's
+   * 2r + 2 and a block of four ahead; 170 KiB at 640 wide, r 6, where the
+   * whole plane is 3.5 MiB), each block made when the vertical pass first
+   * needs one of its rows */
+  const int slots = imin(2 * r + 5, h);
+  int made = 0;
+#define NEED(row) do { while (made <= (row)) { row_sums4(src, tmp, slots, w, h, r, made, group); made += 4; } } while (0)
+#define ROW(j) (tmp + 4 * (intptr_t)((j) % slots) * w)
   /* vertical: running column sums (four per pixel), the row entering, the
    * row leaving and the scaling in one pass */
   for (int x = 0; x < 4 * w; x++) sums[x] = 0;
   for (int y = 0; y < imin(r, h); y++) {
-    const float *t = tmp + 4 * (intptr_t)y * w;
+    NEED(y);
+    const float *t = ROW(y);
     for (int x = 0; x < w; x++)
       _mm256_storeu_pd(sums + 4 * x, _mm256_add_pd(_mm256_loadu_pd(sums + 4 * x), LD(t, x)));
   }
@@ -81,8 +96,9 @@ void box_mean4(const float *src, float *dst, intptr_t plane_stride, int lanes,
   float *d0 = dst, *d1 = dst + plane_stride, *d2 = dst + 2 * plane_stride, *d3 = dst + 3 * plane_stride;
   for (int y = 0; y < h; y++) {
     const int ny = imin(y + r, h - 1) - imax(y - r, 0) + 1;
-    const float *add = y + r < h ? tmp + 4 * (intptr_t)(y + r) * w : 0;
-    const float *sub = y - r - 1 >= 0 ? tmp + 4 * (intptr_t)(y - r - 1) * w : 0;
+    if (y + r < h) NEED(y + r);
+    const float *add = y + r < h ? ROW(y + r) : 0;
+    const float *sub = y - r - 1 >= 0 ? ROW(y - r - 1) : 0;
     const intptr_t o = (intptr_t)y * w;
     const __m256d scale = _mm256_set1_pd(1 / (double)((2 * r + 1) * ny));
 #define SLIDE(x, c) do { c = _mm256_loadu_pd(sums + 4 * (x)); \
@@ -114,8 +130,9 @@ void box_mean4(const float *src, float *dst, intptr_t plane_stride, int lanes,
 #undef PUT
 #undef CLIPPED
   }
+#undef ROW
+#undef NEED
 #undef LD
-#undef LS
 }
 
 __attribute__((target("avx2")))
