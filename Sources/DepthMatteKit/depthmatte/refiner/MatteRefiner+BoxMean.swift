@@ -139,47 +139,37 @@ extension MatteRefiner {
         let head = min(r, w)
         let addEnd = max(0, w - r)
         let subStart = min(r + 1, w)
-        // The rows' horizontal sums live in a ring of 2r + 5 rows (row j in
-        // slot j % slots: the window's 2r + 2 and a block ahead; 170 KiB at
-        // 640 wide, r 6, in cache between the two passes), each pair of rows
-        // made when the vertical pass first needs one of them.
-        let slots = min(2 * r + 5, h)
-        @inline(__always) func row(_ j: Int) -> UnsafeMutablePointer<Float> { T + 4 * (j % slots) * w }
-        var made = 0
-        func need(_ last: Int) {
-            while made <= last {
-                // (the last pair repeats the last row, which writes the same values twice)
-                let y = made, y1 = min(y + 1, h - 1)
-                let p0 = S + 4 * y * w, p1 = S + 4 * y1 * w
-                let q0 = row(y), q1 = row(y1)
-                var s0 = D4(repeating: 0), s1 = D4(repeating: 0)
-                for x in 0..<head { s0 += source(p0, x); s1 += source(p1, x) }
-                var x = 0
-                while x < min(addEnd, subStart) {
+        var y = 0
+        while y < h {
+            // (the last pair repeats the last row, which writes the same values twice)
+            let p0 = S + 4 * y * w, p1 = S + 4 * min(y + 1, h - 1) * w
+            let q0 = T + 4 * y * w, q1 = T + 4 * min(y + 1, h - 1) * w
+            var s0 = D4(repeating: 0), s1 = D4(repeating: 0)
+            for x in 0..<head { s0 += source(p0, x); s1 += source(p1, x) }
+            var x = 0
+            while x < min(addEnd, subStart) {
+                s0 += source(p0, x + r); s1 += source(p1, x + r)
+                st(s0, q0, x); st(s1, q1, x); x += 1
+            }
+            if addEnd <= subStart {
+                while x < subStart { st(s0, q0, x); st(s1, q1, x); x += 1 }
+            } else {
+                while x < addEnd {
                     s0 += source(p0, x + r); s1 += source(p1, x + r)
-                    st(s0, q0, x); st(s1, q1, x); x += 1
-                }
-                if addEnd <= subStart {
-                    while x < subStart { st(s0, q0, x); st(s1, q1, x); x += 1 }
-                } else {
-                    while x < addEnd {
-                        s0 += source(p0, x + r); s1 += source(p1, x + r)
-                        s0 -= source(p0, x - r - 1); s1 -= source(p1, x - r - 1)
-                        st(s0, q0, x); st(s1, q1, x); x += 1
-                    }
-                }
-                while x < w {
                     s0 -= source(p0, x - r - 1); s1 -= source(p1, x - r - 1)
                     st(s0, q0, x); st(s1, q1, x); x += 1
                 }
-                made += 2
             }
+            while x < w {
+                s0 -= source(p0, x - r - 1); s1 -= source(p1, x - r - 1)
+                st(s0, q0, x); st(s1, q1, x); x += 1
+            }
+            y += 2
         }
         // vertical: as `boxMean`'s, four lanes per column
         for x in 0..<(4 * w) { C[x] = 0 }
         for y in 0..<min(r, h) {
-            need(y)
-            let t = row(y)
+            let t = T + 4 * y * w
             for x in 0..<w {
                 let c = UnsafeRawPointer(C + 4 * x).loadUnaligned(as: D4.self) + ld(t, x)
                 UnsafeMutableRawPointer(C + 4 * x).storeBytes(of: c, as: D4.self)
@@ -189,9 +179,8 @@ extension MatteRefiner {
         let d0 = D, d1 = D + planeStride, d2 = D + 2 * planeStride, d3 = D + 3 * planeStride
         for y in 0..<h {
             let ny = min(y + r, h - 1) - max(y - r, 0) + 1
-            if y + r < h { need(y + r) }
-            let add: UnsafePointer<Float>? = y + r < h ? UnsafePointer(row(y + r)) : nil
-            let sub: UnsafePointer<Float>? = y - r - 1 >= 0 ? UnsafePointer(row(y - r - 1)) : nil
+            let add: UnsafePointer<Float>? = y + r < h ? UnsafePointer(T + 4 * (y + r) * w) : nil
+            let sub: UnsafePointer<Float>? = y - r - 1 >= 0 ? UnsafePointer(T + 4 * (y - r - 1) * w) : nil
             let o = y * w
             let scale = 1 / Double((2 * r + 1) * ny)
             @inline(__always) func slide(_ x: Int) -> D4 {

@@ -5,9 +5,9 @@ import XCTest
 /// The guided filter's grouped box means (`MatteRefiner.boxMean4`, four
 /// interleaved planes) equal the one-plane `boxMean` of each plane to the
 /// bit, in Swift and in `DMKernels`' AVX2 kernel (when the CPU has it),
-/// for pictures narrower and shorter than the window, heights about the
-/// ring of row sums (2r + 5 rows: 16, 17, 18 at r 6), rows of 4K video, and
-/// every lane count.
+/// for pictures narrower and shorter than the window, heights about two
+/// windows (16, 17, 18 at r 6), odd widths, rows of 4K video, and every lane
+/// count.
 final class BoxMeanGroupTests: XCTestCase {
     func testGroupedMeansEqualThePlaneMeansToTheBit() {
         var seed: UInt64 = 0x9e37_79b9_7f4a_7c15
