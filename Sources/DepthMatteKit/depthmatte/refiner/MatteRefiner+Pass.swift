@@ -325,12 +325,8 @@ struct RefinePass {
                 j += bands
             }
         case .lowFit:
-            // (row by row: the fit reads the coefficients its row's division
-            // has just written, from L1)
-            for y in share(dh, b) {
-                if fitFloor > 0 { normalise(y..<(y + 1)) }
-                if rangeClamp { lowFit(y..<(y + 1)) }
-            }
+            if fitFloor > 0 { normalise(share(dh, b)) }
+            if rangeClamp { lowFit(share(dh, b)) }
         case .output:
             output(share(gh, b))
         case .edge:
