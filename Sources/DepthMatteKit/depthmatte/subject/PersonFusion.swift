@@ -47,6 +47,10 @@
 ///     its track, a body that moved, a person seen elsewhere, or a set
 ///     cutoff): a man walking off with his back turned whom the model loses
 ///     stays; in an empty room a still body the lock takes stays out.
+///     With that evidence, a part the last frame's guide held at least
+///     `holdShare` of joins too: a body the fused matte follows is not
+///     dropped when the lock and the model lose it (a walker leaving at
+///     the bottom edge, seen from above).
 ///  6. **Floor bleed**: a kept reading outside the floor whose surface
 ///     recedes upwards steeply and smoothly (the segmentation's floor test,
 ///     `CameraGeometry.floorSlope`) is the ground the probability bled onto beside the
@@ -83,12 +87,11 @@ struct PersonFusion {
         /// decision) that keeps it wherever it lies.
         var floorShare: Double = 0.1
         /// Depth step within a piece: `stepBase` + `stepGain` · d² metres.
-        var stepBase: Double = 0.03
-        var stepGain: Double = 0.01
-        /// Share of a piece's readings in kept blobs that claims it whole.
-        var pieceKeep: Double = 0.5
-        /// Below this share a piece is rejected whole (with `rejectShare`).
-        var pieceReject: Double = 0.2
+        var stepBase = 0.03, stepGain = 0.01
+        /// Shares of a piece's readings in kept blobs: from `pieceKeep` on
+        /// it is claimed whole, below `pieceReject` it is rejected whole
+        /// (with `rejectShare`).
+        var pieceKeep = 0.5, pieceReject = 0.2
         /// A rejected piece's claimed readings are fewer than this share of
         /// the kept blobs' cells (a body merged with the wall behind it is
         /// never rejected: its readings are most of the blob).
@@ -96,6 +99,11 @@ struct PersonFusion {
         /// How far (share of the grid's width) a claimed piece reaches past
         /// its blob.
         var reach: Double = 0.04
+        /// Share of a part of the floor the model sees no one in that lies
+        /// in the last frame's guide, for it to join without the lock's
+        /// seeds: at 30 fps a walking body overlaps its last frame by far
+        /// more (the walker the lock loses as he leaves the picture).
+        var holdShare: Double = 0.5
         /// A blob whose lowest cell lies more than this share of the grid's
         /// height above the bottom row ends in view (its legs may be missed).
         var openBottom: Double = 0.02
