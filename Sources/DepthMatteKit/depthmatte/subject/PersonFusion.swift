@@ -19,7 +19,10 @@
 ///     of it lies in the floor (a person depth keeps part of). A person the
 ///     model sees that depth keeps nothing of and that never moved is
 ///     another person, not the subject: the seated woman beside the man the
-///     lock follows. Without seeds every blob stays.
+///     lock follows. Without seeds every blob stays; but where the lock
+///     finds no subject in a subject mode (`floor(...)` keyed at 0 m), no
+///     depth surface is a quarter claimed, the blobs lie on no body (a weak
+///     claim on a far wall, down an empty corridor) and nothing is keyed.
 ///  2. **Depth pieces**: 4-neighbours with readings join when their depths
 ///     differ by less than `step` (3 cm + 1 cm per m², as a structured-light
 ///     sensor's noise grows with the square of the distance).
@@ -39,8 +42,12 @@
 ///     least `pieceReject` claimed is a person the model sees; its depth
 ///     pieces at least `pieceKeep` claimed join whole (the crown's hair, the
 ///     lower coat, past the reach), so do pieces holding a mover's seed
-///     (another body that moved); the rest of it the model sees is no person
-///     and stays out (the furniture depth joins to a portrait's subject).
+///     (another body that moved) and pieces that continue one claimed whole
+///     down to the picture's bottom (touching it more from below than from
+///     any other side, not nearer than it: the shoulders of a man seen from
+///     above below the head the model sees); the rest of it the model sees
+///     is no person and stays out (the furniture depth joins to a
+///     portrait's subject, a desk beside a person, a table in front).
 ///     A part claimed less is where the model sees no one: it joins whole
 ///     when it holds the lock's seeds and the subject is a person by other
 ///     evidence (`floorEvidence`: a face, a body the model saw earlier on
@@ -66,6 +73,8 @@
 /// The result is a depth map for the refiner: kept readings keep their depth,
 /// kept holes take the kept readings' median, everything else is written
 /// far (65535), and `cutoff` lies just behind the farthest kept reading.
+/// On a frame where the model sees no one, holes stay holes (0) for the
+/// refiner to decide, as on the depth-only guide.
 ///
 /// Cost: a few passes over the grid (about 320 x 180), through plain
 /// pointers into planes kept between frames (`FusionPlanes`), no allocation

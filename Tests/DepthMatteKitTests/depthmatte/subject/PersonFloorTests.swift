@@ -38,6 +38,19 @@ final class PersonFloorTests: XCTestCase {
 
     static func at(_ g: [UInt16], _ x: Int, _ y: Int) -> UInt16 { g[y * W + x] }
 
+    /// `fuse` as the keyer calls it, without a face: the depth-only
+    /// decision keyed at `cutoff` metres (0: the lock has no subject and
+    /// depth keeps nothing).
+    static func key(_ d: TestDepth, _ p: TestProbability, cutoff: Double, seeds: [UInt8]?, subjectSeen: Bool,
+                    fusion f: inout PersonFusion) -> [UInt16] {
+        let floor = Self.floor(d, cutoff: Int(cutoff * 1000))
+        let g = p.withView {
+            f.fuse(depth: d.view, scale: 0.001, person: $0, cutoff: cutoff, seeds: seeds, floor: floor.view,
+                   floorCutoff: cutoff, faceLock: false, subjectSeen: subjectSeen, setCutoff: false)
+        }
+        return (0..<(W * H)).map { g.at($0 % W, $0 / W) }
+    }
+
     /// Seen from above, a man walks out at the bottom edge: head and
     /// shoulders (columns 60-99, rows 40-64) from 1.0 m growing 8 mm a row,
     /// legs (columns 66-77 and 82-93, rows 65-89) from 1.5 m, a depth step
@@ -52,8 +65,10 @@ final class PersonFloorTests: XCTestCase {
     }
 
     func testAWalkerLeavingAtTheBottomEdgeKeepsTheLegsTheModelMisses() {
-        // rule: step 7, the floor below an open blob (the model sees the
-        // head and shoulders only: its blob ends above the bottom)
+        // rules: step 7, the floor below an open blob (the model sees the
+        // head and shoulders only: its blob ends above the bottom), and the
+        // legs continue the shoulders down to the bottom edge: either keeps
+        // them, and without both they are lost
         let d = Self.walkerLeaving()
         let p = TestProbability(width: Self.W, height: Self.H)
         p.fill(x0: 60, y0: 40, x1: 100, y1: 65)
@@ -66,6 +81,44 @@ final class PersonFloorTests: XCTestCase {
         XCTAssertEqual(Self.at(g, 90, 80), 1650, "the right leg")
         XCTAssertEqual(Self.at(g, 80, 80), Self.far, "the wall between the legs")
         XCTAssertEqual(f.cutoff, 1.75, accuracy: 0.001, "just behind the legs' farthest reading")
+    }
+
+    /// A man at the bottom edge seen from above: his head (columns 60-99,
+    /// rows 40-64, 1.0 m), below it his shoulders (columns 50-99, rows
+    /// 65-89, `shoulders` mm: a depth piece of their own) reaching the
+    /// bottom row, and a desk at 1.3 m beside both (columns 100-129, rows
+    /// 45-89); a wall at 3 m. The model sees the head only.
+    static func headAndShoulders(shoulders: Int) -> (TestDepth, TestProbability) {
+        let d = TestDepth(width: W, height: H, fill: 3000)
+        d.fill(x0: 60, y0: 40, x1: 100, y1: 65, 1000)
+        d.fill(x0: 50, y0: 65, x1: 100, y1: 90, UInt16(shoulders))
+        d.fill(x0: 100, y0: 45, x1: 130, y1: 90, 1300)
+        let p = TestProbability(width: W, height: H)
+        p.fill(x0: 60, y0: 40, x1: 100, y1: 65)
+        return (d, p)
+    }
+
+    func testWhatContinuesAClaimedPieceDownToTheBottomEdgeJoinsAndADeskBesideItDoesNot() {
+        // rule: in a part the model sees a person in, a piece it does not
+        // claim joins when it touches a piece claimed whole mostly from
+        // below, not nearer than it, and reaches the picture's bottom
+        let (d, p) = Self.headAndShoulders(shoulders: 1150)
+        let seeds = Self.seeds([(70, 45, 90, 55, 1)])
+        var f = PersonFusion()
+        let g = Self.fuse(d, p, floor: Self.floor(d, cutoff: 1500), cutoff: 1.5, seeds: seeds, evidence: true,
+                          fusion: &f)
+        XCTAssertEqual(Self.at(g, 80, 50), 1000, "the head")
+        XCTAssertEqual(Self.at(g, 52, 80), 1150, "the shoulder, outside the head's columns")
+        XCTAssertEqual(Self.at(g, 52, 89), 1150, "the shoulder at the bottom edge")
+        XCTAssertEqual(Self.at(g, 115, 70), Self.far, "the desk beside the head and the shoulders")
+        // the same piece nearer than the head (a table in front of him)
+        let (near, q) = Self.headAndShoulders(shoulders: 900)
+        var e = PersonFusion()
+        let h = Self.fuse(near, q, floor: Self.floor(near, cutoff: 1500), cutoff: 1.5, seeds: seeds, evidence: true,
+                          fusion: &e)
+        XCTAssertEqual(Self.at(h, 80, 50), 1000)
+        XCTAssertEqual(Self.at(h, 52, 80), Self.far, "a table in front of him")
+        XCTAssertEqual(Self.at(h, 115, 70), Self.far)
     }
 
     func testADeskBesideAClaimedPersonStaysOutFrameAfterFrame() {
@@ -140,17 +193,30 @@ final class PersonFloorTests: XCTestCase {
         // with his back turned)
         let d = TestDepth(width: Self.W, height: Self.H, fill: 6000)
         d.fill(x0: 70, y0: 30, x1: 82, y1: 75, 3500)
-        let silent = TestProbability(width: Self.W, height: Self.H)
-        let floor = Self.floor(d, cutoff: 4000)
         var f = PersonFusion()
-        let g = silent.withView {
-            f.fuse(depth: d.view, scale: 0.001, person: $0, cutoff: 4.0, seeds: Self.seeds([(72, 32, 80, 40, 1)]),
-                   floor: floor.view, floorCutoff: 4.0, faceLock: false, subjectSeen: true, setCutoff: false)
-        }
-        XCTAssertEqual(g.at(75, 50), 3500, "the man the model no longer sees")
-        XCTAssertEqual(g.at(75, 74), 3500)
-        XCTAssertEqual(g.at(20, 50), Self.far, "the wall")
+        let g = Self.key(d, TestProbability(width: Self.W, height: Self.H), cutoff: 4.0,
+                         seeds: Self.seeds([(72, 32, 80, 40, 1)]), subjectSeen: true, fusion: &f)
+        XCTAssertEqual(Self.at(g, 75, 50), 3500, "the man the model no longer sees")
+        XCTAssertEqual(Self.at(g, 75, 74), 3500)
+        XCTAssertEqual(Self.at(g, 20, 50), Self.far, "the wall")
         XCTAssertEqual(f.cutoff, 3.51, accuracy: 0.001)
+    }
+
+    func testAWeakClaimOnAFarWallIsNotKeyedWhenTheLockFindsNobody() {
+        // rule: in a subject mode, a frame whose lock finds no subject
+        // (depth keeps nothing) keys nothing. An empty corridor: its end
+        // wall at 5 m, the floor receding below it, and the selfie model's
+        // weak claim (0.6) on a patch of the wall that covers no depth
+        // surface a quarter over, so that the lock takes no one
+        let d = TestDepth(width: Self.W, height: Self.H, fill: 5000)
+        for y in 60..<Self.H { for x in 0..<Self.W { d[x, y] = UInt16(4800 - (y - 60) * 40) } }
+        let p = TestProbability(width: Self.W, height: Self.H)
+        p.fill(x0: 60, y0: 10, x1: 100, y1: 55, 153)
+        var f = PersonFusion()
+        let g = Self.key(d, p, cutoff: 0, seeds: nil, subjectSeen: false, fusion: &f)
+        XCTAssertEqual(Self.at(g, 80, 30), Self.far, "the wall the model claims")
+        XCTAssertEqual(f.keptCount, 0)
+        XCTAssertEqual(f.cutoff, 0)
     }
 
     func testAnEmptyRoomKeysNothing() {
@@ -161,17 +227,13 @@ final class PersonFloorTests: XCTestCase {
         let d = TestDepth(width: Self.W, height: Self.H, fill: 3000)
         d.fill(x0: 100, y0: 50, x1: 130, y1: 80, 1500)
         let silent = TestProbability(width: Self.W, height: Self.H)
-        let floor = Self.floor(d, cutoff: 2000)
         var f = PersonFusion()
         for frame in 0..<3 {
-            let g = silent.withView {
-                f.fuse(depth: d.view, scale: 0.001, person: $0, cutoff: 2.0,
-                       seeds: Self.seeds([(105, 55, 125, 75, 1)]), floor: floor.view, floorCutoff: 2.0,
-                       faceLock: false, subjectSeen: false, setCutoff: false)
-            }
+            let g = Self.key(d, silent, cutoff: 2.0, seeds: Self.seeds([(105, 55, 125, 75, 1)]), subjectSeen: false,
+                             fusion: &f)
             XCTAssertEqual(f.keptCount, 0, "frame \(frame)")
             XCTAssertEqual(f.cutoff, 0, "frame \(frame)")
-            XCTAssertEqual(g.at(115, 65), Self.far, "frame \(frame): the jacket")
+            XCTAssertEqual(Self.at(g, 115, 65), Self.far, "frame \(frame): the jacket")
         }
     }
 }
