@@ -41,14 +41,15 @@ extension PersonFusion {
         dropFloor(depth, scale: scale, inSubject: inFloor)
         addLegs(floor, inSubject: inFloor)
         // the cutoff just behind the farthest reading kept now, and the
-        // cells kept, for the next frame's floor. Where the model sees no
-        // one in the whole frame, holes stay holes (0): the refiner decides
-        // them as on the depth-only guide (hair, the dark coat of a body
-        // depth keeps), instead of the model's silence dropping them
+        // cells kept, for the next frame's floor. Holes the model does not
+        // claim stay holes (0): the refiner decides them as on the
+        // depth-only guide, from the kept readings around them and the
+        // colour (a Kinect's holes along a body's edge), instead of the
+        // model's silence dropping them
         let o = out.base, far = UInt16(65535).littleEndian
         planes.held.reserve(n)
         let held = planes.held.base
-        let holes = keptArea == 0 && keptCount > 0
+        let holes = keptCount > 0
         var maxKept: UInt16 = 0
         for y in 0..<h {
             for x in 0..<w {

@@ -36,8 +36,9 @@
 ///     between, each reading follows the probability, up to `behind` past
 ///     the lock's cutoff (not the wall behind the subject its edge spills
 ///     onto).
-///  4. **Holes** (no reading) follow the probability: hair and dark cloth the
-///     depth camera does not see stay where the model sees a person.
+///  4. **Holes** (no reading) the probability claims are kept: hair and dark
+///     cloth the depth camera does not see stay where the model sees a
+///     person; the others stay holes for the refiner (see below).
 ///  5. **The floor** (`floor(...)`), per connected part of it: a part at
 ///     least `pieceReject` claimed is a person the model sees; its depth
 ///     pieces at least `pieceKeep` claimed join whole (the crown's hair, the
@@ -73,7 +74,7 @@
 /// The result is a depth map for the refiner: kept readings keep their depth,
 /// kept holes take the kept readings' median, everything else is written
 /// far (65535), and `cutoff` lies just behind the farthest kept reading.
-/// On a frame where the model sees no one, holes stay holes (0) for the
+/// After the floor (`floor(...)`), holes not kept stay holes (0) for the
 /// refiner to decide, as on the depth-only guide.
 ///
 /// Cost: a few passes over the grid (about 320 x 180), through plain

@@ -219,6 +219,28 @@ final class PersonFloorTests: XCTestCase {
         XCTAssertEqual(f.cutoff, 0)
     }
 
+    func testHolesTheModelDoesNotClaimAreLeftToTheRefiner() {
+        // rule: after the floor, a hole the probability does not claim
+        // stays a hole (0), as on the depth-only guide; a claimed hole takes
+        // the kept median; with nothing kept every cell is far
+        let d = PersonFusionTests.scene()
+        d.fill(x0: 70, y0: 10, x1: 90, y1: 16, 0)     // hair, claimed
+        d.fill(x0: 100, y0: 60, x1: 110, y1: 70, 0)   // beside the torso's edge, unclaimed
+        d.fill(x0: 20, y0: 10, x1: 30, y1: 16, 0)     // on the wall, unclaimed
+        var f = PersonFusion()
+        let g = Self.fuse(d, PersonFusionTests.personProbability(), floor: Self.floor(d, cutoff: 1250),
+                          cutoff: 1.25, seeds: PersonFusionTests.headSeeds(), evidence: true, fusion: &f)
+        XCTAssertTrue((1000...1060).contains(Self.at(g, 80, 12)), "the hair takes a depth among the kept readings")
+        XCTAssertEqual(Self.at(g, 107, 65), 0, "a hole beside the torso")
+        XCTAssertEqual(Self.at(g, 25, 12), 0, "a hole on the wall")
+        XCTAssertEqual(Self.at(g, 10, 50), Self.far, "the wall's readings")
+        let empty = TestProbability(width: Self.W, height: Self.H)
+        var e = PersonFusion()
+        let none = Self.fuse(d, empty, floor: Self.floor(d, cutoff: 1250), cutoff: 1.25,
+                             seeds: PersonFusionTests.headSeeds(), evidence: false, fusion: &e)
+        XCTAssertFalse(none.contains { $0 != Self.far }, "nothing kept: no hole either")
+    }
+
     func testAnEmptyRoomKeysNothing() {
         // rule: without evidence that the lock's body is a person (no face,
         // never seen, nothing moved, nobody seen elsewhere) the depth-only
