@@ -103,11 +103,12 @@ extension PersonFusion {
     /// `pieceKeep` claimed (the person's own surface, past the reach) or
     /// continue such a piece down to the picture's bottom (mostly below
     /// it, not nearer), and the rest stays out (a desk, a chair, a floor
-    /// slab it sees is no person; the legs come back by step 7). A part claimed less is where
-    /// the model sees no one: with `evidence` all of it joins when it holds
-    /// the lock's seeds or lies at least `holdShare` in the last frame's
-    /// guide (`held`: the walker the lock lost as he leaves at the bottom
-    /// edge). Returns false when the floor is empty.
+    /// slab it sees is no person; the legs come back by step 7). A part
+    /// claimed less is where the model sees no one: with `evidence` all of
+    /// it joins when it holds the lock's seeds or lies at least
+    /// `holdShare` in the last frame's guide (`held`: the walker the lock
+    /// lost as he leaves at the bottom edge). Returns false when the floor
+    /// is empty.
     private mutating func keepFloor(_ floor: Depth16View, seeds: [UInt8]?, evidence: Bool, held: Bool,
                                     inFloor: (Int, Int) -> Bool) -> Bool {
         let w = floor.width, h = floor.height, n = w * h
