@@ -15,20 +15,51 @@ extension PersonFusion {
                         seeds: [UInt8]?, evidence: Bool) -> Depth16View {
         let w = floor.width, h = floor.height, n = w * h
         reuse.guide = nil
-        guard n > 0, depth.width == w, depth.height == h, out.count >= n, planes.blobParent.count >= n,
-              floorCutoff > 0 else { return out.view(width: w, height: h) }
+        let heldCells = planes.heldCells
+        planes.heldCells = 0
+        guard n > 0, depth.width == w, depth.height == h, out.count >= n, planes.blobParent.count >= n else {
+            return out.view(width: w, height: h)
+        }
+        guard floorCutoff > 0 else {
+            // the lock found no subject: no depth surface is a quarter
+            // claimed, so the model's blobs lie on no body (its weak claim
+            // on a far wall or down an empty corridor): nothing is keyed
+            out.base.update(repeating: UInt16(65535).littleEndian, count: n)
+            keptCount = 0
+            maxKept = 0
+            cutoff = 0
+            return out.view(width: w, height: h)
+        }
         let limit = UInt16(clamping: Int(floorCutoff / scale))
         @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool {
             let v = floor.at(x, y)
             return v != 0 && v <= limit
         }
-        guard keepFloor(floor, seeds: seeds, evidence: evidence, inFloor: inFloor) else { return out.view(width: w, height: h) }
+        guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor) else {
+            return out.view(width: w, height: h)
+        }
         dropFloor(depth, scale: scale, inSubject: inFloor)
         addLegs(floor, inSubject: inFloor)
-        // the cutoff just behind the farthest reading kept now
+        // the cutoff just behind the farthest reading kept now, and the
+        // cells kept, for the next frame's floor. Holes the model does not
+        // claim stay holes (0): the refiner decides them as on the
+        // depth-only guide, from the kept readings around them and the
+        // colour (a Kinect's holes along a body's edge), instead of the
+        // model's silence dropping them
         let o = out.base, far = UInt16(65535).littleEndian
+        planes.held.reserve(n)
+        let held = planes.held.base
+        let holes = keptCount > 0
         var maxKept: UInt16 = 0
-        for i in 0..<n where o[i] != far { maxKept = max(maxKept, UInt16(littleEndian: o[i])) }
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                let kept = o[i] != far
+                held[i] = kept ? 1 : 0
+                if kept { maxKept = max(maxKept, UInt16(littleEndian: o[i])) } else if holes && depth.at(x, y) == 0 { o[i] = 0 }
+            }
+        }
+        planes.heldCells = n
         self.maxKept = maxKept
         cutoff = maxKept > 0 ? Double(maxKept) * scale + 0.01 : 0
         return out.view(width: w, height: h)
@@ -46,15 +77,39 @@ extension PersonFusion {
         setCutoff || faceLock || subjectSeen || movingSeeds || keptArea > 0
     }
 
+    /// The connected parts (4-neighbours) of the cells `inside` holds,
+    /// into `par` (each cell's parent towards its part's root, -1 outside);
+    /// whether there is any.
+    private func labelParts(_ w: Int, _ h: Int, into par: UnsafeMutablePointer<Int32>,
+                            inside: (Int, Int) -> Bool) -> Bool {
+        let uf = UnionFind(parent: par)
+        var any = false
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                guard inside(x, y) else { par[i] = -1; continue }
+                par[i] = Int32(i)
+                any = true
+                if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
+                if y > 0 && par[i - w] >= 0 { uf.union(Int32(i), Int32(i - w)) }
+            }
+        }
+        return any
+    }
+
     /// The floor's rule on the guide: each connected part (4-neighbours)
     /// of the floor the model claims at least `pieceReject` of is a person
     /// it sees: its cells join where their depth piece is at least
-    /// `pieceKeep` claimed (the person's own surface, past the reach) and
-    /// the rest stays out (a desk, a chair, a floor slab it sees is no
-    /// person; the legs come back by step 7). A part claimed less is where
-    /// the model sees no one: with `evidence` all of it joins. Returns
-    /// false when the floor is empty.
-    private mutating func keepFloor(_ floor: Depth16View, seeds: [UInt8]?, evidence: Bool,
+    /// `pieceKeep` claimed (the person's own surface, past the reach) or
+    /// continue such a piece down to the picture's bottom (mostly below
+    /// it, not nearer), and the rest stays out (a desk, a chair, a floor
+    /// slab it sees is no person; the legs come back by step 7). A part
+    /// claimed less is where the model sees no one: with `evidence` all of
+    /// it joins when it holds the lock's seeds or lies at least
+    /// `holdShare` in the last frame's guide (`held`: the walker the lock
+    /// lost as he leaves at the bottom edge). Returns false when the floor
+    /// is empty.
+    private mutating func keepFloor(_ floor: Depth16View, seeds: [UInt8]?, evidence: Bool, held: Bool,
                                     inFloor: (Int, Int) -> Bool) -> Bool {
         let w = floor.width, h = floor.height, n = w * h
         let o = out.base, far = UInt16(65535).littleEndian
@@ -62,27 +117,49 @@ extension PersonFusion {
         let par = planes.partParent.base, partCount = planes.partCount.base, partKept = planes.partKept.base
         let seeded = planes.partSeeded.base, piece = planes.pieceParent.base
         let pieceCount = planes.pieceCount.base, pieceClaimed = planes.pieceClaimed.base
-        var any = false
+        let partHeld = planes.partHeld.base, lastKept = planes.held.base
+        let below = planes.pieceBelow.base, beside = planes.pieceBeside.base
+        let any = labelParts(w, h, into: par, inside: inFloor)
         let uf = UnionFind(parent: par)
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = y * w + x
-                guard inFloor(x, y) else { par[i] = -1; continue }
-                par[i] = Int32(i)
-                any = true
-                if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
-                if y > 0 && par[i - w] >= 0 { uf.union(Int32(i), Int32(i - w)) }
-            }
-        }
+        let t = tuning
         partCount.update(repeating: 0, count: n)
         partKept.update(repeating: 0, count: n)
+        partHeld.update(repeating: 0, count: n)
+        below.update(repeating: 0, count: n)
+        beside.update(repeating: 0, count: n)
         seeded.update(repeating: seeds == nil ? 1 : 0, count: n)
+        // the picture's bottom: the lowest row the floor has a cell of
+        // (a registered depth map's last rows may hold no reading)
+        var bottom = h - 1
+        while bottom > 0 && !(0..<w).contains(where: { floor.at($0, bottom) != 0 }) { bottom -= 1 }
+        let atBottom = Int(Double(bottom) - t.openBottom * Double(h))
+        @inline(__always) func whole(_ q: Int32) -> Bool {
+            q >= 0 && Double(pieceClaimed[Int(q)]) >= t.pieceKeep * Double(pieceCount[Int(q)])
+        }
         func tally(_ seeds: UnsafeBufferPointer<UInt8>?) {
             for i in 0..<n where par[i] >= 0 {
                 let r = Int(uf.find(Int32(i)))
                 par[i] = Int32(r)
                 partCount[r] += 1
                 if o[i] != far { partKept[r] += 1 }
+                if held && lastKept[i] != 0 { partHeld[r] += 1 }
+                // a piece's contacts with pieces claimed whole: from below
+                // and not nearer (a continuation), or from any other side;
+                // bit 30 of `below`: it reaches the picture's bottom
+                let p = piece[i]
+                if p >= 0 && !whole(p) {
+                    let x = i % w, y = i / w
+                    if y > 0 && par[i - w] >= 0 && piece[i - w] != p && whole(piece[i - w]) {
+                        if floor.at(x, y) >= floor.at(x, y - 1) { below[Int(p)] += 1 } else { beside[Int(p)] += 1 }
+                    }
+                    @inline(__always) func side(_ j: Int) {
+                        if par[j] >= 0 && piece[j] != p && whole(piece[j]) { beside[Int(p)] += 1 }
+                    }
+                    if x > 0 { side(i - 1) }
+                    if x + 1 < w { side(i + 1) }
+                    if y + 1 < h { side(i + w) }
+                    if y >= atBottom { below[Int(p)] |= 1 << 30 }
+                }
                 if let seeds, i < seeds.count, seeds[i] != 0 {
                     seeded[r] |= 1
                     if piece[i] >= 0 && seeds[i] & 2 != 0 { seeded[Int(piece[i])] |= 2 }
@@ -91,7 +168,6 @@ extension PersonFusion {
         }
         if let seeds { seeds.withUnsafeBufferPointer { tally($0) } } else { tally(nil) }
         guard any else { return false }
-        let t = tuning
         var added = 0, maxKept = self.maxKept
         for y in 0..<h {
             for x in 0..<w {
@@ -101,9 +177,11 @@ extension PersonFusion {
                 let seen = Double(partKept[r]) >= t.pieceReject * Double(partCount[r])
                 if seen {
                     let p = Int(piece[i])
-                    guard p >= 0, seeded[p] & 2 != 0
-                            || Double(pieceClaimed[p]) >= t.pieceKeep * Double(pieceCount[p]) else { continue }
-                } else if !evidence || seeded[r] == 0 {
+                    guard p >= 0 else { continue }
+                    let continues = below[p] & (1 << 30) != 0 && below[p] & ~(1 << 30) > beside[p]
+                    guard seeded[p] & 2 != 0 || whole(Int32(p)) || continues else { continue }
+                } else if !evidence
+                            || seeded[r] == 0 && Double(partHeld[r]) < t.holdShare * Double(partCount[r]) {
                     continue
                 }
                 let v = floor.at(x, y)
@@ -175,16 +253,8 @@ extension PersonFusion {
         guard any else { return }
         // the depth subject's connected parts (4-neighbours) and their
         // cells in the guide
+        _ = labelParts(w, h, into: par, inside: inSubject)
         let uf = UnionFind(parent: par)
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = y * w + x
-                guard inSubject(x, y) else { par[i] = -1; continue }
-                par[i] = Int32(i)
-                if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
-                if y > 0 && par[i - w] >= 0 { uf.union(Int32(i), Int32(i - w)) }
-            }
-        }
         count.update(repeating: 0, count: n)
         inGuide.update(repeating: 0, count: n)
         for i in 0..<n where par[i] >= 0 {
@@ -237,6 +307,17 @@ final class FusionPlanes {
     /// Per floor part root: its cells and its cells in the guide.
     var partCount = GrowingBuffer<Int32>(filling: 0)
     var partKept = GrowingBuffer<Int32>(filling: 0)
+    /// Per floor part root: its cells kept on the last frame (`held`).
+    var partHeld = GrowingBuffer<Int32>(filling: 0)
+    /// Per depth piece root: its cells touching a piece claimed whole from
+    /// below and not nearer (bit 30: the piece reaches the picture's
+    /// bottom), and its other such contacts.
+    var pieceBelow = GrowingBuffer<Int32>(filling: 0)
+    var pieceBeside = GrowingBuffer<Int32>(filling: 0)
+    /// The cells the last frame's guide kept (1), valid when `heldCells`
+    /// is the grid's size (0: the last frame kept no floor).
+    var held = GrowingBuffer<UInt8>(filling: 0)
+    var heldCells = 0
     /// Bit 0 at a floor part's root: the part holds a seed of the lock
     /// (every part, without seeds); bit 1 at a depth piece's root: the
     /// piece holds a mover's seed.
@@ -281,13 +362,14 @@ final class FusionPlanes {
     /// Step 5's planes for `n` cells.
     func reserveParts(_ n: Int) {
         partParent.reserve(n); partCount.reserve(n); partKept.reserve(n); partSeeded.reserve(n)
+        partHeld.reserve(n); held.reserve(n); pieceBelow.reserve(n); pieceBeside.reserve(n)
     }
 
     deinit {
         prob.free(); blobParent.free(); pieceParent.free(); partParent.free(); blobArea.free()
         blobKept.free(); blobFloor.free(); pieceCount.free(); pieceClaimed.free(); pieceClaimedSum.free()
         claimed.free(); near.free(); rowAny.free(); prefix.free(); keptHist.free(); partCount.free()
-        partKept.free(); partSeeded.free(); lowest.free(); packed.free(); columnX.free(); columnWeight.free()
+        partKept.free(); partHeld.free(); held.free(); pieceBelow.free(); pieceBeside.free(); partSeeded.free(); lowest.free(); packed.free(); columnX.free(); columnWeight.free()
         stepLimit.free()
     }
 }

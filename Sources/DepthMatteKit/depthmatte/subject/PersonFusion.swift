@@ -19,7 +19,10 @@
 ///     of it lies in the floor (a person depth keeps part of). A person the
 ///     model sees that depth keeps nothing of and that never moved is
 ///     another person, not the subject: the seated woman beside the man the
-///     lock follows. Without seeds every blob stays.
+///     lock follows. Without seeds every blob stays; but where the lock
+///     finds no subject in a subject mode (`floor(...)` keyed at 0 m), no
+///     depth surface is a quarter claimed, the blobs lie on no body (a weak
+///     claim on a far wall, down an empty corridor) and nothing is keyed.
 ///  2. **Depth pieces**: 4-neighbours with readings join when their depths
 ///     differ by less than `step` (3 cm + 1 cm per m², as a structured-light
 ///     sensor's noise grows with the square of the distance).
@@ -33,20 +36,29 @@
 ///     between, each reading follows the probability, up to `behind` past
 ///     the lock's cutoff (not the wall behind the subject its edge spills
 ///     onto).
-///  4. **Holes** (no reading) follow the probability: hair and dark cloth the
-///     depth camera does not see stay where the model sees a person.
+///  4. **Holes** (no reading) the probability claims are kept: hair and dark
+///     cloth the depth camera does not see stay where the model sees a
+///     person; the others stay holes for the refiner (see below).
 ///  5. **The floor** (`floor(...)`), per connected part of it: a part at
 ///     least `pieceReject` claimed is a person the model sees; its depth
 ///     pieces at least `pieceKeep` claimed join whole (the crown's hair, the
 ///     lower coat, past the reach), so do pieces holding a mover's seed
-///     (another body that moved); the rest of it the model sees is no person
-///     and stays out (the furniture depth joins to a portrait's subject).
+///     (another body that moved) and pieces that continue one claimed whole
+///     down to the picture's bottom (touching it more from below than from
+///     any other side, not nearer than it: the shoulders of a man seen from
+///     above below the head the model sees); the rest of it the model sees
+///     is no person and stays out (the furniture depth joins to a
+///     portrait's subject, a desk beside a person, a table in front).
 ///     A part claimed less is where the model sees no one: it joins whole
 ///     when it holds the lock's seeds and the subject is a person by other
 ///     evidence (`floorEvidence`: a face, a body the model saw earlier on
 ///     its track, a body that moved, a person seen elsewhere, or a set
 ///     cutoff): a man walking off with his back turned whom the model loses
 ///     stays; in an empty room a still body the lock takes stays out.
+///     With that evidence, a part the last frame's guide held at least
+///     `holdShare` of joins too: a body the fused matte follows is not
+///     dropped when the lock and the model lose it (a walker leaving at
+///     the bottom edge, seen from above).
 ///  6. **Floor bleed**: a kept reading outside the floor whose surface
 ///     recedes upwards steeply and smoothly (the segmentation's floor test,
 ///     `CameraGeometry.floorSlope`) is the ground the probability bled onto beside the
@@ -62,6 +74,8 @@
 /// The result is a depth map for the refiner: kept readings keep their depth,
 /// kept holes take the kept readings' median, everything else is written
 /// far (65535), and `cutoff` lies just behind the farthest kept reading.
+/// After the floor (`floor(...)`), holes not kept stay holes (0) for the
+/// refiner to decide, as on the depth-only guide.
 ///
 /// Cost: a few passes over the grid (about 320 x 180), through plain
 /// pointers into planes kept between frames (`FusionPlanes`), no allocation
@@ -83,12 +97,11 @@ struct PersonFusion {
         /// decision) that keeps it wherever it lies.
         var floorShare: Double = 0.1
         /// Depth step within a piece: `stepBase` + `stepGain` · d² metres.
-        var stepBase: Double = 0.03
-        var stepGain: Double = 0.01
-        /// Share of a piece's readings in kept blobs that claims it whole.
-        var pieceKeep: Double = 0.5
-        /// Below this share a piece is rejected whole (with `rejectShare`).
-        var pieceReject: Double = 0.2
+        var stepBase = 0.03, stepGain = 0.01
+        /// Shares of a piece's readings in kept blobs: from `pieceKeep` on
+        /// it is claimed whole, below `pieceReject` it is rejected whole
+        /// (with `rejectShare`).
+        var pieceKeep = 0.5, pieceReject = 0.2
         /// A rejected piece's claimed readings are fewer than this share of
         /// the kept blobs' cells (a body merged with the wall behind it is
         /// never rejected: its readings are most of the blob).
@@ -96,6 +109,11 @@ struct PersonFusion {
         /// How far (share of the grid's width) a claimed piece reaches past
         /// its blob.
         var reach: Double = 0.04
+        /// Share of a part of the floor the model sees no one in that lies
+        /// in the last frame's guide, for it to join without the lock's
+        /// seeds: at 30 fps a walking body overlaps its last frame by far
+        /// more (the walker the lock loses as he leaves the picture).
+        var holdShare: Double = 0.5
         /// A blob whose lowest cell lies more than this share of the grid's
         /// height above the bottom row ends in view (its legs may be missed).
         var openBottom: Double = 0.02
