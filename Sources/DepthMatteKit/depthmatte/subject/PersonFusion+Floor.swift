@@ -17,6 +17,7 @@ extension PersonFusion {
         reuse.guide = nil
         let heldCells = planes.heldCells
         planes.heldCells = 0
+        planes.heldStable = heldCells == 0
         guard n > 0, depth.width == w, depth.height == h, out.count >= n, planes.blobParent.count >= n else {
             return out.view(width: w, height: h)
         }
@@ -51,15 +52,18 @@ extension PersonFusion {
         let held = planes.held.base
         let holes = keptCount > 0
         var maxKept: UInt16 = 0
+        var heldChanged: UInt8 = heldCells == n ? 0 : 1
         for y in 0..<h {
             for x in 0..<w {
                 let i = y * w + x
                 let kept = o[i] != far
+                heldChanged |= held[i] ^ (kept ? 1 : 0)
                 held[i] = kept ? 1 : 0
                 if kept { maxKept = max(maxKept, UInt16(littleEndian: o[i])) } else if holes && depth.at(x, y) == 0 { o[i] = 0 }
             }
         }
         planes.heldCells = n
+        planes.heldStable = heldChanged == 0
         self.maxKept = maxKept
         cutoff = maxKept > 0 ? Double(maxKept) * scale + 0.01 : 0
         return out.view(width: w, height: h)
@@ -318,6 +322,9 @@ final class FusionPlanes {
     /// is the grid's size (0: the last frame kept no floor).
     var held = GrowingBuffer<UInt8>(filling: 0)
     var heldCells = 0
+    /// The last `floor` left `held` as it found it: the same inputs give
+    /// the same guide again, so the guide may be reused.
+    var heldStable = false
     /// Bit 0 at a floor part's root: the part holds a seed of the lock
     /// (every part, without seeds); bit 1 at a depth piece's root: the
     /// piece holds a mover's seed.

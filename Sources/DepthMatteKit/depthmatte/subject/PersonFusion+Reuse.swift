@@ -2,8 +2,9 @@
 /// One fused frame as `DepthMatter` makes it (`apply`, `floorEvidence`,
 /// `floor`), and its reuse: a frame whose every input equals the last
 /// frame's to the bit (a still picture, a frozen frame, an unchanged mask
-/// over unchanged depth) gives the last frame's guide and cutoff without
-/// the passes. The inputs are kept as copies (about 350 KB at a 320 x 180
+/// over unchanged depth), and whose floor kept what the frame before kept
+/// (the floor reads the last guide), gives the last frame's guide and
+/// cutoff without the passes. The inputs are kept as copies (about 350 KB at a 320 x 180
 /// grid, a few tens of µs to compare and copy against about 3 ms of passes).
 
 extension PersonFusion {
@@ -35,7 +36,7 @@ extension PersonFusion {
         }
         let sameKey = key == reuse.key
         reuse.key = key
-        if sameKey && sameDepth && sameFloor && samePerson && sameSeeds, let guide = reuse.guide {
+        if sameKey && sameDepth && sameFloor && samePerson && sameSeeds && planes.heldStable, let guide = reuse.guide {
             return guide
         }
         _ = apply(depth: depth, scale: scale, person: person, cutoff: lockCutoff, seeds: seeds,
