@@ -210,7 +210,10 @@ public struct MatteResult: Equatable {
     /// (`PersonFusion.floor`).
     private func fused(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
                        video: RGBImageView, result: MatteResult) -> (guide: Depth16View, cutoff: Double)? {
-        guard let person, fuses(plan, person) else { return nil }
+        guard let person, fuses(plan, person) else {
+            fusion.forgetHeld()
+            return nil
+        }
         let w = depth.width, h = depth.height
         var haveSeeds = false
         if plan.cutoff.subject != nil {

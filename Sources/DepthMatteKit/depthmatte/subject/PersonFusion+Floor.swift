@@ -69,6 +69,13 @@ extension PersonFusion {
         return out.view(width: w, height: h)
     }
 
+    /// A frame keyed without the fusion: the next fused frame's floor reads
+    /// no last guide (the one held is of an older frame).
+    mutating func forgetHeld() {
+        planes.heldCells = 0
+        planes.heldStable = false
+    }
+
     /// Whether a part of the floor the model claims nothing of is kept: the
     /// lock's subject is a person by other means than this frame's
     /// probability. `faceLock`: a face set or holds the lock; `subjectSeen`:

@@ -176,6 +176,14 @@ final class PersonFloorTests: XCTestCase {
         let alone = Self.fuse(next, p, floor: Self.floor(next, cutoff: 1250), cutoff: 1.25,
                               seeds: Self.seeds([seated]), evidence: true, fusion: &fresh)
         XCTAssertEqual(Self.at(alone, 60, 85), Self.far)
+        // nor after frames keyed without the fusion: the guide held is old
+        var gap = PersonFusion()
+        _ = Self.fuse(first, p, floor: Self.floor(first, cutoff: 1250), cutoff: 1.25,
+                      seeds: Self.seeds([seated, (45, 75, 75, 89, 2)]), evidence: true, fusion: &gap)
+        gap.forgetHeld()
+        let resumed = Self.fuse(next, p, floor: Self.floor(next, cutoff: 1250), cutoff: 1.25,
+                                seeds: Self.seeds([seated]), evidence: true, fusion: &gap)
+        XCTAssertEqual(resumed, alone)
         // and without evidence (nobody seen, nothing moved) the held part stays out
         let empty = TestProbability(width: Self.W, height: Self.H)
         var still = PersonFusion()
