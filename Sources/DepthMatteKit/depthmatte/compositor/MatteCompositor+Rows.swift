@@ -237,7 +237,7 @@ extension MatteCompositor.BandJob {
                 let kinds = SIMD8<Int32>(repeating: Int32(MatteCompositor.RunKind.edge.rawValue))
                     .replacing(with: Int32(MatteCompositor.RunKind.one.rawValue), where: ones)
                     .replacing(with: Int32(MatteCompositor.RunKind.zero.rawValue), where: zeros)
-                (stb + x).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: kinds), as: SIMD8<UInt8>.self)
+                (stb + x).storeBytes(of: UInt64(littleEndian: kinds.lowBytes), as: UInt64.self)
                 x &+= 8
             }
             while x <= hi {
@@ -247,8 +247,16 @@ extension MatteCompositor.BandJob {
                 x &+= 1
             }
         }
+        let consecutive = SIMD4<Int32>(0, 1, 2, 3)
         @inline(__always) func segmentKind(_ k: Int) -> MatteCompositor.RunKind {
             let t = 4 * k
+            // four consecutive columns (all but the border segments): their
+            // four states as one word
+            let four = UnsafeRawPointer(taps + t).loadUnaligned(as: SIMD4<Int32>.self)
+            if four == SIMD4(repeating: four[0]) &+ consecutive {
+                let word = UInt32(littleEndian: UnsafeRawPointer(st + Int(four[0])).loadUnaligned(as: UInt32.self))
+                return word == 0 ? .zero : (word == 0x0101_0101 ? .one : .edge)
+            }
             let s0 = st[Int(taps[t])], s1 = st[Int(taps[t + 1])]
             let s2 = st[Int(taps[t + 2])], s3 = st[Int(taps[t + 3])]
             return s0 == s1 && s0 == s2 && s0 == s3 ? s0 : .edge
