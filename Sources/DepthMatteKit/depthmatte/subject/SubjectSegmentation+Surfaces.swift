@@ -148,9 +148,10 @@ extension SubjectSegmentation.Frame {
             // (runs of pixels that are not near skipped: `nextNear`)
             var x = SubjectSegmentation.nextNear(lab + row, 0, w - 1)
             while x < w - 1 {
-                defer { x = SubjectSegmentation.nextNear(lab + row, x + 1, w - 1) }
-                guard lab[row + x + 1] >= 0 else { continue }
-                let a = Float(o[row + x]), b = Float(o[row + x + 1]), m = min(a, b)
+                let i = row + x
+                x = SubjectSegmentation.nextNear(lab + row, x + 1, w - 1)
+                guard lab[i + 1] >= 0 else { continue }
+                let a = Float(o[i]), b = Float(o[i + 1]), m = min(a, b)
                 let dd = abs(a - b)
                 if dd >= 4 * (stepA + stepB * m) { continue }
                 hist[min(bins - 1, Int(dd / max(m * m * m2, 1e-6)))] += 1
