@@ -37,3 +37,18 @@ extension SIMD8 where Scalar == Int32 {
     let z = v ^ (0x0101_0101_0101_0101 &* UInt64(byte)), low: UInt64 = 0x7f7f_7f7f_7f7f_7f7f
     return ~(((z & low) &+ low) | z | low)
 }
+
+extension SIMD8 where Scalar == UInt32 {
+    /// The low 16 bits of each lane, packed into two words (lanes 0-3, then
+    /// 4-7; lane k's half in bits 16k: in memory order on a little-endian host).
+    @inline(__always) var lowHalves: (UInt64, UInt64) {
+        #if _endian(little)
+        let q = unsafeBitCast(self, to: SIMD4<UInt64>.self)
+        @inline(__always) func pack(_ v: UInt64) -> UInt64 { v & 0xffff | (v &>> 16) & 0xffff_0000 }
+        return (pack(q[0]) | pack(q[1]) &<< 32, pack(q[2]) | pack(q[3]) &<< 32)
+        #else
+        @inline(__always) func half(_ k: Int) -> UInt64 { UInt64(self[k] & 0xffff) &<< UInt64(16 * (k & 3)) }
+        return (half(0) | half(1) | half(2) | half(3), half(4) | half(5) | half(6) | half(7))
+        #endif
+    }
+}
