@@ -54,13 +54,22 @@ struct RoomDepth {
             let moving = mp.baseAddress!
             // (a labelled cell means at least one surface: the per-surface planes are not empty)
             let counts = cp.baseAddress, share = sp.baseAddress
+            // (a surface's cells counted per run of it in scan order: no
+            // store and load of the same count per cell)
+            var runSurface = -1, runCells: Int32 = 0
             for i in 0..<n {
                 moving[i] = 0
                 let k = Int(labels[i]), d = depth[i]
                 guard k >= 0, d > 0 else { continue }
-                counts.unsafelyUnwrapped[k] += 1
+                if k == runSurface {
+                    runCells &+= 1
+                } else {
+                    if runSurface >= 0 { counts.unsafelyUnwrapped[runSurface] += runCells }
+                    runSurface = k; runCells = 1
+                }
                 if far[i] > 0 && d < far[i] - margin.at(far[i]) { share.unsafelyUnwrapped[k] += 1; moving[i] = 1 }
             }
+            if runSurface >= 0 { counts.unsafelyUnwrapped[runSurface] += runCells }
             for k in 0..<c.count where cp[k] > 0 { sp[k] /= Double(cp[k]) }
             for i in 0..<n where depth[i] > far[i] { far[i] = depth[i] }
         }}}}}}
