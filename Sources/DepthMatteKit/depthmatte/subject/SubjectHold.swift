@@ -106,8 +106,16 @@ struct SubjectHold {
                 while x &+ 8 <= w {
                     let i = y &* w &+ x
                     let d = original.eight(x, y)
+                    let near = d &- 1 .< lim16
+                    if !any(near) {
+                        // (none near: the decision is 0 for all eight)
+                        UnsafeMutableRawPointer(ld + i).storeBytes(of: d, as: SIMD8<UInt16>.self)
+                        UnsafeMutableRawPointer(lk + i).storeBytes(of: 0, as: UInt64.self)
+                        UnsafeMutableRawPointer(pd + i).storeBytes(of: 0, as: UInt64.self)
+                        x &+= 8; continue
+                    }
                     let o = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<UInt16>.self)
-                    let near = d &- 1 .< lim16, nearKept = near .& (o .!= kept16), none = SIMD8<UInt16>(repeating: 0)
+                    let nearKept = near .& (o .!= kept16), none = SIMD8<UInt16>(repeating: 0)
                     let last = UInt64(littleEndian: UnsafeRawPointer(lk + i).loadUnaligned(as: UInt64.self))
                     if !fresh && none.replacing(with: 0xff, where: nearKept).lowBytes & bytesEqual(last, 1) != 0 {
                         for k in x ..< x &+ 8 { decide(k) }
