@@ -8,23 +8,19 @@ final class LaneBytesTests: XCTestCase {
     private var seed: UInt64 = 0x9e37_79b9_7f4a_7c15
     private func next() -> UInt64 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return seed >> 11 }
 
-    func testLowBytesOfSixteenBitLanes() {
-        for _ in 0..<2000 {
-            var v = SIMD8<UInt16>()
-            for k in 0..<8 { v[k] = UInt16(truncatingIfNeeded: next()) }
-            let word = v.lowBytes
-            for k in 0..<8 { XCTAssertEqual(UInt8(truncatingIfNeeded: word >> UInt64(8 * k)), UInt8(truncatingIfNeeded: v[k])) }
-        }
-        XCTAssertEqual(SIMD8<UInt16>(0x101, 2, 0xff03, 4, 5, 6, 7, 0x1ff).lowBytes, 0xff07_0605_0403_0201)
+    /// Byte k of `word` is lane k's low byte.
+    private func assertLowBytes(_ word: UInt64, _ lane: (Int) -> UInt64) {
+        for k in 0..<8 { XCTAssertEqual((word >> UInt64(8 * k)) & 0xff, lane(k) & 0xff, "lane \(k)") }
     }
 
-    func testLowBytesOfThirtyTwoBitLanes() {
+    func testLowBytesOfSixteenAndThirtyTwoBitLanes() {
         for _ in 0..<2000 {
-            var v = SIMD8<Int32>()
-            for k in 0..<8 { v[k] = Int32(truncatingIfNeeded: next()) }
-            let word = v.lowBytes
-            for k in 0..<8 { XCTAssertEqual(UInt8(truncatingIfNeeded: word >> UInt64(8 * k)), UInt8(truncatingIfNeeded: v[k])) }
+            var h = SIMD8<UInt16>(), s = SIMD8<Int32>()
+            for k in 0..<8 { h[k] = UInt16(truncatingIfNeeded: next()); s[k] = Int32(truncatingIfNeeded: next()) }
+            assertLowBytes(h.lowBytes) { UInt64(h[$0]) }
+            assertLowBytes(s.lowBytes) { UInt64(UInt32(bitPattern: s[$0])) }
         }
+        XCTAssertEqual(SIMD8<UInt16>(0x101, 2, 0xff03, 4, 5, 6, 7, 0x1ff).lowBytes, 0xff07_0605_0403_0201)
         XCTAssertEqual(SIMD8<Int32>(-1, 1, 0, 2, 0x1_0003, -256, 0, 1).lowBytes, 0x0100_0003_0200_01ff)
     }
 
