@@ -44,6 +44,16 @@ public struct Depth16View {
     func at(_ x: Int, _ y: Int) -> UInt16 {
         UInt16(littleEndian: base.loadUnaligned(fromByteOffset: y * stride + 2 * x, as: UInt16.self))
     }
+
+    /// The eight samples of row `y` from column `x`; no bounds check.
+    @inline(__always) func eight(_ x: Int, _ y: Int) -> SIMD8<UInt16> {
+        let v = base.loadUnaligned(fromByteOffset: y &* stride &+ 2 &* x, as: SIMD8<UInt16>.self)
+        #if _endian(big)
+        return v &<< 8 | v &>> 8
+        #else
+        return v
+        #endif
+    }
 }
 
 /// A GRAY8 picture (ground-truth mattes, grey outputs).

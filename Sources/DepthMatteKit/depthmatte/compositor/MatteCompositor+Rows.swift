@@ -102,11 +102,7 @@ extension MatteCompositor.BandJob {
                 if words && kind != .edge {
                     // (placed only for a composite's zero run: the one case that reads it)
                     let bgp = mode == .composite && kind != .one ? backgroundRow() : nil
-                    if avx2 {
-                        fillWordsAVX2(kind, x0, n, outRow, videoRow, bgp, alphaMask, colorWord)
-                    } else {
-                        fillWords(kind, x0, n, outRow, videoRow, bgp, alphaMask, colorWord)
-                    }
+                    fillWords(kind, x0, n, outRow, videoRow, bgp, alphaMask, colorWord)
                     continue
                 }
                 if words && kind == .edge {
@@ -147,32 +143,44 @@ extension MatteCompositor.BandJob {
         return covered
     }
 
-    /// `fillWords` by `DMKernels` (whole cache lines streamed when `stream`).
+    /// What a uniform run on the word path writes: each output word is
+    /// `(src[i] & and) | or`, or `or` alone without a source (video,
+    /// background, or the key colour or the matte's 0 or 1).
     @inline(__always)
-    private func fillWordsAVX2(_ kind: MatteCompositor.RunKind, _ x0: Int, _ n: Int, _ outRow: UnsafeMutablePointer<UInt8>,
-                               _ videoRow: UnsafeMutablePointer<UInt8>?, _ bgp: UnsafePointer<UInt8>?,
-                               _ alphaMask: UInt32, _ colorWord: UInt32) {
-        let out32 = UnsafeMutableRawPointer(outRow + 4 * x0).assumingMemoryBound(to: UInt32.self)
-        let vid32 = videoRow.map { UnsafeRawPointer($0 + 4 * x0).assumingMemoryBound(to: UInt32.self) }
-        // out = (src & and) | or
-        var src: UnsafePointer<UInt32>? = nil, and: UInt32 = 0xffff_ffff, or: UInt32
+    private func wordFill(_ kind: MatteCompositor.RunKind, _ x0: Int, _ videoRow: UnsafeMutablePointer<UInt8>?,
+                          _ bgp: UnsafePointer<UInt8>?, _ alphaMask: UInt32, _ colorWord: UInt32)
+        -> (src: UnsafePointer<UInt32>?, and: UInt32, or: UInt32) {
+        let vid32 = videoRow.map { UnsafePointer(UnsafeRawPointer($0 + 4 * x0).assumingMemoryBound(to: UInt32.self)) }
         switch (mode, kind) {
         case (.composite, .one), (.alpha, .one):
-            src = vid32; or = alphaMask
+            return (vid32, 0xffff_ffff, alphaMask)
         case (.composite, _):
-            if let bgp {
-                src = UnsafeRawPointer(bgp + 4 * x0).assumingMemoryBound(to: UInt32.self); or = alphaMask
-            } else {
-                or = colorWord
-            }
+            if let bgp { return (UnsafeRawPointer(bgp + 4 * x0).assumingMemoryBound(to: UInt32.self), 0xffff_ffff, alphaMask) }
+            return (nil, 0xffff_ffff, colorWord)
         case (.alpha, _):
-            src = vid32; and = ~alphaMask; or = 0
+            return (vid32, ~alphaMask, 0)
         case (.matte, .one):
-            or = 0xffff_ffff
+            return (nil, 0xffff_ffff, 0xffff_ffff)
         case (.matte, _):
-            or = alphaMask
+            return (nil, 0xffff_ffff, alphaMask)
         }
-        dm_fill_words_avx2(out32, src, n, and, or, stream ? 1 : 0)
+    }
+
+    /// A uniform run on the word path, `n` pixels from x0 (`wordFill`): by
+    /// `DMKernels` (whole cache lines streamed when `stream`) with AVX2.
+    @inline(__always)
+    private func fillWords(_ kind: MatteCompositor.RunKind, _ x0: Int, _ n: Int, _ outRow: UnsafeMutablePointer<UInt8>,
+                           _ videoRow: UnsafeMutablePointer<UInt8>?, _ bgp: UnsafePointer<UInt8>?,
+                           _ alphaMask: UInt32, _ colorWord: UInt32) {
+        let out32 = UnsafeMutableRawPointer(outRow + 4 * x0).assumingMemoryBound(to: UInt32.self)
+        let (src, and, or) = wordFill(kind, x0, videoRow, bgp, alphaMask, colorWord)
+        if avx2 {
+            dm_fill_words_avx2(out32, src, n, and, or, stream ? 1 : 0)
+        } else if let src {
+            for i in 0..<n { out32[i] = src[i] & and | or }
+        } else {
+            for i in 0..<n { out32[i] = or }
+        }
     }
 
     /// An edge run on the word path by `DMKernels`: the colour detail (when
@@ -214,14 +222,41 @@ extension MatteCompositor.BandJob {
         if lo < sw && hi >= lo {
             kFirst = Int(segmentFrom[lo]); kLast = Int(segmentTo[hi])
             lo = max(0, lo - 3); hi = min(sw - 1, hi + 3)
-            for x in lo...hi {
+            // (eight columns at a time: all four values 0 is zero, all
+            // four 1 is one, anything else an edge)
+            var x = lo
+            let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+            let stb = UnsafeMutableRawPointer(st)
+            while x &+ 8 <= hi &+ 1 {
+                @inline(__always) func at(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+                    UnsafeRawPointer(p + x).loadUnaligned(as: SIMD8<Float>.self)
+                }
+                let va = at(a), vb = at(b), vc = at(c), vd = at(d)
+                let zeros = (va .== zero) .& (vb .== zero) .& (vc .== zero) .& (vd .== zero)
+                let ones = (va .== one) .& (vb .== one) .& (vc .== one) .& (vd .== one)
+                let kinds = SIMD8<Int32>(repeating: Int32(MatteCompositor.RunKind.edge.rawValue))
+                    .replacing(with: Int32(MatteCompositor.RunKind.one.rawValue), where: ones)
+                    .replacing(with: Int32(MatteCompositor.RunKind.zero.rawValue), where: zeros)
+                (stb + x).storeBytes(of: UInt64(littleEndian: kinds.lowBytes), as: UInt64.self)
+                x &+= 8
+            }
+            while x <= hi {
                 let va = a[x], vb = b[x], vc = c[x], vd = d[x]
                 let same = va == vb && vb == vc && vc == vd
                 st[x] = same && va == 0 ? .zero : (same && va == 1 ? .one : .edge)
+                x &+= 1
             }
         }
+        let consecutive = SIMD4<Int32>(0, 1, 2, 3)
         @inline(__always) func segmentKind(_ k: Int) -> MatteCompositor.RunKind {
             let t = 4 * k
+            // four consecutive columns (all but the border segments): their
+            // four states as one word
+            let four = UnsafeRawPointer(taps + t).loadUnaligned(as: SIMD4<Int32>.self)
+            if four == SIMD4(repeating: four[0]) &+ consecutive {
+                let word = UInt32(littleEndian: UnsafeRawPointer(st + Int(four[0])).loadUnaligned(as: UInt32.self))
+                return word == 0 ? .zero : (word == 0x0101_0101 ? .one : .edge)
+            }
             let s0 = st[Int(taps[t])], s1 = st[Int(taps[t + 1])]
             let s2 = st[Int(taps[t + 2])], s3 = st[Int(taps[t + 3])]
             return s0 == s1 && s0 == s2 && s0 == s3 ? s0 : .edge
@@ -271,35 +306,6 @@ extension MatteCompositor.BandJob {
         while x < xEnd {
             vp[x] = w0 * a[x] + w1 * b[x] + w2 * c[x] + w3 * d[x]
             x += 1
-        }
-    }
-
-    /// A uniform run on the word path: video, background (`bgp`, nil for
-    /// the key colour), or the matte's 0 or 1, written `n` pixels from x0.
-    @inline(__always)
-    private func fillWords(_ kind: MatteCompositor.RunKind, _ x0: Int, _ n: Int, _ outRow: UnsafeMutablePointer<UInt8>,
-                           _ videoRow: UnsafeMutablePointer<UInt8>?, _ bgp: UnsafePointer<UInt8>?,
-                           _ alphaMask: UInt32, _ colorWord: UInt32) {
-        let out32 = UnsafeMutableRawPointer(outRow + 4 * x0).assumingMemoryBound(to: UInt32.self)
-        let vid32 = videoRow.map { UnsafeRawPointer($0 + 4 * x0).assumingMemoryBound(to: UInt32.self) }
-        switch (mode, kind) {
-        case (.composite, .one), (.alpha, .one):
-            let v = vid32!
-            for i in 0..<n { out32[i] = v[i] | alphaMask }
-        case (.composite, _):
-            if let bgp {
-                let g = UnsafeRawPointer(bgp + 4 * x0).assumingMemoryBound(to: UInt32.self)
-                for i in 0..<n { out32[i] = g[i] | alphaMask }
-            } else {
-                for i in 0..<n { out32[i] = colorWord }
-            }
-        case (.alpha, _):
-            let v = vid32!
-            for i in 0..<n { out32[i] = v[i] & ~alphaMask }
-        case (.matte, .one):
-            for i in 0..<n { out32[i] = 0xffff_ffff }
-        case (.matte, _):
-            for i in 0..<n { out32[i] = alphaMask }
         }
     }
 

@@ -61,6 +61,8 @@ struct DepthStep: Equatable, Sendable {
     private var parent: [Int32] = []
     /// `label`'s scratch: one row of "joined its left neighbour" flags.
     private var leftLinks: [Bool] = []
+    /// One row's `joinable` tests (`rowJoins`): with the left neighbour, then with the one above.
+    private var rowJoinBytes: [UInt8] = []
     /// Per cell: 1 = floor-like (see `markFloorLike`).
     private(set) var floorLike: [UInt8] = []
     /// `markFloorLike` runs `DMKernels`' AVX2 kernel where the CPU has AVX2
@@ -250,6 +252,68 @@ struct DepthStep: Equatable, Sendable {
         }
     }
 
+    /// Row y's `joinable` tests as bytes (1 joins): `into[x]` cell x with
+    /// its left neighbour, `into[w + x]` with the one above (0 where there
+    /// is none). Eight cells at a time where every one has the same ramp
+    /// room: the tests up to `rampMiddle`'s first (the same float
+    /// operations lane by lane), and `rampMiddle` itself only for a lane
+    /// that passes them all.
+    private static func rowJoins(_ d: UnsafePointer<Float>, _ fl: UnsafePointer<UInt8>, y: Int, width w: Int, height h: Int,
+                                 into joins: UnsafeMutablePointer<UInt8>) {
+        let i0 = y * w
+        @inline(__always) func one(_ x: Int, _ k: Int) -> UInt8 {
+            let i = i0 + x
+            if k == 1 { return x > 0 && joinable(d, fl, i - 1, 1, rampRoom: rampRoom(x - 1, y, 1, w, h)) ? 1 : 0 }
+            return y > 0 && joinable(d, fl, i - w, w, rampRoom: rampRoom(x, y - 1, w, w, h)) ? 1 : 0
+        }
+        let base = SIMD8<Float>(repeating: DepthStep.surfaceJump.base), gain = SIMD8<Float>(repeating: DepthStep.surfaceJump.gain)
+        let zero = SIMD8<Float>(repeating: 0), ones = SIMD8<Int32>(repeating: 1), none = SIMD8<Int32>(repeating: 0)
+        @inline(__always) func load(_ q: Int) -> SIMD8<Float> { UnsafeRawPointer(d + q).loadUnaligned(as: SIMD8<Float>.self) }
+        @inline(__always) func magnitude(_ v: SIMD8<Float>) -> SIMD8<Float> {
+            unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+        }
+        @inline(__always) func lesser(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .< a) }
+        /// `joinable` for the pairs (p, p + k), p = p0 ..< p0 + 8, as bytes.
+        @inline(__always) func eight(_ p0: Int, _ k: Int, room: Bool) -> UInt64 {
+            let a = load(p0), b = load(p0 + k)
+            let close = (a .> zero) .& (b .> zero) .& (magnitude(a - b) .< base + gain * lesser(a, b))
+            let flA = UInt64(littleEndian: UnsafeRawPointer(fl + p0).loadUnaligned(as: UInt64.self))
+            let flB = UInt64(littleEndian: UnsafeRawPointer(fl + p0 + k).loadUnaligned(as: UInt64.self))
+            let cheap = none.replacing(with: ones, where: close).lowBytes & (bytesEqual(flA ^ flB, 0) &>> 7)
+            guard room else { return cheap }
+            let a1 = load(p0 - k), b2 = load(p0 + 2 * k), span = magnitude(b2 - a1)
+            let first = (a1 .> zero) .& (b2 .> zero) .& (span .>= base + gain * lesser(a1, b2)) .& (3 * magnitude(b - a) .>= span)
+            let maybe = cheap & none.replacing(with: ones, where: first).lowBytes
+            if maybe == 0 { return cheap }
+            var bytes = cheap
+            for lane in 0..<8 where (maybe &>> UInt64(8 * lane)) & 1 != 0 && rampMiddle(d, p0 + lane, k) {
+                bytes &= ~(UInt64(1) &<< UInt64(8 * lane))
+            }
+            return bytes
+        }
+        // with the left neighbour: p = i - 1 has room when 3 <= x - 1 and x + 3 < w
+        var x = 0
+        while x < w {
+            if x >= 4 && x + 10 < w {
+                UnsafeMutableRawPointer(joins + x).storeBytes(of: UInt64(littleEndian: eight(i0 + x - 1, 1, room: true)), as: UInt64.self)
+                x += 8
+            } else {
+                joins[x] = one(x, 1); x += 1
+            }
+        }
+        // with the one above: room when 3 <= y - 1 and y + 3 < h, the same for the whole row
+        let up = joins + w
+        x = 0
+        if y > 0 {
+            let room = y - 1 >= 3 && y + 3 < h
+            while x + 8 <= w {
+                UnsafeMutableRawPointer(up + x).storeBytes(of: UInt64(littleEndian: eight(i0 + x - w, w, room: room)), as: UInt64.self)
+                x += 8
+            }
+        }
+        while x < w { up[x] = one(x, w); x += 1 }
+    }
+
     /// Union-find over the grid (4-neighbours closer than `jump` in depth,
     /// both floor-like or both not, and not in the middle of a smoothed step:
     /// `rampMiddle`), then labels compacted to 0, 1, 2, ... in scan order.
@@ -257,14 +321,16 @@ struct DepthStep: Equatable, Sendable {
         markFloorLike()
         let w = width, h = height, n = w * h
         if leftLinks.count < w { leftLinks = [Bool](repeating: false, count: w) }
+        if rowJoinBytes.count < 2 * w + 8 { rowJoinBytes = [UInt8](repeating: 0, count: 2 * w + 8) }
         var c: Int32 = 0
         depth.withUnsafeBufferPointer { dp in
             parent.withUnsafeMutableBufferPointer { pp in
                 labels.withUnsafeMutableBufferPointer { lp in
                 leftLinks.withUnsafeMutableBufferPointer { lk in
                 floorLike.withUnsafeBufferPointer { fp in
+                rowJoinBytes.withUnsafeMutableBufferPointer { jp in
                     let d = dp.baseAddress!, p = pp.baseAddress!, lab = lp.baseAddress!, left = lk.baseAddress!
-                    let fl = fp.baseAddress!
+                    let fl = fp.baseAddress!, joins = jp.baseAddress!
                     let sets = UnionFind(parent: p)
                     for i in 0..<n { p[i] = Int32(truncatingIfNeeded: i) }
                     // left[x]: pixel x of the row above joined its left
@@ -278,6 +344,7 @@ struct DepthStep: Equatable, Sendable {
                     //   pixel above are already one set.
                     for x in 0..<w { left[x] = false }
                     for y in 0..<h {
+                        Self.rowJoins(d, fl, y: y, width: w, height: h, into: joins)
                         var prevUp = false  // up[x - 1] of this row
                         for x in 0..<w {
                             let i = y * w + x
@@ -285,10 +352,10 @@ struct DepthStep: Equatable, Sendable {
                             var l = false, u = false
                             let v = d[i]
                             if v > 0 {
-                                if x > 0 && Self.joinable(d, fl, i - 1, 1, rampRoom: Self.rampRoom(x - 1, y, 1, w, h)) {
+                                if joins[x] != 0 {
                                     p[i] = sets.find(Int32(truncatingIfNeeded: i - 1)); l = true
                                 }
-                                if y > 0 && Self.joinable(d, fl, i - w, w, rampRoom: Self.rampRoom(x, y - 1, w, w, h)) {
+                                if joins[w + x] != 0 {
                                     u = true
                                     if !(l && prevUp && aboveLeft) { sets.union(Int32(truncatingIfNeeded: i), Int32(truncatingIfNeeded: i - w)) }
                                 }
@@ -306,28 +373,43 @@ struct DepthStep: Equatable, Sendable {
                 }
                 }
                 }
+                }
             }
         }
         count = Int(c)
     }
 
-    /// `body(label, row, metres)` for every grid cell on a surface, row by
-    /// row (raw pointers: array subscripts on `self` inside the loop cost a
-    /// uniqueness check each).
+    /// `body(label, row, metres)` for every run of grid cells of one
+    /// surface along a row, row by row (`metres`: the run's depths in scan
+    /// order). A body sums a run in a register, in the cells' order: the
+    /// same sums as cell by cell, without a store and a load per cell on
+    /// the surface's entry (raw pointers: array subscripts on `self`
+    /// inside the loop cost a uniqueness check each).
     @inline(__always)
-    private static func forEachLabelled(_ labels: [Int32], _ depth: [Float], width w: Int, height h: Int,
-                                        _ body: (_ label: Int, _ row: Int32, _ metres: Float) -> Void) {
+    private static func forEachRun(_ labels: [Int32], _ depth: [Float], width w: Int, height h: Int,
+                                   _ body: (_ label: Int, _ row: Int32, _ metres: UnsafeBufferPointer<Float>) -> Void) {
         labels.withUnsafeBufferPointer { lp in
             depth.withUnsafeBufferPointer { dp in
                 for y in 0..<h {
-                    let yy = Int32(y)
-                    for x in 0..<w {
-                        let l = Int(lp[y * w + x])
-                        if l >= 0 { body(l, yy, dp[y * w + x]) }
+                    let yy = Int32(y), row = lp.baseAddress! + y * w, d = dp.baseAddress! + y * w
+                    var x = 0
+                    while x < w {
+                        let l = row[x]
+                        var e = x + 1
+                        while e < w && row[e] == l { e += 1 }
+                        if l >= 0 { body(Int(l), yy, UnsafeBufferPointer(start: d + x, count: e - x)) }
+                        x = e
                     }
                 }
             }
         }
+    }
+
+    /// The sum of `total` and the run's values, added in order.
+    @inline(__always) private static func add(_ total: Float, _ run: UnsafeBufferPointer<Float>) -> Float {
+        var s = total
+        for v in run { s += v }
+        return s
     }
 
     /// Per surface: area, extent, the picture sides it reaches, cells in
@@ -399,9 +481,9 @@ struct DepthStep: Equatable, Sendable {
           depthSum.withUnsafeMutableBufferPointer { ds in
             minRow.withUnsafeMutableBufferPointer { r0 in
               maxRow.withUnsafeMutableBufferPointer { r1 in
-                Self.forEachLabelled(labels, depth, width: w, height: h) { l, yy, v in
-                    ar[l] += 1
-                    ds[l] += v
+                Self.forEachRun(labels, depth, width: w, height: h) { l, yy, run in
+                    ar[l] += Int32(run.count)
+                    ds[l] = Self.add(ds[l], run)
                     if yy < r0[l] { r0[l] = yy }
                     if yy > r1[l] { r1[l] = yy }
                 }
@@ -432,11 +514,12 @@ struct DepthStep: Equatable, Sendable {
             bottomCount.withUnsafeMutableBufferPointer { bc in
             midSum.withUnsafeMutableBufferPointer { ms in
             midCount.withUnsafeMutableBufferPointer { mc in
-            Self.forEachLabelled(labels, depth, width: w, height: h) { l, yy, v in
-                if yy < te[l] { ts[l] += v; tc[l] += 1 }
-                if yy > bs[l] { bsum[l] += v; bc[l] += 1 }
+            Self.forEachRun(labels, depth, width: w, height: h) { l, yy, run in
+                let n = Int32(run.count)
+                if yy < te[l] { ts[l] = Self.add(ts[l], run); tc[l] += n }
+                if yy > bs[l] { bsum[l] = Self.add(bsum[l], run); bc[l] += n }
                 let rel = 5 * (yy - r0[l]), span = r1[l] - r0[l] + 1
-                if rel >= 2 * span && rel <= 3 * span { ms[l] += v; mc[l] += 1 }
+                if rel >= 2 * span && rel <= 3 * span { ms[l] = Self.add(ms[l], run); mc[l] += n }
             }
             }}}}}}}}}}
     }

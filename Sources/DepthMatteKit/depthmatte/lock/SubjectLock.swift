@@ -250,17 +250,23 @@ struct SubjectLockSettings: Equatable {
         seenShares.append(contentsOf: repeatElement(0, count: c.count))
         let s = c.step
         let fx = Double(p.width) / Double(seedDepthSize.0), fy = Double(p.height) / Double(seedDepthSize.1)
-        for gy in 0..<c.height {
-            let py = min(p.height - 1, Int((Double(gy * s + s / 2) + 0.5) * fy))
-            let row = p.row(py)
-            for gx in 0..<c.width {
-                let k = Int(c.labels[gy * c.width + gx])
-                guard k >= 0 else { continue }
-                seenShares[k] += 1
-                let px = min(p.width - 1, Int((Double(gx * s + s / 2) + 0.5) * fx))
-                if row[px] >= 128 { seenCounts[k] += 1 }
+        // (raw pointers: an array of this class's subscripted in the loop
+        // costs an exclusivity check per cell)
+        seenShares.withUnsafeMutableBufferPointer { shares in
+        seenCounts.withUnsafeMutableBufferPointer { counts in
+        c.labels.withUnsafeBufferPointer { labels in
+            for gy in 0..<c.height {
+                let py = min(p.height - 1, Int((Double(gy * s + s / 2) + 0.5) * fy))
+                let row = p.row(py)
+                for gx in 0..<c.width {
+                    let k = Int(labels[gy * c.width + gx])
+                    guard k >= 0 else { continue }
+                    shares[k] += 1
+                    let px = min(p.width - 1, Int((Double(gx * s + s / 2) + 0.5) * fx))
+                    if row[px] >= 128 { counts[k] += 1 }
+                }
             }
-        }
+        }}}
         for k in 0..<c.count where seenShares[k] > 0 { seenShares[k] = Double(seenCounts[k]) / seenShares[k] }
     }
 

@@ -73,12 +73,14 @@ struct SubjectHold {
         }
         let a = still.base / scale, g = still.gain
         var held = 0
-        lastDepth.withUnsafeMutableBufferPointer { ld in
-        lastDecision.withUnsafeMutableBufferPointer { lk in
-        pending.withUnsafeMutableBufferPointer { pd in
+        lastDepth.withUnsafeMutableBufferPointer { ldp in
+        lastDecision.withUnsafeMutableBufferPointer { lkp in
+        pending.withUnsafeMutableBufferPointer { pdp in
+            let ld = ldp.baseAddress!, lk = lkp.baseAddress!, pd = pdp.baseAddress!
+            let lim16 = SIMD8<UInt16>(repeating: UInt16(min(limit, 65535))), kept16 = SIMD8<UInt16>(repeating: 65535)
             for y in 0..<h {
                 let row = original.base + y * original.stride
-                for x in 0..<w {
+                @inline(__always) func decide(_ x: Int) {
                     let i = y &* w &+ x
                     let d = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 &* x, as: UInt16.self))
                     // near: 0 < d <= limit (limit <= 65535); the decision
@@ -87,7 +89,7 @@ struct SubjectHold {
                     let near = UInt32(d) &- 1 < limit, kept = out[i] != 65535
                     let p = ld[i]
                     ld[i] = d
-                    if !(near && kept && !fresh && lk[i] == 1) { lk[i] = near ? (kept ? 2 : 1) : 0; pd[i] = 0; continue }
+                    if !(near && kept && !fresh && lk[i] == 1) { lk[i] = near ? (kept ? 2 : 1) : 0; pd[i] = 0; return }
                     if abs(Float(d) - Float(p)) < a + g * Float(min(d, p)) && pd[i] + 1 < frames {
                         pd[i] += 1
                         lk[i] = 1
@@ -97,6 +99,35 @@ struct SubjectHold {
                         lk[i] = 2; pd[i] = 0
                     }
                 }
+                var x = 0
+                // eight pixels at a time where the hold's test applies to
+                // none of them (the same decision, with vectors; the
+                // decision bytes as a word, `lowBytes`)
+                while x &+ 8 <= w {
+                    let i = y &* w &+ x
+                    let d = original.eight(x, y)
+                    let near = d &- 1 .< lim16
+                    if !any(near) {
+                        // (none near: the decision is 0 for all eight)
+                        UnsafeMutableRawPointer(ld + i).storeBytes(of: d, as: SIMD8<UInt16>.self)
+                        UnsafeMutableRawPointer(lk + i).storeBytes(of: 0, as: UInt64.self)
+                        UnsafeMutableRawPointer(pd + i).storeBytes(of: 0, as: UInt64.self)
+                        x &+= 8; continue
+                    }
+                    let o = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<UInt16>.self)
+                    let nearKept = near .& (o .!= kept16), none = SIMD8<UInt16>(repeating: 0)
+                    let last = UInt64(littleEndian: UnsafeRawPointer(lk + i).loadUnaligned(as: UInt64.self))
+                    if !fresh && none.replacing(with: 0xff, where: nearKept).lowBytes & bytesEqual(last, 1) != 0 {
+                        for k in x ..< x &+ 8 { decide(k) }
+                    } else {
+                        UnsafeMutableRawPointer(ld + i).storeBytes(of: d, as: SIMD8<UInt16>.self)
+                        let decision = none.replacing(with: 1, where: near).replacing(with: 2, where: nearKept)
+                        UnsafeMutableRawPointer(lk + i).storeBytes(of: UInt64(littleEndian: decision.lowBytes), as: UInt64.self)
+                        UnsafeMutableRawPointer(pd + i).storeBytes(of: 0, as: UInt64.self)
+                    }
+                    x &+= 8
+                }
+                while x < w { decide(x); x &+= 1 }
             }
         }}}
         heldCount = held

@@ -77,7 +77,9 @@ struct SubjectLegs {
         depth.withUnsafeMutableBufferPointer { dp in
             for y in 0..<h {
                 let row = original.base + y * original.stride, o = dp.baseAddress! + y * w
-                for x in 0..<w { o[x] = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)) }
+                var x = 0
+                while x &+ 8 <= w { UnsafeMutableRawPointer(o + x).storeBytes(of: original.eight(x, y), as: SIMD8<UInt16>.self); x &+= 8 }
+                for x in x..<w { o[x] = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)) }
             }
         }
         let geometry = Geometry(w: w, h: h, limit: limit, scale: scale, camera: camera, legs: self)

@@ -175,7 +175,16 @@ struct SubjectRestore {
         var sum: Float = 0, count = 0
         var minX = Int32.max, maxX = Int32.min, minY = Int32.max, maxY = Int32.min
         for y in 0..<d.height {
-            for x in 0..<d.width where seeds[y * d.width + x] & 1 != 0 {
+            let row = seeds + y * d.width
+            var next = 0
+            while next < d.width {
+                // (eight pixels at a time passed over when none is a seed)
+                if next &+ 8 <= d.width && UnsafeRawPointer(row + next).loadUnaligned(as: UInt64.self) & 0x0101_0101_0101_0101 == 0 {
+                    next &+= 8; continue
+                }
+                let x = next
+                next &+= 1
+                guard row[x] & 1 != 0 else { continue }
                 let v = d.at(x, y)
                 guard v != 0 && UInt32(v) <= limit else { continue }
                 sum += Float(v); count += 1
@@ -211,9 +220,20 @@ struct SubjectRestore {
         let w = d.width, h = d.height
         let a = pieceStep.base / scale, g = pieceStep.gain
         pieces.removeAll(keepingCapacity: true)
-        for i in 0..<(w * h) { pc[i] = -1 }
-        for start in 0..<(w * h) where pc[start] < 0 && out[start] == 65535 {
-            let sv = d.at(start % w, start / w)
+        let n = w * h, rows = RowIndex(width: w)
+        pc.update(repeating: -1, count: n)
+        // (eight pixels at a time passed over when none is written far)
+        let far = SIMD8<UInt16>(repeating: 65535)
+        var next = 0
+        while next < n {
+            if next &+ 8 <= n && !any(UnsafeRawPointer(out + next).loadUnaligned(as: SIMD8<UInt16>.self) .== far) {
+                next &+= 8; continue
+            }
+            let start = next
+            next &+= 1
+            guard pc[start] < 0 && out[start] == 65535 else { continue }
+            let (sy, sx) = rows.split(start)
+            let sv = d.at(sx, sy)
             guard sv != 0 && UInt32(sv) <= limit else { continue }
             let id = Int32(pieces.count)
             var p = Piece()
@@ -221,7 +241,7 @@ struct SubjectRestore {
             stack.removeAll(keepingCapacity: true)
             stack.append(Int32(start))
             while let top = stack.popLast() {
-                let i = Int(top), x = i % w, y = i / w, v = Float(d.at(x, y))
+                let i = Int(top), (y, x) = rows.split(i), v = Float(d.at(x, y))
                 p.area += 1; p.depthSum += v
                 if floorMark[i] & 8 != 0 { p.floor += 1 }
                 if y > 0 && UInt32(d.at(x, y - 1)) > limit { p.openAbove += 1 }
@@ -251,7 +271,11 @@ struct SubjectRestore {
         let a = contact.base / scale, g = contact.gain
         for k in pieces.indices { pieces[k].contacts = 0; pieces[k].contactSum = 0; pieces[k].beside = 0 }
         for y in 0..<h {
-            for x in 0..<w {
+            // (pixels of no piece passed over: `nextNear` finds the next id >= 0)
+            var next = SubjectSegmentation.nextNear(pc + y * w, 0, w)
+            while next < w {
+                let x = next
+                next = SubjectSegmentation.nextNear(pc + y * w, x + 1, w)
                 let id = Int(pc[y * w + x])
                 guard id >= 0, !pieces[id].restore else { continue }
                 let v = Float(d.at(x, y))

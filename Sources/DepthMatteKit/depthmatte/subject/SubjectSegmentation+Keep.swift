@@ -16,13 +16,21 @@ extension SubjectSegmentation.Frame {
         // surface, or a depth edge itself): every later step that looks at
         // contacts between surfaces or with holes needs only these
         boundary.removeAll(keepingCapacity: true)
+        // (the area counted per run of one surface along a row: no store
+        // and load of the same entry per pixel)
+        var runSurface = -1, runArea: Int32 = 0
         for y in 0..<h {
-            for x in 0..<w {
+            var x = SubjectSegmentation.nextNear(lab + y * w, 0, w)
+            while x < w {
                 let i = y * w + x
                 let l = lab[i]
-                if l < 0 { continue }
                 let li = Int(l)
-                ar[li] += 1
+                if li == runSurface {
+                    runArea &+= 1
+                } else {
+                    if runSurface >= 0 { ar[runSurface] += runArea }
+                    runSurface = li; runArea = 1
+                }
                 if SubjectSegmentation.atSide(ends, x, y) { side[li] = 1 }
                 if seed[i] != 0 { kk[li] = 1 }
                 @inline(__always) func other(_ j: Int) -> Bool {
@@ -33,8 +41,10 @@ extension SubjectSegmentation.Frame {
                     || (y > 0 && other(i - w)) || (y < h - 1 && other(i + w)) {
                     boundary.append(Int32(i))
                 }
+                x = SubjectSegmentation.nextNear(lab + y * w, x + 1, w)
             }
         }
+        if runSurface >= 0 { ar[runSurface] += runArea }
         for k in 0..<c where kk[k] == 1 { any = true }
         return any
     }
@@ -289,14 +299,25 @@ extension SubjectSegmentation.Frame {
         let lab = maps.lab, o = maps.o, kk = maps.kk, original = maps.original
         let sharpened = rampSteps > 0
         var kept = 0
-        for i in 0..<n {
-            let v = o[i]
-            if v == 0 || UInt32(v) > limit { continue }
-            let l = Int(lab[i])
-            if l >= 0 && kk[l] != 0 {
-                kept += 1
-                if sharpened { o[i] = original[i] }
-            } else { o[i] = 65535 }
+        // (eight pixels at a time passed over when none is near: 0 < v <=
+        // limit is v - 1 < limit in 16 bits, the limit clamped to 65535)
+        let lim16 = SIMD8<UInt16>(repeating: UInt16(min(limit, 65535)))
+        var start = 0
+        while start < n {
+            let end = min(start &+ 8, n)
+            if end &- start == 8 && !any(UnsafeRawPointer(o + start).loadUnaligned(as: SIMD8<UInt16>.self) &- 1 .< lim16) {
+                start = end; continue
+            }
+            for i in start..<end {
+                let v = o[i]
+                if v == 0 || UInt32(v) > limit { continue }
+                let l = Int(lab[i])
+                if l >= 0 && kk[l] != 0 {
+                    kept += 1
+                    if sharpened { o[i] = original[i] }
+                } else { o[i] = 65535 }
+            }
+            start = end
         }
         return kept
     }

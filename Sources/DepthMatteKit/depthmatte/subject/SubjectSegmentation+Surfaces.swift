@@ -8,10 +8,26 @@ extension SubjectSegmentation.Frame {
     func copyNear(_ depth: Depth16View, _ maps: SubjectSegmentation.PixelMaps) -> Int {
         let o = maps.o, p = maps.p, lab = maps.lab, ends = maps.ends
         var near = 0
+        // (eight pixels at a time; 0 < v <= limit is v - 1 < limit in 16
+        // bits, with the limit clamped to 65535)
+        let lim16 = SIMD8<UInt16>(repeating: UInt16(min(limit, 65535)))
+        let lanes = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+        var nears = SIMD8<Int32>(repeating: 0)
         for y in 0..<h {
             let row = depth.base + y * depth.stride
             let ro = o + y * w, rp = p + y * w, rl = lab + y * w, i0 = Int32(truncatingIfNeeded: y * w)
-            for x in 0..<w {
+            var x = 0
+            while x &+ 8 <= w {
+                let v = depth.eight(x, y)
+                UnsafeMutableRawPointer(ro + x).storeBytes(of: v, as: SIMD8<UInt16>.self)
+                let roots = SIMD8<Int32>(repeating: i0 &+ Int32(truncatingIfNeeded: x)) &+ lanes
+                UnsafeMutableRawPointer(rp + x).storeBytes(of: roots, as: SIMD8<Int32>.self)
+                let isNear = SIMD8<Int32>(truncatingIfNeeded: SIMD8<Int16>(repeating: 0).replacing(with: -1, where: v &- 1 .< lim16))
+                UnsafeMutableRawPointer(rl + x).storeBytes(of: ~isNear, as: SIMD8<Int32>.self)
+                nears &-= isNear
+                x &+= 8
+            }
+            for x in x..<w {
                 let v = UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 &* x, as: UInt16.self))
                 ro[x] = v
                 rp[x] = i0 &+ Int32(truncatingIfNeeded: x)
@@ -25,7 +41,7 @@ extension SubjectSegmentation.Frame {
             let (first, last) = DepthComponents.sideReadings(width: w, strip: Int(edgeStrip * Float(w))) { r[$0] != 0 }
             ends[2 * y] = Int32(first); ends[2 * y + 1] = Int32(last)
         }
-        return near
+        return near &+ Int(nears.wrappedSum())
     }
 
     /// Whether near pixel `i` is floor-like (tested on demand, cached in
@@ -129,8 +145,13 @@ extension SubjectSegmentation.Frame {
         let m2 = Float(scale) * Float(scale)
         for y in 0..<h {
             let row = y * w
-            for x in 0..<(w - 1) where lab[row + x] >= 0 && lab[row + x + 1] >= 0 {
-                let a = Float(o[row + x]), b = Float(o[row + x + 1]), m = min(a, b)
+            // (runs of pixels that are not near skipped: `nextNear`)
+            var x = SubjectSegmentation.nextNear(lab + row, 0, w - 1)
+            while x < w - 1 {
+                let i = row + x
+                x = SubjectSegmentation.nextNear(lab + row, x + 1, w - 1)
+                guard lab[i + 1] >= 0 else { continue }
+                let a = Float(o[i]), b = Float(o[i + 1]), m = min(a, b)
                 let dd = abs(a - b)
                 if dd >= 4 * (stepA + stepB * m) { continue }
                 hist[min(bins - 1, Int(dd / max(m * m * m2, 1e-6)))] += 1
