@@ -184,6 +184,12 @@
             if labelOn { pass.labelPrevious = prevLabel.baseAddress; pass.labelBlend = labelBlend }
             for i in 0..<n { pass.fill[i] = Float(s.filled[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
+                func run(_ phase: RefinePhase) {
+                    ctx.pointee.phase = phase
+                    WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                        raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
+                    }
+                }
                 for phase in RefinePhase.allCases {
                     // (2.8 off: its phase would only wait on the pool)
                     if phase == .edge && ctx.pointee.edgeContrast <= 0 { continue }
@@ -201,9 +207,11 @@
                         // (the slack is for the residual of a followed pan)
                         ctx.pointee.colourSlack = motion.applied ? t.colourSlack : 0
                     }
-                    ctx.pointee.phase = phase
-                    WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                        raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
+                    run(phase)
+                    // (the fit only where it is read: `RefinePass.modelReach`)
+                    if phase == .labelMeans { ctx.pointee.takeModelReach(everywhere: t.fitEverywhere) }
+                    if phase == .output && ctx.pointee.needsCompletion() {
+                        run(.productMeans); run(.solve); run(.coefficientMeans)
                     }
                 }
             }
