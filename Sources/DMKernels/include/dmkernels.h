@@ -88,7 +88,9 @@ typedef struct DMOutputRow {
   intptr_t gn, up, down;
   /* 2.6's state (the previous guide's planes gs apart), the matte, and for
    * 2.8 `out` and `settled` (NULL: 2.8 off); step 3's detail (NULL: off)
-   * and last frame's columns of it; 2.8's 16-pixel marks of the row */
+   * and last frame's columns of it; 2.8's 16-pixel marks of the row
+   * (`settled` is written only in marked blocks and in one not whole in
+   * the eight-pixel steps: 2.8 reads it nowhere else) */
   float *previous, *previous_guide;
   intptr_t gs;
   float *dst, *out, *settled, *detail;

@@ -100,7 +100,7 @@
 
     /// The working memory of a pass (shared by copies of this refiner until
     /// one of them refines: then it takes its own).
-    private var scratch = RefineScratch()
+    private(set) var scratch = RefineScratch()
     /// The previous matte on the output grid (2.6).
     private var previous = FloatPlane()
     /// The guide's colour on the output grid where 2.6 last saw it (three
