@@ -29,13 +29,6 @@ extension RefinePass {
             let inner = interior + y * dw, lab = label + y * dw
             @inline(__always) func model(_ x: Int) -> Bool { lab[x] == unknown || !(inner[x] == 0 || inner[x] == 1) }
             var x = dw - 1
-            // (eight at a time while they are all interior labels)
-            while x - 7 >= columns {
-                let v = UnsafeRawPointer(inner + x - 7).loadUnaligned(as: SIMD8<Float>.self)
-                let l = UnsafeRawPointer(lab + x - 7).loadUnaligned(as: SIMD8<UInt8>.self)
-                if any(l .== unknown) || !all((v .== 0) .| (v .== 1)) { break }
-                x -= 8
-            }
             while x >= columns && !model(x) { x -= 1 }
             if x >= columns {
                 columns = x + 1
@@ -46,15 +39,26 @@ extension RefinePass {
     }
 
     /// After phase `labelMeans`: `fitRows` and `fitColumns` from the bands'
-    /// `modelReach`, one more each for the bilinear neighbours (everything
-    /// with `everywhere`).
-    mutating func takeModelReach(everywhere: Bool) {
+    /// `modelReach`, one more each for the bilinear neighbours, and at least
+    /// `last`, the rows and columns 2.8 read last frame (`edgeReach`: where
+    /// last frame's matte is not yet back at its label, 2.8 reads this one's
+    /// too; a walking person at 10 frames a second otherwise needs the
+    /// completion in two frames of three). Everything with `everywhere`.
+    mutating func takeModelReach(everywhere: Bool, last: (rows: Int, columns: Int)) {
         fitRows = dh; fitColumns = dw
         if everywhere { return }
         var rows = 0, columns = 0
         for b in 0..<bands { rows = max(rows, Int(reachBuffer[4 * b])); columns = max(columns, Int(reachBuffer[4 * b + 1])) }
-        fitRows = rows > 0 ? min(dh, rows + 1) : 0
-        fitColumns = columns > 0 ? min(dw, columns + 1) : 0
+        fitRows = min(dh, max(rows > 0 ? rows + 1 : 0, edgeContrast > 0 ? last.rows : 0))
+        fitColumns = min(dw, max(columns > 0 ? columns + 1 : 0, edgeContrast > 0 ? last.columns : 0))
+    }
+
+    /// After phase `output`: the depth rows and columns 2.8 reads the
+    /// confidence at (one past the last of each).
+    var edgeReach: (rows: Int, columns: Int) {
+        var rows = 0, columns = 0
+        for b in 0..<bands { rows = max(rows, Int(reachBuffer[4 * b + 2])); columns = max(columns, Int(reachBuffer[4 * b + 3])) }
+        return (rows, columns)
     }
 
     /// After phase `output`: whether 2.8 reads a confidence outside the
@@ -65,8 +69,7 @@ extension RefinePass {
     /// nothing reads the other coefficients any more).
     mutating func needsCompletion() -> Bool {
         if edgeContrast <= 0 || !(edgeGate > 0) { return false }
-        var rows = 0, columns = 0
-        for b in 0..<bands { rows = max(rows, Int(reachBuffer[4 * b + 2])); columns = max(columns, Int(reachBuffer[4 * b + 3])) }
+        let (rows, columns) = edgeReach
         if rows <= fitRows && columns <= fitColumns { return false }
         fitRows = max(fitRows, rows); fitColumns = max(fitColumns, columns)
         confidenceOnly = true

@@ -111,6 +111,8 @@
     private var previousLabel = FloatPlane()
     /// The last frame's camera-motion estimate (depth pixels; `applied`: used).
     @_spi(Bench) public private(set) var motion = MotionEstimator()
+    /// The depth rows and columns 2.8 read last frame (`RefinePass.edgeReach`).
+    private var edgeReach = (rows: 0, columns: 0)
     /// The guide's luma at depth resolution, last frame (`Tuning.cameraMotion`).
     private var previousLuma = FloatPlane()
 
@@ -209,9 +211,10 @@
                     }
                     run(phase)
                     // (the fit only where it is read: `RefinePass.modelReach`)
-                    if phase == .labelMeans { ctx.pointee.takeModelReach(everywhere: t.fitEverywhere) }
-                    if phase == .output && ctx.pointee.needsCompletion() {
-                        run(.productMeans); run(.solve); run(.coefficientMeans)
+                    if phase == .labelMeans { ctx.pointee.takeModelReach(everywhere: t.fitEverywhere, last: edgeReach) }
+                    if phase == .output {
+                        edgeReach = ctx.pointee.edgeReach
+                        if ctx.pointee.needsCompletion() { run(.productMeans); run(.solve); run(.coefficientMeans) }
                     }
                 }
             }
