@@ -77,7 +77,13 @@ int dm_output_row_avx2(DMOutputRow *a)
     if (sm == 0xff) {
       /* eight interior pixels (most of the grid) */
       _mm256_storeu_ps(a->dst + o, inner);
-      if (edged) { _mm256_storeu_ps(a->out + o, inner); _mm256_storeu_ps(a->settled + o, one); }
+      if (edged) {
+        _mm256_storeu_ps(a->out + o, inner);
+        /* 2.8 reads `settled` only in the 16-pixel blocks marked below: the
+         * first half of a block this loop covers whole is written when the
+         * second half marks it */
+        if ((x & 15) == 8 ? a->blocks[x >> 4] : x + 16 > gw) _mm256_storeu_ps(a->settled + o, one);
+      }
       if (!a->blend) _mm256_storeu_ps(a->previous + o, inner);
       if (overlap) for (int j = 0; j < 8; j++) _mm_storeu_ps(a->detail + 4 * (o + j), _mm_setzero_ps());
       continue;
@@ -180,6 +186,8 @@ int dm_output_row_avx2(DMOutputRow *a)
     if (edged) {
       _mm256_maskstore_ps(a->out + o, _mm256_castps_si256(settled), inner);
       _mm256_storeu_ps(a->settled + o, _mm256_and_ps(settled, one));
+      /* (a first half left unwritten above) */
+      if ((x & 15) == 8 && !a->blocks[x >> 4]) _mm256_storeu_ps(a->settled + o - 8, one);
     }
     if (a->detail) {
       __m128 r0 = _mm256_castps256_ps128(g0), r1 = _mm256_castps256_ps128(g1);

@@ -18,15 +18,18 @@ int dm_kernels_have_avx2(void);
  * four interleaved float planes `src` (4 floats per pixel, w x h) over the
  * (2r+1)^2 window clipped to the picture, into the planar dst + lane *
  * plane_stride for lanes 0 .. lanes-1; tmp holds 4*w*h floats, sums 4*w
- * doubles. Every lane is summed in double in the Swift kernel's order. */
+ * doubles. Every lane is summed in double in the Swift kernel's order.
+ * Only the means of rows 0 .. rows-1, columns 0 .. cols-1 are written (the
+ * sums still start at row and column 0: the same values as for the whole
+ * plane). */
 void dm_box_mean4_avx2(const float *src, float *dst, intptr_t plane_stride, int lanes,
-                       int w, int h, int r, float *tmp, double *sums);
+                       int w, int h, int r, float *tmp, double *sums, int rows, int cols);
 
 /* The same for the fit's product group `group` (1 ... 3, RefinePass.products)
  * made from group 0's (R, G, B, p) at `src` as each pixel is read: (Rp, Gp,
  * Bp, RR), (RG, RB, GG, GB), (BB, pp, -, -); group 0: `src` itself. */
 void dm_box_mean4_products_avx2(const float *src, int group, float *dst, intptr_t plane_stride, int lanes,
-                                int w, int h, int r, float *tmp, double *sums);
+                                int w, int h, int r, float *tmp, double *sums, int rows, int cols);
 
 /* RefinePass.solve (MatteRefiner+Solve.swift): the linear model of every
  * window for pixels i = start .. end-1, eight at a time; returns the first
@@ -85,7 +88,9 @@ typedef struct DMOutputRow {
   intptr_t gn, up, down;
   /* 2.6's state (the previous guide's planes gs apart), the matte, and for
    * 2.8 `out` and `settled` (NULL: 2.8 off); step 3's detail (NULL: off)
-   * and last frame's columns of it; 2.8's 16-pixel marks of the row */
+   * and last frame's columns of it; 2.8's 16-pixel marks of the row
+   * (`settled` is written only in marked blocks and in one not whole in
+   * the eight-pixel steps: 2.8 reads it nowhere else) */
   float *previous, *previous_guide;
   intptr_t gs;
   float *dst, *out, *settled, *detail;

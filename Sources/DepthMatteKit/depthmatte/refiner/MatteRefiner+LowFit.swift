@@ -6,9 +6,12 @@ extension RefinePass {
     /// by the summed confidence, ā = Σ c_k a_k / Σ c_k.
     func normalise(_ ys: Range<Int>) {
         let aR = CM[.aR], aG = CM[.aG], aB = CM[.aB], b = CM[.b], c = CM[.confidence]
-        for i in (ys.lowerBound * dw)..<(ys.upperBound * dw) {
-            let inv = 1 / max(c[i], 1e-30)
-            aR[i] *= inv; aG[i] *= inv; aB[i] *= inv; b[i] *= inv
+        // (columns 0 ..< `fitColumns`: the coefficient means there)
+        for y in ys {
+            for i in (y * dw)..<(y * dw + fitColumns) {
+                let inv = 1 / max(c[i], 1e-30)
+                aR[i] *= inv; aG[i] *= inv; aB[i] *= inv; b[i] *= inv
+            }
         }
     }
 
@@ -19,7 +22,7 @@ extension RefinePass {
         let aR = CM[.aR], aG = CM[.aG], aB = CM[.aB], b = CM[.b]
         let Lr = L[.r], Lg = L[.g], Lb = L[.b]
         for y in ys {
-            for i in (y * dw)..<((y + 1) * dw) {
+            for i in (y * dw)..<(y * dw + fitColumns) {
                 low[i] = aR[i] * Lr[i] + aG[i] * Lg[i] + aB[i] * Lb[i] + b[i]
             }
         }

@@ -10,14 +10,16 @@ extension RefinePass {
     /// (`rangeClamp`); 2.5, contrast; 2.6, temporal smoothing (each pixel
     /// reads and writes only its own `previous`); where the coarse fit has no
     /// edge, the rest of 2.5's `flatContrast`; 2.7, snap to 0 and 1.
-    /// Interior pixels keep their filled label.
-    func output(_ ys: Range<Int>) {
+    /// Interior pixels keep their filled label. Records the depth rows and
+    /// columns under the pixels it leaves for 2.8 in band `b`'s `reach`.
+    func output(_ ys: Range<Int>, band b: Int) {
         let dw = dw, dh = dh, gw = gw
         // (with 2.8 the matte goes to `raw`, which phase `edge` reads)
         let edged = edgeContrast > 0
         let dst = edged ? raw : out
         let unknown = DepthLabel.unknown.rawValue
         let invK = 1 / Float(k)
+        var edgeRows = 0, edgeColumns = 0
         for y in ys {
             let fy = max(0, (Float(y) + 0.5) * invK - 0.5)
             let y0 = min(Int(fy), dh - 1), y1 = min(y0 + 1, dh - 1)
@@ -114,7 +116,13 @@ extension RefinePass {
                 if let detail { storeF4(g, detail + 4 * o) }
             }
             if let spans { spans[2 * y] = Int32(newLo); spans[2 * y + 1] = Int32(newHi) }
+            if newHi >= 0 {
+                // (2.8 reads the confidence at depth pixel (x / k, y / k))
+                edgeRows = max(edgeRows, min(y / k, dh - 1) + 1)
+                edgeColumns = max(edgeColumns, min(newHi / k, dw - 1) + 1)
+            }
         }
+        reachBuffer[4 * b + 2] = Int32(edgeRows); reachBuffer[4 * b + 3] = Int32(edgeColumns)
     }
 
     /// 2.8 on output rows `ys`: each value of `raw` that is not an interior

@@ -93,13 +93,15 @@ enum RefineLayout {
     static let decision = interior + 1
     /// The guide at depth resolution (`GuideChannel`).
     static let guide = decision + 1
-    /// The products (`SideProduct`, then `FitProduct`); once the
-    /// coefficients are solved, the first one holds the fit at depth
-    /// resolution (`lowFit`).
+    /// The products (`SideProduct`, then `FitProduct`).
     static let products = guide + GuideChannel.allCases.count
     /// `FitProduct` without `w` in four groups of four planes' room, each
     /// interleaved (four floats per pixel; `RefinePass.productGroup`).
     static let productGroups = 4
+    /// The fit at depth resolution (`lowFit`), in the room of the second
+    /// product group, which is never stored: the first stays whole for the
+    /// fit's completion before 2.8 (`RefinePass.modelReach`).
+    static let low = products + 4
     /// The products' window means (planar, `FitProduct` order).
     static let productMeans = products + 4 * productGroups
     /// The coefficients: aR, aG, aB, b interleaved in the room of four planes
@@ -152,8 +154,7 @@ struct RefinePass {
     let P, M: PlaneSet<FitProduct>
     /// The coefficients and their window means.
     let C, CM: PlaneSet<Coefficient>
-    /// The fit at depth resolution (phase `lowFit`; in the first product
-    /// plane, free by then): the range the output is clamped to.
+    /// The fit at depth resolution (phase `lowFit`): the range the output is clamped to.
     let low: UnsafeMutablePointer<Float>
     /// Four scratch planes per band.
     let tmp: UnsafeMutablePointer<Float>
@@ -179,6 +180,16 @@ struct RefinePass {
     /// `output` left a pixel that is not an interior pixel's label (0: phase
     /// `edge` has nothing to do there).
     let edgeBlocks: UnsafeMutablePointer<UInt8>
+    /// Four per band: the depth rows and columns phase `output` reads the fit
+    /// at, then those 2.8 reads the confidence at (`RefinePass.modelReach`).
+    let reachBuffer: UnsafeMutablePointer<Int32>
+    /// The coefficient means are computed on rows 0 ..< `fitRows`, columns
+    /// 0 ..< `fitColumns` (the box means, the solve and the rest on what
+    /// they reach): every value `output` and `edge` read (`RefinePass.modelReach`).
+    var fitRows = 0, fitColumns = 0
+    /// Phase `coefficientMeans` computes the confidence's mean alone (the
+    /// completion for 2.8, `RefinePass.modelReach`).
+    var confidenceOnly = false
     /// `RefineScratch.outputBases`, `outputOffsets`; nil: the output kernel cannot serve these sizes.
     let outputBases: UnsafePointer<Int32>?, outputOffsets: UnsafePointer<Int32>
     @inline(__always) static func edgeBlocksPerRow(_ gw: Int) -> Int { (gw + 15) >> 4 }
@@ -240,7 +251,7 @@ struct RefinePass {
         M = PlaneSet(base: F + RefineLayout.productMeans * n, stride: n)
         C = PlaneSet(base: F + RefineLayout.coefficients * n, stride: n)
         CM = PlaneSet(base: F + RefineLayout.coefficientMeans * n, stride: n)
-        low = F + RefineLayout.products * n
+        low = F + RefineLayout.low * n
         tmp = F + RefineLayout.bandScratch * n
         grid = PlaneSet(base: F + (RefineLayout.bandScratch + 4 * bands) * n, stride: gn)
         raw = grid.base + RefineLayout.rawGridPlane * gn
@@ -250,7 +261,8 @@ struct RefinePass {
         self.video = video; columns = UnsafePointer(s.columnRange.base); rows = UnsafePointer(s.rowRange.base)
         self.previous = previous; self.out = out; self.previousGuide = previousGuide
         outputColumns = UnsafePointer(s.outputColumns.base); outputWeights = UnsafePointer(s.outputWeights.base)
-        edgeBlocks = s.edgeBlocks.base
+        edgeBlocks = s.edgeBlocks.base; reachBuffer = s.reach.base
+        fitRows = dh; fitColumns = dw
         outputBases = s.outputSteps ? UnsafePointer(s.outputBases.base) : nil
         outputOffsets = UnsafePointer(s.outputOffsets.base)
     }
@@ -282,6 +294,7 @@ struct RefinePass {
             if backgroundBand != band {
                 labelMean(ys, radius: backgroundBand, into: decision, table: table, first: rows.lowerBound)
             }
+            modelReach(ys, band: b)
         case .gridGuide:
             MatteRefiner.areaRGB(video, width: gw, height: gh, gridRows: share(gh, b), columns: columns, rows: rows,
                                  into: grid.base, planeStride: gn, columnSums: videoSums + b * 2 * video.width, avx2: avx2)
@@ -305,30 +318,32 @@ struct RefinePass {
             while g < RefineLayout.productGroups {
                 MatteRefiner.boxMean4(productGroup(0), into: M.plane(FitProduct.wR.rawValue + 4 * g), planeStride: n,
                                       lanes: g < 3 ? 4 : (fitFloor > 0 ? 2 : 1), width: dw, height: dh, radius: radius,
-                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2, group: g)
+                                      tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2, group: g,
+                                      rows: solveRows, columns: solveColumns)
                 g += bands
             }
         case .solve:
-            solve(share(dh, b))
+            solve(share(solveRows, b), columns: solveColumns)
         case .coefficientMeans:
             // (the group (aR, aG, aB, b), then the confidence only when the
             // coefficients are weighted by it)
-            var j = b
+            var j = confidenceOnly ? 1 + b : b
             while j < (fitFloor > 0 ? 2 : 1) {
                 if j == 0 {
                     MatteRefiner.boxMean4(coefficientGroup, into: CM.base, planeStride: n, lanes: 4, width: dw, height: dh,
-                                          radius: radius, tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2)
+                                          radius: radius, tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, avx2: avx2,
+                                          rows: fitRows, columns: fitColumns)
                 } else {
                     MatteRefiner.boxMean(C[.confidence], into: CM[.confidence], width: dw, height: dh, radius: radius,
-                                         tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw)
+                                         tmp: tmp + b * 4 * n, sums: sums + b * 4 * dw, rows: fitRows, columns: fitColumns)
                 }
                 j += bands
             }
         case .lowFit:
-            if fitFloor > 0 { normalise(share(dh, b)) }
-            if rangeClamp { lowFit(share(dh, b)) }
+            if fitFloor > 0 { normalise(share(fitRows, b)) }
+            if rangeClamp { lowFit(share(fitRows, b)) }
         case .output:
-            output(share(gh, b))
+            output(share(gh, b), band: b)
         case .edge:
             edge(share(gh, b))  // (not run with `edgeContrast` 0)
         }

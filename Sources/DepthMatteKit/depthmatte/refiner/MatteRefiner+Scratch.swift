@@ -39,6 +39,8 @@ final class RefineScratch {
     /// Per 16 output-grid pixels of a row: 1 where phase `output` left one
     /// for 2.8 (`RefinePass.edgeBlocks`).
     var edgeBlocks = ScratchBuffer<UInt8>()
+    /// Per band, the rows and columns the fit must reach (`RefinePass.modelReach`).
+    var reach = ScratchBuffer<Int32>()
 
     init() {}
 
@@ -46,7 +48,7 @@ final class RefineScratch {
         label.free(); filled.free(); spare.free(); members.free(); planes.free(); columnSums.free(); videoSums.free()
         columnRange.free(); rowRange.free(); outputColumns.free(); outputWeights.free(); motion.free()
         outputBases.free(); outputOffsets.free()
-        edgeBlocks.free()
+        edgeBlocks.free(); reach.free()
     }
 
     /// Grow the buffers for a depth map of `n` pixels `dw` wide, an output
@@ -56,6 +58,7 @@ final class RefineScratch {
         planes.reserve(RefineLayout.floats(n: RefineLayout.planeStride(n), gn: RefineLayout.planeStride(gn), bands: bands))
         columnSums.reserve(bands * 4 * dw)
         videoSums.reserve(bands * 2 * videoWidth)
+        reach.reserve(4 * bands)
     }
 
     /// The video columns and rows bounding each cell of a `gw` × `gh` grid

@@ -6,9 +6,18 @@ import DMKernels
 extension RefinePass {
     /// 2.4: the linear model α = a·I + b of every window (weighted least squares),
     /// four pixels at a time; the last ones of the band one by one through
-    /// the same lanes (the same operations, so the same values).
-    func solve(_ ys: Range<Int>) {
-        let start = ys.lowerBound * dw, end = ys.upperBound * dw
+    /// the same lanes (the same operations, so the same values). Columns
+    /// 0 ..< `columns` of each row.
+    func solve(_ ys: Range<Int>, columns: Int) {
+        if columns < dw {
+            for y in ys { solve(y * dw, y * dw + columns) }
+        } else {
+            solve(ys.lowerBound * dw, ys.upperBound * dw)
+        }
+    }
+
+    /// Pixels `start ..< end` (row by row in the plane).
+    private func solve(_ start: Int, _ end: Int) {
         typealias V = SIMD4<Float>
         @inline(__always) func load(_ p: UnsafeMutablePointer<Float>, _ i: Int, _ lanes: Int) -> V {
             lanes == 4 ? UnsafeRawPointer(p + i).loadUnaligned(as: V.self) : V(repeating: p[i])

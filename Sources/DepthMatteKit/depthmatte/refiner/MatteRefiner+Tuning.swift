@@ -287,6 +287,10 @@ extension MatteRefiner {
         /// the Swift kernels. The matte is the same
         /// to the bit either way.
         @_spi(Bench) public var kernels = true
+        /// The fit of 2.4 in every window; false: only where the output
+        /// grid and 2.8 read it (`RefinePass.modelReach`). The matte is the
+        /// same to the bit either way.
+        @_spi(Bench) public var fitEverywhere = false
         /// The shift is used only when the luma residual with it is below this
         /// fraction of the residual without it (the picture really moved as one).
         @_spi(Bench) public var motionGain: Float = 0.9

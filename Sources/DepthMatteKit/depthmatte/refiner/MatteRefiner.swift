@@ -100,7 +100,7 @@
 
     /// The working memory of a pass (shared by copies of this refiner until
     /// one of them refines: then it takes its own).
-    private var scratch = RefineScratch()
+    private(set) var scratch = RefineScratch()
     /// The previous matte on the output grid (2.6).
     private var previous = FloatPlane()
     /// The guide's colour on the output grid where 2.6 last saw it (three
@@ -111,6 +111,8 @@
     private var previousLabel = FloatPlane()
     /// The last frame's camera-motion estimate (depth pixels; `applied`: used).
     @_spi(Bench) public private(set) var motion = MotionEstimator()
+    /// The depth rows and columns 2.8 read last frame (`RefinePass.edgeReach`).
+    private var edgeReach = (rows: 0, columns: 0)
     /// The guide's luma at depth resolution, last frame (`Tuning.cameraMotion`).
     private var previousLuma = FloatPlane()
 
@@ -184,6 +186,12 @@
             if labelOn { pass.labelPrevious = prevLabel.baseAddress; pass.labelBlend = labelBlend }
             for i in 0..<n { pass.fill[i] = Float(s.filled[i]) }
             withUnsafeMutablePointer(to: &pass) { ctx in
+                func run(_ phase: RefinePhase) {
+                    ctx.pointee.phase = phase
+                    WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
+                        raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
+                    }
+                }
                 for phase in RefinePhase.allCases {
                     // (2.8 off: its phase would only wait on the pool)
                     if phase == .edge && ctx.pointee.edgeContrast <= 0 { continue }
@@ -201,9 +209,12 @@
                         // (the slack is for the residual of a followed pan)
                         ctx.pointee.colourSlack = motion.applied ? t.colourSlack : 0
                     }
-                    ctx.pointee.phase = phase
-                    WorkerPool.run(pool, bands: bands, context: UnsafeMutableRawPointer(ctx)) { raw, b in
-                        raw.assumingMemoryBound(to: RefinePass.self).pointee.run(band: b)
+                    run(phase)
+                    // (the fit only where it is read: `RefinePass.modelReach`)
+                    if phase == .labelMeans { ctx.pointee.takeModelReach(everywhere: t.fitEverywhere, last: edgeReach) }
+                    if phase == .output {
+                        edgeReach = ctx.pointee.edgeReach
+                        if ctx.pointee.needsCompletion() { run(.productMeans); run(.solve); run(.coefficientMeans) }
                     }
                 }
             }
