@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The guide's area average with AVX2 (MatteRefiner+AreaGuide.swift): the
  * packed column sums of a grid row's video rows eight columns per step, and
- * cells three columns wide (1080p onto the 640-wide grid) eight per step,
- * the next grid row's video prefetched.
+ * cells two or three columns wide (720p or 1080p onto the 640-wide grid)
+ * eight per step, the next grid row's video prefetched.
  * The sums are integers, the means Float(sum) times the Swift code's
  * reciprocal: the guide is the same to the bit. */
 #include "dmkernels.h"
@@ -41,7 +41,32 @@ intptr_t dm_area_row_avx2(const uint8_t *first, intptr_t stride, int rows, int w
     }
     even[x] = e; odd[x] = o;
   }
-  if (!cells) return 0;
+  if (cells != 2 && cells != 3) return 0;
+  const __m256i lo16 = _mm256_set1_epi32(0xffff);
+  const __m256 inv = _mm256_set1_ps(inv3);
+  int gx = 0;
+  /* byte c of the pixels: lane (c & 1 ? odd : even), half (c >> 1) */
+#define CH(c) _mm256_mul_ps(_mm256_cvtepi32_ps((c) >= 2 ? _mm256_srli_epi32((c) & 1 ? so : se, 16) \
+                                                           : _mm256_and_si256((c) & 1 ? so : se, lo16)), inv)
+#define STORE() do { _mm256_storeu_ps(out_r + gx, CH(ch_r)); _mm256_storeu_ps(out_g + gx, CH(ch_g)); \
+                     _mm256_storeu_ps(out_b + gx, CH(ch_b)); } while (0)
+  if (cells == 2) {
+    /* eight cells of two columns from 16 column sums: pairs added within
+     * each 128-bit half, the halves' 64-bit units put back in order */
+    while (gx + 8 <= gw) {
+      const int x0 = cx[gx];
+      int run = x0 + 16 <= width;
+      for (int i = 1; i <= 8 && run; i++) run = cx[gx + i] == x0 + 2 * i;
+      if (!run) break;
+      const __m256i se = _mm256_permute4x64_epi64(_mm256_hadd_epi32(_mm256_loadu_si256((const __m256i *)(even + x0)),
+                                                                   _mm256_loadu_si256((const __m256i *)(even + x0 + 8))), 0xd8);
+      const __m256i so = _mm256_permute4x64_epi64(_mm256_hadd_epi32(_mm256_loadu_si256((const __m256i *)(odd + x0)),
+                                                                   _mm256_loadu_si256((const __m256i *)(odd + x0 + 8))), 0xd8);
+      STORE();
+      gx += 8;
+    }
+    return gx;
+  }
   /* eight cells of three columns from 24 column sums: lanes 3i, 3i + 1, 3i + 2
    * of the three registers gathered by permutes and blends */
   const __m256i ia0 = _mm256_setr_epi32(0, 3, 6, 0, 0, 0, 0, 0), ia1 = _mm256_setr_epi32(0, 0, 0, 1, 4, 7, 0, 0);
@@ -50,9 +75,6 @@ intptr_t dm_area_row_avx2(const uint8_t *first, intptr_t stride, int rows, int w
   const __m256i ib2 = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 3, 6);
   const __m256i ic0 = _mm256_setr_epi32(2, 5, 0, 0, 0, 0, 0, 0), ic1 = _mm256_setr_epi32(0, 0, 0, 3, 6, 0, 0, 0);
   const __m256i ic2 = _mm256_setr_epi32(0, 0, 0, 0, 0, 1, 4, 7);
-  const __m256i lo16 = _mm256_set1_epi32(0xffff);
-  const __m256 inv = _mm256_set1_ps(inv3);
-  int gx = 0;
 #define P(v, i) _mm256_permutevar8x32_epi32(v, i)
 #define CELLS(s, v0, v1, v2) do { \
     const __m256i a = _mm256_blend_epi32(_mm256_blend_epi32(P(v0, ia0), P(v1, ia1), 0x38), P(v2, ia2), 0xc0); \
@@ -69,15 +91,11 @@ intptr_t dm_area_row_avx2(const uint8_t *first, intptr_t stride, int rows, int w
           _mm256_loadu_si256((const __m256i *)(even + x0 + 16)));
     CELLS(so, _mm256_loadu_si256((const __m256i *)(odd + x0)), _mm256_loadu_si256((const __m256i *)(odd + x0 + 8)),
           _mm256_loadu_si256((const __m256i *)(odd + x0 + 16)));
-    /* byte c of the pixels: lane (c & 1 ? odd : even), half (c >> 1) */
-#define CH(c) _mm256_mul_ps(_mm256_cvtepi32_ps((c) >= 2 ? _mm256_srli_epi32((c) & 1 ? so : se, 16) \
-                                                           : _mm256_and_si256((c) & 1 ? so : se, lo16)), inv)
-    _mm256_storeu_ps(out_r + gx, CH(ch_r));
-    _mm256_storeu_ps(out_g + gx, CH(ch_g));
-    _mm256_storeu_ps(out_b + gx, CH(ch_b));
-#undef CH
+    STORE();
     gx += 8;
   }
+#undef STORE
+#undef CH
 #undef CELLS
 #undef P
   return gx;

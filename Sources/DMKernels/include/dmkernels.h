@@ -161,11 +161,13 @@ intptr_t dm_edge_blend_avx2(const float *matte, intptr_t x0, intptr_t x1, const 
 
 /* MatteRefiner.areaRGB's 4-byte path (MatteRefiner+AreaGuide.swift), one grid
  * row: the packed column sums of `rows` video rows from `first` (`stride`
- * bytes apart, `width` pixels) into even and odd; with `cells`, the means of
- * the grid row's cells that are three columns wide (columns cx[gx] ..
- * cx[gx + 1]), eight at a time from cell 0, as Float(sum) * inv3 into the
- * R, G, B rows (bytes ch_r, ch_g, ch_b of a pixel). Returns the first cell
- * not done (the Swift code does the rest from the column sums). */
+ * bytes apart, `width` pixels) into even and odd; with `cells` 2 or 3, the
+ * means of the grid row's cells that are that many columns wide (columns
+ * cx[gx] .. cx[gx + 1]), eight at a time from cell 0, as Float(sum) * inv3
+ * (the reciprocal for that width) into the R, G, B rows (bytes ch_r, ch_g,
+ * ch_b of a pixel); whole 32-bit words are added, so rows * cells <= 257.
+ * Returns the first cell not done (the Swift code does the rest from the
+ * column sums). */
 intptr_t dm_area_row_avx2(const uint8_t *first, intptr_t stride, int rows, int width, uint32_t *even, uint32_t *odd,
                           const int32_t *cx, int gw, int cells, float inv3, int ch_r, int ch_g, int ch_b,
                           float *out_r, float *out_g, float *out_b);

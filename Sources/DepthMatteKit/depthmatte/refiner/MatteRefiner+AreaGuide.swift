@@ -41,10 +41,13 @@ extension MatteRefiner {
                 let y0 = Int(ry[gy]), y1 = max(Int(ry[gy + 1]), y0 + 1)
                 var gx4 = 0
                 if avx2 {
-                    // the same sums and means by `DMKernels`, eight columns and eight cells a step
-                    let i = gy * gw
+                    // the same sums and means by `DMKernels`, eight columns and
+                    // eight cells two or three columns wide a step (the
+                    // first cell's width; whole-word sums while they fit)
+                    let i = gy * gw, cw = gw > 0 ? Int(cx[1]) - Int(cx[0]) : 0
+                    let cells = (cw == 2 || cw == 3) && (y1 - y0) * cw <= 257 ? cw : 0
                     gx4 = dm_area_row_avx2(v.row(y0), v.stride, Int32(y1 - y0), Int32(vw), even, odd, cx, Int32(gw),
-                                           (y1 - y0) * 3 <= 257 ? 1 : 0, 1 / Float(255 * (y1 - y0) * 3),
+                                           Int32(cells), 1 / Float(255 * (y1 - y0) * max(cells, 1)),
                                            Int32(cr), Int32(cg), Int32(cb), O + i, O + gn + i, O + 2 * gn + i)
                 } else {
                     columnSums(v, y0, y1, even, odd)

@@ -392,9 +392,12 @@ final class RefineTests: XCTestCase {
         // rows of them among wider cells: (100, 9, 33, 3); 3 x 85 white cells,
         // the largest sums the 16-bit lanes take: (30, 850, 10, 10))
         // (and DMKernels' AVX2 row kernel: eight cells a step with a tail, a
-        // 4K row, 1 x 1, a picture narrower than eight columns)
+        // 4K row, 1 x 1, a picture narrower than eight columns; cells two
+        // columns wide as 720p onto 640: (1280, 6, 640, 3), with a tail
+        // (38, 8, 19, 4), 2 x 128 white cells (20, 1280, 10, 10))
         for (vw, vh, gw, gh) in [(97, 61, 40, 30), (19, 7, 19, 7), (640, 360, 100, 60), (33, 600, 5, 2),
                                  (99, 30, 33, 10), (100, 9, 33, 3), (30, 850, 10, 10),
+                                 (1280, 6, 640, 3), (38, 8, 19, 4), (20, 1280, 10, 10),
                                  (1925, 9, 641, 3), (3840, 6, 1280, 2), (1, 1, 1, 1), (5, 4, 1, 1), (75, 12, 25, 4)] {
             for layout in [Layout.bgra, .argb, .rgbx] {
                 let v = TestRGB(width: vw, height: vh, layout: layout, padding: 5)
