@@ -47,17 +47,21 @@ extension RefinePass {
     mutating func takeModelReach(everywhere: Bool, last: (rows: Int, columns: Int)) {
         fitRows = dh; fitColumns = dw
         if everywhere { return }
-        var rows = 0, columns = 0
-        for b in 0..<bands { rows = max(rows, Int(reachBuffer[4 * b])); columns = max(columns, Int(reachBuffer[4 * b + 1])) }
+        let (rows, columns) = bandsReach(0)
         fitRows = min(dh, max(rows > 0 ? rows + 1 : 0, edgeContrast > 0 ? last.rows : 0))
         fitColumns = min(dw, max(columns > 0 ? columns + 1 : 0, edgeContrast > 0 ? last.columns : 0))
     }
 
     /// After phase `output`: the depth rows and columns 2.8 reads the
     /// confidence at (one past the last of each).
-    var edgeReach: (rows: Int, columns: Int) {
+    var edgeReach: (rows: Int, columns: Int) { bandsReach(2) }
+
+    /// The largest rows and columns over the bands' `reachBuffer` pairs at `k`.
+    private func bandsReach(_ k: Int) -> (rows: Int, columns: Int) {
         var rows = 0, columns = 0
-        for b in 0..<bands { rows = max(rows, Int(reachBuffer[4 * b + 2])); columns = max(columns, Int(reachBuffer[4 * b + 3])) }
+        for b in 0..<bands {
+            rows = max(rows, Int(reachBuffer[4 * b + k])); columns = max(columns, Int(reachBuffer[4 * b + k + 1]))
+        }
         return (rows, columns)
     }
 

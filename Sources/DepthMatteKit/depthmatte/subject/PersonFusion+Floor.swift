@@ -48,7 +48,6 @@ extension PersonFusion {
         // colour (a Kinect's holes along a body's edge), instead of the
         // model's silence dropping them
         let o = out.base, far = UInt16(65535).littleEndian
-        planes.held.reserve(n)
         let held = planes.held.base
         let holes = keptCount > 0
         var maxKept: UInt16 = 0
@@ -147,6 +146,7 @@ extension PersonFusion {
         @inline(__always) func whole(_ q: Int32) -> Bool {
             q >= 0 && Double(pieceClaimed[Int(q)]) >= t.pieceKeep * Double(pieceCount[Int(q)])
         }
+        let rows = RowIndex(width: w)
         func tally(_ seeds: UnsafeBufferPointer<UInt8>?) {
             for i in 0..<n where par[i] >= 0 {
                 let r = Int(uf.find(Int32(i)))
@@ -159,7 +159,7 @@ extension PersonFusion {
                 // bit 30 of `below`: it reaches the picture's bottom
                 let p = piece[i]
                 if p >= 0 && !whole(p) {
-                    let x = i % w, y = i / w
+                    let (y, x) = rows.split(i)
                     if y > 0 && par[i - w] >= 0 && piece[i - w] != p && whole(piece[i - w]) {
                         if floor.at(x, y) >= floor.at(x, y - 1) { below[Int(p)] += 1 } else { beside[Int(p)] += 1 }
                     }
@@ -383,7 +383,8 @@ final class FusionPlanes {
         prob.free(); blobParent.free(); pieceParent.free(); partParent.free(); blobArea.free()
         blobKept.free(); blobFloor.free(); pieceCount.free(); pieceClaimed.free(); pieceClaimedSum.free()
         claimed.free(); near.free(); rowAny.free(); prefix.free(); keptHist.free(); partCount.free()
-        partKept.free(); partHeld.free(); held.free(); pieceBelow.free(); pieceBeside.free(); partSeeded.free(); lowest.free(); packed.free(); columnX.free(); columnWeight.free()
+        partKept.free(); partHeld.free(); held.free(); pieceBelow.free(); pieceBeside.free(); partSeeded.free()
+        lowest.free(); packed.free(); columnX.free(); columnWeight.free()
         stepLimit.free()
     }
 }
