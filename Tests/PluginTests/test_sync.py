@@ -166,12 +166,14 @@ def test_a_depth_still_keys_every_colour_frame():
 
 @pytest.mark.parametrize("n", [5, 30])
 def test_live_sources_give_one_output_per_colour_frame(n):
-    # a live aggregator that times out before the colour's EOS arrives keys
-    # no colour frame twice: n in, n out, each with its own time
+    # live colour and depth that arrive within the aggregator's latency: n in,
+    # n out, each with its own time, none keyed twice at the end. The 300 ms
+    # of latency is the margin a loaded box needs: a frame later than that is
+    # repeated by the timeout, as compositor does.
     p = Gst.parse_launch(
         f"rgbdtestsrc is-live=true num-buffers={n} ! video/x-raw,width=160,height=120,framerate=30/1 ! queue ! m.video "
         f"rgbdtestsrc is-live=true stream=depth num-buffers={n} ! video/x-raw,width=160,height=120,framerate=30/1 ! "
-        "queue ! m.depth depthmatte name=m mode=fixed ! appsink name=s sync=false")
+        "queue ! m.depth depthmatte name=m mode=fixed latency=300000000 ! appsink name=s sync=false")
     p.set_state(Gst.State.PLAYING)
     try:
         out = pull_all(p, "s", timeout=5)

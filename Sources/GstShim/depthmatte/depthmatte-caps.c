@@ -82,12 +82,17 @@ with_alpha (GstVideoFormat f)
 
 /* The video pad's negotiated layout into *info: GST_FLOW_OK; NEED_DATA
  * while it has no caps yet; NOT_NEGOTIATED (with an element error when the
- * pad was never requested). */
+ * pad was never requested). The layout is the pad's info, which the base
+ * class sets on this thread as it handles the caps event, and marks the
+ * source pad for renegotiation then; not the pad's current caps, which are
+ * stored by upstream's thread only after the event is queued: reading those,
+ * a negotiation between the two found no caps, asked for more data, and was
+ * never asked again (a live pipeline then made no output at all, about once
+ * in 400 starts on a loaded box). */
 static GstFlowReturn
 video_pad_info (GstDepthMatte * self, GstVideoInfo * info)
 {
   GstVideoAggregatorPad *vpad;
-  GstCaps *vcaps;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
@@ -100,13 +105,12 @@ video_pad_info (GstDepthMatte * self, GstVideoInfo * info)
         ("Request the 'video' pad (e.g. '... ! m.video') and link colour to it"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  vcaps = gst_pad_get_current_caps (GST_PAD (vpad));
+  ok = vpad->info.finfo != NULL
+      && GST_VIDEO_INFO_FORMAT (&vpad->info) != GST_VIDEO_FORMAT_UNKNOWN;
+  if (ok)
+    *info = vpad->info;
   gst_object_unref (vpad);
-  if (!vcaps)
-    return GST_AGGREGATOR_FLOW_NEED_DATA;
-  ok = gst_video_info_from_caps (info, vcaps);
-  gst_caps_unref (vcaps);
-  return ok ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
+  return ok ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
 }
 
 /* The output format field: packed RGB video's own format (with
