@@ -117,6 +117,7 @@ struct _GstDepthMatte
   gboolean holding;             /* the last output repeated that pairing */
   gint flush_pending;           /* (atomic) a FLUSH_STOP arrived: reset the
                                  * lock and the pairing at the next frame */
+  gint playing;                 /* (atomic) PLAYING, with its base time set */
 };
 
 /* One input of one output frame (streaming thread). */

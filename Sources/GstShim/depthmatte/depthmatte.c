@@ -252,6 +252,37 @@ gst_depth_matte_stop (GstAggregator * agg)
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->stop (agg);
 }
 
+/* The next output time, for the base class's wait on the clock: none before
+ * PLAYING. GstAggregator (1.22) otherwise waits on the clock as soon as it
+ * has one and a latency, which is before the bin sets its base time: with a
+ * base time of 0 every wait is long past, and the output time ran ahead of
+ * the sources by 1.7 s in 1 ms (the first output then spanned the sources'
+ * first frames and the rest came late: 1 output of 30, about once in 100
+ * live starts on a loaded box). Until PLAYING the base class waits for data
+ * instead; going to PLAYING wakes it. */
+static GstClockTime
+gst_depth_matte_get_next_time (GstAggregator * agg)
+{
+  if (!g_atomic_int_get (&GST_DEPTH_MATTE (agg)->playing))
+    return GST_CLOCK_TIME_NONE;
+  return gst_aggregator_simple_get_next_time (agg);
+}
+
+static GstStateChangeReturn
+gst_depth_matte_change_state (GstElement * element, GstStateChange transition)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (element);
+
+  /* before the base class wakes its thread (PAUSED to PLAYING); the bin has
+   * set the base time by then */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+    g_atomic_int_set (&self->playing, 1);
+  else if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
+    g_atomic_int_set (&self->playing, 0);
+  return GST_ELEMENT_CLASS (gst_depth_matte_parent_class)->change_state
+      (element, transition);
+}
+
 /* ---- properties ------------------------------------------------------------ */
 
 static const DMPropSpec properties[] = {
@@ -298,10 +329,13 @@ gst_depth_matte_class_init (GstDepthMatteClass * klass)
       &person_template, GST_TYPE_VIDEO_AGGREGATOR_PAD);
 
   element_class->release_pad = GST_DEBUG_FUNCPTR (gst_depth_matte_release_pad);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_depth_matte_change_state);
   agg_class->create_new_pad =
       GST_DEBUG_FUNCPTR (gst_depth_matte_create_new_pad);
   agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_depth_matte_sink_query);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_depth_matte_sink_event);
+  agg_class->get_next_time = GST_DEBUG_FUNCPTR (gst_depth_matte_get_next_time);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_depth_matte_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_depth_matte_stop);
   agg_class->update_src_caps =
