@@ -4,6 +4,8 @@ branch (identity sleep-time, a slow facedetect) delivers its frames late,
 and each output's matte must be made from the depth of the colour frame it
 shows. Each output's colour is identified by its pixels among the scene's
 frames, and its alpha is compared with that frame's ground truth."""
+import time
+
 import numpy as np
 import pytest
 
@@ -182,6 +184,36 @@ def test_live_sources_give_one_output_per_colour_frame(n):
     pts = [s.get_buffer().pts for s in out]
     assert len(pts) == n, pts
     assert len(set(pts)) == n
+
+
+def test_a_clock_before_playing_moves_no_output_time():
+    # The bin gives a live depthmatte its clock, and queries the latency
+    # (which wakes the aggregator's thread), before it sets the element's
+    # base time at PAUSED->PLAYING. Done by hand here, with the element held
+    # in PAUSED: a clock wait on a base time of 0 would be long past, the
+    # output time would run ahead, and the first output would swallow the
+    # sources' first frames (1 output of 5). No output time moves before
+    # PLAYING: 5 in, 5 out.
+    p = Gst.parse_launch(
+        "rgbdtestsrc is-live=true num-buffers=5 ! video/x-raw,width=160,height=120,framerate=30/1 ! queue ! m.video "
+        "rgbdtestsrc is-live=true stream=depth num-buffers=5 ! video/x-raw,width=160,height=120,framerate=30/1 ! "
+        "queue ! m.depth depthmatte name=m mode=fixed latency=300000000 ! appsink name=s sync=false")
+    m = p.get_by_name("m")
+    try:
+        assert p.set_state(Gst.State.PAUSED) == Gst.StateChangeReturn.NO_PREROLL
+        latency = Gst.Query.new_latency()
+        wait_until(lambda: m.get_static_pad("src").query(latency), "a live latency from both sources")
+        assert latency.parse_latency()[0]
+        m.set_clock(Gst.SystemClock.obtain())
+        for _ in range(20):  # each query wakes the aggregator's thread
+            m.get_static_pad("src").query(Gst.Query.new_latency())
+            time.sleep(0.01)
+        p.set_state(Gst.State.PLAYING)
+        out = pull_all(p, "s", timeout=5)
+    finally:
+        p.set_state(Gst.State.NULL)
+    pts = [s.get_buffer().pts for s in out]
+    assert len(pts) == 5 and len(set(pts)) == 5, pts
 
 
 def test_no_output_before_the_first_colour_frame():
