@@ -2,7 +2,8 @@
 /// personmask's full-body fallback on the real pose models (the runtime and models that
 /// scripts/setup unpacks; LearnedModelsTests finds them): a figure drawn here, a person in
 /// shirt and trousers standing on a floor, is found, segmented and projected back onto the
-/// frame where it was drawn; an empty room gives no one.
+/// frame where it was drawn, and followed on the next frame from its landmarks; an empty room
+/// gives no one, and the detector then rests two frames.
 @testable import GstDepthMatte
 import DepthMatteKit
 import XCTest
@@ -55,8 +56,8 @@ final class FullBodyFallbackTests: XCTestCase {
         return (rgb, figure)
     }
 
-    func segment(_ rgb: [UInt8], into plane: inout [Float], width: Int, height: Int) throws -> Bool {
-        let fallback = FullBodyFallback()
+    func segment(_ rgb: [UInt8], into plane: inout [Float], width: Int, height: Int,
+                 with fallback: FullBodyFallback = FullBodyFallback()) throws -> Bool {
         try fallback.start()
         return try rgb.withUnsafeBufferPointer { p in
             let frame = PackedRGBFrame(base: p.baseAddress!, width: 640, height: 480, stride: 640 * 3,
@@ -98,10 +99,46 @@ final class FullBodyFallbackTests: XCTestCase {
         XCTAssertEqual(ours, drawn, accuracy: 0.25 * drawn)
     }
 
-    func testAnEmptyRoomHasNoOneAndLeavesThePlane() throws {
+    func iou(_ plane: [Float], _ figure: [Bool]) -> Double {
+        var both = 0, either = 0
+        for i in 0..<plane.count where plane[i] >= 0.5 || figure[i] {
+            either += 1
+            if plane[i] >= 0.5 && figure[i] { both += 1 }
+        }
+        return Double(both) / Double(max(1, either))
+    }
+
+    func testTheNextFrameFollowsThePersonFromTheLandmarks() throws {
+        let (rgb, figure) = Self.room(person: true)
+        let fallback = FullBodyFallback()
+        var first = [Float](repeating: -1, count: 640 * 480), second = first
+        XCTAssertTrue(try segment(rgb, into: &first, width: 640, height: 480, with: fallback))
+        // the landmarks' region: on the figure (x = 320, hips near y = 240 of 40...435), about its height
+        let next = try XCTUnwrap(fallback.tracked)
+        XCTAssertEqual(next.centerX, 320, accuracy: 20); XCTAssertEqual(next.centerY, 250, accuracy: 40)
+        XCTAssertEqual(next.side, 500, accuracy: 150); XCTAssertEqual(next.rotation, 0, accuracy: 0.2)
+        XCTAssertTrue(try segment(rgb, into: &second, width: 640, height: 480, with: fallback))
+        XCTAssertGreaterThan(iou(second, figure), 0.75)
+        // a frame without the fallback: the next one starts from the detector
+        fallback.forget()
+        XCTAssertNil(fallback.tracked)
+    }
+
+    func testAnEmptyRoomHasNoOneAndTheDetectorRestsTwoFrames() throws {
         let (rgb, _) = Self.room(person: false)
+        let fallback = FullBodyFallback()
         var plane = [Float](repeating: 0.25, count: 256 * 256)
-        XCTAssertFalse(try segment(rgb, into: &plane, width: 256, height: 256))
+        XCTAssertFalse(try segment(rgb, into: &plane, width: 256, height: 256, with: fallback))
         XCTAssertEqual(Set(plane), [0.25])
+        XCTAssertNil(fallback.tracked)
+        XCTAssertEqual(fallback.idle, 2)
+        // the person who walks in is found on the third fallback frame
+        let (person, figure) = Self.room(person: true)
+        var found = [Float](repeating: 0.25, count: 640 * 480)
+        XCTAssertFalse(try segment(person, into: &found, width: 640, height: 480, with: fallback))
+        XCTAssertFalse(try segment(person, into: &found, width: 640, height: 480, with: fallback))
+        XCTAssertEqual(Set(found), [0.25])
+        XCTAssertTrue(try segment(person, into: &found, width: 640, height: 480, with: fallback))
+        XCTAssertGreaterThan(iou(found, figure), 0.75)
     }
 }

@@ -23,12 +23,32 @@ public struct PoseRegion: Equatable {
     /// it by 1.25.
     public init(_ detection: PoseDetection, frameWidth: Int, frameHeight: Int) {
         let w = Float(frameWidth), h = Float(frameHeight), k = detection.keypoints
-        let x0 = k[0] * w, y0 = k[1] * h, x1 = k[2] * w, y1 = k[3] * h
-        let dx = x1 - x0, dy = y1 - y0
+        self.init(hips: (k[0] * w, k[1] * h), size: (k[2] * w, k[3] * h))
+    }
+
+    /// The region around `hips` sized and turned by the `size` point (frame pixels), as above.
+    init(hips: (x: Float, y: Float), size: (x: Float, y: Float)) {
+        let dx = size.x - hips.x, dy = size.y - hips.y
         let side = (dx * dx + dy * dy).squareRoot() * 2
         var angle = Float.pi / 2 - mathAtan2f(-dy, dx)
         angle -= 2 * Float.pi * ((angle + Float.pi) / (2 * Float.pi)).rounded(.down)
-        self.init(centerX: x0, centerY: y0, side: side * Self.scale, rotation: angle)
+        self.init(centerX: hips.x, centerY: hips.y, side: side * Self.scale, rotation: angle)
+    }
+
+    /// The landmark model's landmarks: 39 of (x, y, z, visibility, presence), x and y in pixels
+    /// of its input; 33 and 34 are the hips' centre and the body's size point, as the
+    /// detector's keypoints 0 and 1.
+    public static let landmarkValues = 39 * 5
+
+    /// The region of the next frame from this region's landmarks (pose_landmarks_to_roi, what
+    /// mediapipe tracks a person with instead of running the detector again): landmarks 33 and
+    /// 34, from the model's `size` x `size` input back to the frame, give the region as the
+    /// detector's keypoints 0 and 1 do.
+    public func following(landmarks: UnsafePointer<Float>, size: Int) -> PoseRegion {
+        let n = Float(size)
+        let hips = framePoint(u: landmarks[33 * 5] / n, v: landmarks[33 * 5 + 1] / n)
+        let point = framePoint(u: landmarks[34 * 5] / n, v: landmarks[34 * 5 + 1] / n)
+        return PoseRegion(hips: hips, size: point)
     }
 
     /// RectTransformationCalculator's scale_x and scale_y.

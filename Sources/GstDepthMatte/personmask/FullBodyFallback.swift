@@ -4,6 +4,11 @@
 /// region around that person, and the segmentation replaces the selfie model's probability
 /// plane (0 outside the region). The decoding and the warps are the kit's (PoseDetector,
 /// PoseRegion).
+///
+/// As mediapipe's pose graph does, the landmarks of one fallback frame give the next one's
+/// region, and the detector runs only when there is none (the first fallback frame, or the
+/// person lost); a detector that found no one runs again on every `idleInterval`-th fallback
+/// frame.
 import DepthMatteKit
 import CLiteRT
 
@@ -13,8 +18,17 @@ final class FullBodyFallback {
     /// pose_landmark's ThresholdingCalculator: below this pose flag the model sees no body.
     static let presenceThreshold: Float = 0.5
 
+    /// While no one is found the detector runs on every 3rd fallback frame: an empty scene
+    /// pays a third of it (about 4 of 13 ms a frame), and a person walking in is found at
+    /// most 2 frames (67 ms at 30 fps) late.
+    static let idleInterval = 3
+
     private let sampler = ModelInputSampler()
     private var segmentation: [Float] = []
+    /// The region the last fallback frame's landmarks give, while its person was present.
+    private(set) var tracked: PoseRegion?
+    /// Fallback frames left before the detector runs again after finding no one.
+    private(set) var idle = 0
     /// nil until the models were looked for; then whether both passed their self-test.
     private var ready: Bool?
 
@@ -30,13 +44,38 @@ final class FullBodyFallback {
         }
     }
 
+    /// A frame the fallback does not run on: the next one starts from the detector.
+    func forget() {
+        tracked = nil
+        idle = 0
+    }
+
     /// The person's segmentation over `plane` (width x height, stretched over the whole frame),
     /// or false with `plane` untouched when the models are absent or find no one.
     func segment(_ frame: PackedRGBFrame, into plane: UnsafeMutablePointer<Float>,
                  width: Int, height: Int) throws(LearnedModelError) -> Bool {
         if ready == nil { try? start() }
-        guard ready == true, let detection = try detect(frame) else { return false }
+        guard ready == true else { return false }
+        if let region = tracked {
+            tracked = nil
+            if try landmarks(frame, region, into: plane, width: width, height: height) { return true }
+        }
+        if idle > 0 {
+            idle -= 1
+            return false
+        }
+        guard let detection = try detect(frame) else {
+            idle = Self.idleInterval - 1
+            return false
+        }
         let region = PoseRegion(detection, frameWidth: frame.width, frameHeight: frame.height)
+        return try landmarks(frame, region, into: plane, width: width, height: height)
+    }
+
+    /// The landmark model on `region`: its segmentation projected onto `plane` and the next
+    /// frame's region kept, or false when it sees no body there.
+    private func landmarks(_ frame: PackedRGBFrame, _ region: PoseRegion, into plane: UnsafeMutablePointer<Float>,
+                           width: Int, height: Int) throws(LearnedModelError) -> Bool {
         guard region.side > 0 else { return false }
         let side = Self.landmarkSide
         let lease = try LearnedRuntime.acquire(try LearnedRuntime.pool(.poseLandmark))
@@ -49,14 +88,21 @@ final class FullBodyFallback {
         try lease.run()
         // the outputs by size: 195 landmarks, the pose flag, the segmentation, the heatmap, 117 world landmarks
         var flag: UnsafeBufferPointer<Float>?, logits: UnsafeBufferPointer<Float>?
+        var points: UnsafeBufferPointer<Float>?
         for k in 0..<lease.outputCount {
             let out = lease.output(k)
-            if out.count == 1 { flag = out } else if out.count == side * side { logits = out }
+            switch out.count {
+            case 1: flag = out
+            case side * side: logits = out
+            case PoseRegion.landmarkValues: points = out
+            default: break
+            }
         }
-        guard let flag, let logits else {
-            throw LearnedModelError(why: "the pose landmark model has no pose flag or \(side)x\(side) segmentation")
+        guard let flag, let logits, let points else {
+            throw LearnedModelError(why: "the pose landmark model has no landmarks, pose flag or \(side)x\(side) segmentation")
         }
         guard flag[0] >= Self.presenceThreshold else { return false }
+        tracked = region.following(landmarks: points.baseAddress!, size: side)
         if segmentation.count != side * side { segmentation = [Float](repeating: 0, count: side * side) }
         segmentation.withUnsafeMutableBufferPointer { seg in
             PoseRegion.probabilities(logits.baseAddress!, into: seg.baseAddress!, count: side * side)

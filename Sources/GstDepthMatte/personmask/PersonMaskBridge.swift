@@ -26,6 +26,7 @@ final class PersonMasker: ResettableState, LearnedElement {
     private var maskValid = false
 
     func reset() {
+        fullBody.forget()
         lastInput.removeAll(keepingCapacity: true)
         probability.removeAll(keepingCapacity: true)
         maskValid = false
@@ -122,6 +123,8 @@ final class PersonMasker: ResettableState, LearnedElement {
             _ = try probability.withUnsafeMutableBufferPointer { (p) throws(LearnedModelError) -> Bool in
                 try self.fullBody.segment(frame, into: p.baseAddress!, width: w, height: h)
             }
+        } else {
+            self.fullBody.forget()
         }
         probabilitySize = (w, h)
         maskValid = false

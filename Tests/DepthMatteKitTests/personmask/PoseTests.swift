@@ -101,6 +101,24 @@ final class PoseTests: XCTestCase {
         }
     }
 
+    func testTheNextRegionFromLandmarks() {
+        // a turned region whose landmarks 33 and 34 sit where its own hips and size point are
+        // (the centre, and side / 2.5 towards its top) gives itself back
+        let r = PoseRegion(centerX: 300, centerY: 200, side: 250, rotation: 0.5)
+        var lm = [Float](repeating: 0, count: PoseRegion.landmarkValues)
+        lm[33 * 5] = 128; lm[33 * 5 + 1] = 128
+        lm[34 * 5] = 128; lm[34 * 5 + 1] = 128 - 256 / 2.5
+        let next = r.following(landmarks: lm, size: 256)
+        XCTAssertEqual(next.centerX, 300, accuracy: 1e-3); XCTAssertEqual(next.centerY, 200, accuracy: 1e-3)
+        XCTAssertEqual(next.side, 250, accuracy: 1e-2); XCTAssertEqual(next.rotation, 0.5, accuracy: 1e-5)
+        // the person moved 32 tensor pixels to the region's right and stands upright in it: the
+        // next region is shifted by 32 / 256 of the side along the region's turned x axis
+        lm[33 * 5] = 160; lm[34 * 5] = 160
+        let moved = r.following(landmarks: lm, size: 256)
+        XCTAssertEqual(moved.centerX, 300 + 31.25 * cosf(0.5), accuracy: 1e-3)
+        XCTAssertEqual(moved.centerY, 200 + 31.25 * sinf(0.5), accuracy: 1e-3)
+    }
+
     /// A 3-byte RGB frame whose red is a disc of 255 on 0, green the column and blue the row (mod 256).
     func discFrame(width: Int, height: Int, cx: Float, cy: Float, radius: Float) -> [UInt8] {
         var px = [UInt8](repeating: 0, count: width * height * 3)
