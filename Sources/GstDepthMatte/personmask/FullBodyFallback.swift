@@ -7,8 +7,8 @@
 ///
 /// As mediapipe's pose graph does, the landmarks of one fallback frame give the next one's
 /// region, and the detector runs only when there is none (the first fallback frame, or the
-/// person lost); a detector that found no one runs again on every `idleInterval`-th fallback
-/// frame.
+/// person lost); after a frame where neither finds a person the detector runs again on every
+/// `idleInterval`-th fallback frame.
 import DepthMatteKit
 import CLiteRT
 
@@ -27,7 +27,7 @@ final class FullBodyFallback {
     private var segmentation: [Float] = []
     /// The region the last fallback frame's landmarks give, while its person was present.
     private(set) var tracked: PoseRegion?
-    /// Fallback frames left before the detector runs again after finding no one.
+    /// Fallback frames left before the detector runs again after a frame with no one found.
     private(set) var idle = 0
     /// nil until the models were looked for; then whether both passed their self-test.
     private var ready: Bool?
@@ -64,12 +64,13 @@ final class FullBodyFallback {
             idle -= 1
             return false
         }
-        guard let detection = try detect(frame) else {
-            idle = Self.idleInterval - 1
-            return false
+        if let detection = try detect(frame),
+           try landmarks(frame, PoseRegion(detection, frameWidth: frame.width, frameHeight: frame.height),
+                         into: plane, width: width, height: height) {
+            return true
         }
-        let region = PoseRegion(detection, frameWidth: frame.width, frameHeight: frame.height)
-        return try landmarks(frame, region, into: plane, width: width, height: height)
+        idle = Self.idleInterval - 1
+        return false
     }
 
     /// The landmark model on `region`: its segmentation projected onto `plane` and the next
