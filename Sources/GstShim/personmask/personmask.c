@@ -265,8 +265,9 @@ static const DMPropSpec properties[] = {
 static const DMElementInfo element_info = {
   "Person mask", "Filter/Analyzer/Video",
       "Segments the people in packed RGB video with a selfie segmentation "
-      "model run in-process and outputs their probability (GRAY8, 255 = "
-      "person) over the whole frame at the model's input size",
+      "model run in-process (on frames it sees no one in, with mediapipe's "
+      "pose models) and outputs their probability (GRAY8, 255 = person) over "
+      "the whole frame at the model's input size",
   DM_ELEMENT_PROPERTIES (properties), gst_personmask_changed,
   DM_ELEMENT_LAYOUT (GstPersonMask),
   {&sink_template, &src_template}
