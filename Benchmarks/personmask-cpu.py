@@ -30,8 +30,11 @@ import sys
 import tempfile
 
 import cv2
+import gi
 import numpy as np
 
+gi.require_version("Gst", "1.0")
+gi.require_version("GstVideo", "1.0")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "PluginTests"))
 from test_personmask_full_body import room  # noqa: E402
