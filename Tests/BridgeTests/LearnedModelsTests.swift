@@ -13,6 +13,11 @@ import XCTest
 
 final class LearnedModelsTests: XCTestCase {
     override func setUpWithError() throws {
+        try Self.useTheDataFolder()
+    }
+
+    /// DEPTHMATTE_DATA_DIR, else this checkout's .build/depthmatte-data; fails without the runtime there.
+    static func useTheDataFolder() throws {
         var dir = ProcessInfo.processInfo.environment["DEPTHMATTE_DATA_DIR"] ?? ""
         if dir.isEmpty {
             // Tests/BridgeTests/<this file> -> the checkout's .build/depthmatte-data
@@ -28,7 +33,7 @@ final class LearnedModelsTests: XCTestCase {
     }
 
     func testEveryShippedModelPassesItsSelfTest() throws {
-        for model in [LearnedModel.selfieGeneral, .selfieLandscape, .faceShort, .faceFull] {
+        for model in [LearnedModel.selfieGeneral, .selfieLandscape, .faceShort, .faceFull, .poseDetection, .poseLandmark] {
             let pool = try LearnedRuntime.pool(model)
             XCTAssertEqual(dm_nn_pool_verdict(pool, nil, 0), 1, model.file)
         }

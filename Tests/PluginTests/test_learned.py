@@ -34,7 +34,8 @@ ROI_API = GstVideo.VideoRegionOfInterestMeta.get_info().api
 MODEL_DIR = os.environ.get("DEPTHMATTE_DATA_DIR") or os.path.join(
     os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "depthmatte")
 LEARNED_FILES = ("libLiteRt.so", "models/selfie_segmentation.tflite", "models/selfie_segmentation_landscape.tflite",
-                 "models/face_detection_short_range.tflite", "models/face_detection_full_range_sparse.tflite")
+                 "models/face_detection_short_range.tflite", "models/face_detection_full_range_sparse.tflite",
+                 "models/pose_detection.tflite", "models/pose_landmark_full.tflite")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -18,6 +18,13 @@ extern "C" {
       "Landscape model: 256x144 input, cheaper")
 DM_ENUM_TYPEDEF (DMPersonModel, DM_PERSON_MODEL_LIST)
 
+#define DM_PERSON_FULL_BODY_LIST(X) \
+  X (DM_PERSON_FULL_BODY_OFF, "off", \
+      "Off: the selfie model alone") \
+  X (DM_PERSON_FULL_BODY_AUTO, "auto", \
+      "Auto: the pose models on frames the selfie model sees no one in")
+DM_ENUM_TYPEDEF (DMPersonFullBody, DM_PERSON_FULL_BODY_LIST)
+
 /* A copy of the element's properties (personmask_properties.def), taken
  * under the object lock per frame. */
 typedef struct {
@@ -40,6 +47,11 @@ void *dm_personmask_new(void);
  * process and model). 0, or -1 with one line in `why`. */
 int dm_personmask_start(void *state, const DMPersonMaskSettings *settings,
     char *why, size_t why_len);
+/* Load the full-body fallback's pose models and self-test them (once per
+ * process), when the settings ask for it. 0 (ready, or not asked), or -1
+ * with one line in `why`: the element then runs without the fallback. */
+int dm_personmask_start_full_body(void *state,
+    const DMPersonMaskSettings *settings, char *why, size_t why_len);
 /* One frame's mask into `out` (GRAY8, 255 = person). 0, or -1 with `why`. */
 int dm_personmask_process(void *state, const DMPersonMaskSettings *settings,
     const DMRGBImage *in, const DMGrayImage *out, char *why, size_t why_len);

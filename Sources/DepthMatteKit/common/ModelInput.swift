@@ -7,7 +7,8 @@
 /// A packed RGB frame as GStreamer hands it (no ownership).
 public struct PackedRGBFrame {
     var base: UnsafePointer<UInt8>
-    var width: Int, height: Int, stride: Int
+    public internal(set) var width: Int, height: Int
+    var stride: Int
     /// Byte offsets of r, g, b inside a pixel, and the pixel size (3 or 4).
     var red: Int, green: Int, blue: Int, pixelSize: Int
 

@@ -15,7 +15,7 @@ struct LearnedModelError: Error {
 struct LearnedModel {
     /// Path inside the data folder (litert_runtime.h, dm_nn_find).
     let file: String
-    /// Per output (the first two): the sum of its values and their sum
+    /// Per output (the first two, or three): the sum of its values and their sum
     /// weighted by (index mod 97) / 97, on the self-test figure, as the
     /// pinned runtime computes them.
     let expected: [(sum: Double, weighted: Double)]
@@ -30,6 +30,13 @@ struct LearnedModel {
     static let faceFull = LearnedModel(
         file: "models/face_detection_full_range_sparse.tflite",
         expected: [(78643.3168, 38519.3287), (-23727.3794, -12217.8131)])
+    static let poseDetection = LearnedModel(
+        file: "models/pose_detection.tflite",
+        expected: [(38080.7624, 18231.3666), (-106331.1688, -52181.6325)])
+    /// Its landmarks, pose flag and segmentation (the fallback's outputs).
+    static let poseLandmark = LearnedModel(
+        file: "models/pose_landmark_full.tflite",
+        expected: [(8316.4055, 4435.1158), (0.2766, 0), (-4819643.9493, -2393734.4857)])
 }
 
 /// One compiled instance, lent by its pool for one run.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// The Swift side of personmask.h: the selfie segmentation model run
-/// in-process on each frame for the `personmask` element.
+/// in-process on each frame for the `personmask` element, and on frames it
+/// sees no one in, the full-body fallback (FullBodyFallback).
 import DepthMatteKit
 import DMContract
 import CLiteRT
@@ -11,11 +12,13 @@ import CLiteRT
 /// instead of converted anew: 1.6 % of a frozen frame's learned pipeline).
 final class PersonMasker: ResettableState, LearnedElement {
     private let sampler = ModelInputSampler()
+    private let fullBody = FullBodyFallback()
     private var input: [Float] = []
     private var lastInput: [Float] = []
     private var probability: [Float] = []
     private var probabilitySize = (width: 0, height: 0)
     private var lastPrint: FrameFingerprint?
+    private var lastFullBody = false
     private var frames = 0
     /// `probability` as written at `maskSize` (rows packed), while `maskValid`.
     private var mask: [UInt8] = []
@@ -23,6 +26,7 @@ final class PersonMasker: ResettableState, LearnedElement {
     private var maskValid = false
 
     func reset() {
+        fullBody.forget()
         lastInput.removeAll(keepingCapacity: true)
         probability.removeAll(keepingCapacity: true)
         maskValid = false
@@ -42,6 +46,15 @@ final class PersonMasker: ResettableState, LearnedElement {
         _ = try LearnedRuntime.pool(Self.model(settings.model))
     }
 
+    /// The pose models, when full-body is auto.
+    func startFullBody(_ settings: DMPersonMaskSettings) throws(LearnedModelError) {
+        if Self.fullBody(settings) { try fullBody.start() }
+    }
+
+    static func fullBody(_ settings: DMPersonMaskSettings) -> Bool {
+        settings.full_body == Int32(DM_PERSON_FULL_BODY_AUTO.rawValue)
+    }
+
     func process(_ settings: DMPersonMaskSettings, frame: PackedRGBFrame,
                  out: UnsafeMutablePointer<UInt8>, outWidth: Int, outHeight: Int, outStride: Int) throws(LearnedModelError) {
         let (w, h) = Self.inputSize(settings.model)
@@ -49,7 +62,7 @@ final class PersonMasker: ResettableState, LearnedElement {
         let due = probability.isEmpty || probabilitySize != (w, h) || frames % interval == 0
         frames += 1
         if due {
-            try segment(Self.model(settings.model), frame: frame, width: w, height: h)
+            try segment(Self.model(settings.model), fullBody: Self.fullBody(settings), frame: frame, width: w, height: h)
         }
         if !maskValid || maskSize != (outWidth, outHeight) {
             if mask.count != outWidth * outHeight { mask = [UInt8](repeating: 0, count: outWidth * outHeight) }
@@ -69,11 +82,16 @@ final class PersonMasker: ResettableState, LearnedElement {
         }
     }
 
-    /// The model's probability for `frame`. A frame whose fingerprint (a 64x36
-    /// grid of its pixels) equals the last run's, or whose model input equals
-    /// it, gives the last run's probability without running the model.
-    private func segment(_ model: LearnedModel, frame: PackedRGBFrame, width w: Int, height h: Int) throws(LearnedModelError) {
+    /// The model's probability for `frame`, or with `fullBody` where it sees
+    /// no one, the pose models' segmentation of the person they find. A frame
+    /// whose fingerprint (a 64x36 grid of its pixels) equals the last run's,
+    /// or whose model input equals it (with the same `fullBody`), gives the
+    /// last run's probability without running a model.
+    private func segment(_ model: LearnedModel, fullBody: Bool, frame: PackedRGBFrame,
+                         width w: Int, height h: Int) throws(LearnedModelError) {
         let print = FrameFingerprint(frame)
+        if fullBody != lastFullBody { lastPrint = nil; lastInput.removeAll(keepingCapacity: true) }
+        lastFullBody = fullBody
         let have = probabilitySize == (w, h) && !probability.isEmpty
         if have, print == lastPrint { return }
         lastPrint = nil
@@ -87,7 +105,8 @@ final class PersonMasker: ResettableState, LearnedElement {
             return
         }
         let lease = try LearnedRuntime.acquire(try LearnedRuntime.pool(model))
-        defer { lease.release() }
+        var released = false
+        defer { if !released { lease.release() } }
         let tensor = lease.input()
         guard tensor.count == count else {
             throw LearnedModelError(why: "the model's input is not \(w)x\(h) RGB")
@@ -98,6 +117,15 @@ final class PersonMasker: ResettableState, LearnedElement {
         guard out.count == w * h else { throw LearnedModelError(why: "the model's output is not \(w)x\(h)") }
         if probability.count != w * h { probability = [Float](repeating: 0, count: w * h) }
         probability.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: out.baseAddress!, count: w * h) }
+        lease.release()
+        released = true
+        if fullBody, !probability.withUnsafeBufferPointer({ PersonProbability.seesSomeone($0) }) {
+            _ = try probability.withUnsafeMutableBufferPointer { (p) throws(LearnedModelError) -> Bool in
+                try self.fullBody.segment(frame, into: p.baseAddress!, width: w, height: h)
+            }
+        } else {
+            self.fullBody.forget()
+        }
         probabilitySize = (w, h)
         maskValid = false
         swap(&input, &lastInput)
@@ -122,6 +150,19 @@ public func dm_personmask_new() -> UnsafeMutableRawPointer? {
 public func dm_personmask_start(_ state: UnsafeMutableRawPointer?, _ settings: UnsafePointer<DMPersonMaskSettings>?,
                                 _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
     learnedStart(state, settings, as: PersonMasker.self, why, whyLength)
+}
+
+@_cdecl("dm_personmask_start_full_body")
+public func dm_personmask_start_full_body(_ state: UnsafeMutableRawPointer?,
+                                          _ settings: UnsafePointer<DMPersonMaskSettings>?,
+                                          _ why: UnsafeMutablePointer<CChar>?, _ whyLength: Int) -> Int32 {
+    reportingWhy(why, whyLength) { () throws(LearnedModelError) -> Int32 in
+        guard let m = ElementState.get(state, as: PersonMasker.self), let settings else {
+            throw LearnedModelError(why: "no element state")
+        }
+        try m.startFullBody(settings.pointee)
+        return 0
+    }
 }
 
 @_cdecl("dm_personmask_process")

@@ -17,7 +17,10 @@
  * Without the runtime or the model file (or when the model fails its
  * start-up self-test) the element posts one WARNING saying why and sends
  * empty masks flagged GAP, which depthmatte's person pad skips: the keying
- * is then by depth alone.
+ * is then by depth alone. With full-body=auto a frame the selfie model sees
+ * no one in goes through mediapipe's pose models (the bridge's
+ * FullBodyFallback); without those models one INFO message says so and the
+ * selfie model's mask stands.
  */
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
@@ -46,6 +49,8 @@ struct _GstPersonMask
 G_DEFINE_TYPE (GstPersonMask, gst_personmask, GST_TYPE_VIDEO_FILTER);
 
 DM_DEFINE_ENUM (, dm_person_model_get_type, "GstPersonMaskModel", DM_PERSON_MODEL_LIST);
+DM_DEFINE_ENUM (, dm_person_full_body_get_type, "GstPersonMaskFullBody",
+    DM_PERSON_FULL_BODY_LIST);
 
 /* ---- pads and caps --------------------------------------------------------- */
 
@@ -179,9 +184,34 @@ gst_personmask_query (GstBaseTransform * trans, GstPadDirection direction,
 
 /* ---- state and frames --------------------------------------------------------- */
 
-DM_LEARNED_START (gst_personmask, GstPersonMask, DMPersonMaskSettings,
+DM_LEARNED_START (gst_personmask_selfie, GstPersonMask, DMPersonMaskSettings,
     personmask, "person", "Its masks are empty and flagged GAP, so depthmatte "
     "keys by depth alone.");
+
+/* The selfie model, then (full-body=auto) the pose models: without them one
+ * INFO message says so, and the selfie model's mask stands on every frame. */
+static gboolean
+gst_personmask_start (GstBaseTransform * trans)
+{
+  GstPersonMask *self = GST_PERSONMASK (trans);
+  DMPersonMaskSettings settings;
+  char why[512] = "";
+
+  gst_personmask_selfie_start (trans);
+  if (self->unavailable)
+    return TRUE;
+  DM_COPY_SETTINGS (self, settings);
+  if (dm_personmask_start_full_body (self->state, &settings, why,
+          sizeof why) != 0)
+    GST_ELEMENT_INFO (self, RESOURCE, NOT_FOUND,
+        ("personmask has no full-body models: %s. Frames the selfie model "
+            "sees no one in keep its mask.", why),
+        ("scripts/setup installs the pose models beside the selfie models "
+            "in ~/.local/share/depthmatte (DEPTHMATTE_DATA_DIR overrides it)"));
+  else
+    GST_INFO_OBJECT (self, "full-body models ready (or full-body=off)");
+  return TRUE;
+}
 
 static GstFlowReturn
 gst_personmask_transform_frame (GstVideoFilter * filter, GstVideoFrame * in,
@@ -220,7 +250,8 @@ static void
 gst_personmask_changed (GObject * object, const DMPropSpec * spec,
     gdouble old_value, gdouble new_value)
 {
-  if (old_value != new_value && g_strcmp0 (spec->name, "interval") != 0)
+  if (old_value != new_value && g_strcmp0 (spec->name, "interval") != 0
+      && g_strcmp0 (spec->name, "full-body") != 0)
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (object));
 }
 
@@ -234,8 +265,9 @@ static const DMPropSpec properties[] = {
 static const DMElementInfo element_info = {
   "Person mask", "Filter/Analyzer/Video",
       "Segments the people in packed RGB video with a selfie segmentation "
-      "model run in-process and outputs their probability (GRAY8, 255 = "
-      "person) over the whole frame at the model's input size",
+      "model run in-process (on frames it sees no one in, with mediapipe's "
+      "pose models) and outputs their probability (GRAY8, 255 = person) over "
+      "the whole frame at the model's input size",
   DM_ELEMENT_PROPERTIES (properties), gst_personmask_changed,
   DM_ELEMENT_LAYOUT (GstPersonMask),
   {&sink_template, &src_template}
