@@ -212,6 +212,37 @@ gst_depth_matte_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
 
 /* ---- state -------------------------------------------------------------------- */
 
+/* The next output time, for the base class's wait on the clock: none before
+ * PLAYING. GstAggregator (1.22) otherwise waits on the clock as soon as it
+ * has one and a latency, which is before the bin sets its base time: with a
+ * base time of 0 every wait is long past, and the output time ran ahead of
+ * the sources by 1.7 s in 1 ms (the first output then spanned the sources'
+ * first frames and the rest came late: 1 output of 30, about once in 100
+ * live starts on a loaded box). Until PLAYING the base class waits for data
+ * instead; going to PLAYING wakes it. */
+static GstClockTime
+gst_depth_matte_get_next_time (GstAggregator * agg)
+{
+  if (!g_atomic_int_get (&GST_DEPTH_MATTE (agg)->playing))
+    return GST_CLOCK_TIME_NONE;
+  return gst_aggregator_simple_get_next_time (agg);
+}
+
+static GstStateChangeReturn
+gst_depth_matte_change_state (GstElement * element, GstStateChange transition)
+{
+  GstDepthMatte *self = GST_DEPTH_MATTE (element);
+
+  /* before the base class wakes its thread (PAUSED to PLAYING); the bin has
+   * set the base time by then */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+    g_atomic_int_set (&self->playing, 1);
+  else if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
+    g_atomic_int_set (&self->playing, 0);
+  return GST_ELEMENT_CLASS (gst_depth_matte_parent_class)->change_state
+      (element, transition);
+}
+
 static gboolean
 gst_depth_matte_start (GstAggregator * agg)
 {
@@ -250,37 +281,6 @@ gst_depth_matte_stop (GstAggregator * agg)
 {
   gst_depth_matte_pairing_clear (GST_DEPTH_MATTE (agg));
   return GST_AGGREGATOR_CLASS (gst_depth_matte_parent_class)->stop (agg);
-}
-
-/* The next output time, for the base class's wait on the clock: none before
- * PLAYING. GstAggregator (1.22) otherwise waits on the clock as soon as it
- * has one and a latency, which is before the bin sets its base time: with a
- * base time of 0 every wait is long past, and the output time ran ahead of
- * the sources by 1.7 s in 1 ms (the first output then spanned the sources'
- * first frames and the rest came late: 1 output of 30, about once in 100
- * live starts on a loaded box). Until PLAYING the base class waits for data
- * instead; going to PLAYING wakes it. */
-static GstClockTime
-gst_depth_matte_get_next_time (GstAggregator * agg)
-{
-  if (!g_atomic_int_get (&GST_DEPTH_MATTE (agg)->playing))
-    return GST_CLOCK_TIME_NONE;
-  return gst_aggregator_simple_get_next_time (agg);
-}
-
-static GstStateChangeReturn
-gst_depth_matte_change_state (GstElement * element, GstStateChange transition)
-{
-  GstDepthMatte *self = GST_DEPTH_MATTE (element);
-
-  /* before the base class wakes its thread (PAUSED to PLAYING); the bin has
-   * set the base time by then */
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
-    g_atomic_int_set (&self->playing, 1);
-  else if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
-    g_atomic_int_set (&self->playing, 0);
-  return GST_ELEMENT_CLASS (gst_depth_matte_parent_class)->change_state
-      (element, transition);
 }
 
 /* ---- properties ------------------------------------------------------------ */
