@@ -82,8 +82,10 @@ final class RoomSurfaceTests: XCTestCase {
         var r = MatteResult()
         for f in frames {
             r = f.person.withView { pv in
-                matter.process(plan: MattePlan(s), video: video.view, depth: d.view, person: pv,
-                               background: nil, output: out.view, faces: f.faces)
+                withExtendedLifetime((d, video, out)) {
+                    matter.process(plan: MattePlan(s), video: video.view, depth: d.view, person: pv,
+                                   background: nil, output: out.view, faces: f.faces)
+                }
             }
         }
         var keyed = 0
@@ -141,10 +143,60 @@ final class RoomSurfaceTests: XCTestCase {
         XCTAssertEqual(k.out[20, 120].r, 0, "the wall")
     }
 
+    /// A wall at 4.2 m with an open door (columns 100-127, rows 12-84) onto
+    /// a room 5.5 m away, the floor below; a man in the doorway (head
+    /// columns 109-116, rows 22-31; body columns 104-121, rows 32-81) at
+    /// `man` metres.
+    static func door(man: Double) -> TestDepth {
+        let d = TestDepth(width: W, height: H, fill: 4200)
+        d.fill(x0: 100, y0: 12, x1: 128, y1: 85, 5500)
+        for y in 85..<H { for x in 0..<W { d[x, y] = UInt16(4100 - (y - 85) * 60) } }
+        let mm = Int(man * 1000)
+        d.fill(x0: 104, y0: 32, x1: 122, y1: 82, UInt16(mm + 60))
+        d.fill(x0: 109, y0: 22, x1: 117, y1: 32, UInt16(mm))
+        return d
+    }
+
+    func testAManWalkingOffToADoorIsKeptAsTheModelLosesHim() {
+        // mode=face: his face and body are seen 2 m away; he turns his back
+        // and walks to the door, 8 cm a frame to 3.6 m, the model seeing
+        // him on the first five steps and then no more; the lock's hold
+        // ends on the way. Depth alone keeps him, and so does the fused
+        // matte: the model saw him on his track
+        let p = TestProbability(width: Self.W, height: Self.H)
+        p.fill(x0: 104, y0: 32, x1: 122, y1: 82)
+        p.fill(x0: 109, y0: 22, x1: 117, y1: 32)
+        let silent = TestProbability(width: Self.W, height: Self.H)
+        let face = Box(x: 218, y: 44, width: 16, height: 20)
+        var s = DMDepthMatteSettings.defaults
+        s.output = ElementOutput.matte.rawValue
+        s.n_threads = 1
+        s.refine = MatteRefine.none.rawValue
+        s.lock_hold = 0.2
+        s.frame_duration = 1.0 / 30
+        let video = TestRGB(width: Self.VW, height: Self.VH, fill: RGBA(120, 120, 120))
+        let out = TestRGB(width: Self.VW, height: Self.VH)
+        let matter = DepthMatter()
+        for step in 0..<26 {
+            let man = step < 5 ? 2.0 : 2.0 + Double(step - 5) * 0.08
+            let person = step < 10 ? p : silent
+            let d = Self.door(man: man)
+            let r = person.withView { pv in
+                withExtendedLifetime((d, video, out)) {
+                    matter.process(plan: MattePlan(s), video: video.view, depth: d.view, person: pv,
+                                   background: nil, output: out.view, faces: step < 5 ? [face] : [])
+                }
+            }
+            XCTAssertEqual(out[224, 120].r, 255, "step \(step), \(man) m: his body")
+            XCTAssertEqual(out[40, 60].r, 0, "step \(step): the wall")
+            if step == 25 { XCTAssertEqual(r.lockSource, .nearest, "past the hold") }
+        }
+    }
+
     func testAnEmptyCorridorTheModelClaimsPartOfKeysNothing() {
         // a weak claim (0.6) on the near part of the left wall, frame after
-        // frame; no face finder (face, nearest), and a face finder reporting
-        // a poster on that wall (face)
+        // frame; no face finder (face, nearest), a face finder reporting a
+        // poster on that wall (face), and the set cut (fixed)
         let d = Self.corridor()
         let p = TestProbability(width: Self.W, height: Self.H)
         p.fill(x0: 10, y0: 20, x1: 50, y1: 70, 153)
@@ -154,5 +206,10 @@ final class RoomSurfaceTests: XCTestCase {
             XCTAssertLessThanOrEqual(k.keyed, 0.01, "\(mode), \(faces.count) faces: the corridor")
             XCTAssertEqual(k.out[60, 90].r, 0, "\(mode): the claimed wall")
         }
+        // mode=fixed: the 1 m cut keeps nothing of the corridor (its walls
+        // begin 1.4 m away), and the claim wholly beyond it is not added
+        let fixed = Self.key(d, Array(repeating: (p, [Box]()), count: 6), mode: .fixed)
+        XCTAssertLessThanOrEqual(fixed.keyed, 0.01, "fixed: the corridor")
+        XCTAssertEqual(fixed.out[60, 90].r, 0, "fixed: the claimed wall")
     }
 }
