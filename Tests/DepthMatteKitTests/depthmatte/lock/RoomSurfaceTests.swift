@@ -112,6 +112,18 @@ final class RoomSurfaceTests: XCTestCase {
         let p = RoomDepthTests.analyse(portrait)
         room.measure(p)
         XCTAssertFalse(room.isRoom(RoomDepthTests.surface(p, 80, 60)))
+        // a man seated behind a monitor (1.2 m) and a desk (1.1 m) that hide
+        // his torso, a wall at 3 m behind him: his head and shoulders stand
+        // in front of more than the monitor's edge hides, he is a body
+        let desk = TestDepth(width: Self.W, height: Self.H, fill: 3000)
+        desk.fill(x0: 55, y0: 30, x1: 105, y1: 90, 1660)
+        desk.fill(x0: 70, y0: 10, x1: 90, y1: 30, 1600)
+        desk.fill(x0: 50, y0: 45, x1: 110, y1: 75, 1200)
+        desk.fill(x0: 0, y0: 75, x1: Self.W, y1: Self.H, 1100)
+        let s = RoomDepthTests.analyse(desk)
+        room.measure(s)
+        XCTAssertFalse(room.isRoom(RoomDepthTests.surface(s, 80, 20)), "the seated man")
+        XCTAssertTrue(room.isRoom(RoomDepthTests.surface(s, 10, 10)), "the wall behind him")
     }
 
     func testAClaimedWallDoesNotWinTheLockOverTheManInFrontOfIt() {
