@@ -4,11 +4,11 @@ import XCTest
 import DMContract
 
 /// With a person prior, the room's own far surface is no person
-/// (RoomSurface.swift, `NearestBodyFinder.find`): a claim of the model on a
+/// (RoomSurfaces.swift, `NearestBodyFinder.find`): a claim of the model on a
 /// wall does not win the lock over a man in front of it, and an empty
 /// corridor the model claims part of keys nothing. 160x90 depth in
 /// millimetres behind a 320x180 video; the probability at the depth's size.
-final class RoomSurfaceTests: XCTestCase {
+final class RoomSurfacesTests: XCTestCase {
     static let W = 160, H = 90, VW = 320, VH = 180
 
     /// A wall at 4.6 m (rows 8-61; above it no reading: a window band), the

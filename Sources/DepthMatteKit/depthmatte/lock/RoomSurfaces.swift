@@ -38,8 +38,8 @@ struct RoomSurfaces {
     /// Surface jumps (`DepthStep.surfaceJump`) a depth step must reach to count.
     var clearSteps: Float = 2
     /// Share of a surface's clear steps that must have the farther side on
-    /// it for it to be a room surface: it lies behind more of its outline
-    /// than it stands in front of.
+    /// it for it to be a room surface: it lies behind across at least as
+    /// many steps as it stands in front.
     var roomShare = 0.5
     /// Metres of depth between a surface's nearest and farthest reading
     /// that no body spans: a standing man seen from above spans about his
