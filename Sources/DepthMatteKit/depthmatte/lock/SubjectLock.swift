@@ -148,7 +148,8 @@ struct SubjectLockSettings: Equatable {
     /// The model has seen the locked body as a person on some frame since
     /// the lock took it (false without a prior, and after the lock let go).
     private(set) var subjectSeen = false
-    /// The surface the lock tracked on this frame (for `subjectSeen`).
+    /// The surface that overlaps last frame's subject most on this frame,
+    /// tracked or not (for `subjectSeen`).
     private var trackedComponent: Int?
 
     /// Whether surface `k` of this frame is seen as a person by the prior.
@@ -197,8 +198,8 @@ struct SubjectLockSettings: Equatable {
         measureSeen(person)
 
         // 1. where the tracker expects the subject
+        trackedComponent = nil
         let tracked = trackedSubject(rule)
-        trackedComponent = tracked?.component
         let prior = !seenShares.isEmpty
         let nearest = settings.finder.find(components, room: room, seen: prior ? { self.seen($0) } : nil,
                                            roomSurface: prior ? { self.roomSurfaces.isRoom($0) } : nil)
@@ -284,6 +285,7 @@ struct SubjectLockSettings: Equatable {
     private func trackedSubject(_ rule: SubjectRule) -> (component: Int, depth: Double)? {
         var tracked: (component: Int, depth: Double)? = nil
         if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
+            trackedComponent = o.component
             var d = components.headDepth(o.component) + headBias
             // while a missed face is held: the surface's depth where the face
             // was (its head band is that of whatever it has
@@ -392,7 +394,11 @@ struct SubjectLockSettings: Equatable {
         }
         subjectDepth = target
         // seen since the lock took the body: carried while the lock
-        // follows the same body, anew when it takes another
+        // follows the same body, anew when it takes another. The same body
+        // is the surface that overlaps last frame's subject most, also when
+        // the track refused it for a step (its head band more than
+        // `maxTrackStep` off: a walker between two frames a depth camera
+        // dropped) and the finder takes it again
         if let k = maskComponent {
             subjectSeen = seen(k) || (k == trackedComponent && subjectSeen)
         } else if newSource == .fixed {
