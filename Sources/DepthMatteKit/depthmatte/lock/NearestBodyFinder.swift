@@ -76,13 +76,17 @@
     /// it does not (the man, not the pillar nearer than him); then the
     /// nearest. Among those that moved, a fragment at the picture's side
     /// beside another that moved (`isSideFragment`) comes after the others.
-    func find(_ c: DepthComponents, room: RoomDepth? = nil,
-              seen: ((Int) -> Bool)? = nil) -> (component: Int, headDepth: Double)? {
+    /// With `roomSurface` (`RoomSurfaces.isRoom`, under a person prior), a
+    /// surface that never moved and is the room's own far surface is no
+    /// subject: the model's claim on a wall does not win over the man in
+    /// front of it, and an empty corridor holds none.
+    func find(_ c: DepthComponents, room: RoomDepth? = nil, seen: ((Int) -> Bool)? = nil,
+              roomSurface: ((Int) -> Bool)? = nil) -> (component: Int, headDepth: Double)? {
         // the lowest rank wins: moved first, then seen, then no fragment, then nearest
         var best: (k: Int, rank: (Int, Int, Int, Double))? = nil
         for k in 0..<c.count {
             let m = room?.moved(k) ?? false
-            guard accepts(c, k, moved: m) else { continue }
+            guard accepts(c, k, moved: m), m || roomSurface?(k) != true else { continue }
             // (the cheap tests first: a fragment is rare, and this runs per frame)
             let f = m && c.sideTouch[k] != 0 && (0..<c.count).contains { o in
                 o != k && room?.moved(o) == true && isSideFragment(c, k, beside: o) && accepts(c, o, moved: true)

@@ -32,7 +32,10 @@
 ///    not, after the bodies that moved; a tracked body the model has not seen
 ///    since the lock took it yields to one it sees, unless it moved and that
 ///    one did not (a man walking off whom the model loses, beside a seated
-///    woman it sees). A face, when there is one, still picks which person.
+///    woman it sees). The room's own far surface (`RoomSurfaces`: a wall
+///    behind the bodies, a corridor receding to its end) is no new subject
+///    however much of it the model claims. A face, when there is one, still
+///    picks which person.
 /// 4. **Smoothing.** The cutoff moves towards `subject depth + offset` with
 ///    time constant `SubjectRule.smoothing` seconds (first-order); the first
 ///    lock, and a subject found after none (source `fixed`: an empty room,
@@ -140,10 +143,13 @@ struct SubjectLockSettings: Equatable {
     /// (empty on a frame without a prior).
     private(set) var seenShares: [Double] = []
     private var seenCounts: [Int32] = []
+    /// This frame's room surfaces (measured on frames with a prior only).
+    private(set) var roomSurfaces = RoomSurfaces()
     /// The model has seen the locked body as a person on some frame since
     /// the lock took it (false without a prior, and after the lock let go).
     private(set) var subjectSeen = false
-    /// The surface the lock tracked on this frame (for `subjectSeen`).
+    /// The surface that overlaps last frame's subject most on this frame,
+    /// tracked or not (for `subjectSeen`).
     private var trackedComponent: Int?
 
     /// Whether surface `k` of this frame is seen as a person by the prior.
@@ -192,10 +198,11 @@ struct SubjectLockSettings: Equatable {
         measureSeen(person)
 
         // 1. where the tracker expects the subject
+        trackedComponent = nil
         let tracked = trackedSubject(rule)
-        trackedComponent = tracked?.component
         let prior = !seenShares.isEmpty
-        let nearest = settings.finder.find(components, room: room, seen: prior ? { self.seen($0) } : nil)
+        let nearest = settings.finder.find(components, room: room, seen: prior ? { self.seen($0) } : nil,
+                                           roomSurface: prior ? { self.roomSurfaces.isRoom($0) } : nil)
         let nearestDepth = nearest.map { $0.headDepth + headBias }
         let strong = source == .face || source == .tracked
         // expected subject depth for judging faces: right after a face, that
@@ -239,7 +246,8 @@ struct SubjectLockSettings: Equatable {
     }
 
     /// Each surface's share of cells the person probability claims
-    /// (>= 0.5, sampled at the cell's centre); none without a probability.
+    /// (>= 0.5, sampled at the cell's centre), and the room surfaces
+    /// (`RoomSurfaces`); none without a probability.
     private func measureSeen(_ person: Gray8View?) {
         seenShares.removeAll(keepingCapacity: true)
         let c = components
@@ -268,6 +276,7 @@ struct SubjectLockSettings: Equatable {
             }
         }}}
         for k in 0..<c.count where seenShares[k] > 0 { seenShares[k] = Double(seenCounts[k]) / seenShares[k] }
+        roomSurfaces.measure(c)
     }
 
     /// Update step 1: last frame's subject surface as it overlaps this
@@ -276,6 +285,7 @@ struct SubjectLockSettings: Equatable {
     private func trackedSubject(_ rule: SubjectRule) -> (component: Int, depth: Double)? {
         var tracked: (component: Int, depth: Double)? = nil
         if hasMask, let last = subjectDepth, let o = components.bestOverlap(subjectMask) {
+            trackedComponent = o.component
             var d = components.headDepth(o.component) + headBias
             // while a missed face is held: the surface's depth where the face
             // was (its head band is that of whatever it has
@@ -384,7 +394,11 @@ struct SubjectLockSettings: Equatable {
         }
         subjectDepth = target
         // seen since the lock took the body: carried while the lock
-        // follows the same body, anew when it takes another
+        // follows the same body, anew when it takes another. The same body
+        // is the surface that overlaps last frame's subject most, also when
+        // the track refused it for a step (its head band more than
+        // `maxTrackStep` off: a walker between two frames a depth camera
+        // dropped) and the finder takes it again
         if let k = maskComponent {
             subjectSeen = seen(k) || (k == trackedComponent && subjectSeen)
         } else if newSource == .fixed {

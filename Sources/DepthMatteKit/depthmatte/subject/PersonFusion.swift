@@ -19,10 +19,14 @@
 ///     of it lies in the floor (a person depth keeps part of). A person the
 ///     model sees that depth keeps nothing of and that never moved is
 ///     another person, not the subject: the seated woman beside the man the
-///     lock follows. Without seeds every blob stays; but where the lock
-///     finds no subject in a subject mode (`floor(...)` keyed at 0 m), no
-///     depth surface is a quarter claimed, the blobs lie on no body (a weak
-///     claim on a far wall, down an empty corridor) and nothing is keyed.
+///     lock follows. Without seeds (`mode=fixed`: the cut is the floor) a
+///     blob stays when at least `floorShare` of it lies in what the cut
+///     keeps: the model adds what the cut missed of a person it keeps part
+///     of, not a claim wholly beyond the cut (a weak claim on a corridor's
+///     wall 2-5 m away behind a 1 m cut); without a floor every blob stays.
+///     Where the lock finds no subject in a subject mode (`floor(...)`
+///     keyed at 0 m), the blobs lie on no body (a weak claim on a far
+///     wall, down an empty corridor) and nothing is keyed.
 ///  2. **Depth pieces**: 4-neighbours with readings join when their depths
 ///     differ by less than `step` (3 cm + 1 cm per m², as a structured-light
 ///     sensor's noise grows with the square of the distance).
@@ -289,7 +293,7 @@ struct PersonFusion {
             }
         }
         for i in 0..<n where par[i] == Int32(i) && area[i] >= minArea {
-            if seeds == nil || kept[i] & 2 != 0
+            if seeds == nil && floor == nil || kept[i] & 2 != 0
                 || Double(inFloor[i]) >= tuning.floorShare * Double(area[i]) {
                 kept[i] |= 1
             }

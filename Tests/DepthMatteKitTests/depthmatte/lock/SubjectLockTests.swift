@@ -118,6 +118,29 @@ final class SubjectLockTests: XCTestCase {
         XCTAssertFalse(empty.subjectSeen)
     }
 
+    func testWhatTheModelSawOfABodyHoldsAcrossAStepTheTrackRefuses() {
+        // the model sees a man at 2.0 m, then loses him as he steps 0.35 m
+        // back between two frames (more than a track step): the finder takes
+        // the same body again, and the model's sight of it still holds
+        let lock = SubjectLock()
+        _ = Self.step(lock, Self.person(face: 2000, dx: 30), [], person: Self.probability(dx: 30), mode: .nearest)
+        XCTAssertTrue(lock.subjectSeen)
+        let s = Self.step(lock, Self.person(face: 2350, dx: 30), [], person: TestProbability(width: 160, height: 90),
+                          mode: .nearest)
+        XCTAssertEqual(lock.subjectDepth ?? 0, 2.35, accuracy: 0.01, "the finder's body")
+        XCTAssertEqual(s.result.lockSource, .nearest)
+        XCTAssertTrue(lock.subjectSeen, "the same body: what the model saw of it holds")
+        // another body taken after the model's own stays unseen
+        let d = Self.person(face: 2000, dx: 30)
+        let other = TestDepth(width: 160, height: 90, fill: 3000)
+        other.fill(x0: 10, y0: 32, x1: 40, y1: 90, 1560); other.fill(x0: 15, y0: 10, x1: 35, y1: 32, 1500)
+        let moved = SubjectLock()
+        _ = Self.step(moved, d, [], person: Self.probability(dx: 30), mode: .nearest)
+        _ = Self.step(moved, other, [], person: TestProbability(width: 160, height: 90), mode: .nearest)
+        XCTAssertEqual(moved.subjectDepth ?? 0, 1.5, accuracy: 0.01)
+        XCTAssertFalse(moved.subjectSeen, "a body elsewhere in the picture")
+    }
+
     // MARK: face choice
 
     func testFalseFaceFirstInMetaOrderIsRejected() {
