@@ -50,6 +50,8 @@ public struct MatteResult: Equatable {
     /// The person prior's fusion with depth (`PersonFusion`).
     var fusion = PersonFusion()
     private var fusionSeeds: [UInt8] = []
+    /// The labels of this frame's decision (`SubjectDecision`).
+    private let decided = DecisionBuffer()
     private var alonePlane = FloatPlane()
 
     /// f×f blocks (f the smallest power of two that brings the width to at
@@ -218,14 +220,14 @@ public struct MatteResult: Equatable {
         person != nil && plan.person == .fuse && plan.cutoff.focusMask == nil
     }
 
-    /// The guide depth and cutoff the person prior decides, or nil when the
-    /// frame has none or the plan does not fuse. The depth-only decision
-    /// (`keepSubject`, keyed at `subjectCutoff`) is made once, as the floor:
-    /// the probability takes away what it sees is no person and adds what
+    /// The decision the person prior makes, or nil when the frame has none
+    /// or the plan does not fuse. The depth-only decision (`keepSubject`,
+    /// keyed at `subjectCutoff`) is made once, as the floor: the
+    /// probability takes away what it sees is no person and adds what
     /// depth missed of one it sees; where it sees no one, depth decides
     /// (`PersonFusion.floor`).
     private func fused(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
-                       video: RGBImageView, result: MatteResult) -> (guide: Depth16View, cutoff: Double)? {
+                       video: RGBImageView, result: MatteResult) -> SubjectDecision? {
         guard let person, fuses(plan, person) else {
             fusion.forgetHeld()
             return nil
@@ -245,7 +247,25 @@ public struct MatteResult: Equatable {
                                 floorCutoff: subjectCutoff(cutoff, plan, result),
                                 faceLock: result.lockSource == .face || result.lockSource == .tracked,
                                 subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
-        return (guide, fusion.cutoff)
+        return decided.cut(guide, scale: plan.depthScale, cutoff: fusion.cutoff)
+    }
+
+    /// This frame's decision on `depth` (the grid the matte is made from):
+    /// the fused one when the frame fuses a person probability, else the
+    /// depth-only one (the subject's surfaces, `keepSubject`, cut at
+    /// `subjectCutoff`). Sets `result`'s `keyedCutoff` and `personUsed`.
+    private func decide(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
+                        video: RGBImageView, result: inout MatteResult) -> SubjectDecision {
+        let decision: SubjectDecision
+        if let f = fused(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: result) {
+            result.personUsed = true
+            decision = f
+        } else {
+            decision = decided.cut(keepSubject(depth, plan, cutoff: cutoff, video: video), scale: plan.depthScale,
+                                   cutoff: subjectCutoff(cutoff, plan, result))
+        }
+        result.keyedCutoff = decision.cutoff
+        return decision
     }
 
     /// The person probability alone as the matte (person-prior=alone, or a
@@ -275,35 +295,18 @@ public struct MatteResult: Equatable {
             blurAndGamma(soften, threads: threads)
         case .hardThreshold:
             refiner.reset()
-            if let f = fused(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: result) {
-                result.personUsed = true
-                result.keyedCutoff = f.cutoff
-                DepthThreshold.mask(depth: f.guide, scale: plan.depthScale, cutoff: f.cutoff, into: &mask)
-                return
-            }
-            let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
-            result.keyedCutoff = subjectCutoff(cutoff, plan, result)
-            DepthThreshold.mask(depth: subject, scale: plan.depthScale, cutoff: result.keyedCutoff, into: &mask)
+            decide(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: &result).mask(into: &mask)
         case .guided:
             // The guided filter's cost grows with the depth resolution while
             // its result hardly improves past ~360 px: larger depth maps are
             // reduced first (measured with quality-bench; see docs/quality.md).
             let small = reduced ?? reduceDepth(depth)
-            let guide: Depth16View, keyAt: Double
-            if let f = fused(plan, depth: small, person: person, cutoff: cutoff, video: video, result: result) {
-                result.personUsed = true
-                (guide, keyAt) = f
-            } else {
-                (guide, keyAt) = (keepSubject(small, plan, cutoff: cutoff, video: video),
-                                  subjectCutoff(cutoff, plan, result))
-            }
-            result.keyedCutoff = keyAt
-            refiner.refine(depth: guide, scale: plan.depthScale, cutoff: keyAt,
-                           video: video, pool: pool, threads: threads, into: &mask)
-            if refiner.motion.applied && guide.width > 0 && guide.height > 0 {
+            let decision = decide(plan, depth: small, person: person, cutoff: cutoff, video: video, result: &result)
+            refiner.refine(decision: decision, video: video, pool: pool, threads: threads, into: &mask)
+            if refiner.motion.applied && decision.width > 0 && decision.height > 0 {
                 result.cameraMoving = true
-                result.cameraShiftX = Double(refiner.motion.dx) * Double(video.width) / Double(guide.width)
-                result.cameraShiftY = Double(refiner.motion.dy) * Double(video.height) / Double(guide.height)
+                result.cameraShiftX = Double(refiner.motion.dx) * Double(video.width) / Double(decision.width)
+                result.cameraShiftY = Double(refiner.motion.dy) * Double(video.height) / Double(decision.height)
             }
         }
     }
