@@ -50,8 +50,9 @@ public struct MatteResult: Equatable {
     /// The person prior's fusion with depth (`PersonFusion`).
     var fusion = PersonFusion()
     private var fusionSeeds: [UInt8] = []
-    /// The labels of this frame's decision (`SubjectDecision`).
-    private let decided = DecisionBuffer()
+    /// The labels of this frame's fused decision, and of the depth-only
+    /// one where the segmentation does not make it (`SubjectDecision`).
+    private let decided = DecisionBuffer(), depthDecided = DecisionBuffer()
     private var alonePlane = FloatPlane()
 
     /// f×f blocks (f the smallest power of two that brings the width to at
@@ -161,12 +162,14 @@ public struct MatteResult: Equatable {
         return 0
     }
 
-    /// The depth with every near pixel that is not the locked subject's
-    /// pushed behind the cutoff (SubjectSegmentation.swift); `depth` itself
-    /// without subject-only, for a set cutoff, or when the lock has no seed.
+    /// The decision at `cutoff` that keeps only the locked subject's
+    /// surfaces (SubjectSegmentation.swift); the plain cut without
+    /// subject-only, for a set cutoff, or when the lock has no seed.
     private func keepSubject(_ depth: Depth16View, _ plan: MattePlan, cutoff: Double,
-                             video: RGBImageView?) -> Depth16View {
-        guard let rule = plan.cutoff.subject, rule.subjectOnly else { return depth }
+                             video: RGBImageView?) -> SubjectDecision {
+        guard let rule = plan.cutoff.subject, rule.subjectOnly else {
+            return depthDecided.cut(depth, scale: plan.depthScale, cutoff: cutoff)
+        }
         let lock = subjectLock, movers = segmentation.moverSeeds
         segmentation.camera = plan.camera
         return segmentation.apply(depth: depth, scale: plan.depthScale, cutoff: cutoff, video: video) { seeds, w, h in
@@ -220,12 +223,21 @@ public struct MatteResult: Equatable {
         person != nil && plan.person == .fuse && plan.cutoff.focusMask == nil
     }
 
+    /// The depth-only decision: the subject's surfaces (`keepSubject`) at
+    /// the lock's cutoff, none of them on a frame keyed at 0 m
+    /// (`subjectCutoff`).
+    private func depthOnly(_ plan: MattePlan, depth: Depth16View, cutoff: Double, video: RGBImageView,
+                           result: MatteResult) -> SubjectDecision {
+        let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
+        let keyed = subjectCutoff(cutoff, plan, result)
+        return keyed == cutoff ? subject : depthDecided.nothing(like: subject)
+    }
+
     /// The decision the person prior makes, or nil when the frame has none
-    /// or the plan does not fuse. The depth-only decision (`keepSubject`,
-    /// keyed at `subjectCutoff`) is made once, as the floor: the
-    /// probability takes away what it sees is no person and adds what
-    /// depth missed of one it sees; where it sees no one, depth decides
-    /// (`PersonFusion.floor`).
+    /// or the plan does not fuse. The depth-only decision (`depthOnly`) is
+    /// made once, as the floor: the probability takes away what it sees is
+    /// no person and adds what depth missed of one it sees; where it sees
+    /// no one, depth decides (`PersonFusion.floor`).
     private func fused(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
                        video: RGBImageView, result: MatteResult) -> SubjectDecision? {
         guard let person, fuses(plan, person) else {
@@ -240,11 +252,10 @@ public struct MatteResult: Equatable {
             haveSeeds = subjectLock.writeSeeds(into: &fusionSeeds, width: w, height: h, movers: true,
                                                moverReach: fusion.tuning.behind)
         }
-        let floor = keepSubject(depth, plan, cutoff: cutoff, video: video)
+        let floor = depthOnly(plan, depth: depth, cutoff: cutoff, video: video, result: result)
         fusion.camera = plan.camera
         let guide = fusion.fuse(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
                                 seeds: haveSeeds ? fusionSeeds : nil, floor: floor,
-                                floorCutoff: subjectCutoff(cutoff, plan, result),
                                 faceLock: result.lockSource == .face || result.lockSource == .tracked,
                                 subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
         return decided.cut(guide, scale: plan.depthScale, cutoff: fusion.cutoff)
@@ -252,8 +263,8 @@ public struct MatteResult: Equatable {
 
     /// This frame's decision on `depth` (the grid the matte is made from):
     /// the fused one when the frame fuses a person probability, else the
-    /// depth-only one (the subject's surfaces, `keepSubject`, cut at
-    /// `subjectCutoff`). Sets `result`'s `keyedCutoff` and `personUsed`.
+    /// depth-only one (`depthOnly`). Sets `result`'s `keyedCutoff` and
+    /// `personUsed`.
     private func decide(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
                         video: RGBImageView, result: inout MatteResult) -> SubjectDecision {
         let decision: SubjectDecision
@@ -261,8 +272,7 @@ public struct MatteResult: Equatable {
             result.personUsed = true
             decision = f
         } else {
-            decision = decided.cut(keepSubject(depth, plan, cutoff: cutoff, video: video), scale: plan.depthScale,
-                                   cutoff: subjectCutoff(cutoff, plan, result))
+            decision = depthOnly(plan, depth: depth, cutoff: cutoff, video: video, result: result)
         }
         result.keyedCutoff = decision.cutoff
         return decision

@@ -23,14 +23,19 @@ enum DepthLabel: UInt8 {
 }
 
 /// One frame's decision: `width` x `height` labels, packed row after row,
-/// valid until its owner (`DecisionBuffer`) decides again.
-struct SubjectDecision {
-    let labels: UnsafePointer<UInt8>
+/// valid until its buffer decides again.
+@_spi(Bench) public struct SubjectDecision {
+    let buffer: DecisionBuffer
     let width: Int, height: Int
     /// Metres: the depth the decision was cut at (the message's
     /// `keyed-cutoff`): the lock's cutoff, the farthest reading the fusion
     /// kept, or 0 when nothing is the subject.
     let cutoff: Double
+
+    var labels: UnsafePointer<UInt8> { UnsafePointer(buffer.base) }
+
+    /// The label of cell (x, y).
+    func at(_ x: Int, _ y: Int) -> DepthLabel { DepthLabel(rawValue: labels[y * width + x]) ?? .unknown }
 
     /// The hard threshold (refine=none): 1 on the subject's cells, else 0.
     func mask(into mask: inout FloatPlane) {
@@ -45,7 +50,7 @@ struct SubjectDecision {
 /// The labels of a decision, allocated by hand so that a `SubjectDecision`'s
 /// pointer stays valid between the decider and the matte; it only grows.
 /// A class: copies of its owner share it.
-final class DecisionBuffer {
+@_spi(Bench) public final class DecisionBuffer {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
 
@@ -67,7 +72,18 @@ final class DecisionBuffer {
 
     /// The first `width` x `height` labels as a decision cut at `cutoff`.
     func decision(width: Int, height: Int, cutoff: Double) -> SubjectDecision {
-        SubjectDecision(labels: UnsafePointer(base), width: width, height: height, cutoff: cutoff)
+        SubjectDecision(buffer: self, width: width, height: height, cutoff: cutoff)
+    }
+
+    /// `decision` with none of it the subject (its subject cells
+    /// background), cut at 0 m: a frame that keys nothing.
+    func nothing(like decision: SubjectDecision) -> SubjectDecision {
+        let w = decision.width, h = decision.height, n = w * h
+        let source = decision.labels
+        reserve(n)
+        let subject = DepthLabel.subject.rawValue, background = DepthLabel.background.rawValue
+        for i in 0..<n { base[i] = source[i] == subject ? background : source[i] }
+        return self.decision(width: w, height: h, cutoff: 0)
     }
 
     /// The plain cut: subject where `0 < d <= cutoff` (`DepthThreshold`'s

@@ -6,12 +6,11 @@
 extension PersonFusion {
     /// Steps 5-7 on the last guide (see the type's
     /// description): `depth` the map `apply` was given, `floor` the
-    /// depth-only decision on it (the subject segmentation's map, or the
-    /// depth itself where depth alone keys everything nearer than the
-    /// cutoff) keyed at `floorCutoff` metres (0: it keeps nothing);
-    /// `evidence`: a part of the floor the model claims nothing of is a
-    /// person all the same (see `floorEvidence`).
-    mutating func floor(depth: Depth16View, floor: Depth16View, scale: Double, floorCutoff: Double,
+    /// depth-only decision on it (the subject segmentation's, or the plain
+    /// cut where depth alone keys everything nearer than the cutoff; cut at
+    /// 0 m: it keeps nothing); `evidence`: a part of the floor the model
+    /// claims nothing of is a person all the same (see `floorEvidence`).
+    mutating func floor(depth: Depth16View, floor: SubjectDecision, scale: Double,
                         seeds: [UInt8]?, evidence: Bool) -> Depth16View {
         let w = floor.width, h = floor.height, n = w * h
         reuse.guide = nil
@@ -21,7 +20,7 @@ extension PersonFusion {
         guard n > 0, depth.width == w, depth.height == h, out.count >= n, planes.blobParent.count >= n else {
             return out.view(width: w, height: h)
         }
-        guard floorCutoff > 0 else {
+        guard floor.cutoff > 0 else {
             // the lock found no subject: no depth surface is a quarter
             // claimed, so the model's blobs lie on no body (its weak claim
             // on a far wall or down an empty corridor): nothing is keyed
@@ -31,16 +30,23 @@ extension PersonFusion {
             cutoff = 0
             return out.view(width: w, height: h)
         }
-        let limit = UInt16(clamping: Int(floorCutoff / scale))
+        // a cell of the floor at its reading, or at the floor's cutoff where
+        // the depth-only decision kept it past the cutoff (its legs); the
+        // fusion takes the floor's subject at most the cutoff in whole depth
+        // units, rounded down
+        let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
+        let within = UInt16(clamping: Int(floor.cutoff / scale))
+        @inline(__always) func floorDepth(_ x: Int, _ y: Int) -> UInt16 { min(depth.at(x, y), limit) }
+        let labels = floor.labels, subject = DepthLabel.subject.rawValue
         @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool {
-            let v = floor.at(x, y)
-            return v != 0 && v <= limit
+            labels[y * w + x] == subject && floorDepth(x, y) <= within
         }
-        guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor) else {
+        guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor,
+                        depth: floorDepth) else {
             return out.view(width: w, height: h)
         }
         dropFloor(depth, scale: scale, inSubject: inFloor)
-        addLegs(floor, inSubject: inFloor)
+        addLegs(w, h, inSubject: inFloor, depth: floorDepth)
         // the cutoff just behind the farthest reading kept now, and the
         // cells kept, for the next frame's floor. Holes the model does not
         // claim stay holes (0): the refiner decides them as on the
@@ -118,9 +124,9 @@ extension PersonFusion {
     /// it joins when it holds the lock's seeds or lies at least
     /// `holdShare` in the last frame's guide (`held`: the walker the lock
     /// lost as he leaves at the bottom edge). Returns false when the floor
-    /// is empty.
-    private mutating func keepFloor(_ floor: Depth16View, seeds: [UInt8]?, evidence: Bool, held: Bool,
-                                    inFloor: (Int, Int) -> Bool) -> Bool {
+    /// is empty. `depth`: a floor cell's depth.
+    private mutating func keepFloor(_ floor: SubjectDecision, seeds: [UInt8]?, evidence: Bool, held: Bool,
+                                    inFloor: (Int, Int) -> Bool, depth: (Int, Int) -> UInt16) -> Bool {
         let w = floor.width, h = floor.height, n = w * h
         let o = out.base, far = UInt16(65535).littleEndian
         planes.reserveParts(n)
@@ -140,8 +146,9 @@ extension PersonFusion {
         seeded.update(repeating: seeds == nil ? 1 : 0, count: n)
         // the picture's bottom: the lowest row the floor has a cell of
         // (a registered depth map's last rows may hold no reading)
+        let labels = floor.labels, unknown = DepthLabel.unknown.rawValue
         var bottom = h - 1
-        while bottom > 0 && !(0..<w).contains(where: { floor.at($0, bottom) != 0 }) { bottom -= 1 }
+        while bottom > 0 && !(0..<w).contains(where: { labels[bottom * w + $0] != unknown }) { bottom -= 1 }
         let atBottom = Int(Double(bottom) - t.openBottom * Double(h))
         @inline(__always) func whole(_ q: Int32) -> Bool {
             q >= 0 && Double(pieceClaimed[Int(q)]) >= t.pieceKeep * Double(pieceCount[Int(q)])
@@ -161,7 +168,7 @@ extension PersonFusion {
                 if p >= 0 && !whole(p) {
                     let (y, x) = rows.split(i)
                     if y > 0 && par[i - w] >= 0 && piece[i - w] != p && whole(piece[i - w]) {
-                        if floor.at(x, y) >= floor.at(x, y - 1) { below[Int(p)] += 1 } else { beside[Int(p)] += 1 }
+                        if depth(x, y) >= depth(x, y - 1) { below[Int(p)] += 1 } else { beside[Int(p)] += 1 }
                     }
                     @inline(__always) func side(_ j: Int) {
                         if par[j] >= 0 && piece[j] != p && whole(piece[j]) { beside[Int(p)] += 1 }
@@ -195,7 +202,7 @@ extension PersonFusion {
                             || seeded[r] == 0 && Double(partHeld[r]) < t.holdShare * Double(partCount[r]) {
                     continue
                 }
-                let v = floor.at(x, y)
+                let v = depth(x, y)
                 o[i] = v.littleEndian
                 maxKept = max(maxKept, v)
                 added += 1
@@ -237,9 +244,10 @@ extension PersonFusion {
     /// 7: the floor's readings below an open blob joined to the
     /// guide. `blobParent` and `claimed` still hold `apply`'s blobs;
     /// `pieceParent`, `pieceCount` and `pieceClaimed` are reused for the
-    /// depth subject's connected parts.
-    private mutating func addLegs(_ subject: Depth16View, inSubject: (Int, Int) -> Bool) {
-        let w = subject.width, h = subject.height, n = w * h
+    /// depth subject's connected parts. `depth`: a cell's depth in the
+    /// depth-only decision.
+    private mutating func addLegs(_ w: Int, _ h: Int, inSubject: (Int, Int) -> Bool, depth: (Int, Int) -> UInt16) {
+        let n = w * h
         let o = out.base, far = UInt16(65535).littleEndian
         let claimed = planes.claimed.base, blob = planes.blobParent.base
         let par = planes.pieceParent.base, count = planes.pieceCount.base, inGuide = planes.pieceClaimed.base
@@ -281,7 +289,7 @@ extension PersonFusion {
                 let r = Int(par[i])
                 guard o[i] == far, r >= 0,
                       Double(inGuide[r]) >= tuning.legsShare * Double(count[r]) else { continue }
-                let v = subject.at(x, y)
+                let v = depth(x, y)
                 o[i] = v.littleEndian
                 added += 1
             }

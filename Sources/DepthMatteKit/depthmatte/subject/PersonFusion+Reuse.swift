@@ -12,19 +12,19 @@ extension PersonFusion {
     /// (see the type's description); the last frame's guide when every
     /// input is the same to the bit.
     mutating func fuse(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
-                       seeds: [UInt8]?, floor: Depth16View, floorCutoff: Double,
+                       seeds: [UInt8]?, floor: SubjectDecision,
                        faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> Depth16View {
         let n = depth.width * depth.height
         let key = FusionReuse.Key(width: depth.width, height: depth.height, floorWidth: floor.width,
                                   floorHeight: floor.height, scale: scale, cutoff: lockCutoff,
-                                  floorCutoff: floorCutoff, seeded: seeds != nil, faceLock: faceLock,
+                                  floorCutoff: floor.cutoff, seeded: seeds != nil, faceLock: faceLock,
                                   subjectSeen: subjectSeen, setCutoff: setCutoff, tuning: tuning,
                                   camera: camera)
         // every copy is brought up to date, whatever the others say
         let sameDepth = reuse.depth.same(depth.base, rowBytes: 2 * depth.width, rows: depth.height,
                                          stride: depth.stride)
-        let sameFloor = reuse.floor.same(floor.base, rowBytes: 2 * floor.width, rows: floor.height,
-                                         stride: floor.stride)
+        let sameFloor = reuse.floor.same(UnsafeRawPointer(floor.labels), rowBytes: floor.width, rows: floor.height,
+                                         stride: floor.width)
         let samePerson = reuse.person.same(UnsafeRawPointer(person.base), rowBytes: person.width,
                                            rows: person.height, stride: person.stride)
         var sameSeeds = true
@@ -39,11 +39,9 @@ extension PersonFusion {
         if sameKey && sameDepth && sameFloor && samePerson && sameSeeds && planes.heldStable, let guide = reuse.guide {
             return guide
         }
-        _ = apply(depth: depth, scale: scale, person: person, cutoff: lockCutoff, seeds: seeds,
-                  floor: floor, floorCutoff: floorCutoff)
+        _ = apply(depth: depth, scale: scale, person: person, cutoff: lockCutoff, seeds: seeds, floor: floor)
         let evidence = floorEvidence(faceLock: faceLock, subjectSeen: subjectSeen, setCutoff: setCutoff)
-        let guide = self.floor(depth: depth, floor: floor, scale: scale, floorCutoff: floorCutoff,
-                               seeds: seeds, evidence: evidence)
+        let guide = self.floor(depth: depth, floor: floor, scale: scale, seeds: seeds, evidence: evidence)
         reuse.guide = guide
         return guide
     }

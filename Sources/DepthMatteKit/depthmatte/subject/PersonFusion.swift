@@ -7,9 +7,9 @@
 /// A person probability (the `person` pad: GRAY8, 255 = person, any size,
 /// covering the whole frame) is sampled at the depth grid the matte is made
 /// from (bilinear, at each cell's centre). The floor is the depth-only
-/// matte's decision on the same grid (the subject segmentation's map, or the
-/// depth itself where depth alone keys everything nearer than the cutoff),
-/// made once per frame by the caller. Then:
+/// decision on the same grid (`SubjectDecision`: the subject segmentation's,
+/// or the plain cut where depth alone keys everything nearer than the
+/// cutoff), made once per frame by the caller. Then:
 ///
 ///  1. **Person blobs**: 8-connected regions of probability >= `claim`,
 ///     smaller than `minBlob` of the grid dropped as speckle. With seeds
@@ -198,11 +198,11 @@ struct PersonFusion {
 
     /// The guide depth for the refiner (see the type's description); `seeds`
     /// (w x h, nonzero = the subject) nil when the lock has none.
-    /// `floor` (with `floorCutoff` metres): the depth-only decision on
-    /// `depth`, as `floor(...)` takes it; a person the model sees besides
-    /// the subject stays when depth keeps part of them.
+    /// `floor`: the depth-only decision on `depth`, as `floor(...)` takes
+    /// it; a person the model sees besides the subject stays when depth
+    /// keeps part of them.
     mutating func apply(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
-                        seeds: [UInt8]?, floor: Depth16View? = nil, floorCutoff: Double = 0) -> Depth16View {
+                        seeds: [UInt8]?, floor: SubjectDecision? = nil) -> Depth16View {
         let w = depth.width, h = depth.height, n = w * h
         reuse.guide = nil
         keptCount = 0
@@ -218,8 +218,7 @@ struct PersonFusion {
         labelBlobs(w, h, claim: t.claim)
         let seeded = seeds.map { s in s.prefix(n).contains { $0 != 0 } } ?? false
         keepBlobs(depth, scale: scale, seeds: seeded ? seeds : nil, lockCutoff: lockCutoff, n: n,
-                  floor: floor.flatMap { $0.width == w && $0.height == h && floorCutoff > 0 ? $0 : nil },
-                  floorLimit: floorCutoff / scale)
+                  floor: floor.flatMap { $0.width == w && $0.height == h && $0.cutoff > 0 ? $0 : nil })
         claimLimit = seeded ? UInt16(clamping: Int((lockCutoff + t.behind) / scale)) : .max
         keptArea = markClaimed(n)
         labelPieces(depth, scale: scale)
@@ -261,8 +260,7 @@ struct PersonFusion {
 
     /// 1b: which blobs stay (`blobKept` indexed by root).
     private mutating func keepBlobs(_ depth: Depth16View, scale: Double, seeds: [UInt8]?,
-                                    lockCutoff: Double, n: Int, floor: Depth16View?, floorLimit: Double) {
-        let w = depth.width, h = depth.height
+                                    lockCutoff: Double, n: Int, floor: SubjectDecision?) {
         let par = planes.blobParent.base, area = planes.blobArea.base
         let kept = planes.blobKept.base, inFloor = planes.blobFloor.base
         // per root: area, holding the subject's seeds (bit 1), cells in the floor
@@ -281,11 +279,14 @@ struct PersonFusion {
             }
         }
         if let floor {
-            for y in 0..<h {
-                for x in 0..<w {
-                    let r = par[y * w + x], v = floor.at(x, y)
-                    if r >= 0 && v != 0 && Double(v) <= floorLimit { inFloor[Int(r)] += 1 }
-                }
+            // (a cell of the floor at its reading, or at the floor's cutoff
+            // past it, as `floor(...)` reads it)
+            let l = floor.labels, subject = DepthLabel.subject.rawValue, w = depth.width
+            let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
+            let within = floor.cutoff / scale
+            for i in 0..<n where par[i] >= 0 && l[i] == subject
+                && Double(min(depth.at(i % w, i / w), limit)) <= within {
+                inFloor[Int(par[i])] += 1
             }
         }
         for i in 0..<n where par[i] == Int32(i) && area[i] >= minArea {

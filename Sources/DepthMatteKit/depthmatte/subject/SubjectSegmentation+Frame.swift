@@ -97,6 +97,8 @@ extension SubjectSegmentation {
     struct SurfaceMaps {
         let lab: UnsafePointer<Int32>, seed: UnsafePointer<UInt8>
         let o: UnsafeMutablePointer<UInt16>
+        /// The decision's labels (step 6).
+        let decision: UnsafeMutablePointer<UInt8>
         let fl: UnsafePointer<UInt8>
         /// The depth before step 1b sharpened it.
         let original: UnsafePointer<UInt16>

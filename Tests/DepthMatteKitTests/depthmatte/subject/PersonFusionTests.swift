@@ -174,7 +174,7 @@ final class PersonFusionTests: XCTestCase {
         var e = PersonFusion()
         let kept = p.withView {
             e.apply(depth: d.view, scale: 0.001, person: $0, cutoff: 1.25, seeds: Self.headSeeds(),
-                    floor: floor.view, floorCutoff: 1.25)
+                    floor: floor.decision(cutoff: 1.25))
         }
         XCTAssertNotEqual(kept.at(20, 50), Self.far, "a person depth keeps part of")
         XCTAssertEqual(kept.at(140, 50), Self.far)
@@ -229,8 +229,8 @@ final class PersonFusionTests: XCTestCase {
                      evidence: Bool, fusion f: inout PersonFusion) -> [UInt16] {
         let g = p.withView { pv -> Depth16View in
             _ = f.apply(depth: d.view, scale: 0.001, person: pv, cutoff: 1.25, seeds: seeds,
-                        floor: floor.view, floorCutoff: 1.25)
-            return f.floor(depth: d.view, floor: floor.view, scale: 0.001, floorCutoff: 1.25, seeds: seeds,
+                        floor: floor.decision(cutoff: 1.25))
+            return f.floor(depth: d.view, floor: floor.decision(cutoff: 1.25), scale: 0.001, seeds: seeds,
                            evidence: evidence)
         }
         var out = [UInt16](repeating: 0, count: W * H)
@@ -244,7 +244,7 @@ final class PersonFusionTests: XCTestCase {
         func fused(_ d: TestDepth, _ p: TestProbability, cutoff: Double = 1.25) -> [UInt16] {
             let g = p.withView {
                 f.fuse(depth: d.view, scale: 0.001, person: $0, cutoff: cutoff, seeds: Self.headSeeds(),
-                       floor: floor.view, floorCutoff: 1.25, faceLock: true, subjectSeen: false, setCutoff: false)
+                       floor: floor.decision(cutoff: 1.25), faceLock: true, subjectSeen: false, setCutoff: false)
             }
             return (0..<(Self.W * Self.H)).map { g.at($0 % Self.W, $0 / Self.W) }
         }
@@ -367,7 +367,7 @@ final class PersonFusionTests: XCTestCase {
         XCTAssertTrue(kept(75, 40), "the body")
         XCTAssertFalse(kept(70, 75), "apply alone: the leg is missed")
         XCTAssertTrue(kept(115, 100), "apply alone: the blot on the floor is kept")
-        read(f.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 2.25, seeds: nil, evidence: true))
+        read(f.floor(depth: d.view, floor: subject.decision(cutoff: 2.25), scale: 0.001, seeds: nil, evidence: true))
         XCTAssertTrue(kept(75, 40), "the body")
         for (x, y) in [(70, 60), (70, 89), (65, 75), (90, 70), (95, 89)] {
             XCTAssertEqual(guide[y * w + x], 2250, "leg (\(x), \(y)), as the depth subject has it")
@@ -395,7 +395,7 @@ final class PersonFusionTests: XCTestCase {
         p.fill(x0: 55, y0: 78, x1: 65, y1: 90, 0)
         var f = PersonFusion()
         _ = Self.run(d, p, fusion: &f)
-        let g = f.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 1.25, seeds: Self.headSeeds(),
+        let g = f.floor(depth: d.view, floor: subject.decision(cutoff: 1.25), scale: 0.001, seeds: Self.headSeeds(),
                         evidence: true)
         XCTAssertEqual(g.at(80, 85), 1060, "the torso")
         XCTAssertEqual(g.at(60, 85), Self.far, "the sofa below the arm")
@@ -405,7 +405,7 @@ final class PersonFusionTests: XCTestCase {
         p.fill(x0: 65, y0: 86, x1: 105, y1: 90, 0)
         var e = PersonFusion()
         _ = Self.run(d, p, fusion: &e)
-        let open = e.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 1.25,
+        let open = e.floor(depth: d.view, floor: subject.decision(cutoff: 1.25), scale: 0.001,
                            seeds: Self.headSeeds(), evidence: true)
         XCTAssertEqual(open.at(60, 85), 1150, "an open blob takes the depth subject below it")
         XCTAssertEqual(open.at(80, 88), 1060, "the torso's unclaimed last rows too")
@@ -510,5 +510,13 @@ final class PersonFusionTests: XCTestCase {
             _ = key(mode, faces: [], planes: [silent, silent, silent])
             XCTAssertEqual(out[160, 150].r, 0, "\(mode): a still body nobody sees as a person")
         }
+    }
+}
+
+extension TestDepth {
+    /// The plain cut of this map at `cutoff` metres (millimetres): a
+    /// depth-only decision as the fusion takes it for its floor.
+    func decision(cutoff: Double) -> SubjectDecision {
+        DecisionBuffer().cut(view, scale: 0.001, cutoff: cutoff)
     }
 }
