@@ -50,9 +50,9 @@ public struct MatteResult: Equatable {
     /// The person prior's fusion with depth (`PersonFusion`).
     var fusion = PersonFusion()
     private var fusionSeeds: [UInt8] = []
-    /// The labels of this frame's fused decision, and of the depth-only
-    /// one where the segmentation does not make it (`SubjectDecision`).
-    private let decided = DecisionBuffer(), depthDecided = DecisionBuffer()
+    /// The labels of the depth-only decision where the segmentation does
+    /// not make it (`SubjectDecision`).
+    private let depthDecided = DecisionBuffer()
     private var alonePlane = FloatPlane()
 
     /// f×f blocks (f the smallest power of two that brings the width to at
@@ -254,11 +254,10 @@ public struct MatteResult: Equatable {
         }
         let floor = depthOnly(plan, depth: depth, cutoff: cutoff, video: video, result: result)
         fusion.camera = plan.camera
-        let guide = fusion.fuse(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
-                                seeds: haveSeeds ? fusionSeeds : nil, floor: floor,
-                                faceLock: result.lockSource == .face || result.lockSource == .tracked,
-                                subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
-        return decided.cut(guide, scale: plan.depthScale, cutoff: fusion.cutoff)
+        return fusion.fuse(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
+                           seeds: haveSeeds ? fusionSeeds : nil, floor: floor,
+                           faceLock: result.lockSource == .face || result.lockSource == .tracked,
+                           subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
     }
 
     /// This frame's decision on `depth` (the grid the matte is made from):

@@ -1,34 +1,34 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// PersonFusion's steps 5-7 (see the type's description): the floor, the
-/// floor bleed and the legs, on the guide `apply` wrote; and the planes the
-/// passes share.
+/// floor bleed and the legs, on the decision `apply` made; and the planes
+/// the passes share.
 
 extension PersonFusion {
-    /// Steps 5-7 on the last guide (see the type's
+    /// Steps 5-7 on the last decision (see the type's
     /// description): `depth` the map `apply` was given, `floor` the
     /// depth-only decision on it (the subject segmentation's, or the plain
     /// cut where depth alone keys everything nearer than the cutoff; cut at
     /// 0 m: it keeps nothing); `evidence`: a part of the floor the model
     /// claims nothing of is a person all the same (see `floorEvidence`).
     mutating func floor(depth: Depth16View, floor: SubjectDecision, scale: Double,
-                        seeds: [UInt8]?, evidence: Bool) -> Depth16View {
+                        seeds: [UInt8]?, evidence: Bool) -> SubjectDecision {
         let w = floor.width, h = floor.height, n = w * h
-        reuse.guide = nil
+        reuse.decision = nil
         let heldCells = planes.heldCells
         planes.heldCells = 0
         planes.heldStable = heldCells == 0
-        guard n > 0, depth.width == w, depth.height == h, out.count >= n, planes.blobParent.count >= n else {
-            return out.view(width: w, height: h)
+        guard n > 0, depth.width == w, depth.height == h, decided.count >= n, planes.blobParent.count >= n else {
+            return decided.decision(width: w, height: h, cutoff: cutoff)
         }
         guard floor.cutoff > 0 else {
             // the lock found no subject: no depth surface is a quarter
             // claimed, so the model's blobs lie on no body (its weak claim
             // on a far wall or down an empty corridor): nothing is keyed
-            out.base.update(repeating: UInt16(65535).littleEndian, count: n)
+            decided.base.update(repeating: DepthLabel.background.rawValue, count: n)
             keptCount = 0
             maxKept = 0
             cutoff = 0
-            return out.view(width: w, height: h)
+            return decided.decision(width: w, height: h, cutoff: 0)
         }
         // a cell of the floor at its reading, or at the floor's cutoff where
         // the depth-only decision kept it past the cutoff (its legs); the
@@ -43,17 +43,17 @@ extension PersonFusion {
         }
         guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor,
                         depth: floorDepth) else {
-            return out.view(width: w, height: h)
+            return decided.decision(width: w, height: h, cutoff: cutoff)
         }
         dropFloor(depth, scale: scale, inSubject: inFloor)
         addLegs(w, h, inSubject: inFloor, depth: floorDepth)
         // the cutoff just behind the farthest reading kept now, and the
         // cells kept, for the next frame's floor. Holes the model does not
-        // claim stay holes (0): the refiner decides them as on the
-        // depth-only guide, from the kept readings around them and the
-        // colour (a Kinect's holes along a body's edge), instead of the
-        // model's silence dropping them
-        let o = out.base, far = UInt16(65535).littleEndian
+        // claim are unknown: the refiner decides them as in the depth-only
+        // decision, from the kept readings around them and the colour (a
+        // Kinect's holes along a body's edge), instead of the model's
+        // silence dropping them
+        let o = keptDepth.base, l = decided.base, unknown = DepthLabel.unknown.rawValue
         let held = planes.held.base
         let holes = keptCount > 0
         var maxKept: UInt16 = 0
@@ -61,21 +61,21 @@ extension PersonFusion {
         for y in 0..<h {
             for x in 0..<w {
                 let i = y * w + x
-                let kept = o[i] != far
+                let kept = l[i] == subject
                 heldChanged |= held[i] ^ (kept ? 1 : 0)
                 held[i] = kept ? 1 : 0
-                if kept { maxKept = max(maxKept, UInt16(littleEndian: o[i])) } else if holes && depth.at(x, y) == 0 { o[i] = 0 }
+                if kept { maxKept = max(maxKept, o[i]) } else if holes && depth.at(x, y) == 0 { l[i] = unknown }
             }
         }
         planes.heldCells = n
         planes.heldStable = heldChanged == 0
         self.maxKept = maxKept
         cutoff = maxKept > 0 ? Double(maxKept) * scale + 0.01 : 0
-        return out.view(width: w, height: h)
+        return decided.decision(width: w, height: h, cutoff: cutoff)
     }
 
     /// A frame keyed without the fusion: the next fused frame's floor reads
-    /// no last guide (the one held is of an older frame).
+    /// no last decision (the one held is of an older frame).
     mutating func forgetHeld() {
         planes.heldCells = 0
         planes.heldStable = false
@@ -113,7 +113,7 @@ extension PersonFusion {
         return any
     }
 
-    /// The floor's rule on the guide: each connected part (4-neighbours)
+    /// The floor's rule on the decision: each connected part (4-neighbours)
     /// of the floor the model claims at least `pieceReject` of is a person
     /// it sees: its cells join where their depth piece is at least
     /// `pieceKeep` claimed (the person's own surface, past the reach) or
@@ -122,13 +122,13 @@ extension PersonFusion {
     /// slab it sees is no person; the legs come back by step 7). A part
     /// claimed less is where the model sees no one: with `evidence` all of
     /// it joins when it holds the lock's seeds or lies at least
-    /// `holdShare` in the last frame's guide (`held`: the walker the lock
+    /// `holdShare` in the last frame's decision (`held`: the walker the lock
     /// lost as he leaves at the bottom edge). Returns false when the floor
     /// is empty. `depth`: a floor cell's depth.
     private mutating func keepFloor(_ floor: SubjectDecision, seeds: [UInt8]?, evidence: Bool, held: Bool,
                                     inFloor: (Int, Int) -> Bool, depth: (Int, Int) -> UInt16) -> Bool {
         let w = floor.width, h = floor.height, n = w * h
-        let o = out.base, far = UInt16(65535).littleEndian
+        let o = keptDepth.base, l = decided.base, subject = DepthLabel.subject.rawValue
         planes.reserveParts(n)
         let par = planes.partParent.base, partCount = planes.partCount.base, partKept = planes.partKept.base
         let seeded = planes.partSeeded.base, piece = planes.pieceParent.base
@@ -159,7 +159,7 @@ extension PersonFusion {
                 let r = Int(uf.find(Int32(i)))
                 par[i] = Int32(r)
                 partCount[r] += 1
-                if o[i] != far { partKept[r] += 1 }
+                if l[i] == subject { partKept[r] += 1 }
                 if held && lastKept[i] != 0 { partHeld[r] += 1 }
                 // a piece's contacts with pieces claimed whole: from below
                 // and not nearer (a continuation), or from any other side;
@@ -191,7 +191,7 @@ extension PersonFusion {
             for x in 0..<w {
                 let i = y * w + x
                 let r = Int(par[i])
-                guard r >= 0, o[i] == far else { continue }
+                guard r >= 0, l[i] != subject else { continue }
                 let seen = Double(partKept[r]) >= t.pieceReject * Double(partCount[r])
                 if seen {
                     let p = Int(piece[i])
@@ -203,7 +203,8 @@ extension PersonFusion {
                     continue
                 }
                 let v = depth(x, y)
-                o[i] = v.littleEndian
+                o[i] = v
+                l[i] = subject
                 maxKept = max(maxKept, v)
                 added += 1
             }
@@ -214,7 +215,7 @@ extension PersonFusion {
     }
 
     /// 6: kept readings outside the floor on a floor-like surface
-    /// written far.
+    /// dropped (background).
     private mutating func dropFloor(_ depth: Depth16View, scale: Double, inSubject: (Int, Int) -> Bool) {
         let w = depth.width, h = depth.height, n = w * h
         // the segmentation's floor test: the least-squares slope over ±t rows
@@ -226,29 +227,29 @@ extension PersonFusion {
         let slopeK = camera.floorSlope * 2 * Float(s) / camera.focal(w, h)
         let jump = DepthStep.surfaceJump
         let jumpBase = jump.base / Float(scale), jumpGain = jump.gain
-        let o = out.base, far = UInt16(65535).littleEndian
+        let l = decided.base, subject = DepthLabel.subject.rawValue
         var dropped = 0
         for y in t..<(h - t) {
             for x in 0..<w {
                 let i = y * w + x
-                guard o[i] != far, d[i] != 0, !inSubject(x, y) else { continue }
+                guard l[i] == subject, d[i] != 0, !inSubject(x, y) else { continue }
                 let floor = SubjectSegmentation.recedesUpwards(UnsafePointer(d), i, w, t: t, s: s, slopeK: slopeK) { a, b in
                     abs(Float(a) - Float(b)) < jumpBase + jumpGain * Float(min(a, b))
                 }
-                if floor { o[i] = far; dropped += 1 }
+                if floor { l[i] = DepthLabel.background.rawValue; dropped += 1 }
             }
         }
         keptCount -= dropped
     }
 
     /// 7: the floor's readings below an open blob joined to the
-    /// guide. `blobParent` and `claimed` still hold `apply`'s blobs;
+    /// decision. `blobParent` and `claimed` still hold `apply`'s blobs;
     /// `pieceParent`, `pieceCount` and `pieceClaimed` are reused for the
     /// depth subject's connected parts. `depth`: a cell's depth in the
     /// depth-only decision.
     private mutating func addLegs(_ w: Int, _ h: Int, inSubject: (Int, Int) -> Bool, depth: (Int, Int) -> UInt16) {
         let n = w * h
-        let o = out.base, far = UInt16(65535).littleEndian
+        let o = keptDepth.base, l = decided.base, subject = DepthLabel.subject.rawValue
         let claimed = planes.claimed.base, blob = planes.blobParent.base
         let par = planes.pieceParent.base, count = planes.pieceCount.base, inGuide = planes.pieceClaimed.base
         // each blob's lowest row (at its root), then per column the lowest
@@ -271,7 +272,7 @@ extension PersonFusion {
         }
         guard any else { return }
         // the depth subject's connected parts (4-neighbours) and their
-        // cells in the guide
+        // cells in the decision
         _ = labelParts(w, h, into: par, inside: inSubject)
         let uf = UnionFind(parent: par)
         count.update(repeating: 0, count: n)
@@ -280,17 +281,17 @@ extension PersonFusion {
             let r = Int(uf.find(Int32(i)))
             par[i] = Int32(r)
             count[r] += 1
-            if o[i] != far { inGuide[r] += 1 }
+            if l[i] == subject { inGuide[r] += 1 }
         }
         var added = 0
         for x in 0..<w where lowest[x] >= 0 {
             for y in (Int(lowest[x]) + 1)..<h {
                 let i = y * w + x
                 let r = Int(par[i])
-                guard o[i] == far, r >= 0,
+                guard l[i] != subject, r >= 0,
                       Double(inGuide[r]) >= tuning.legsShare * Double(count[r]) else { continue }
-                let v = depth(x, y)
-                o[i] = v.littleEndian
+                o[i] = depth(x, y)
+                l[i] = subject
                 added += 1
             }
         }
@@ -301,7 +302,7 @@ extension PersonFusion {
 /// PersonFusion's planes, one value per grid cell (or per root, at the
 /// root's cell), allocated by hand so that the passes read and write through
 /// plain pointers; they only grow. A class: copies of a PersonFusion share
-/// them, as they share its guide.
+/// them, as they share its decision.
 final class FusionPlanes {
     var prob = GrowingBuffer<Float>(filling: 0)
     /// Root per cell (-1: none): the probability's blobs, the depth pieces,
@@ -323,7 +324,7 @@ final class FusionPlanes {
     var rowAny = GrowingBuffer<Int32>(filling: 0)
     var prefix = GrowingBuffer<Int32>(filling: 0)
     var keptHist = GrowingBuffer<Int32>(filling: 0)
-    /// Per floor part root: its cells and its cells in the guide.
+    /// Per floor part root: its cells and its cells in the decision.
     var partCount = GrowingBuffer<Int32>(filling: 0)
     var partKept = GrowingBuffer<Int32>(filling: 0)
     /// Per floor part root: its cells kept on the last frame (`held`).
@@ -333,12 +334,12 @@ final class FusionPlanes {
     /// bottom), and its other such contacts.
     var pieceBelow = GrowingBuffer<Int32>(filling: 0)
     var pieceBeside = GrowingBuffer<Int32>(filling: 0)
-    /// The cells the last frame's guide kept (1), valid when `heldCells`
+    /// The cells the last frame's decision kept (1), valid when `heldCells`
     /// is the grid's size (0: the last frame kept no floor).
     var held = GrowingBuffer<UInt8>(filling: 0)
     var heldCells = 0
     /// The last `floor` left `held` as it found it: the same inputs give
-    /// the same guide again, so the guide may be reused.
+    /// the same decision again, so the decision may be reused.
     var heldStable = false
     /// Bit 0 at a floor part's root: the part holds a seed of the lock
     /// (every part, without seeds); bit 1 at a depth piece's root: the

@@ -3,17 +3,17 @@
 /// `floor`), and its reuse: a frame whose every input equals the last
 /// frame's to the bit (a still picture, a frozen frame, an unchanged mask
 /// over unchanged depth), and whose floor kept what the frame before kept
-/// (the floor reads the last guide), gives the last frame's guide and
-/// cutoff without the passes. The inputs are kept as copies (about 350 KB at a 320 x 180
+/// (the floor reads the last decision), gives the last frame's decision
+/// without the passes. The inputs are kept as copies (about 350 KB at a 320 x 180
 /// grid, a few tens of µs to compare and copy against about 3 ms of passes).
 
 extension PersonFusion {
-    /// The guide for one frame: `apply`, then `floor` with `floorEvidence`
-    /// (see the type's description); the last frame's guide when every
-    /// input is the same to the bit.
+    /// The decision for one frame: `apply`, then `floor` with
+    /// `floorEvidence` (see the type's description); the last frame's
+    /// decision when every input is the same to the bit.
     mutating func fuse(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
                        seeds: [UInt8]?, floor: SubjectDecision,
-                       faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> Depth16View {
+                       faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> SubjectDecision {
         let n = depth.width * depth.height
         let key = FusionReuse.Key(width: depth.width, height: depth.height, floorWidth: floor.width,
                                   floorHeight: floor.height, scale: scale, cutoff: lockCutoff,
@@ -36,18 +36,18 @@ extension PersonFusion {
         }
         let sameKey = key == reuse.key
         reuse.key = key
-        if sameKey && sameDepth && sameFloor && samePerson && sameSeeds && planes.heldStable, let guide = reuse.guide {
-            return guide
+        if sameKey && sameDepth && sameFloor && samePerson && sameSeeds && planes.heldStable, let decision = reuse.decision {
+            return decision
         }
         _ = apply(depth: depth, scale: scale, person: person, cutoff: lockCutoff, seeds: seeds, floor: floor)
         let evidence = floorEvidence(faceLock: faceLock, subjectSeen: subjectSeen, setCutoff: setCutoff)
-        let guide = self.floor(depth: depth, floor: floor, scale: scale, seeds: seeds, evidence: evidence)
-        reuse.guide = guide
-        return guide
+        let decision = self.floor(depth: depth, floor: floor, scale: scale, seeds: seeds, evidence: evidence)
+        reuse.decision = decision
+        return decision
     }
 }
 
-/// The last fused frame's inputs and guide (`PersonFusion.fuse`).
+/// The last fused frame's inputs and decision (`PersonFusion.fuse`).
 struct FusionReuse {
     struct Key: Equatable {
         var width = -1, height = -1, floorWidth = -1, floorHeight = -1
@@ -58,8 +58,8 @@ struct FusionReuse {
     }
     var key = Key()
     var depth = PlaneCopy(), floor = PlaneCopy(), person = PlaneCopy(), seeds = PlaneCopy()
-    /// The guide `fuse` returned last (nil: none, or `apply` ran since).
-    var guide: Depth16View?
+    /// The decision `fuse` returned last (nil: none, or `apply` ran since).
+    var decision: SubjectDecision?
 }
 
 /// A copy of a plane's bytes, row after row, that tells whether the next

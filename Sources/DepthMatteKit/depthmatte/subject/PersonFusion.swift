@@ -55,7 +55,7 @@
 ///     its track, a body that moved, a person seen elsewhere, or a set
 ///     cutoff): a man walking off with his back turned whom the model loses
 ///     stays; in an empty room a still body the lock takes stays out.
-///     With that evidence, a part the last frame's guide held at least
+///     With that evidence, a part the last frame's decision held at least
 ///     `holdShare` of joins too: a body the fused matte follows is not
 ///     dropped when the lock and the model lose it (a walker leaving at
 ///     the bottom edge, seen from above).
@@ -67,20 +67,21 @@
 ///     bottom (by more than `openBottom` of its height) holds a whole body
 ///     in view; the selfie model, made for upper bodies, misses the legs of
 ///     one seen at full length or from above. In each of the blob's columns
-///     the floor's readings below the blob's lowest cell join the guide,
+///     the floor's readings below the blob's lowest cell join the decision,
 ///     where their connected part of the floor lies at least `legsShare` in
-///     the guide.
+///     the decision.
 ///
-/// The result is a depth map for the refiner: kept readings keep their depth,
-/// kept holes take the kept readings' median, everything else is written
-/// far (65535), and `cutoff` lies just behind the farthest kept reading.
-/// After the floor (`floor(...)`), holes not kept stay holes (0) for the
-/// refiner to decide, as on the depth-only guide.
+/// The result is a decision (`SubjectDecision`): the kept cells are the
+/// subject, the rest background, and `cutoff` lies just behind the
+/// farthest kept reading (each kept cell's depth in `keptDepth`: its
+/// reading, the kept readings' median for a kept hole). After the floor
+/// (`floor(...)`), holes not kept are unknown, for the refiner to decide,
+/// as in the depth-only decision.
 ///
 /// Cost: a few passes over the grid (about 320 x 180), through plain
 /// pointers into planes kept between frames (`FusionPlanes`), no allocation
 /// per frame once the sizes are stable; a frame whose inputs equal the last
-/// one's reuses its guide (`fuse`, PersonFusion+Reuse.swift). Steps 5-7 live
+/// one's reuses its decision (`fuse`, PersonFusion+Reuse.swift). Steps 5-7 live
 /// in PersonFusion+Floor.swift.
 struct PersonFusion {
     struct Tuning: Equatable {
@@ -110,7 +111,7 @@ struct PersonFusion {
         /// its blob.
         var reach: Double = 0.04
         /// Share of a part of the floor the model sees no one in that lies
-        /// in the last frame's guide, for it to join without the lock's
+        /// in the last frame's decision, for it to join without the lock's
         /// seeds: at 30 fps a walking body overlaps its last frame by far
         /// more (the walker the lock loses as he leaves the picture).
         var holdShare: Double = 0.5
@@ -118,7 +119,7 @@ struct PersonFusion {
         /// height above the bottom row ends in view (its legs may be missed).
         var openBottom: Double = 0.02
         /// Share of a connected part of the depth subject that must lie in
-        /// the guide for its readings below an open blob to join it.
+        /// the decision for its readings below an open blob to join it.
         var legsShare: Double = 0.25
         init() {}
     }
@@ -128,8 +129,8 @@ struct PersonFusion {
     var camera = CameraGeometry()
     /// Cells kept on the last frame (readings and holes).
     var keptCount = 0
-    /// Metres: the cutoff the refiner keys the last frame's guide at (0:
-    /// nothing kept).
+    /// Metres: the cutoff the last frame's decision is cut at (0: nothing
+    /// kept).
     var cutoff = 0.0
     /// The last frame had seeds of a body that moved (the lock's movers).
     var movingSeeds = false
@@ -140,10 +141,14 @@ struct PersonFusion {
     /// Readings of pieces the probability claims only in part are kept no
     /// farther than this (depth units): `behind` past the lock's cutoff.
     private var claimLimit: UInt16 = .max
-    /// The per-cell planes of the passes (shared by copies, as `out` is).
+    /// The per-cell planes of the passes (shared by copies, as `decided` is).
     let planes = FusionPlanes()
-    /// The guide (far: 65535).
-    let out = DepthBuffer()
+    /// The decision's labels: the kept cells are the subject.
+    let decided = DecisionBuffer()
+    /// Per kept cell, the depth it is kept at (its reading, the kept
+    /// readings' median for a kept hole, the floor's depth for a cell the
+    /// floor adds): the cutoff's; the other cells' values are not read.
+    let keptDepth = DepthBuffer()
     /// The last frame `fuse` made, for reuse (PersonFusion+Reuse.swift).
     var reuse = FusionReuse()
 
@@ -196,23 +201,24 @@ struct PersonFusion {
         }
     }
 
-    /// The guide depth for the refiner (see the type's description); `seeds`
+    /// Steps 1-4's decision (see the type's description); `seeds`
     /// (w x h, nonzero = the subject) nil when the lock has none.
     /// `floor`: the depth-only decision on `depth`, as `floor(...)` takes
     /// it; a person the model sees besides the subject stays when depth
     /// keeps part of them.
     mutating func apply(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
-                        seeds: [UInt8]?, floor: SubjectDecision? = nil) -> Depth16View {
+                        seeds: [UInt8]?, floor: SubjectDecision? = nil) -> SubjectDecision {
         let w = depth.width, h = depth.height, n = w * h
-        reuse.guide = nil
+        reuse.decision = nil
         keptCount = 0
         cutoff = 0
         movingSeeds = false
         keptArea = 0
         maxKept = 0
-        guard n > 0, scale > 0 else { return depth }
+        guard n > 0, scale > 0 else { return decided.cut(depth, scale: scale, cutoff: 0) }
         planes.reserve(n)
-        out.reserve(n)
+        decided.reserve(n)
+        keptDepth.reserve(n)
         PersonFusion.sample(person, width: w, height: h, into: planes.prob.base, columns: planes)
         let t = tuning
         labelBlobs(w, h, claim: t.claim)
@@ -223,7 +229,7 @@ struct PersonFusion {
         keptArea = markClaimed(n)
         labelPieces(depth, scale: scale)
         dilateClaimed(w, h, radius: max(1, Int((t.reach * Double(w)).rounded())))
-        return writeGuide(depth, scale: scale, keptArea: keptArea)
+        return writeDecision(depth, scale: scale, keptArea: keptArea)
     }
 
     /// 1a: 8-connected blobs of cells >= claim (`blobParent`: the root, or -1).
@@ -380,11 +386,12 @@ struct PersonFusion {
         }
     }
 
-    /// 3-4 and the guide.
-    private mutating func writeGuide(_ depth: Depth16View, scale: Double, keptArea: Int) -> Depth16View {
+    /// 3-4 and the decision.
+    private mutating func writeDecision(_ depth: Depth16View, scale: Double, keptArea: Int) -> SubjectDecision {
         let w = depth.width, h = depth.height
         let t = tuning
-        let o = out.base
+        let o = keptDepth.base, l = decided.base
+        let subject = DepthLabel.subject.rawValue, background = DepthLabel.background.rawValue
         let claimed = planes.claimed.base, par = planes.pieceParent.base, near = planes.near.base
         let count = planes.pieceCount.base, claimedCount = planes.pieceClaimed.base
         let sum = planes.pieceClaimedSum.base
@@ -423,14 +430,15 @@ struct PersonFusion {
                         maxKept = max(maxKept, v)
                         hist[min(PersonFusion.bins - 1, Int(Double(v) * perBin))] += 1
                     }
-                    o[i] = v.littleEndian   // holes (0) are filled below
+                    o[i] = v   // holes (0) are filled below
+                    l[i] = subject
                 } else {
-                    o[i] = UInt16(65535).littleEndian
+                    l[i] = background
                 }
             }
         }
         keptCount = kept
-        guard kept > 0 else { cutoff = 0; return out.view(width: w, height: h) }
+        guard kept > 0 else { cutoff = 0; return decided.decision(width: w, height: h, cutoff: 0) }
         // kept holes: the kept readings' median (a person without any
         // reading: the lock's cutoff)
         var fill: UInt16
@@ -441,9 +449,9 @@ struct PersonFusion {
             fill = UInt16(clamping: max(1, Int(1.0 / scale)))
             maxKept = fill
         }
-        for i in 0..<(w * h) where o[i] == 0 { o[i] = fill }
+        for i in 0..<(w * h) where l[i] == subject && o[i] == 0 { o[i] = fill }
         cutoff = Double(maxKept) * scale + 0.01
         self.maxKept = maxKept
-        return out.view(width: w, height: h)
+        return decided.decision(width: w, height: h, cutoff: cutoff)
     }
 }
