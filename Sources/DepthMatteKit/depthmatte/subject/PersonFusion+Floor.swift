@@ -219,12 +219,12 @@ extension PersonFusion {
     private mutating func dropFloor(_ depth: Depth16View, scale: Double, inSubject: (Int, Int) -> Bool) {
         let w = depth.width, h = depth.height, n = w * h
         // the segmentation's floor test: the least-squares slope over ±t rows
-        let s = max(1, w / 160), t = 2 * s
+        let test = camera.floorTest(w, h), s = test.s, t = test.t
         guard h > 2 * t else { return }
         planes.packed.reserve(n)
         let d = planes.packed.base
         for y in 0..<h { for x in 0..<w { d[y * w + x] = depth.at(x, y) } }
-        let slopeK = camera.floorSlope * 2 * Float(s) / camera.focal(w, h)
+        let slopeK = test.slopeK
         let jump = DepthStep.surfaceJump
         let jumpBase = jump.base / Float(scale), jumpGain = jump.gain
         let l = decided.base, subject = DepthLabel.subject.rawValue

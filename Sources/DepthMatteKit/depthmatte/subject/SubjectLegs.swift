@@ -131,8 +131,8 @@ struct SubjectLegs {
             rows = RowIndex(width: w)
             maxD = Float(limit) + legs.behind / scale
             margin = legs.margin; startShare = legs.startShare; reach = legs.standOutReach
-            s = max(1, w / 160); t = 2 * s
-            slopeK = camera.floorSlope * 2 * Float(s) / camera.focal(w, h)
+            let floor = camera.floorTest(w, h)
+            s = floor.s; t = floor.t; slopeK = floor.slopeK
             stepA = legs.step.base / scale; stepB = legs.step.gain
             jumpA = legs.standOut.base / scale; jumpB = legs.standOut.gain
         }
