@@ -31,16 +31,11 @@ extension PersonFusion {
             return decided.decision(width: w, height: h, cutoff: 0)
         }
         // a cell of the floor at its reading, or at the floor's cutoff where
-        // the depth-only decision kept it past the cutoff (its legs); the
-        // fusion takes the floor's subject at most the cutoff in whole depth
-        // units, rounded down
+        // the depth-only decision kept it past the cutoff (its legs)
         let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
-        let within = UInt16(clamping: Int(floor.cutoff / scale))
         @inline(__always) func floorDepth(_ x: Int, _ y: Int) -> UInt16 { min(depth.at(x, y), limit) }
-        let labels = floor.labels, subject = DepthLabel.subject.rawValue
-        @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool {
-            labels[y * w + x] == subject && floorDepth(x, y) <= within
-        }
+        let cells = markFloorCells(depth, floor, scale: scale)
+        @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool { cells[y * w + x] != 0 }
         guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor,
                         depth: floorDepth) else {
             return decided.decision(width: w, height: h, cutoff: cutoff)
@@ -53,7 +48,8 @@ extension PersonFusion {
         // decision, from the kept readings around them and the colour (a
         // Kinect's holes along a body's edge), instead of the model's
         // silence dropping them
-        let o = keptDepth.base, l = decided.base, unknown = DepthLabel.unknown.rawValue
+        let o = keptDepth.base, l = decided.base
+        let subject = DepthLabel.subject.rawValue, unknown = DepthLabel.unknown.rawValue
         let held = planes.held.base
         let holes = keptCount > 0
         var maxKept: UInt16 = 0
@@ -72,6 +68,25 @@ extension PersonFusion {
         self.maxKept = maxKept
         cutoff = maxKept > 0 ? Double(maxKept) * scale + 0.01 : 0
         return decided.decision(width: w, height: h, cutoff: cutoff)
+    }
+
+    /// The floor's cells (1, else 0) into `planes.floorCells`: the
+    /// depth-only decision's subject at its reading, or at the floor's
+    /// cutoff where it lies past it (its legs), taken at most the cutoff in
+    /// whole depth units, rounded down.
+    func markFloorCells(_ depth: Depth16View, _ floor: SubjectDecision, scale: Double) -> UnsafePointer<UInt8> {
+        let w = floor.width, h = floor.height
+        planes.floorCells.reserve(w * h)
+        let cells = planes.floorCells.base, labels = floor.labels, subject = DepthLabel.subject.rawValue
+        let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
+        let within = UInt16(clamping: Int(floor.cutoff / scale))
+        for y in 0..<h {
+            for x in 0..<w {
+                let i = y * w + x
+                cells[i] = labels[i] == subject && min(depth.at(x, y), limit) <= within ? 1 : 0
+            }
+        }
+        return UnsafePointer(cells)
     }
 
     /// A frame keyed without the fusion: the next fused frame's floor reads
@@ -345,6 +360,8 @@ final class FusionPlanes {
     /// (every part, without seeds); bit 1 at a depth piece's root: the
     /// piece holds a mover's seed.
     var partSeeded = GrowingBuffer<UInt8>(filling: 0)
+    /// The floor's cells (`markFloorCells`).
+    var floorCells = GrowingBuffer<UInt8>(filling: 0)
     /// Per column: the lowest cell of an open blob (-1: none).
     var lowest = GrowingBuffer<Int32>(filling: -1)
     /// The depth packed row after row, for the floor test.
@@ -393,7 +410,7 @@ final class FusionPlanes {
         blobKept.free(); blobFloor.free(); pieceCount.free(); pieceClaimed.free(); pieceClaimedSum.free()
         claimed.free(); near.free(); rowAny.free(); prefix.free(); keptHist.free(); partCount.free()
         partKept.free(); partHeld.free(); held.free(); pieceBelow.free(); pieceBeside.free(); partSeeded.free()
-        lowest.free(); packed.free(); columnX.free(); columnWeight.free()
+        lowest.free(); packed.free(); columnX.free(); columnWeight.free(); floorCells.free()
         stepLimit.free()
     }
 }

@@ -285,15 +285,8 @@ struct PersonFusion {
             }
         }
         if let floor {
-            // (a cell of the floor at its reading, or at the floor's cutoff
-            // past it, as `floor(...)` reads it)
-            let l = floor.labels, subject = DepthLabel.subject.rawValue, w = depth.width
-            let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
-            let within = floor.cutoff / scale
-            for i in 0..<n where par[i] >= 0 && l[i] == subject
-                && Double(min(depth.at(i % w, i / w), limit)) <= within {
-                inFloor[Int(par[i])] += 1
-            }
+            let cells = markFloorCells(depth, floor, scale: scale)
+            for i in 0..<n where par[i] >= 0 && cells[i] != 0 { inFloor[Int(par[i])] += 1 }
         }
         for i in 0..<n where par[i] == Int32(i) && area[i] >= minArea {
             if seeds == nil || kept[i] & 2 != 0
