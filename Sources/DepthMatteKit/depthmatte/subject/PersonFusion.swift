@@ -69,7 +69,8 @@
 ///     one seen at full length or from above. In each of the blob's columns
 ///     the floor's readings below the blob's lowest cell join the decision,
 ///     where their connected part of the floor lies at least `legsShare` in
-///     the decision.
+///     the decision. The legs past the cutoff are grown once, in the floor
+///     (`SubjectLegs`); this step admits them.
 ///
 /// The result is a decision (`SubjectDecision`): the kept cells are the
 /// subject, the rest background, and `cutoff` lies just behind the

@@ -313,7 +313,7 @@ extension SubjectSegmentation.Frame {
                 let v = UnsafeRawPointer(o + start).loadUnaligned(as: SIMD8<UInt16>.self)
                 if !any(v &- 1 .< lim16) {
                     let labels = SIMD8<UInt16>(repeating: UInt16(background)).replacing(with: UInt16(unknown), where: v .== none)
-                    UnsafeMutableRawPointer(l + start).storeBytes(of: UInt64(littleEndian: labels.lowBytes), as: UInt64.self)
+                    UnsafeMutableRawPointer(l + start).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: labels), as: SIMD8<UInt8>.self)
                     start = end; continue
                 }
             }
