@@ -34,7 +34,7 @@ extension PersonFusion {
         // the depth-only decision kept it past the cutoff (its legs)
         let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
         @inline(__always) func floorDepth(_ x: Int, _ y: Int) -> UInt16 { min(depth.at(x, y), limit) }
-        let cells = markFloorCells(depth, floor, scale: scale)
+        let cells = markFloorCells(floor)
         @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool { cells[y * w + x] != 0 }
         guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor,
                         depth: floorDepth) else {
@@ -71,21 +71,12 @@ extension PersonFusion {
     }
 
     /// The floor's cells (1, else 0) into `planes.floorCells`: the
-    /// depth-only decision's subject at its reading, or at the floor's
-    /// cutoff where it lies past it (its legs), taken at most the cutoff in
-    /// whole depth units, rounded down.
-    func markFloorCells(_ depth: Depth16View, _ floor: SubjectDecision, scale: Double) -> UnsafePointer<UInt8> {
-        let w = floor.width, h = floor.height
-        planes.floorCells.reserve(w * h)
+    /// depth-only decision's subject.
+    func markFloorCells(_ floor: SubjectDecision) -> UnsafePointer<UInt8> {
+        let n = floor.width * floor.height
+        planes.floorCells.reserve(n)
         let cells = planes.floorCells.base, labels = floor.labels, subject = DepthLabel.subject.rawValue
-        let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
-        let within = UInt16(clamping: Int(floor.cutoff / scale))
-        for y in 0..<h {
-            for x in 0..<w {
-                let i = y * w + x
-                cells[i] = labels[i] == subject && min(depth.at(x, y), limit) <= within ? 1 : 0
-            }
-        }
+        for i in 0..<n { cells[i] = labels[i] == subject ? 1 : 0 }
         return UnsafePointer(cells)
     }
 

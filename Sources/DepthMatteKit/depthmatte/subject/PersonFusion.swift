@@ -286,7 +286,7 @@ struct PersonFusion {
             }
         }
         if let floor {
-            let cells = markFloorCells(depth, floor, scale: scale)
+            let cells = markFloorCells(floor)
             for i in 0..<n where par[i] >= 0 && cells[i] != 0 { inFloor[Int(par[i])] += 1 }
         }
         for i in 0..<n where par[i] == Int32(i) && area[i] >= minArea {
