@@ -34,8 +34,8 @@ extension PersonFusion {
         // the depth-only decision kept it past the cutoff (its legs)
         let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
         @inline(__always) func floorDepth(_ x: Int, _ y: Int) -> UInt16 { min(depth.at(x, y), limit) }
-        let cells = markFloorCells(floor)
-        @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool { cells[y * w + x] != 0 }
+        let labels = floor.labels, subject = DepthLabel.subject.rawValue
+        @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool { labels[y * w + x] == subject }
         guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor,
                         depth: floorDepth) else {
             return decided.decision(width: w, height: h, cutoff: cutoff)
@@ -48,8 +48,7 @@ extension PersonFusion {
         // decision, from the kept readings around them and the colour (a
         // Kinect's holes along a body's edge), instead of the model's
         // silence dropping them
-        let o = keptDepth.base, l = decided.base
-        let subject = DepthLabel.subject.rawValue, unknown = DepthLabel.unknown.rawValue
+        let o = keptDepth.base, l = decided.base, unknown = DepthLabel.unknown.rawValue
         let held = planes.held.base
         let holes = keptCount > 0
         var maxKept: UInt16 = 0
@@ -68,16 +67,6 @@ extension PersonFusion {
         self.maxKept = maxKept
         cutoff = maxKept > 0 ? Double(maxKept) * scale + 0.01 : 0
         return decided.decision(width: w, height: h, cutoff: cutoff)
-    }
-
-    /// The floor's cells (1, else 0) into `planes.floorCells`: the
-    /// depth-only decision's subject.
-    func markFloorCells(_ floor: SubjectDecision) -> UnsafePointer<UInt8> {
-        let n = floor.width * floor.height
-        planes.floorCells.reserve(n)
-        let cells = planes.floorCells.base, labels = floor.labels, subject = DepthLabel.subject.rawValue
-        for i in 0..<n { cells[i] = labels[i] == subject ? 1 : 0 }
-        return UnsafePointer(cells)
     }
 
     /// A frame keyed without the fusion: the next fused frame's floor reads
@@ -351,8 +340,6 @@ final class FusionPlanes {
     /// (every part, without seeds); bit 1 at a depth piece's root: the
     /// piece holds a mover's seed.
     var partSeeded = GrowingBuffer<UInt8>(filling: 0)
-    /// The floor's cells (`markFloorCells`).
-    var floorCells = GrowingBuffer<UInt8>(filling: 0)
     /// Per column: the lowest cell of an open blob (-1: none).
     var lowest = GrowingBuffer<Int32>(filling: -1)
     /// The depth packed row after row, for the floor test.
@@ -401,7 +388,7 @@ final class FusionPlanes {
         blobKept.free(); blobFloor.free(); pieceCount.free(); pieceClaimed.free(); pieceClaimedSum.free()
         claimed.free(); near.free(); rowAny.free(); prefix.free(); keptHist.free(); partCount.free()
         partKept.free(); partHeld.free(); held.free(); pieceBelow.free(); pieceBeside.free(); partSeeded.free()
-        lowest.free(); packed.free(); columnX.free(); columnWeight.free(); floorCells.free()
+        lowest.free(); packed.free(); columnX.free(); columnWeight.free()
         stepLimit.free()
     }
 }

@@ -286,8 +286,8 @@ struct PersonFusion {
             }
         }
         if let floor {
-            let cells = markFloorCells(floor)
-            for i in 0..<n where par[i] >= 0 && cells[i] != 0 { inFloor[Int(par[i])] += 1 }
+            let l = floor.labels, subject = DepthLabel.subject.rawValue
+            for i in 0..<n where par[i] >= 0 && l[i] == subject { inFloor[Int(par[i])] += 1 }
         }
         for i in 0..<n where par[i] == Int32(i) && area[i] >= minArea {
             if seeds == nil || kept[i] & 2 != 0
