@@ -30,25 +30,21 @@ extension PersonFusion {
             cutoff = 0
             return decided.decision(width: w, height: h, cutoff: 0)
         }
-        // a cell of the floor at its reading, or at the floor's cutoff where
-        // the depth-only decision kept it past the cutoff (its legs)
-        let limit = UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale))
-        @inline(__always) func floorDepth(_ x: Int, _ y: Int) -> UInt16 { min(depth.at(x, y), limit) }
-        let labels = floor.labels, subject = DepthLabel.subject.rawValue
-        @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool { labels[y * w + x] == subject }
-        guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor,
-                        depth: floorDepth) else {
+        let cells = FloorCells(labels: floor.labels, depth: depth,
+                               limit: UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale)))
+        guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, cells: cells) else {
             return decided.decision(width: w, height: h, cutoff: cutoff)
         }
-        dropFloor(depth, scale: scale, inSubject: inFloor)
-        addLegs(w, h, inSubject: inFloor, depth: floorDepth)
+        dropFloor(depth, scale: scale, floor: cells)
+        addLegs(w, h, floor: cells)
         // the cutoff just behind the farthest reading kept now, and the
         // cells kept, for the next frame's floor. Holes the model does not
         // claim are unknown: the refiner decides them as in the depth-only
         // decision, from the kept readings around them and the colour (a
         // Kinect's holes along a body's edge), instead of the model's
         // silence dropping them
-        let o = keptDepth.base, l = decided.base, unknown = DepthLabel.unknown.rawValue
+        let o = keptDepth.base, l = decided.base
+        let subject = DepthLabel.subject.rawValue, unknown = DepthLabel.unknown.rawValue
         let held = planes.held.base
         let holes = keptCount > 0
         var maxKept: UInt16 = 0
@@ -88,17 +84,17 @@ extension PersonFusion {
         setCutoff || faceLock || subjectSeen || movingSeeds || keptArea > 0
     }
 
-    /// The connected parts (4-neighbours) of the cells `inside` holds,
+    /// The connected parts (4-neighbours) of the floor's cells,
     /// into `par` (each cell's parent towards its part's root, -1 outside);
     /// whether there is any.
     private func labelParts(_ w: Int, _ h: Int, into par: UnsafeMutablePointer<Int32>,
-                            inside: (Int, Int) -> Bool) -> Bool {
+                            inside: FloorCells) -> Bool {
         let uf = UnionFind(parent: par)
         var any = false
         for y in 0..<h {
             for x in 0..<w {
                 let i = y * w + x
-                guard inside(x, y) else { par[i] = -1; continue }
+                guard inside.contains(i) else { par[i] = -1; continue }
                 par[i] = Int32(i)
                 any = true
                 if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
@@ -119,9 +115,9 @@ extension PersonFusion {
     /// it joins when it holds the lock's seeds or lies at least
     /// `holdShare` in the last frame's decision (`held`: the walker the lock
     /// lost as he leaves at the bottom edge). Returns false when the floor
-    /// is empty. `depth`: a floor cell's depth.
+    /// is empty. `cells`: the floor's cells and their depths.
     private mutating func keepFloor(_ floor: SubjectDecision, seeds: [UInt8]?, evidence: Bool, held: Bool,
-                                    inFloor: (Int, Int) -> Bool, depth: (Int, Int) -> UInt16) -> Bool {
+                                    cells: FloorCells) -> Bool {
         let w = floor.width, h = floor.height, n = w * h
         let o = keptDepth.base, l = decided.base, subject = DepthLabel.subject.rawValue
         planes.reserveParts(n)
@@ -130,7 +126,7 @@ extension PersonFusion {
         let pieceCount = planes.pieceCount.base, pieceClaimed = planes.pieceClaimed.base
         let partHeld = planes.partHeld.base, lastKept = planes.held.base
         let below = planes.pieceBelow.base, beside = planes.pieceBeside.base
-        let any = labelParts(w, h, into: par, inside: inFloor)
+        let any = labelParts(w, h, into: par, inside: cells)
         let uf = UnionFind(parent: par)
         let t = tuning
         partCount.update(repeating: 0, count: n)
@@ -163,7 +159,7 @@ extension PersonFusion {
                 if p >= 0 && !whole(p) {
                     let (y, x) = rows.split(i)
                     if y > 0 && par[i - w] >= 0 && piece[i - w] != p && whole(piece[i - w]) {
-                        if depth(x, y) >= depth(x, y - 1) { below[Int(p)] += 1 } else { beside[Int(p)] += 1 }
+                        if cells.at(x, y) >= cells.at(x, y - 1) { below[Int(p)] += 1 } else { beside[Int(p)] += 1 }
                     }
                     @inline(__always) func side(_ j: Int) {
                         if par[j] >= 0 && piece[j] != p && whole(piece[j]) { beside[Int(p)] += 1 }
@@ -197,7 +193,7 @@ extension PersonFusion {
                             || seeded[r] == 0 && Double(partHeld[r]) < t.holdShare * Double(partCount[r]) {
                     continue
                 }
-                let v = depth(x, y)
+                let v = cells.at(x, y)
                 o[i] = v
                 l[i] = subject
                 maxKept = max(maxKept, v)
@@ -211,7 +207,7 @@ extension PersonFusion {
 
     /// 6: kept readings outside the floor on a floor-like surface
     /// dropped (background).
-    private mutating func dropFloor(_ depth: Depth16View, scale: Double, inSubject: (Int, Int) -> Bool) {
+    private mutating func dropFloor(_ depth: Depth16View, scale: Double, floor cells: FloorCells) {
         let w = depth.width, h = depth.height, n = w * h
         // the segmentation's floor test: the least-squares slope over ±t rows
         let test = camera.floorTest(w, h), s = test.s, t = test.t
@@ -227,7 +223,7 @@ extension PersonFusion {
         for y in t..<(h - t) {
             for x in 0..<w {
                 let i = y * w + x
-                guard l[i] == subject, d[i] != 0, !inSubject(x, y) else { continue }
+                guard l[i] == subject, d[i] != 0, !cells.contains(i) else { continue }
                 let floor = SubjectSegmentation.recedesUpwards(UnsafePointer(d), i, w, t: t, s: s, slopeK: slopeK) { a, b in
                     abs(Float(a) - Float(b)) < jumpBase + jumpGain * Float(min(a, b))
                 }
@@ -240,9 +236,8 @@ extension PersonFusion {
     /// 7: the floor's readings below an open blob joined to the
     /// decision. `blobParent` and `claimed` still hold `apply`'s blobs;
     /// `pieceParent`, `pieceCount` and `pieceClaimed` are reused for the
-    /// depth subject's connected parts. `depth`: a cell's depth in the
-    /// depth-only decision.
-    private mutating func addLegs(_ w: Int, _ h: Int, inSubject: (Int, Int) -> Bool, depth: (Int, Int) -> UInt16) {
+    /// depth subject's connected parts (`floor`).
+    private mutating func addLegs(_ w: Int, _ h: Int, floor: FloorCells) {
         let n = w * h
         let o = keptDepth.base, l = decided.base, subject = DepthLabel.subject.rawValue
         let claimed = planes.claimed.base, blob = planes.blobParent.base
@@ -268,7 +263,7 @@ extension PersonFusion {
         guard any else { return }
         // the depth subject's connected parts (4-neighbours) and their
         // cells in the decision
-        _ = labelParts(w, h, into: par, inside: inSubject)
+        _ = labelParts(w, h, into: par, inside: floor)
         let uf = UnionFind(parent: par)
         count.update(repeating: 0, count: n)
         inGuide.update(repeating: 0, count: n)
@@ -285,13 +280,29 @@ extension PersonFusion {
                 let r = Int(par[i])
                 guard l[i] != subject, r >= 0,
                       Double(inGuide[r]) >= tuning.legsShare * Double(count[r]) else { continue }
-                o[i] = depth(x, y)
+                o[i] = floor.at(x, y)
                 l[i] = subject
                 added += 1
             }
         }
         keptCount += added
     }
+}
+
+/// The floor as its rules read it (`PersonFusion.floor`): the depth-only
+/// decision's subject cells, each at its reading, or at the floor's cutoff
+/// where the decision kept it past the cutoff (its legs).
+struct FloorCells {
+    let labels: UnsafePointer<UInt8>
+    let depth: Depth16View
+    /// The floor's cutoff in depth units.
+    let limit: UInt16
+
+    /// Whether cell `i` (row after row) is the floor's.
+    @inline(__always) func contains(_ i: Int) -> Bool { labels[i] == DepthLabel.subject.rawValue }
+
+    /// The depth of floor cell (x, y).
+    @inline(__always) func at(_ x: Int, _ y: Int) -> UInt16 { min(depth.at(x, y), limit) }
 }
 
 /// PersonFusion's planes, one value per grid cell (or per root, at the
