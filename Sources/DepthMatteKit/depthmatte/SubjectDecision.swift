@@ -28,8 +28,8 @@ enum DepthLabel: UInt8 {
     let buffer: DecisionBuffer
     let width: Int, height: Int
     /// Metres: the depth the decision was cut at (the message's
-    /// `keyed-cutoff`): the lock's cutoff, the farthest reading the fusion
-    /// kept, or 0 when nothing is the subject.
+    /// `keyed-cutoff`): the lock's cutoff, 1 cm behind the farthest depth
+    /// the fusion kept, or 0 when nothing is the subject.
     let cutoff: Double
 
     var labels: UnsafePointer<UInt8> { UnsafePointer(buffer.base) }
