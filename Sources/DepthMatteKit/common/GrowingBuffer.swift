@@ -27,7 +27,7 @@ struct GrowingBuffer<Element> {
 }
 
 /// A depth picture the kit writes and then hands out as a `Depth16View`
-/// (a halved map, a segmented copy, byte-swapped samples): its memory is
+/// (a halved map, byte-swapped samples): its memory is
 /// allocated by hand and lives as long as the buffer, so the view's pointer
 /// stays valid until the next `reserve` (a `[UInt16]`'s storage is only
 /// valid inside `withUnsafeBytes`). A class: copies of its owner share it.

@@ -50,6 +50,9 @@ public struct MatteResult: Equatable {
     /// The person prior's fusion with depth (`PersonFusion`).
     var fusion = PersonFusion()
     private var fusionSeeds: [UInt8] = []
+    /// The labels of the depth-only decision where the segmentation does
+    /// not make it (`SubjectDecision`).
+    private let depthDecided = DecisionBuffer()
     private var alonePlane = FloatPlane()
 
     /// f×f blocks (f the smallest power of two that brings the width to at
@@ -159,12 +162,14 @@ public struct MatteResult: Equatable {
         return 0
     }
 
-    /// The depth with every near pixel that is not the locked subject's
-    /// pushed behind the cutoff (SubjectSegmentation.swift); `depth` itself
-    /// without subject-only, for a set cutoff, or when the lock has no seed.
+    /// The decision at `cutoff` that keeps only the locked subject's
+    /// surfaces (SubjectSegmentation.swift); the plain cut without
+    /// subject-only, for a set cutoff, or when the lock has no seed.
     private func keepSubject(_ depth: Depth16View, _ plan: MattePlan, cutoff: Double,
-                             video: RGBImageView?) -> Depth16View {
-        guard let rule = plan.cutoff.subject, rule.subjectOnly else { return depth }
+                             video: RGBImageView?) -> SubjectDecision {
+        guard let rule = plan.cutoff.subject, rule.subjectOnly else {
+            return depthDecided.cut(depth, scale: plan.depthScale, cutoff: cutoff)
+        }
         let lock = subjectLock, movers = segmentation.moverSeeds
         segmentation.camera = plan.camera
         return segmentation.apply(depth: depth, scale: plan.depthScale, cutoff: cutoff, video: video) { seeds, w, h in
@@ -218,14 +223,23 @@ public struct MatteResult: Equatable {
         person != nil && plan.person == .fuse && plan.cutoff.focusMask == nil
     }
 
-    /// The guide depth and cutoff the person prior decides, or nil when the
-    /// frame has none or the plan does not fuse. The depth-only decision
-    /// (`keepSubject`, keyed at `subjectCutoff`) is made once, as the floor:
-    /// the probability takes away what it sees is no person and adds what
-    /// depth missed of one it sees; where it sees no one, depth decides
-    /// (`PersonFusion.floor`).
+    /// The depth-only decision: the subject's surfaces (`keepSubject`) at
+    /// the lock's cutoff, none of them on a frame keyed at 0 m
+    /// (`subjectCutoff`).
+    private func depthOnly(_ plan: MattePlan, depth: Depth16View, cutoff: Double, video: RGBImageView,
+                           result: MatteResult) -> SubjectDecision {
+        let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
+        let keyed = subjectCutoff(cutoff, plan, result)
+        return keyed == cutoff ? subject : depthDecided.nothing(like: subject)
+    }
+
+    /// The decision the person prior makes, or nil when the frame has none
+    /// or the plan does not fuse. The depth-only decision (`depthOnly`) is
+    /// made once, as the floor: the probability takes away what it sees is
+    /// no person and adds what depth missed of one it sees; where it sees
+    /// no one, depth decides (`PersonFusion.floor`).
     private func fused(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
-                       video: RGBImageView, result: MatteResult) -> (guide: Depth16View, cutoff: Double)? {
+                       video: RGBImageView, result: MatteResult) -> SubjectDecision? {
         guard let person, fuses(plan, person) else {
             fusion.forgetHeld()
             return nil
@@ -238,14 +252,29 @@ public struct MatteResult: Equatable {
             haveSeeds = subjectLock.writeSeeds(into: &fusionSeeds, width: w, height: h, movers: true,
                                                moverReach: fusion.tuning.behind)
         }
-        let floor = keepSubject(depth, plan, cutoff: cutoff, video: video)
+        let floor = depthOnly(plan, depth: depth, cutoff: cutoff, video: video, result: result)
         fusion.camera = plan.camera
-        let guide = fusion.fuse(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
-                                seeds: haveSeeds ? fusionSeeds : nil, floor: floor,
-                                floorCutoff: subjectCutoff(cutoff, plan, result),
-                                faceLock: result.lockSource == .face || result.lockSource == .tracked,
-                                subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
-        return (guide, fusion.cutoff)
+        return fusion.fuse(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
+                           seeds: haveSeeds ? fusionSeeds : nil, floor: floor,
+                           faceLock: result.lockSource == .face || result.lockSource == .tracked,
+                           subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
+    }
+
+    /// This frame's decision on `depth` (the grid the matte is made from):
+    /// the fused one when the frame fuses a person probability, else the
+    /// depth-only one (`depthOnly`). Sets `result`'s `keyedCutoff` and
+    /// `personUsed`.
+    private func decide(_ plan: MattePlan, depth: Depth16View, person: Gray8View?, cutoff: Double,
+                        video: RGBImageView, result: inout MatteResult) -> SubjectDecision {
+        let decision: SubjectDecision
+        if let f = fused(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: result) {
+            result.personUsed = true
+            decision = f
+        } else {
+            decision = depthOnly(plan, depth: depth, cutoff: cutoff, video: video, result: result)
+        }
+        result.keyedCutoff = decision.cutoff
+        return decision
     }
 
     /// The person probability alone as the matte (person-prior=alone, or a
@@ -275,35 +304,18 @@ public struct MatteResult: Equatable {
             blurAndGamma(soften, threads: threads)
         case .hardThreshold:
             refiner.reset()
-            if let f = fused(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: result) {
-                result.personUsed = true
-                result.keyedCutoff = f.cutoff
-                DepthThreshold.mask(depth: f.guide, scale: plan.depthScale, cutoff: f.cutoff, into: &mask)
-                return
-            }
-            let subject = keepSubject(depth, plan, cutoff: cutoff, video: video)
-            result.keyedCutoff = subjectCutoff(cutoff, plan, result)
-            DepthThreshold.mask(depth: subject, scale: plan.depthScale, cutoff: result.keyedCutoff, into: &mask)
+            decide(plan, depth: depth, person: person, cutoff: cutoff, video: video, result: &result).mask(into: &mask)
         case .guided:
             // The guided filter's cost grows with the depth resolution while
             // its result hardly improves past ~360 px: larger depth maps are
             // reduced first (measured with quality-bench; see docs/quality.md).
             let small = reduced ?? reduceDepth(depth)
-            let guide: Depth16View, keyAt: Double
-            if let f = fused(plan, depth: small, person: person, cutoff: cutoff, video: video, result: result) {
-                result.personUsed = true
-                (guide, keyAt) = f
-            } else {
-                (guide, keyAt) = (keepSubject(small, plan, cutoff: cutoff, video: video),
-                                  subjectCutoff(cutoff, plan, result))
-            }
-            result.keyedCutoff = keyAt
-            refiner.refine(depth: guide, scale: plan.depthScale, cutoff: keyAt,
-                           video: video, pool: pool, threads: threads, into: &mask)
-            if refiner.motion.applied && guide.width > 0 && guide.height > 0 {
+            let decision = decide(plan, depth: small, person: person, cutoff: cutoff, video: video, result: &result)
+            refiner.refine(decision: decision, video: video, pool: pool, threads: threads, into: &mask)
+            if refiner.motion.applied && decision.width > 0 && decision.height > 0 {
                 result.cameraMoving = true
-                result.cameraShiftX = Double(refiner.motion.dx) * Double(video.width) / Double(guide.width)
-                result.cameraShiftY = Double(refiner.motion.dy) * Double(video.height) / Double(guide.height)
+                result.cameraShiftX = Double(refiner.motion.dx) * Double(video.width) / Double(decision.width)
+                result.cameraShiftY = Double(refiner.motion.dy) * Double(video.height) / Double(decision.height)
             }
         }
     }

@@ -34,4 +34,25 @@ import Glibc
     @inline(__always) func focal(_ w: Int, _ h: Int) -> Float {
         focalDiagonal * (Float(w * w + h * h)).squareRoot()
     }
+
+    /// The share of its depth a floor-like surface loses over `rows` rows
+    /// downwards on a `w` x `h` grid: `floorSlope` · rows / `focal`.
+    @inline(__always) func floorDrop(overRows rows: Float, _ w: Int, _ h: Int) -> Float {
+        floorSlope * rows / focal(w, h)
+    }
+
+    /// The floor test of a `w` x `h` depth grid
+    /// (`SubjectSegmentation.recedesUpwards`), as the segmentation, the
+    /// legs and the fusion's floor bleed run it.
+    func floorTest(_ w: Int, _ h: Int) -> FloorTest {
+        let s = max(1, w / 160)
+        return FloorTest(s: s, t: 2 * s, slopeK: floorDrop(overRows: Float(2 * s), w, h))
+    }
+}
+
+/// The floor test's span on one grid: the depth is fitted over rows ±`t`
+/// (`t` = 2`s`, `s` one row per 160 columns) and a floor's falls by at
+/// least `slopeK` · d over 2`s` rows downwards.
+struct FloorTest: Equatable {
+    let s: Int, t: Int, slopeK: Float
 }

@@ -60,7 +60,7 @@ extension DepthComponents {
     func isFloorPiece(_ k: Int) -> Bool {
         let top = headDepth(k), mid = middleDepth(k), bottom = bottomDepth(k)
         let rows = Double(maxRow[k] - minRow[k] + 1) * (1 - Double(Self.bandFraction))
-        let rise = Double(camera.floorSlope / camera.focal(width, height)) * rows * mid
+        let rise = Double(camera.floorDrop(overRows: 1, width, height)) * rows * mid
         return rows >= 2 && top - bottom >= rise && top - mid >= rise / 4 && mid - bottom >= rise / 4
     }
 

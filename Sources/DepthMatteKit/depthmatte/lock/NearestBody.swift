@@ -155,7 +155,7 @@ struct DepthStep: Equatable, Sendable {
         let w = width, h = height, n = w * h
         if floorLike.count < n { floorLike = [UInt8](repeating: 0, count: n) }
         // per row downwards, over 4 rows; tan 35° with a 70° camera
-        let k = camera.floorSlope * 4 / camera.focal(w, h)
+        let k = camera.floorDrop(overRows: 4, w, h)
         let t = 3
         depth.withUnsafeBufferPointer { dp in
             floorLike.withUnsafeMutableBufferPointer { fp in

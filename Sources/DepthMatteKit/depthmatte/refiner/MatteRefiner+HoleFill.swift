@@ -1,34 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/// docs/quality.md step 2, refine=guided, sub-steps 2.1 (the three-state mask) and
-/// 2.2 (the hole fill), at depth resolution.
-
-/// What a depth pixel says about the subject (one byte per pixel).
-enum DepthLabel: UInt8 {
-    /// A reading farther than the cutoff.
-    case background = 0
-    /// A reading at or nearer than the cutoff (0 < d <= cutoff).
-    case subject = 1
-    /// No reading (d == 0): not "far".
-    case unknown = 2
-}
+/// docs/quality.md step 2, refine=guided, sub-step 2.2 (the hole fill), at
+/// depth resolution (2.1's three-state mask is the `SubjectDecision`'s labels).
 
 extension MatteRefiner {
-    /// 2.1: the three-state mask of `depth` into `label` (`DepthLabel` raw
-    /// values): the integer compare of `DepthThreshold` with 0 as unknown.
-    static func threeStateMask(_ depth: Depth16View, scale: Double, cutoff: Double, into label: UnsafeMutablePointer<UInt8>) {
-        let dw = depth.width, dh = depth.height
-        let limit = DepthThreshold.limit(cutoff: cutoff, scale: scale)
-        let unknown = DepthLabel.unknown.rawValue, subject = DepthLabel.subject.rawValue
-        let background = DepthLabel.background.rawValue
-        for y in 0..<dh {
-            let row = depth.base + y * depth.stride, o = y * dw
-            for x in 0..<dw {
-                let d = UInt32(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)))
-                label[o + x] = d == 0 ? unknown : (d <= limit ? subject : background)
-            }
-        }
-    }
-
     /// 2.2: unknown pixels of `label` (`DepthLabel` raw values) take the label
     /// of their nearest valid neighbours: one 4-connected pixel per pass from
     /// every side, subject winning ties; what is still unknown after `passes`

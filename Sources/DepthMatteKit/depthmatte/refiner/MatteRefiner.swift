@@ -4,9 +4,10 @@
 /// 4, the bicubic upscale and the blend, are `MatteCompositor`'s). Its
 /// sub-steps, numbered as in the README, each in the file named after it:
 ///
-///  2.1 three-state mask at depth resolution: subject (0 < d <= cutoff),
-///      background (d > cutoff), unknown (d == 0: no reading, not "far")
-///      (`MatteRefiner+HoleFill`, `DepthLabel`);
+///  2.1 three-state mask at depth resolution: the frame's decision
+///      (`SubjectDecision`): subject, background, unknown (no reading and no
+///      decision, not "far"); `refine(depth:)` makes it by the plain cut
+///      (subject 0 < d <= cutoff, background d > cutoff, unknown d == 0);
 ///  2.2 hole fill: unknown pixels take the label of their nearest valid
 ///      neighbours, one pixel per pass from every side, subject winning
 ///      ties: the occlusion shadow and hair holes sit beside near objects
@@ -111,6 +112,8 @@
     private var previousLabel = FloatPlane()
     /// The last frame's camera-motion estimate (depth pixels; `applied`: used).
     @_spi(Bench) public private(set) var motion = MotionEstimator()
+    /// The labels of `refine(depth:)`'s plain cut.
+    private let plainCut = DecisionBuffer()
     /// The depth rows and columns 2.8 read last frame (`RefinePass.edgeReach`).
     private var edgeReach = (rows: 0, columns: 0)
     /// The guide's luma at depth resolution, last frame (`Tuning.cameraMotion`).
@@ -121,13 +124,23 @@
     /// Forget the previous matte (flush, restart, a mode change).
     mutating func reset() { havePrevious = false; held.frame &+= 2 }
 
-    /// The refined matte on the output grid into `out`. With a `pool`, the
-    /// work is split into up to `threads` bands (the result does not depend on it).
+    /// The refined matte of the plain cut of `depth` at `cutoff` (metres)
+    /// (`DecisionBuffer.cut`) into `out`; see `refine(decision:)`.
     mutating func refine(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView,
-                                temporal: Bool = true, pool: WorkerPool? = nil, threads: Int = 1,
-                                into out: inout FloatPlane) {
+                         temporal: Bool = true, pool: WorkerPool? = nil, threads: Int = 1,
+                         into out: inout FloatPlane) {
+        let decision = plainCut.cut(depth, scale: scale, cutoff: cutoff)
+        refine(decision: decision, video: video, temporal: temporal, pool: pool, threads: threads, into: &out)
+    }
+
+    /// The refined matte of `decision` on the output grid into `out`. With
+    /// a `pool`, the work is split into up to `threads` bands (the result
+    /// does not depend on it).
+    mutating func refine(decision: SubjectDecision, video: RGBImageView,
+                         temporal: Bool = true, pool: WorkerPool? = nil, threads: Int = 1,
+                         into out: inout FloatPlane) {
         let t = tuning
-        let dw = depth.width, dh = depth.height, n = dw * dh
+        let dw = decision.width, dh = decision.height, n = dw * dh
         let k = max(1, min(t.maxUpscale, video.width / max(dw, 1), video.height / max(dh, 1)))
         let gw = dw * k, gh = dh * k, gn = gw * gh
         out.resize(width: gw, height: gh)
@@ -155,7 +168,7 @@
         s.edgeBlocks.reserve(gh * RefinePass.edgeBlocksPerRow(gw))
 
         // 2.1 and 2.2 (serial: each pass of the fill reads the whole previous pass)
-        labelAndFill(depth, scale: scale, cutoff: cutoff, video: video, temporal: temporal, scratch: s)
+        labelAndFill(decision, video: video, temporal: temporal, scratch: s)
         s.gridRanges(video, width: gw, height: gh)
         s.outputColumns(gridWidth: gw, depthWidth: dw, k: k)
 
@@ -222,13 +235,13 @@
         self.motion = motion
     }
 
-    /// 2.1 and 2.2: the three-state mask of `depth` into `s.label`, the
-    /// occlusion shadows (as readings or for the fill), the held parts, and
-    /// the filled label into `s.filled`.
-    private mutating func labelAndFill(_ depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView,
+    /// 2.1 and 2.2: the decision's labels into `s.label`, the occlusion
+    /// shadows (as readings or for the fill), the held parts, and the
+    /// filled label into `s.filled`.
+    private mutating func labelAndFill(_ decision: SubjectDecision, video: RGBImageView,
                                        temporal: Bool, scratch s: RefineScratch) {
-        let dw = depth.width, dh = depth.height, t = tuning
-        MatteRefiner.threeStateMask(depth, scale: scale, cutoff: cutoff, into: s.label.base)
+        let dw = decision.width, dh = decision.height, t = tuning
+        s.label.base.update(from: decision.labels, count: dw * dh)
         // (with shadow readings, the shadow runs are marked in the mask itself
         // and the fill copies them; otherwise only the fill's copy gets them)
         let readings = t.shadowFill && t.shadowReadings

@@ -1,53 +1,50 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /// PersonFusion's steps 5-7 (see the type's description): the floor, the
-/// floor bleed and the legs, on the guide `apply` wrote; and the planes the
-/// passes share.
+/// floor bleed and the legs, on the decision `apply` made; and the planes
+/// the passes share.
 
 extension PersonFusion {
-    /// Steps 5-7 on the last guide (see the type's
+    /// Steps 5-7 on the last decision (see the type's
     /// description): `depth` the map `apply` was given, `floor` the
-    /// depth-only decision on it (the subject segmentation's map, or the
-    /// depth itself where depth alone keys everything nearer than the
-    /// cutoff) keyed at `floorCutoff` metres (0: it keeps nothing);
-    /// `evidence`: a part of the floor the model claims nothing of is a
-    /// person all the same (see `floorEvidence`).
-    mutating func floor(depth: Depth16View, floor: Depth16View, scale: Double, floorCutoff: Double,
-                        seeds: [UInt8]?, evidence: Bool) -> Depth16View {
+    /// depth-only decision on it (the subject segmentation's, or the plain
+    /// cut where depth alone keys everything nearer than the cutoff; cut at
+    /// 0 m: it keeps nothing); `evidence`: a part of the floor the model
+    /// claims nothing of is a person all the same (see `floorEvidence`).
+    mutating func floor(depth: Depth16View, floor: SubjectDecision, scale: Double,
+                        seeds: [UInt8]?, evidence: Bool) -> SubjectDecision {
         let w = floor.width, h = floor.height, n = w * h
-        reuse.guide = nil
+        reuse.decision = nil
         let heldCells = planes.heldCells
         planes.heldCells = 0
         planes.heldStable = heldCells == 0
-        guard n > 0, depth.width == w, depth.height == h, out.count >= n, planes.blobParent.count >= n else {
-            return out.view(width: w, height: h)
+        guard n > 0, depth.width == w, depth.height == h, decided.count >= n, planes.blobParent.count >= n else {
+            return decided.decision(width: w, height: h, cutoff: cutoff)
         }
-        guard floorCutoff > 0 else {
+        guard floor.cutoff > 0 else {
             // the lock found no subject: no depth surface is a quarter
             // claimed, so the model's blobs lie on no body (its weak claim
             // on a far wall or down an empty corridor): nothing is keyed
-            out.base.update(repeating: UInt16(65535).littleEndian, count: n)
+            decided.base.update(repeating: DepthLabel.background.rawValue, count: n)
             keptCount = 0
             maxKept = 0
             cutoff = 0
-            return out.view(width: w, height: h)
+            return decided.decision(width: w, height: h, cutoff: 0)
         }
-        let limit = UInt16(clamping: Int(floorCutoff / scale))
-        @inline(__always) func inFloor(_ x: Int, _ y: Int) -> Bool {
-            let v = floor.at(x, y)
-            return v != 0 && v <= limit
+        let cells = FloorCells(labels: floor.labels, depth: depth,
+                               limit: UInt16(clamping: DepthThreshold.limit(cutoff: floor.cutoff, scale: scale)))
+        guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, cells: cells) else {
+            return decided.decision(width: w, height: h, cutoff: cutoff)
         }
-        guard keepFloor(floor, seeds: seeds, evidence: evidence, held: heldCells == n, inFloor: inFloor) else {
-            return out.view(width: w, height: h)
-        }
-        dropFloor(depth, scale: scale, inSubject: inFloor)
-        addLegs(floor, inSubject: inFloor)
+        dropFloor(depth, scale: scale, floor: cells)
+        addLegs(w, h, floor: cells)
         // the cutoff just behind the farthest reading kept now, and the
         // cells kept, for the next frame's floor. Holes the model does not
-        // claim stay holes (0): the refiner decides them as on the
-        // depth-only guide, from the kept readings around them and the
-        // colour (a Kinect's holes along a body's edge), instead of the
-        // model's silence dropping them
-        let o = out.base, far = UInt16(65535).littleEndian
+        // claim are unknown: the refiner decides them as in the depth-only
+        // decision, from the kept readings around them and the colour (a
+        // Kinect's holes along a body's edge), instead of the model's
+        // silence dropping them
+        let o = keptDepth.base, l = decided.base
+        let subject = DepthLabel.subject.rawValue, unknown = DepthLabel.unknown.rawValue
         let held = planes.held.base
         let holes = keptCount > 0
         var maxKept: UInt16 = 0
@@ -55,21 +52,21 @@ extension PersonFusion {
         for y in 0..<h {
             for x in 0..<w {
                 let i = y * w + x
-                let kept = o[i] != far
+                let kept = l[i] == subject
                 heldChanged |= held[i] ^ (kept ? 1 : 0)
                 held[i] = kept ? 1 : 0
-                if kept { maxKept = max(maxKept, UInt16(littleEndian: o[i])) } else if holes && depth.at(x, y) == 0 { o[i] = 0 }
+                if kept { maxKept = max(maxKept, o[i]) } else if holes && depth.at(x, y) == 0 { l[i] = unknown }
             }
         }
         planes.heldCells = n
         planes.heldStable = heldChanged == 0
         self.maxKept = maxKept
         cutoff = maxKept > 0 ? Double(maxKept) * scale + 0.01 : 0
-        return out.view(width: w, height: h)
+        return decided.decision(width: w, height: h, cutoff: cutoff)
     }
 
     /// A frame keyed without the fusion: the next fused frame's floor reads
-    /// no last guide (the one held is of an older frame).
+    /// no last decision (the one held is of an older frame).
     mutating func forgetHeld() {
         planes.heldCells = 0
         planes.heldStable = false
@@ -87,17 +84,17 @@ extension PersonFusion {
         setCutoff || faceLock || subjectSeen || movingSeeds || keptArea > 0
     }
 
-    /// The connected parts (4-neighbours) of the cells `inside` holds,
+    /// The connected parts (4-neighbours) of the floor's cells,
     /// into `par` (each cell's parent towards its part's root, -1 outside);
     /// whether there is any.
     private func labelParts(_ w: Int, _ h: Int, into par: UnsafeMutablePointer<Int32>,
-                            inside: (Int, Int) -> Bool) -> Bool {
+                            inside: FloorCells) -> Bool {
         let uf = UnionFind(parent: par)
         var any = false
         for y in 0..<h {
             for x in 0..<w {
                 let i = y * w + x
-                guard inside(x, y) else { par[i] = -1; continue }
+                guard inside.contains(i) else { par[i] = -1; continue }
                 par[i] = Int32(i)
                 any = true
                 if x > 0 && par[i - 1] >= 0 { uf.union(Int32(i), Int32(i - 1)) }
@@ -107,7 +104,7 @@ extension PersonFusion {
         return any
     }
 
-    /// The floor's rule on the guide: each connected part (4-neighbours)
+    /// The floor's rule on the decision: each connected part (4-neighbours)
     /// of the floor the model claims at least `pieceReject` of is a person
     /// it sees: its cells join where their depth piece is at least
     /// `pieceKeep` claimed (the person's own surface, past the reach) or
@@ -116,20 +113,20 @@ extension PersonFusion {
     /// slab it sees is no person; the legs come back by step 7). A part
     /// claimed less is where the model sees no one: with `evidence` all of
     /// it joins when it holds the lock's seeds or lies at least
-    /// `holdShare` in the last frame's guide (`held`: the walker the lock
+    /// `holdShare` in the last frame's decision (`held`: the walker the lock
     /// lost as he leaves at the bottom edge). Returns false when the floor
-    /// is empty.
-    private mutating func keepFloor(_ floor: Depth16View, seeds: [UInt8]?, evidence: Bool, held: Bool,
-                                    inFloor: (Int, Int) -> Bool) -> Bool {
+    /// is empty. `cells`: the floor's cells and their depths.
+    private mutating func keepFloor(_ floor: SubjectDecision, seeds: [UInt8]?, evidence: Bool, held: Bool,
+                                    cells: FloorCells) -> Bool {
         let w = floor.width, h = floor.height, n = w * h
-        let o = out.base, far = UInt16(65535).littleEndian
+        let o = keptDepth.base, l = decided.base, subject = DepthLabel.subject.rawValue
         planes.reserveParts(n)
         let par = planes.partParent.base, partCount = planes.partCount.base, partKept = planes.partKept.base
         let seeded = planes.partSeeded.base, piece = planes.pieceParent.base
         let pieceCount = planes.pieceCount.base, pieceClaimed = planes.pieceClaimed.base
         let partHeld = planes.partHeld.base, lastKept = planes.held.base
         let below = planes.pieceBelow.base, beside = planes.pieceBeside.base
-        let any = labelParts(w, h, into: par, inside: inFloor)
+        let any = labelParts(w, h, into: par, inside: cells)
         let uf = UnionFind(parent: par)
         let t = tuning
         partCount.update(repeating: 0, count: n)
@@ -140,8 +137,9 @@ extension PersonFusion {
         seeded.update(repeating: seeds == nil ? 1 : 0, count: n)
         // the picture's bottom: the lowest row the floor has a cell of
         // (a registered depth map's last rows may hold no reading)
+        let labels = floor.labels, unknown = DepthLabel.unknown.rawValue
         var bottom = h - 1
-        while bottom > 0 && !(0..<w).contains(where: { floor.at($0, bottom) != 0 }) { bottom -= 1 }
+        while bottom > 0 && !(0..<w).contains(where: { labels[bottom * w + $0] != unknown }) { bottom -= 1 }
         let atBottom = Int(Double(bottom) - t.openBottom * Double(h))
         @inline(__always) func whole(_ q: Int32) -> Bool {
             q >= 0 && Double(pieceClaimed[Int(q)]) >= t.pieceKeep * Double(pieceCount[Int(q)])
@@ -152,7 +150,7 @@ extension PersonFusion {
                 let r = Int(uf.find(Int32(i)))
                 par[i] = Int32(r)
                 partCount[r] += 1
-                if o[i] != far { partKept[r] += 1 }
+                if l[i] == subject { partKept[r] += 1 }
                 if held && lastKept[i] != 0 { partHeld[r] += 1 }
                 // a piece's contacts with pieces claimed whole: from below
                 // and not nearer (a continuation), or from any other side;
@@ -161,7 +159,7 @@ extension PersonFusion {
                 if p >= 0 && !whole(p) {
                     let (y, x) = rows.split(i)
                     if y > 0 && par[i - w] >= 0 && piece[i - w] != p && whole(piece[i - w]) {
-                        if floor.at(x, y) >= floor.at(x, y - 1) { below[Int(p)] += 1 } else { beside[Int(p)] += 1 }
+                        if cells.at(x, y) >= cells.at(x, y - 1) { below[Int(p)] += 1 } else { beside[Int(p)] += 1 }
                     }
                     @inline(__always) func side(_ j: Int) {
                         if par[j] >= 0 && piece[j] != p && whole(piece[j]) { beside[Int(p)] += 1 }
@@ -184,7 +182,7 @@ extension PersonFusion {
             for x in 0..<w {
                 let i = y * w + x
                 let r = Int(par[i])
-                guard r >= 0, o[i] == far else { continue }
+                guard r >= 0, l[i] != subject else { continue }
                 let seen = Double(partKept[r]) >= t.pieceReject * Double(partCount[r])
                 if seen {
                     let p = Int(piece[i])
@@ -195,8 +193,9 @@ extension PersonFusion {
                             || seeded[r] == 0 && Double(partHeld[r]) < t.holdShare * Double(partCount[r]) {
                     continue
                 }
-                let v = floor.at(x, y)
-                o[i] = v.littleEndian
+                let v = cells.at(x, y)
+                o[i] = v
+                l[i] = subject
                 maxKept = max(maxKept, v)
                 added += 1
             }
@@ -207,40 +206,40 @@ extension PersonFusion {
     }
 
     /// 6: kept readings outside the floor on a floor-like surface
-    /// written far.
-    private mutating func dropFloor(_ depth: Depth16View, scale: Double, inSubject: (Int, Int) -> Bool) {
+    /// dropped (background).
+    private mutating func dropFloor(_ depth: Depth16View, scale: Double, floor cells: FloorCells) {
         let w = depth.width, h = depth.height, n = w * h
         // the segmentation's floor test: the least-squares slope over ±t rows
-        let s = max(1, w / 160), t = 2 * s
+        let test = camera.floorTest(w, h), s = test.s, t = test.t
         guard h > 2 * t else { return }
         planes.packed.reserve(n)
         let d = planes.packed.base
         for y in 0..<h { for x in 0..<w { d[y * w + x] = depth.at(x, y) } }
-        let slopeK = camera.floorSlope * 2 * Float(s) / camera.focal(w, h)
+        let slopeK = test.slopeK
         let jump = DepthStep.surfaceJump
         let jumpBase = jump.base / Float(scale), jumpGain = jump.gain
-        let o = out.base, far = UInt16(65535).littleEndian
+        let l = decided.base, subject = DepthLabel.subject.rawValue
         var dropped = 0
         for y in t..<(h - t) {
             for x in 0..<w {
                 let i = y * w + x
-                guard o[i] != far, d[i] != 0, !inSubject(x, y) else { continue }
+                guard l[i] == subject, d[i] != 0, !cells.contains(i) else { continue }
                 let floor = SubjectSegmentation.recedesUpwards(UnsafePointer(d), i, w, t: t, s: s, slopeK: slopeK) { a, b in
                     abs(Float(a) - Float(b)) < jumpBase + jumpGain * Float(min(a, b))
                 }
-                if floor { o[i] = far; dropped += 1 }
+                if floor { l[i] = DepthLabel.background.rawValue; dropped += 1 }
             }
         }
         keptCount -= dropped
     }
 
     /// 7: the floor's readings below an open blob joined to the
-    /// guide. `blobParent` and `claimed` still hold `apply`'s blobs;
+    /// decision. `blobParent` and `claimed` still hold `apply`'s blobs;
     /// `pieceParent`, `pieceCount` and `pieceClaimed` are reused for the
-    /// depth subject's connected parts.
-    private mutating func addLegs(_ subject: Depth16View, inSubject: (Int, Int) -> Bool) {
-        let w = subject.width, h = subject.height, n = w * h
-        let o = out.base, far = UInt16(65535).littleEndian
+    /// depth subject's connected parts (`floor`).
+    private mutating func addLegs(_ w: Int, _ h: Int, floor: FloorCells) {
+        let n = w * h
+        let o = keptDepth.base, l = decided.base, subject = DepthLabel.subject.rawValue
         let claimed = planes.claimed.base, blob = planes.blobParent.base
         let par = planes.pieceParent.base, count = planes.pieceCount.base, inGuide = planes.pieceClaimed.base
         // each blob's lowest row (at its root), then per column the lowest
@@ -263,8 +262,8 @@ extension PersonFusion {
         }
         guard any else { return }
         // the depth subject's connected parts (4-neighbours) and their
-        // cells in the guide
-        _ = labelParts(w, h, into: par, inside: inSubject)
+        // cells in the decision
+        _ = labelParts(w, h, into: par, inside: floor)
         let uf = UnionFind(parent: par)
         count.update(repeating: 0, count: n)
         inGuide.update(repeating: 0, count: n)
@@ -272,17 +271,17 @@ extension PersonFusion {
             let r = Int(uf.find(Int32(i)))
             par[i] = Int32(r)
             count[r] += 1
-            if o[i] != far { inGuide[r] += 1 }
+            if l[i] == subject { inGuide[r] += 1 }
         }
         var added = 0
         for x in 0..<w where lowest[x] >= 0 {
             for y in (Int(lowest[x]) + 1)..<h {
                 let i = y * w + x
                 let r = Int(par[i])
-                guard o[i] == far, r >= 0,
+                guard l[i] != subject, r >= 0,
                       Double(inGuide[r]) >= tuning.legsShare * Double(count[r]) else { continue }
-                let v = subject.at(x, y)
-                o[i] = v.littleEndian
+                o[i] = floor.at(x, y)
+                l[i] = subject
                 added += 1
             }
         }
@@ -290,10 +289,26 @@ extension PersonFusion {
     }
 }
 
+/// The floor as its rules read it (`PersonFusion.floor`): the depth-only
+/// decision's subject cells, each at its reading, or at the floor's cutoff
+/// where the decision kept it past the cutoff (its legs).
+struct FloorCells {
+    let labels: UnsafePointer<UInt8>
+    let depth: Depth16View
+    /// The floor's cutoff in depth units.
+    let limit: UInt16
+
+    /// Whether cell `i` (row after row) is the floor's.
+    @inline(__always) func contains(_ i: Int) -> Bool { labels[i] == DepthLabel.subject.rawValue }
+
+    /// The depth of floor cell (x, y).
+    @inline(__always) func at(_ x: Int, _ y: Int) -> UInt16 { min(depth.at(x, y), limit) }
+}
+
 /// PersonFusion's planes, one value per grid cell (or per root, at the
 /// root's cell), allocated by hand so that the passes read and write through
 /// plain pointers; they only grow. A class: copies of a PersonFusion share
-/// them, as they share its guide.
+/// them, as they share its decision.
 final class FusionPlanes {
     var prob = GrowingBuffer<Float>(filling: 0)
     /// Root per cell (-1: none): the probability's blobs, the depth pieces,
@@ -315,7 +330,7 @@ final class FusionPlanes {
     var rowAny = GrowingBuffer<Int32>(filling: 0)
     var prefix = GrowingBuffer<Int32>(filling: 0)
     var keptHist = GrowingBuffer<Int32>(filling: 0)
-    /// Per floor part root: its cells and its cells in the guide.
+    /// Per floor part root: its cells and its cells in the decision.
     var partCount = GrowingBuffer<Int32>(filling: 0)
     var partKept = GrowingBuffer<Int32>(filling: 0)
     /// Per floor part root: its cells kept on the last frame (`held`).
@@ -325,12 +340,12 @@ final class FusionPlanes {
     /// bottom), and its other such contacts.
     var pieceBelow = GrowingBuffer<Int32>(filling: 0)
     var pieceBeside = GrowingBuffer<Int32>(filling: 0)
-    /// The cells the last frame's guide kept (1), valid when `heldCells`
+    /// The cells the last frame's decision kept (1), valid when `heldCells`
     /// is the grid's size (0: the last frame kept no floor).
     var held = GrowingBuffer<UInt8>(filling: 0)
     var heldCells = 0
     /// The last `floor` left `held` as it found it: the same inputs give
-    /// the same guide again, so the guide may be reused.
+    /// the same decision again, so the decision may be reused.
     var heldStable = false
     /// Bit 0 at a floor part's root: the part holds a seed of the lock
     /// (every part, without seeds); bit 1 at a depth piece's root: the

@@ -3,28 +3,28 @@
 /// `floor`), and its reuse: a frame whose every input equals the last
 /// frame's to the bit (a still picture, a frozen frame, an unchanged mask
 /// over unchanged depth), and whose floor kept what the frame before kept
-/// (the floor reads the last guide), gives the last frame's guide and
-/// cutoff without the passes. The inputs are kept as copies (about 350 KB at a 320 x 180
+/// (the floor reads the last decision), gives the last frame's decision
+/// without the passes. The inputs are kept as copies (about 350 KB at a 320 x 180
 /// grid, a few tens of µs to compare and copy against about 3 ms of passes).
 
 extension PersonFusion {
-    /// The guide for one frame: `apply`, then `floor` with `floorEvidence`
-    /// (see the type's description); the last frame's guide when every
-    /// input is the same to the bit.
+    /// The decision for one frame: `apply`, then `floor` with
+    /// `floorEvidence` (see the type's description); the last frame's
+    /// decision when every input is the same to the bit.
     mutating func fuse(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
-                       seeds: [UInt8]?, floor: Depth16View, floorCutoff: Double,
-                       faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> Depth16View {
+                       seeds: [UInt8]?, floor: SubjectDecision,
+                       faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> SubjectDecision {
         let n = depth.width * depth.height
         let key = FusionReuse.Key(width: depth.width, height: depth.height, floorWidth: floor.width,
                                   floorHeight: floor.height, scale: scale, cutoff: lockCutoff,
-                                  floorCutoff: floorCutoff, seeded: seeds != nil, faceLock: faceLock,
+                                  floorCutoff: floor.cutoff, seeded: seeds != nil, faceLock: faceLock,
                                   subjectSeen: subjectSeen, setCutoff: setCutoff, tuning: tuning,
                                   camera: camera)
         // every copy is brought up to date, whatever the others say
         let sameDepth = reuse.depth.same(depth.base, rowBytes: 2 * depth.width, rows: depth.height,
                                          stride: depth.stride)
-        let sameFloor = reuse.floor.same(floor.base, rowBytes: 2 * floor.width, rows: floor.height,
-                                         stride: floor.stride)
+        let sameFloor = reuse.floor.same(UnsafeRawPointer(floor.labels), rowBytes: floor.width, rows: floor.height,
+                                         stride: floor.width)
         let samePerson = reuse.person.same(UnsafeRawPointer(person.base), rowBytes: person.width,
                                            rows: person.height, stride: person.stride)
         var sameSeeds = true
@@ -36,20 +36,18 @@ extension PersonFusion {
         }
         let sameKey = key == reuse.key
         reuse.key = key
-        if sameKey && sameDepth && sameFloor && samePerson && sameSeeds && planes.heldStable, let guide = reuse.guide {
-            return guide
+        if sameKey && sameDepth && sameFloor && samePerson && sameSeeds && planes.heldStable, let decision = reuse.decision {
+            return decision
         }
-        _ = apply(depth: depth, scale: scale, person: person, cutoff: lockCutoff, seeds: seeds,
-                  floor: floor, floorCutoff: floorCutoff)
+        _ = apply(depth: depth, scale: scale, person: person, cutoff: lockCutoff, seeds: seeds, floor: floor)
         let evidence = floorEvidence(faceLock: faceLock, subjectSeen: subjectSeen, setCutoff: setCutoff)
-        let guide = self.floor(depth: depth, floor: floor, scale: scale, floorCutoff: floorCutoff,
-                               seeds: seeds, evidence: evidence)
-        reuse.guide = guide
-        return guide
+        let decision = self.floor(depth: depth, floor: floor, scale: scale, seeds: seeds, evidence: evidence)
+        reuse.decision = decision
+        return decision
     }
 }
 
-/// The last fused frame's inputs and guide (`PersonFusion.fuse`).
+/// The last fused frame's inputs and decision (`PersonFusion.fuse`).
 struct FusionReuse {
     struct Key: Equatable {
         var width = -1, height = -1, floorWidth = -1, floorHeight = -1
@@ -60,8 +58,8 @@ struct FusionReuse {
     }
     var key = Key()
     var depth = PlaneCopy(), floor = PlaneCopy(), person = PlaneCopy(), seeds = PlaneCopy()
-    /// The guide `fuse` returned last (nil: none, or `apply` ran since).
-    var guide: Depth16View?
+    /// The decision `fuse` returned last (nil: none, or `apply` ran since).
+    var decision: SubjectDecision?
 }
 
 /// A copy of a plane's bytes, row after row, that tells whether the next

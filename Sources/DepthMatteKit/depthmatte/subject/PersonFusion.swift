@@ -7,9 +7,9 @@
 /// A person probability (the `person` pad: GRAY8, 255 = person, any size,
 /// covering the whole frame) is sampled at the depth grid the matte is made
 /// from (bilinear, at each cell's centre). The floor is the depth-only
-/// matte's decision on the same grid (the subject segmentation's map, or the
-/// depth itself where depth alone keys everything nearer than the cutoff),
-/// made once per frame by the caller. Then:
+/// decision on the same grid (`SubjectDecision`: the subject segmentation's,
+/// or the plain cut where depth alone keys everything nearer than the
+/// cutoff), made once per frame by the caller. Then:
 ///
 ///  1. **Person blobs**: 8-connected regions of probability >= `claim`,
 ///     smaller than `minBlob` of the grid dropped as speckle. With seeds
@@ -59,7 +59,7 @@
 ///     its track, a body that moved, a person seen elsewhere, or a set
 ///     cutoff): a man walking off with his back turned whom the model loses
 ///     stays; in an empty room a still body the lock takes stays out.
-///     With that evidence, a part the last frame's guide held at least
+///     With that evidence, a part the last frame's decision held at least
 ///     `holdShare` of joins too: a body the fused matte follows is not
 ///     dropped when the lock and the model lose it (a walker leaving at
 ///     the bottom edge, seen from above).
@@ -71,20 +71,22 @@
 ///     bottom (by more than `openBottom` of its height) holds a whole body
 ///     in view; the selfie model, made for upper bodies, misses the legs of
 ///     one seen at full length or from above. In each of the blob's columns
-///     the floor's readings below the blob's lowest cell join the guide,
+///     the floor's readings below the blob's lowest cell join the decision,
 ///     where their connected part of the floor lies at least `legsShare` in
-///     the guide.
+///     the decision. The legs past the cutoff are grown once, in the floor
+///     (`SubjectLegs`); this step admits them.
 ///
-/// The result is a depth map for the refiner: kept readings keep their depth,
-/// kept holes take the kept readings' median, everything else is written
-/// far (65535), and `cutoff` lies just behind the farthest kept reading.
-/// After the floor (`floor(...)`), holes not kept stay holes (0) for the
-/// refiner to decide, as on the depth-only guide.
+/// The result is a decision (`SubjectDecision`): the kept cells are the
+/// subject, the rest background, and `cutoff` lies just behind the
+/// farthest kept reading (each kept cell's depth in `keptDepth`: its
+/// reading, the kept readings' median for a kept hole). After the floor
+/// (`floor(...)`), holes not kept are unknown, for the refiner to decide,
+/// as in the depth-only decision.
 ///
 /// Cost: a few passes over the grid (about 320 x 180), through plain
 /// pointers into planes kept between frames (`FusionPlanes`), no allocation
 /// per frame once the sizes are stable; a frame whose inputs equal the last
-/// one's reuses its guide (`fuse`, PersonFusion+Reuse.swift). Steps 5-7 live
+/// one's reuses its decision (`fuse`, PersonFusion+Reuse.swift). Steps 5-7 live
 /// in PersonFusion+Floor.swift.
 struct PersonFusion {
     struct Tuning: Equatable {
@@ -114,7 +116,7 @@ struct PersonFusion {
         /// its blob.
         var reach: Double = 0.04
         /// Share of a part of the floor the model sees no one in that lies
-        /// in the last frame's guide, for it to join without the lock's
+        /// in the last frame's decision, for it to join without the lock's
         /// seeds: at 30 fps a walking body overlaps its last frame by far
         /// more (the walker the lock loses as he leaves the picture).
         var holdShare: Double = 0.5
@@ -122,7 +124,7 @@ struct PersonFusion {
         /// height above the bottom row ends in view (its legs may be missed).
         var openBottom: Double = 0.02
         /// Share of a connected part of the depth subject that must lie in
-        /// the guide for its readings below an open blob to join it.
+        /// the decision for its readings below an open blob to join it.
         var legsShare: Double = 0.25
         init() {}
     }
@@ -132,8 +134,8 @@ struct PersonFusion {
     var camera = CameraGeometry()
     /// Cells kept on the last frame (readings and holes).
     var keptCount = 0
-    /// Metres: the cutoff the refiner keys the last frame's guide at (0:
-    /// nothing kept).
+    /// Metres: the cutoff the last frame's decision is cut at (0: nothing
+    /// kept).
     var cutoff = 0.0
     /// The last frame had seeds of a body that moved (the lock's movers).
     var movingSeeds = false
@@ -144,10 +146,14 @@ struct PersonFusion {
     /// Readings of pieces the probability claims only in part are kept no
     /// farther than this (depth units): `behind` past the lock's cutoff.
     private var claimLimit: UInt16 = .max
-    /// The per-cell planes of the passes (shared by copies, as `out` is).
+    /// The per-cell planes of the passes (shared by copies, as `decided` is).
     let planes = FusionPlanes()
-    /// The guide (far: 65535).
-    let out = DepthBuffer()
+    /// The decision's labels: the kept cells are the subject.
+    let decided = DecisionBuffer()
+    /// Per kept cell, the depth it is kept at (its reading, the kept
+    /// readings' median for a kept hole, the floor's depth for a cell the
+    /// floor adds): the cutoff's; the other cells' values are not read.
+    let keptDepth = DepthBuffer()
     /// The last frame `fuse` made, for reuse (PersonFusion+Reuse.swift).
     var reuse = FusionReuse()
 
@@ -200,35 +206,35 @@ struct PersonFusion {
         }
     }
 
-    /// The guide depth for the refiner (see the type's description); `seeds`
+    /// Steps 1-4's decision (see the type's description); `seeds`
     /// (w x h, nonzero = the subject) nil when the lock has none.
-    /// `floor` (with `floorCutoff` metres): the depth-only decision on
-    /// `depth`, as `floor(...)` takes it; a person the model sees besides
-    /// the subject stays when depth keeps part of them.
+    /// `floor`: the depth-only decision on `depth`, as `floor(...)` takes
+    /// it; a person the model sees besides the subject stays when depth
+    /// keeps part of them.
     mutating func apply(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
-                        seeds: [UInt8]?, floor: Depth16View? = nil, floorCutoff: Double = 0) -> Depth16View {
+                        seeds: [UInt8]?, floor: SubjectDecision? = nil) -> SubjectDecision {
         let w = depth.width, h = depth.height, n = w * h
-        reuse.guide = nil
+        reuse.decision = nil
         keptCount = 0
         cutoff = 0
         movingSeeds = false
         keptArea = 0
         maxKept = 0
-        guard n > 0, scale > 0 else { return depth }
+        guard n > 0, scale > 0 else { return decided.cut(depth, scale: scale, cutoff: 0) }
         planes.reserve(n)
-        out.reserve(n)
+        decided.reserve(n)
+        keptDepth.reserve(n)
         PersonFusion.sample(person, width: w, height: h, into: planes.prob.base, columns: planes)
         let t = tuning
         labelBlobs(w, h, claim: t.claim)
         let seeded = seeds.map { s in s.prefix(n).contains { $0 != 0 } } ?? false
         keepBlobs(depth, scale: scale, seeds: seeded ? seeds : nil, lockCutoff: lockCutoff, n: n,
-                  floor: floor.flatMap { $0.width == w && $0.height == h && floorCutoff > 0 ? $0 : nil },
-                  floorLimit: floorCutoff / scale)
+                  floor: floor.flatMap { $0.width == w && $0.height == h && $0.cutoff > 0 ? $0 : nil })
         claimLimit = seeded ? UInt16(clamping: Int((lockCutoff + t.behind) / scale)) : .max
         keptArea = markClaimed(n)
         labelPieces(depth, scale: scale)
         dilateClaimed(w, h, radius: max(1, Int((t.reach * Double(w)).rounded())))
-        return writeGuide(depth, scale: scale, keptArea: keptArea)
+        return writeDecision(depth, scale: scale, keptArea: keptArea)
     }
 
     /// 1a: 8-connected blobs of cells >= claim (`blobParent`: the root, or -1).
@@ -265,8 +271,7 @@ struct PersonFusion {
 
     /// 1b: which blobs stay (`blobKept` indexed by root).
     private mutating func keepBlobs(_ depth: Depth16View, scale: Double, seeds: [UInt8]?,
-                                    lockCutoff: Double, n: Int, floor: Depth16View?, floorLimit: Double) {
-        let w = depth.width, h = depth.height
+                                    lockCutoff: Double, n: Int, floor: SubjectDecision?) {
         let par = planes.blobParent.base, area = planes.blobArea.base
         let kept = planes.blobKept.base, inFloor = planes.blobFloor.base
         // per root: area, holding the subject's seeds (bit 1), cells in the floor
@@ -285,12 +290,8 @@ struct PersonFusion {
             }
         }
         if let floor {
-            for y in 0..<h {
-                for x in 0..<w {
-                    let r = par[y * w + x], v = floor.at(x, y)
-                    if r >= 0 && v != 0 && Double(v) <= floorLimit { inFloor[Int(r)] += 1 }
-                }
-            }
+            let l = floor.labels, subject = DepthLabel.subject.rawValue
+            for i in 0..<n where par[i] >= 0 && l[i] == subject { inFloor[Int(par[i])] += 1 }
         }
         for i in 0..<n where par[i] == Int32(i) && area[i] >= minArea {
             if seeds == nil && floor == nil || kept[i] & 2 != 0
@@ -383,11 +384,12 @@ struct PersonFusion {
         }
     }
 
-    /// 3-4 and the guide.
-    private mutating func writeGuide(_ depth: Depth16View, scale: Double, keptArea: Int) -> Depth16View {
+    /// 3-4 and the decision.
+    private mutating func writeDecision(_ depth: Depth16View, scale: Double, keptArea: Int) -> SubjectDecision {
         let w = depth.width, h = depth.height
         let t = tuning
-        let o = out.base
+        let o = keptDepth.base, l = decided.base
+        let subject = DepthLabel.subject.rawValue, background = DepthLabel.background.rawValue
         let claimed = planes.claimed.base, par = planes.pieceParent.base, near = planes.near.base
         let count = planes.pieceCount.base, claimedCount = planes.pieceClaimed.base
         let sum = planes.pieceClaimedSum.base
@@ -426,14 +428,15 @@ struct PersonFusion {
                         maxKept = max(maxKept, v)
                         hist[min(PersonFusion.bins - 1, Int(Double(v) * perBin))] += 1
                     }
-                    o[i] = v.littleEndian   // holes (0) are filled below
+                    o[i] = v   // holes (0) are filled below
+                    l[i] = subject
                 } else {
-                    o[i] = UInt16(65535).littleEndian
+                    l[i] = background
                 }
             }
         }
         keptCount = kept
-        guard kept > 0 else { cutoff = 0; return out.view(width: w, height: h) }
+        guard kept > 0 else { cutoff = 0; return decided.decision(width: w, height: h, cutoff: 0) }
         // kept holes: the kept readings' median (a person without any
         // reading: the lock's cutoff)
         var fill: UInt16
@@ -444,9 +447,9 @@ struct PersonFusion {
             fill = UInt16(clamping: max(1, Int(1.0 / scale)))
             maxKept = fill
         }
-        for i in 0..<(w * h) where o[i] == 0 { o[i] = fill }
+        for i in 0..<(w * h) where l[i] == subject && o[i] == 0 { o[i] = fill }
         cutoff = Double(maxKept) * scale + 0.01
         self.maxKept = maxKept
-        return out.view(width: w, height: h)
+        return decided.decision(width: w, height: h, cutoff: cutoff)
     }
 }

@@ -54,14 +54,14 @@ struct SubjectHold {
     /// Forget the last frame (a frame that was not segmented, a new stream).
     mutating func reset() { lastDepth.removeAll(keepingCapacity: true) }
 
-    /// Hold out the still pixels left out last frame in `out` (the
-    /// segmented copy: kept near pixels hold their depth, left-out ones
-    /// 65535). `original`: the depth as it came; `limit`: the cutoff in
-    /// depth units; `scale`: metres per depth unit. Returns the pixels held
-    /// out (`heldCount`).
+    /// Hold out the still pixels left out last frame in `labels` (the
+    /// segmentation's decision: a near pixel left out is
+    /// `SubjectSegmentation.leftOut`). `original`: the depth as it came;
+    /// `limit`: the cutoff in depth units; `scale`: metres per depth unit.
+    /// Returns the pixels held out (`heldCount`).
     @discardableResult
-    mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32,
-                               scale: Float) -> Int {
+    mutating func apply(original: Depth16View, labels out: UnsafeMutablePointer<UInt8>, limit: UInt32,
+                        scale: Float) -> Int {
         heldCount = 0
         let w = original.width, h = original.height, n = w * h
         guard enabled, n > 0, scale > 0 else { reset(); return 0 }
@@ -77,7 +77,7 @@ struct SubjectHold {
         lastDecision.withUnsafeMutableBufferPointer { lkp in
         pending.withUnsafeMutableBufferPointer { pdp in
             let ld = ldp.baseAddress!, lk = lkp.baseAddress!, pd = pdp.baseAddress!
-            let lim16 = SIMD8<UInt16>(repeating: UInt16(min(limit, 65535))), kept16 = SIMD8<UInt16>(repeating: 65535)
+            let lim16 = SIMD8<UInt16>(repeating: UInt16(min(limit, 65535))), leftOut = SubjectSegmentation.leftOut
             for y in 0..<h {
                 let row = original.base + y * original.stride
                 @inline(__always) func decide(_ x: Int) {
@@ -86,14 +86,14 @@ struct SubjectHold {
                     // near: 0 < d <= limit (limit <= 65535); the decision
                     // without a branch, the hold's test only for a near
                     // pixel kept now and left out last frame (few of them)
-                    let near = UInt32(d) &- 1 < limit, kept = out[i] != 65535
+                    let near = UInt32(d) &- 1 < limit, kept = out[i] != leftOut
                     let p = ld[i]
                     ld[i] = d
                     if !(near && kept && !fresh && lk[i] == 1) { lk[i] = near ? (kept ? 2 : 1) : 0; pd[i] = 0; return }
                     if abs(Float(d) - Float(p)) < a + g * Float(min(d, p)) && pd[i] + 1 < frames {
                         pd[i] += 1
                         lk[i] = 1
-                        out[i] = 65535
+                        out[i] = leftOut
                         held += 1
                     } else {
                         lk[i] = 2; pd[i] = 0
@@ -114,8 +114,8 @@ struct SubjectHold {
                         UnsafeMutableRawPointer(pd + i).storeBytes(of: 0, as: UInt64.self)
                         x &+= 8; continue
                     }
-                    let o = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<UInt16>.self)
-                    let nearKept = near .& (o .!= kept16), none = SIMD8<UInt16>(repeating: 0)
+                    let o = SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<UInt8>.self))
+                    let nearKept = near .& (o .!= SIMD8<UInt16>(repeating: UInt16(leftOut))), none = SIMD8<UInt16>(repeating: 0)
                     let last = UInt64(littleEndian: UnsafeRawPointer(lk + i).loadUnaligned(as: UInt64.self))
                     if !fresh && none.replacing(with: 0xff, where: nearKept).lowBytes & bytesEqual(last, 1) != 0 {
                         for k in x ..< x &+ 8 { decide(k) }

@@ -22,8 +22,7 @@
 ///    the kept body and within `margin` of its columns (a stride is no wider
 ///    than the shoulders plus a quarter).
 ///
-/// A grown reading is written as the cutoff itself, so every later step sees
-/// it as near. A subject seen from the front at its own height gains nothing:
+/// A grown reading is labelled the subject in the decision. A subject seen from the front at its own height gains nothing:
 /// what lies below its kept body is the floor or a step away.
 struct SubjectLegs {
     var enabled = true
@@ -57,14 +56,15 @@ struct SubjectLegs {
 
     init() {}
 
-    /// Grow the kept subject of `out` (the segmented copy of `original`,
-    /// near = 0 < d <= limit) past `limit`, each connected body of kept
+    /// Grow the kept subject of `labels` (the segmentation's decision on
+    /// `original`: `DepthLabel`s and `SubjectSegmentation.leftOut`) past
+    /// `limit` (the cutoff in depth units), each connected body of kept
     /// pixels from its own box (the subject and the people who moved into
     /// view with it: one box around them all put a walking man's legs
     /// above the growth's first row when a seated person's chair was kept
     /// at the bottom of the picture). Returns the pixels grown.
     @discardableResult
-    mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, limit: UInt32, scale: Float,
+    mutating func apply(original: Depth16View, labels: UnsafeMutablePointer<UInt8>, limit: UInt32, scale: Float,
                                camera: CameraGeometry = CameraGeometry()) -> Int {
         grownCount = 0
         let w = original.width, h = original.height, n = w * h
@@ -91,28 +91,34 @@ struct SubjectLegs {
             let g = gp.baseAddress!, d = dp.baseAddress!
             g.update(repeating: 0, count: n)
             // g: 2 = kept, gathered into a body; 1 = grown
-            // (most of the picture is not kept: eight samples at a time
-            // are passed over when none is)
-            let raw = UnsafeRawPointer(out), below = SIMD8<UInt16>(repeating: UInt16(limit))
+            // (most of the picture is not kept: eight labels at a time
+            // are passed over when none is the subject)
+            let raw = UnsafeRawPointer(labels)
             var start = 0
             while start < n {
-                if start &+ 8 <= n {
-                    let v = raw.loadUnaligned(fromByteOffset: 2 &* start, as: SIMD8<UInt16>.self)
-                    if !any(v &- 1 .< below) { start &+= 8; continue }
+                if start &+ 8 <= n && bytesEqual(raw.loadUnaligned(fromByteOffset: start, as: UInt64.self),
+                                                 DepthLabel.subject.rawValue) == 0 {
+                    start &+= 8; continue
                 }
                 defer { start &+= 1 }
-                if g[start] != 0 || !Self.kept(out[start], limit) { continue }
-                let box = Self.gatherBody(from: start, into: &queue, out: out, g: g, geometry.rows, n: n, limit: limit)
+                if g[start] != 0 || !Self.kept(labels[start]) { continue }
+                let box = Self.gatherBody(from: start, into: &queue, labels: labels, g: g, geometry.rows, n: n)
                 guard queue.count >= minBody else { continue }
-                count += Self.grow(body: box, queue: &queue, d: d, out: out, g: g, geometry)
+                count += Self.grow(body: box, queue: &queue, d: d, labels: labels, g: g, geometry)
             }
         }}
         grownCount = count
         return count
     }
 
-    /// Whether a sample of the segmented copy is kept as near (0 < v <= limit).
-    @inline(__always) static func kept(_ v: UInt16, _ limit: UInt32) -> Bool { UInt32(v) &- 1 < limit }
+    /// Whether a label is the subject's.
+    @inline(__always) static func kept(_ label: UInt8) -> Bool { label == DepthLabel.subject.rawValue }
+
+    /// Whether a label is a reading that is not the subject's (background,
+    /// or left out): what the growth may take.
+    @inline(__always) static func notKept(_ label: UInt8) -> Bool {
+        label != DepthLabel.subject.rawValue && label != DepthLabel.unknown.rawValue
+    }
 
     /// What the growth of every body shares: the picture, the limits and the conditions' constants.
     private struct Geometry {
@@ -125,8 +131,8 @@ struct SubjectLegs {
             rows = RowIndex(width: w)
             maxD = Float(limit) + legs.behind / scale
             margin = legs.margin; startShare = legs.startShare; reach = legs.standOutReach
-            s = max(1, w / 160); t = 2 * s
-            slopeK = camera.floorSlope * 2 * Float(s) / camera.focal(w, h)
+            let floor = camera.floorTest(w, h)
+            s = floor.s; t = floor.t; slopeK = floor.slopeK
             stepA = legs.step.base / scale; stepB = legs.step.gain
             jumpA = legs.standOut.base / scale; jumpB = legs.standOut.gain
         }
@@ -134,15 +140,15 @@ struct SubjectLegs {
 
     /// Gathers the kept pixels 4-connected to `start` into `queue` (marked 2
     /// in `g`) and returns their bounding box.
-    private static func gatherBody(from start: Int, into queue: inout [Int32], out: UnsafeMutablePointer<UInt16>,
-                                   g: UnsafeMutablePointer<UInt8>, _ rows: RowIndex, n: Int, limit: UInt32) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
+    private static func gatherBody(from start: Int, into queue: inout [Int32], labels: UnsafePointer<UInt8>,
+                                   g: UnsafeMutablePointer<UInt8>, _ rows: RowIndex, n: Int) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
         queue.removeAll(keepingCapacity: true)
         let w = rows.w
         queue.append(Int32(start)); g[start] = 2
         var x0 = w, x1 = -1, y0 = Int.max, y1 = -1
         var head = 0
         @inline(__always) func take(_ j: Int) {
-            if g[j] == 0 && Self.kept(out[j], limit) { g[j] = 2; queue.append(Int32(j)) }
+            if g[j] == 0 && Self.kept(labels[j]) { g[j] = 2; queue.append(Int32(j)) }
         }
         while head < queue.count {
             let i = Int(queue[head]); head += 1
@@ -159,7 +165,7 @@ struct SubjectLegs {
     /// Grows one body (its pixels in `queue`, its box `box`) past the
     /// limit; returns the pixels grown.
     private static func grow(body box: (x0: Int, x1: Int, y0: Int, y1: Int), queue: inout [Int32], d: UnsafePointer<UInt16>,
-                               out: UnsafeMutablePointer<UInt16>, g: UnsafeMutablePointer<UInt8>, _ c: Geometry) -> Int {
+                               labels: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, _ c: Geometry) -> Int {
         let w = c.w, n = c.n, limit = c.limit
         let bw = box.x1 - box.x0 + 1
         let x0 = max(0, box.x0 - Int(c.margin * Float(bw))), x1 = min(w - 1, box.x1 + Int(c.margin * Float(bw)))
@@ -175,13 +181,13 @@ struct SubjectLegs {
             let di = Float(d[i])
             @inline(__always) func visit(_ j: Int) {
                 let dj = d[j]
-                guard g[j] == 0, UInt32(dj) > limit, Float(dj) <= c.maxD, UInt32(out[j]) > limit,
+                guard g[j] == 0, UInt32(dj) > limit, Float(dj) <= c.maxD, Self.notKept(labels[j]),
                       abs(Float(dj) - di) < c.stepA + c.stepB * min(Float(dj), di),
                       Self.standsOut(d, j, c.rows, reach: reach, by: c.jumpA + c.jumpB * Float(dj)),
                       !Self.floorLike(d, j, c.rows, c.h, t: c.t, s: c.s, slopeK: c.slopeK, stepA: c.stepA, stepB: c.stepB)
                 else { return }
                 g[j] = 1
-                out[j] = UInt16(limit)
+                labels[j] = DepthLabel.subject.rawValue
                 count += 1
                 queue.append(Int32(j))
             }

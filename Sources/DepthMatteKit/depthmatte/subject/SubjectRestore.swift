@@ -122,14 +122,17 @@ struct SubjectRestore {
 
     init() {}
 
-    /// Restore what is not clearly something else into `out` (the
-    /// segmented copy: kept pixels hold their depth, dropped near pixels
-    /// 65535). `original`: the depth as it came; `limit`: the cutoff in depth
-    /// units; `floorMark`: bit 8 = floor; `ends`: per row the first and last
-    /// column counted as the picture's sides; `camera`: the focal length
-    /// (`bodyWidth`). Returns the pixels restored.
+    /// Restore what is not clearly something else into `labels` (the
+    /// segmentation's decision: `DepthLabel`s, `SubjectSegmentation.leftOut`
+    /// on the near pixels it left out) and `out` (its working copy of the
+    /// depth: the kept pixels hold their own depth; a restored pixel gets
+    /// its own). `original`: the depth as it came; `limit`: the cutoff in
+    /// depth units; `floorMark`: bit 8 = floor; `ends`: per row the first
+    /// and last column counted as the picture's sides; `camera`: the focal
+    /// length (`bodyWidth`). Returns the pixels restored.
     @discardableResult
-    mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, seeds: UnsafePointer<UInt8>,
+    mutating func apply(original: Depth16View, out: UnsafeMutablePointer<UInt16>, labels: UnsafeMutablePointer<UInt8>,
+                        seeds: UnsafePointer<UInt8>,
                                floorMark: UnsafePointer<UInt8>, ends: UnsafePointer<Int32>,
                                limit: UInt32, scale: Float,
                                camera: CameraGeometry = CameraGeometry()) -> Int {
@@ -147,13 +150,13 @@ struct SubjectRestore {
         return pieceBuf.withUnsafeMutableBufferPointer { pc in
             edgeBuf.withUnsafeBufferPointer { er in
                 let borders = Borders(ends: ends, edges: er.baseAddress!, w: w, h: h)
-                labelPieces(original, out, pc.baseAddress!, floorMark, borders, limit: limit, scale: scale)
+                labelPieces(original, labels, pc.baseAddress!, floorMark, borders, limit: limit, scale: scale)
                 var total = 0
                 for _ in 0..<rounds {
-                    measureContacts(original, out, pc.baseAddress!, limit: limit, scale: scale)
+                    measureContacts(original, out, labels, pc.baseAddress!, scale: scale)
                     let newly = decide(seed: seed, scale: scale)
                     if newly == 0 { break }
-                    total += Self.write(original, out, pc.baseAddress!, pieces)
+                    total += Self.write(original, out, labels, pc.baseAddress!, pieces)
                 }
                 restoredCount = total
                 return total
@@ -212,26 +215,28 @@ struct SubjectRestore {
         }
     }
 
-    /// Dropped pixels (near in `original`, 65535 in `out`) into pieces:
-    /// 8-neighbours within `pieceStep`; each piece's area, depth, floor
-    /// pixels and the borders it reaches.
-    mutating func labelPieces(_ d: Depth16View, _ out: UnsafeMutablePointer<UInt16>, _ pc: UnsafeMutablePointer<Int32>,
+    /// Dropped pixels (near in `original`, left out in `labels`) into
+    /// pieces: 8-neighbours within `pieceStep`; each piece's area, depth,
+    /// floor pixels and the borders it reaches.
+    mutating func labelPieces(_ d: Depth16View, _ labels: UnsafePointer<UInt8>, _ pc: UnsafeMutablePointer<Int32>,
                               _ floorMark: UnsafePointer<UInt8>, _ b: Borders, limit: UInt32, scale: Float) {
         let w = d.width, h = d.height
         let a = pieceStep.base / scale, g = pieceStep.gain
         pieces.removeAll(keepingCapacity: true)
         let n = w * h, rows = RowIndex(width: w)
         pc.update(repeating: -1, count: n)
-        // (eight pixels at a time passed over when none is written far)
-        let far = SIMD8<UInt16>(repeating: 65535)
+        // (eight pixels at a time passed over when none is left out:
+        // `leftOut` is the one label with both low bits set)
+        let leftOut = SubjectSegmentation.leftOut, ones: UInt64 = 0x0101_0101_0101_0101
         var next = 0
         while next < n {
-            if next &+ 8 <= n && !any(UnsafeRawPointer(out + next).loadUnaligned(as: SIMD8<UInt16>.self) .== far) {
-                next &+= 8; continue
+            if next &+ 8 <= n {
+                let v = UnsafeRawPointer(labels + next).loadUnaligned(as: UInt64.self)
+                if v & (v >> 1) & ones == 0 { next &+= 8; continue }
             }
             let start = next
             next &+= 1
-            guard pc[start] < 0 && out[start] == 65535 else { continue }
+            guard pc[start] < 0 && labels[start] == leftOut else { continue }
             let (sy, sx) = rows.split(start)
             let sv = d.at(sx, sy)
             guard sv != 0 && UInt32(sv) <= limit else { continue }
@@ -251,7 +256,7 @@ struct SubjectRestore {
                 for dy in -1...1 where y + dy >= 0 && y + dy < h {
                     for dx in -1...1 where x + dx >= 0 && x + dx < w && (dx != 0 || dy != 0) {
                         let j = (y + dy) * w + x + dx
-                        guard pc[j] < 0, out[j] == 65535 else { continue }
+                        guard pc[j] < 0, labels[j] == leftOut else { continue }
                         let u = Float(d.at(x + dx, y + dy))
                         guard u != 0, u <= Float(limit), abs(u - v) < a + g * min(u, v) else { continue }
                         pc[j] = id
@@ -263,12 +268,12 @@ struct SubjectRestore {
         }
     }
 
-    /// Per piece: its pixels' 8-neighbours that are kept (a reading at or
-    /// nearer than the cutoff in `out`) within `contact` of their depth.
-    mutating func measureContacts(_ d: Depth16View, _ out: UnsafeMutablePointer<UInt16>, _ pc: UnsafeMutablePointer<Int32>,
-                                  limit: UInt32, scale: Float) {
+    /// Per piece: its pixels' 8-neighbours that are kept (the subject in
+    /// `labels`, at their depth in `out`) within `contact` of their depth.
+    mutating func measureContacts(_ d: Depth16View, _ out: UnsafePointer<UInt16>, _ labels: UnsafePointer<UInt8>,
+                                  _ pc: UnsafeMutablePointer<Int32>, scale: Float) {
         let w = d.width, h = d.height
-        let a = contact.base / scale, g = contact.gain
+        let a = contact.base / scale, g = contact.gain, subject = DepthLabel.subject.rawValue
         for k in pieces.indices { pieces[k].contacts = 0; pieces[k].contactSum = 0; pieces[k].beside = 0 }
         for y in 0..<h {
             // (pixels of no piece passed over: `nextNear` finds the next id >= 0)
@@ -279,12 +284,12 @@ struct SubjectRestore {
                 let id = Int(pc[y * w + x])
                 guard id >= 0, !pieces[id].restore else { continue }
                 let v = Float(d.at(x, y))
-                if Self.keptBeside(out, row: y * w, x: x, w: w, gap: besideGap, limit: limit) { pieces[id].beside += 1 }
+                if Self.keptBeside(labels, row: y * w, x: x, w: w, gap: besideGap) { pieces[id].beside += 1 }
                 var touching: Float = 0
                 for dy in -1...1 where y + dy >= 0 && y + dy < h && touching == 0 {
                     for dx in -1...1 where x + dx >= 0 && x + dx < w {
-                        let u = out[(y + dy) * w + x + dx]
-                        if u != 0 && UInt32(u) <= limit && abs(Float(u) - v) < a + g * min(Float(u), v) {
+                        let j = (y + dy) * w + x + dx, u = out[j]
+                        if labels[j] == subject && abs(Float(u) - v) < a + g * min(Float(u), v) {
                             touching = Float(u)
                             break
                         }
@@ -295,14 +300,12 @@ struct SubjectRestore {
         }
     }
 
-    /// Whether a kept pixel (any depth at or nearer than the cutoff) lies
-    /// within `gap` columns left or right of (x, row) in that row.
+    /// Whether a kept pixel (the subject in `labels`) lies within `gap`
+    /// columns left or right of (x, row) in that row.
     @inline(__always)
-    static func keptBeside(_ out: UnsafeMutablePointer<UInt16>, row: Int, x: Int, w: Int, gap: Int,
-                           limit: UInt32) -> Bool {
-        for i in max(x - gap, 0)...min(x + gap, w - 1) where i != x {
-            let u = out[row + i]
-            if u != 0 && UInt32(u) <= limit { return true }
+    static func keptBeside(_ labels: UnsafePointer<UInt8>, row: Int, x: Int, w: Int, gap: Int) -> Bool {
+        for i in max(x - gap, 0)...min(x + gap, w - 1) where i != x && labels[row + i] == DepthLabel.subject.rawValue {
+            return true
         }
         return false
     }
@@ -377,15 +380,17 @@ struct SubjectRestore {
         return p.meanDepth <= seed.depth + behind && p.meanDepth >= seed.depth - s.reach / scale
     }
 
-    /// Writes the original depth of every restored piece back into `out`.
-    static func write(_ d: Depth16View, _ out: UnsafeMutablePointer<UInt16>, _ pc: UnsafePointer<Int32>,
-                      _ pieces: [Piece]) -> Int {
+    /// Every restored piece is the subject in `labels`, with its original
+    /// depth in `out`.
+    static func write(_ d: Depth16View, _ out: UnsafeMutablePointer<UInt16>, _ labels: UnsafeMutablePointer<UInt8>,
+                      _ pc: UnsafePointer<Int32>, _ pieces: [Piece]) -> Int {
         var count = 0
         let w = d.width
         for i in 0..<(w * d.height) {
             let id = Int(pc[i])
-            if id >= 0 && pieces[id].restore && out[i] == 65535 {
+            if id >= 0 && pieces[id].restore && labels[i] == SubjectSegmentation.leftOut {
                 out[i] = d.at(i % w, i / w)
+                labels[i] = DepthLabel.subject.rawValue
                 count += 1
             }
         }

@@ -41,10 +41,8 @@ extension SubjectSegmentation {
             // step in depth units: a + b · v
             stepA = seg.step.base / fscale; stepB = seg.step.gain
             bodyA = seg.bodyStep.base / fscale; bodyB = seg.bodyStep.gain
-            let s = max(1, w / 160)     // rows either side for the floor slope
-            self.s = s
-            slopeK = seg.camera.floorSlope * 2 * Float(s) / seg.camera.focal(w, h)   // diff over 2s rows >= slopeK · d
-            t = 2 * s
+            let floor = seg.camera.floorTest(w, h)   // diff over 2s rows >= slopeK · d
+            s = floor.s; t = floor.t; slopeK = floor.slopeK
             // colour of a depth pixel: the video pixel at its centre
             self.video = video
             let vw = video?.width ?? 0, vh = video?.height ?? 0
@@ -97,6 +95,8 @@ extension SubjectSegmentation {
     struct SurfaceMaps {
         let lab: UnsafePointer<Int32>, seed: UnsafePointer<UInt8>
         let o: UnsafeMutablePointer<UInt16>
+        /// The decision's labels (step 6).
+        let decision: UnsafeMutablePointer<UInt8>
         let fl: UnsafePointer<UInt8>
         /// The depth before step 1b sharpened it.
         let original: UnsafePointer<UInt16>

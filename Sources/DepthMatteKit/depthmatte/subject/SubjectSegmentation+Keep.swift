@@ -292,30 +292,42 @@ extension SubjectSegmentation.Frame {
         }
     }
 
-    /// Step 6: every near pixel not kept is written far (65535); a kept one
-    /// gets its own depth back (not the sharpened one). Returns the kept
-    /// count.
-    func writeFar(_ maps: SubjectSegmentation.SurfaceMaps) -> Int {
-        let lab = maps.lab, o = maps.o, kk = maps.kk, original = maps.original
+    /// Step 6: the decision's labels: a kept near pixel gets its own depth
+    /// back (not the sharpened one) and the label of that depth; every
+    /// other near pixel is `leftOut`; the rest are unknown (no reading in
+    /// the working copy) or background. Returns the kept count.
+    func writeDecision(_ maps: SubjectSegmentation.SurfaceMaps) -> Int {
+        let lab = maps.lab, o = maps.o, kk = maps.kk, original = maps.original, l = maps.decision
         let sharpened = rampSteps > 0
+        let unknown = DepthLabel.unknown.rawValue, background = DepthLabel.background.rawValue
+        let subject = DepthLabel.subject.rawValue, leftOut = SubjectSegmentation.leftOut
         var kept = 0
-        // (eight pixels at a time passed over when none is near: 0 < v <=
-        // limit is v - 1 < limit in 16 bits, the limit clamped to 65535)
+        // (eight pixels at a time where none is near: 0 < v <= limit is
+        // v - 1 < limit in 16 bits, the limit clamped to 65535)
         let lim16 = SIMD8<UInt16>(repeating: UInt16(min(limit, 65535)))
+        let none = SIMD8<UInt16>(repeating: 0)
         var start = 0
         while start < n {
             let end = min(start &+ 8, n)
-            if end &- start == 8 && !any(UnsafeRawPointer(o + start).loadUnaligned(as: SIMD8<UInt16>.self) &- 1 .< lim16) {
-                start = end; continue
+            if end &- start == 8 {
+                let v = UnsafeRawPointer(o + start).loadUnaligned(as: SIMD8<UInt16>.self)
+                if !any(v &- 1 .< lim16) {
+                    let labels = SIMD8<UInt16>(repeating: UInt16(background)).replacing(with: UInt16(unknown), where: v .== none)
+                    UnsafeMutableRawPointer(l + start).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: labels), as: SIMD8<UInt8>.self)
+                    start = end; continue
+                }
             }
             for i in start..<end {
                 let v = o[i]
-                if v == 0 || UInt32(v) > limit { continue }
-                let l = Int(lab[i])
-                if l >= 0 && kk[l] != 0 {
+                if v == 0 { l[i] = unknown; continue }
+                if UInt32(v) > limit { l[i] = background; continue }
+                let c = Int(lab[i])
+                if c >= 0 && kk[c] != 0 {
                     kept += 1
-                    if sharpened { o[i] = original[i] }
-                } else { o[i] = 65535 }
+                    let d = sharpened ? original[i] : v
+                    if sharpened { o[i] = d }
+                    l[i] = d == 0 ? unknown : UInt32(d) <= limit ? subject : background
+                } else { l[i] = leftOut }
             }
             start = end
         }

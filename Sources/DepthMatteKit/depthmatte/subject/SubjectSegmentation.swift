@@ -62,16 +62,19 @@
 ///     pieces that touch corner to corner: a fragment touching a kept pixel
 ///     diagonally too, at its depth (within `bodyStep`), stays, piece after
 ///     piece along the part.
-///  6. Every other near pixel is written as "far" (65535) into a copy of the
-///     depth; holes (0) stay holes, so the refiner still decides those next to
-///     the subject from their neighbours and colour, as before.
+///  6. The decision (`SubjectDecision`): the kept pixels are the subject,
+///     every other near pixel is left out (background to the matte); holes
+///     stay unknown, so the refiner still decides those next to the subject
+///     from their neighbours and colour.
 ///  7. Then `SubjectRestore` puts back what is not clearly something else,
 ///     `SubjectLegs` grows the subject's legs past the cutoff (a camera
 ///     looking down), and `SubjectHold` keeps still pixels out until kept
-///     twice.
+///     twice. While they run, a left-out pixel is labelled `leftOut` (a
+///     background label the passes tell from a far reading); it is
+///     background when the decision leaves.
 ///
-/// Without seeds (mode=fixed, or no subject found) nothing changes: the
-/// cutoff alone decides, as the original sample does.
+/// Without seeds (mode=fixed, or no subject found) the decision is the plain
+/// cut: the cutoff alone decides, as the original sample does.
 ///
 /// Cost: a few passes over the depth-resolution map (about 320 x 180 for
 /// refine=guided), arrays kept between frames: no allocation per frame
@@ -189,8 +192,14 @@
     /// segmentation too, besides the subject's own seed.
     var moverSeeds = true
 
-    /// The segmented copy of the depth (valid until the next call).
+    /// The working copy of the depth: sharpened (step 1b), kept pixels with
+    /// their own depth.
     private let out = DepthBuffer()
+    /// The decision's labels (`DepthLabel`, and `leftOut` while the passes
+    /// of step 7 run); valid until the next call.
+    private let decided = DecisionBuffer()
+    /// A near pixel the segmentation left out: background to the matte.
+    static let leftOut: UInt8 = 3
     /// Per pixel: seed flags (written by the caller's seed function).
     var seeds: [UInt8] = []
     private var labels: [Int32] = []
@@ -221,50 +230,70 @@
 
     @_spi(Bench) public init() {}
 
-    /// Keep the subject's surfaces of `depth` (units of `scale` metres,
-    /// cutoff in metres). `writeSeeds(&seeds, width, height)` marks seed
-    /// pixels (non-zero) in a zeroed mask of the depth's size and returns
-    /// whether it marked any. `video` (registered to the depth, any size)
-    /// lets colour veto a join across a small depth step. Returns a view of the segmented copy, or
-    /// `depth` itself when there are no seeds.
+    /// The decision on `depth` (units of `scale` metres, cutoff in metres):
+    /// the subject's surfaces. `writeSeeds(&seeds, width, height)` marks
+    /// seed pixels (non-zero) in a zeroed mask of the depth's size and
+    /// returns whether it marked any. `video` (registered to the depth, any
+    /// size) lets colour veto a join across a small depth step. Without
+    /// seeds, or when no surface holds one, the plain cut at `cutoff`.
     @_spi(Bench) public mutating func apply(depth: Depth16View, scale: Double, cutoff: Double, video: RGBImageView? = nil,
-                               writeSeeds: (inout [UInt8], Int, Int) -> Bool) -> Depth16View {
+                        writeSeeds: (inout [UInt8], Int, Int) -> Bool) -> SubjectDecision {
         let w = depth.width, h = depth.height, n = w * h
         segmented = false
         nearCount = 0; keptCount = 0; floorCount = 0
-        guard n > 0 else { return depth }
+        guard n > 0 else { return decided.cut(depth, scale: scale, cutoff: cutoff) }
         if seeds.count < n { seeds = [UInt8](repeating: 0, count: n) }
         seeds.withUnsafeMutableBufferPointer { s in s.baseAddress!.update(repeating: 0, count: n) }
-        guard writeSeeds(&seeds, w, h) else { hold.reset(); return depth }
+        guard writeSeeds(&seeds, w, h) else { hold.reset(); return decided.cut(depth, scale: scale, cutoff: cutoff) }
         reserve(width: w, height: h)
         let f = Frame(self, depth: depth, scale: scale, cutoff: cutoff, video: video)
         // 1-3: near pixels, the floor, surfaces
         let count = findSurfaces(depth, f)
-        // 4-6: which surfaces are kept; the rest written far
-        guard let kept = keepSubject(f, surfaces: count) else { hold.reset(); return depth }
+        // 4-6: which surfaces are kept; the rest left out
+        guard let kept = keepSubject(f, surfaces: count) else {
+            hold.reset()
+            return decided.cut(depth, scale: scale, cutoff: cutoff)
+        }
         segmented = true
         keptCount = kept
+        let labels = decided.base
         let restored = out.withSamples { op in
             seeds.withUnsafeBufferPointer { sp in
             floorMark.withUnsafeBufferPointer { fp in
             rowEnds.withUnsafeBufferPointer { rep in
-                restore.apply(original: depth, out: op.baseAddress!, seeds: sp.baseAddress!, floorMark: fp.baseAddress!,
-                              ends: rep.baseAddress!, limit: f.limit, scale: f.fscale, camera: camera)
+                restore.apply(original: depth, out: op.baseAddress!, labels: labels, seeds: sp.baseAddress!,
+                              floorMark: fp.baseAddress!, ends: rep.baseAddress!, limit: f.limit, scale: f.fscale,
+                              camera: camera)
             }}}
         }
         keptCount += restored
-        keptCount += out.withSamples { op in
-            legs.apply(original: depth, out: op.baseAddress!, limit: f.limit, scale: f.fscale, camera: camera)
-        }
-        out.withSamples { op in _ = hold.apply(original: depth, out: op.baseAddress!, limit: f.limit, scale: f.fscale) }
+        keptCount += legs.apply(original: depth, labels: labels, limit: f.limit, scale: f.fscale, camera: camera)
+        hold.apply(original: depth, labels: labels, limit: f.limit, scale: f.fscale)
         keptCount -= hold.heldCount
-        return out.view(width: w, height: h)
+        Self.leaveOut(labels, n)
+        return decided.decision(width: w, height: h, cutoff: cutoff)
+    }
+
+    /// `leftOut` labels become background: the decision as it leaves.
+    static func leaveOut(_ labels: UnsafeMutablePointer<UInt8>, _ n: Int) {
+        // (eight labels at a time: `leftOut` is the one label with both low bits set)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var i = 0
+        while i &+ 8 <= n {
+            let raw = UnsafeMutableRawPointer(labels + i)
+            let v = raw.loadUnaligned(as: UInt64.self)
+            let both = v & (v >> 1) & ones
+            if both != 0 { raw.storeBytes(of: v & ~(both &* 3), as: UInt64.self) }
+            i &+= 8
+        }
+        while i < n { if labels[i] == leftOut { labels[i] = DepthLabel.background.rawValue }; i &+= 1 }
     }
 
     /// Sizes the per-pixel arrays for a `width` x `height` map (they only
     /// grow, so a stable size allocates nothing).
     private mutating func reserve(width w: Int, height h: Int) {
         let n = w * h
+        decided.reserve(n)
         if out.count < n {
             out.reserve(n)
             labels = [Int32](repeating: -1, count: n)
@@ -312,9 +341,9 @@
     }
 
     /// Steps 4-6: the surfaces holding a seed are the subject; those that
-    /// join it, or are kept with it, are added; every other near pixel of
-    /// `out` is written far. Returns the kept pixel count, or nil when no
-    /// surface holds a seed.
+    /// join it, or are kept with it, are added; every other near pixel is
+    /// left out. Returns the kept pixel count, or nil when no surface holds
+    /// a seed.
     private mutating func keepSubject(_ f: Frame, surfaces count: Int32) -> Int? {
         let n = f.n
         let c = Int(count)
@@ -333,6 +362,7 @@
         labels.withUnsafeBufferPointer { lp in
         seeds.withUnsafeBufferPointer { sp in
         out.withSamples { op in
+            let decision = decided.base
         area.withUnsafeMutableBufferPointer { ap in
         adjacent.withUnsafeMutableBufferPointer { adp in
         touchSide.withUnsafeMutableBufferPointer { tp in
@@ -341,7 +371,7 @@
         floorMark.withUnsafeBufferPointer { flp in
         sharpTmp.withUnsafeBufferPointer { orig in
         rowEnds.withUnsafeBufferPointer { rep in
-            let maps = SurfaceMaps(lab: lp.baseAddress!, seed: sp.baseAddress!, o: op.baseAddress!,
+            let maps = SurfaceMaps(lab: lp.baseAddress!, seed: sp.baseAddress!, o: op.baseAddress!, decision: decision,
                                    fl: flp.baseAddress!, original: orig.baseAddress!, ends: rep.baseAddress!,
                                    hd: hdp.baseAddress!, hs: hsp.baseAddress!,
                                    ar: ap.baseAddress!, adj: adp.baseAddress!, side: tp.baseAddress!, kk: kp.baseAddress!,
@@ -357,8 +387,8 @@
             f.growHoles(maps, boundary, stack: &stack)
             f.keepTouching(maps, boundary, subjectArea: subjectArea)
             f.keepFragments(maps, boundary, stack: &stack)
-            // 6. everything near that is not kept: far
-            kept = f.writeFar(maps)
+            // 6. the decision: the kept pixels, the rest of the near ones left out
+            kept = f.writeDecision(maps)
         }}}}}}}}}}}}}
         return any ? kept : nil
     }

@@ -27,13 +27,13 @@ final class PersonFloorTests: XCTestCase {
     /// `apply` then `floor` with the depth-only decision keyed at `cutoff` metres.
     static func fuse(_ d: TestDepth, _ p: TestProbability, floor: TestDepth, cutoff: Double, seeds: [UInt8]?,
                      evidence: Bool, fusion f: inout PersonFusion) -> [UInt16] {
-        let g = p.withView { pv -> Depth16View in
+        let g = p.withView { pv -> SubjectDecision in
             _ = f.apply(depth: d.view, scale: 0.001, person: pv, cutoff: cutoff, seeds: seeds,
-                        floor: floor.view, floorCutoff: cutoff)
-            return f.floor(depth: d.view, floor: floor.view, scale: 0.001, floorCutoff: cutoff, seeds: seeds,
+                        floor: floor.decision(cutoff: cutoff))
+            return f.floor(depth: d.view, floor: floor.decision(cutoff: cutoff), scale: 0.001, seeds: seeds,
                            evidence: evidence)
         }
-        return (0..<(W * H)).map { g.at($0 % W, $0 / W) }
+        return (0..<(W * H)).map { f.at(g, $0 % W, $0 / W) }
     }
 
     static func at(_ g: [UInt16], _ x: Int, _ y: Int) -> UInt16 { g[y * W + x] }
@@ -45,10 +45,10 @@ final class PersonFloorTests: XCTestCase {
                     fusion f: inout PersonFusion) -> [UInt16] {
         let floor = Self.floor(d, cutoff: Int(cutoff * 1000))
         let g = p.withView {
-            f.fuse(depth: d.view, scale: 0.001, person: $0, cutoff: cutoff, seeds: seeds, floor: floor.view,
-                   floorCutoff: cutoff, faceLock: false, subjectSeen: subjectSeen, setCutoff: false)
+            f.fuse(depth: d.view, scale: 0.001, person: $0, cutoff: cutoff, seeds: seeds, floor: floor.decision(cutoff: cutoff),
+                   faceLock: false, subjectSeen: subjectSeen, setCutoff: false)
         }
-        return (0..<(W * H)).map { g.at($0 % W, $0 / W) }
+        return (0..<(W * H)).map { f.at(g, $0 % W, $0 / W) }
     }
 
     /// Seen from above, a man walks out at the bottom edge: head and

@@ -23,8 +23,8 @@ final class TestProbability {
 
 /// The person prior's rules (PersonFusion.swift), each on a 160x90 depth
 /// grid with a probability at the same size (unless said), read back from
-/// the guide the refiner is given: kept readings keep their depth, the rest
-/// is written far (65535).
+/// the decision as a depth picture (`PersonFusion.at`): a kept cell at the
+/// depth the fusion keeps it at, an unknown cell 0, the rest far (65535).
 final class PersonFusionTests: XCTestCase {
     static let W = 160, H = 90
     static let far: UInt16 = 65535
@@ -55,7 +55,7 @@ final class PersonFusionTests: XCTestCase {
                     fusion: inout PersonFusion) -> (guide: [UInt16], cutoff: Double) {
         let g = p.withView { fusion.apply(depth: d.view, scale: 0.001, person: $0, cutoff: cutoff, seeds: seeds) }
         var out = [UInt16](repeating: 0, count: W * H)
-        for y in 0..<H { for x in 0..<W { out[y * W + x] = g.at(x, y) } }
+        for y in 0..<H { for x in 0..<W { out[y * W + x] = fusion.at(g, x, y) } }
         return (out, fusion.cutoff)
     }
 
@@ -174,10 +174,10 @@ final class PersonFusionTests: XCTestCase {
         var e = PersonFusion()
         let kept = p.withView {
             e.apply(depth: d.view, scale: 0.001, person: $0, cutoff: 1.25, seeds: Self.headSeeds(),
-                    floor: floor.view, floorCutoff: 1.25)
+                    floor: floor.decision(cutoff: 1.25))
         }
-        XCTAssertNotEqual(kept.at(20, 50), Self.far, "a person depth keeps part of")
-        XCTAssertEqual(kept.at(140, 50), Self.far)
+        XCTAssertNotEqual(e.at(kept, 20, 50), Self.far, "a person depth keeps part of")
+        XCTAssertEqual(e.at(kept, 140, 50), Self.far)
         // without seeds (the lock found nobody) every person the model sees stays
         var h = PersonFusion()
         let all = Self.run(d, p, seeds: nil, fusion: &h)
@@ -227,26 +227,26 @@ final class PersonFusionTests: XCTestCase {
     /// `apply` then `floor` at the lock's cutoff 1.25 m.
     static func fuse(_ d: TestDepth, _ p: TestProbability, floor: TestDepth, seeds: [UInt8]? = headSeeds(),
                      evidence: Bool, fusion f: inout PersonFusion) -> [UInt16] {
-        let g = p.withView { pv -> Depth16View in
+        let g = p.withView { pv -> SubjectDecision in
             _ = f.apply(depth: d.view, scale: 0.001, person: pv, cutoff: 1.25, seeds: seeds,
-                        floor: floor.view, floorCutoff: 1.25)
-            return f.floor(depth: d.view, floor: floor.view, scale: 0.001, floorCutoff: 1.25, seeds: seeds,
+                        floor: floor.decision(cutoff: 1.25))
+            return f.floor(depth: d.view, floor: floor.decision(cutoff: 1.25), scale: 0.001, seeds: seeds,
                            evidence: evidence)
         }
         var out = [UInt16](repeating: 0, count: W * H)
-        for y in 0..<H { for x in 0..<W { out[y * W + x] = g.at(x, y) } }
+        for y in 0..<H { for x in 0..<W { out[y * W + x] = f.at(g, x, y) } }
         return out
     }
 
-    func testFuseReusesTheGuideOnlyWhenEveryInputIsTheSame() {
+    func testFuseReusesTheDecisionOnlyWhenEveryInputIsTheSame() {
         let d = Self.scene(), floor = Self.personFloor(d), p = Self.personProbability()
         var f = PersonFusion(), reference = PersonFusion()
         func fused(_ d: TestDepth, _ p: TestProbability, cutoff: Double = 1.25) -> [UInt16] {
             let g = p.withView {
                 f.fuse(depth: d.view, scale: 0.001, person: $0, cutoff: cutoff, seeds: Self.headSeeds(),
-                       floor: floor.view, floorCutoff: 1.25, faceLock: true, subjectSeen: false, setCutoff: false)
+                       floor: floor.decision(cutoff: 1.25), faceLock: true, subjectSeen: false, setCutoff: false)
             }
-            return (0..<(Self.W * Self.H)).map { g.at($0 % Self.W, $0 / Self.W) }
+            return (0..<(Self.W * Self.H)).map { f.at(g, $0 % Self.W, $0 / Self.W) }
         }
         // the same inputs again and again: what the passes would give on
         // each frame (the floor reads the last frame's guide: the guide is
@@ -357,7 +357,7 @@ final class PersonFusionTests: XCTestCase {
         p.fill(x0: 100, y0: 92, x1: 130, y1: 110)
         var f = PersonFusion()
         var guide = [UInt16](repeating: 0, count: w * h)
-        func read(_ g: Depth16View) { for y in 0..<h { for x in 0..<w { guide[y * w + x] = g.at(x, y) } } }
+        func read(_ g: SubjectDecision) { for y in 0..<h { for x in 0..<w { guide[y * w + x] = f.at(g, x, y) } } }
         // (without the lock's seeds: every blob the model sees stays, the
         // blot too)
         read(p.withView { f.apply(depth: d.view, scale: 0.001, person: $0, cutoff: 2.25, seeds: nil) })
@@ -367,7 +367,7 @@ final class PersonFusionTests: XCTestCase {
         XCTAssertTrue(kept(75, 40), "the body")
         XCTAssertFalse(kept(70, 75), "apply alone: the leg is missed")
         XCTAssertTrue(kept(115, 100), "apply alone: the blot on the floor is kept")
-        read(f.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 2.25, seeds: nil, evidence: true))
+        read(f.floor(depth: d.view, floor: subject.decision(cutoff: 2.25), scale: 0.001, seeds: nil, evidence: true))
         XCTAssertTrue(kept(75, 40), "the body")
         for (x, y) in [(70, 60), (70, 89), (65, 75), (90, 70), (95, 89)] {
             XCTAssertEqual(guide[y * w + x], 2250, "leg (\(x), \(y)), as the depth subject has it")
@@ -395,21 +395,21 @@ final class PersonFusionTests: XCTestCase {
         p.fill(x0: 55, y0: 78, x1: 65, y1: 90, 0)
         var f = PersonFusion()
         _ = Self.run(d, p, fusion: &f)
-        let g = f.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 1.25, seeds: Self.headSeeds(),
+        let g = f.floor(depth: d.view, floor: subject.decision(cutoff: 1.25), scale: 0.001, seeds: Self.headSeeds(),
                         evidence: true)
-        XCTAssertEqual(g.at(80, 85), 1060, "the torso")
-        XCTAssertEqual(g.at(60, 85), Self.far, "the sofa below the arm")
-        XCTAssertEqual(g.at(45, 85), Self.far, "the sofa beside the body")
+        XCTAssertEqual(f.at(g, 80, 85), 1060, "the torso")
+        XCTAssertEqual(f.at(g, 60, 85), Self.far, "the sofa below the arm")
+        XCTAssertEqual(f.at(g, 45, 85), Self.far, "the sofa beside the body")
         // the same arm's end with the body ending above the bottom (the
         // torso's last rows unclaimed): the sofa below the arm joins
         p.fill(x0: 65, y0: 86, x1: 105, y1: 90, 0)
         var e = PersonFusion()
         _ = Self.run(d, p, fusion: &e)
-        let open = e.floor(depth: d.view, floor: subject.view, scale: 0.001, floorCutoff: 1.25,
+        let open = e.floor(depth: d.view, floor: subject.decision(cutoff: 1.25), scale: 0.001,
                            seeds: Self.headSeeds(), evidence: true)
-        XCTAssertEqual(open.at(60, 85), 1150, "an open blob takes the depth subject below it")
-        XCTAssertEqual(open.at(80, 88), 1060, "the torso's unclaimed last rows too")
-        XCTAssertEqual(open.at(45, 85), Self.far, "not beside it")
+        XCTAssertEqual(e.at(open, 60, 85), 1150, "an open blob takes the depth subject below it")
+        XCTAssertEqual(e.at(open, 80, 88), 1060, "the torso's unclaimed last rows too")
+        XCTAssertEqual(e.at(open, 45, 85), Self.far, "not beside it")
     }
 
     /// The element's path: a close selfie whose chest reaches the bottom
@@ -509,6 +509,27 @@ final class PersonFusionTests: XCTestCase {
         for mode in [KeyingMode.nearest, .face] {
             _ = key(mode, faces: [], planes: [silent, silent, silent])
             XCTAssertEqual(out[160, 150].r, 0, "\(mode): a still body nobody sees as a person")
+        }
+    }
+}
+
+extension TestDepth {
+    /// The plain cut of this map at `cutoff` metres (millimetres): a
+    /// depth-only decision as the fusion takes it for its floor.
+    func decision(cutoff: Double) -> SubjectDecision {
+        DecisionBuffer().cut(view, scale: 0.001, cutoff: cutoff)
+    }
+}
+
+extension PersonFusion {
+    /// Cell (x, y) of `decision` (this fusion's last) as a depth picture:
+    /// a kept cell at the depth it is kept at, an unknown cell 0, the rest
+    /// `PersonFusionTests.far`.
+    func at(_ decision: SubjectDecision, _ x: Int, _ y: Int) -> UInt16 {
+        switch decision.at(x, y) {
+        case .subject: return keptDepth.base[y * decision.width + x]
+        case .unknown: return 0
+        case .background: return PersonFusionTests.far
         }
     }
 }

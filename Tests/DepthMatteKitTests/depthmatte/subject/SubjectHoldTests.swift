@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// The hold (SubjectHold.swift) on a small synthetic map in millimetres,
-/// driven as `SubjectSegmentation` drives it: the segmented copy holds the
-/// kept near pixels' depths and 65535 where a near pixel was left out.
+/// driven as `SubjectSegmentation` drives it: its decision labels the kept
+/// near pixels the subject and the near pixels left out `leftOut`.
 final class SubjectHoldTests: XCTestCase {
     static let limit: UInt32 = 2500
 
@@ -17,36 +17,41 @@ final class SubjectHoldTests: XCTestCase {
         return d
     }
 
-    /// The segmented copy of `d` with the table kept or left out (the person always kept).
-    func segmented(_ d: TestDepth, tableKept: Bool) -> [UInt16] {
-        var out = [UInt16](repeating: 0, count: d.width * d.height)
+    static let subject = DepthLabel.subject.rawValue, background = DepthLabel.background.rawValue
+
+    /// The segmentation's decision on `d` with the table kept or left out (the person always kept).
+    func segmented(_ d: TestDepth, tableKept: Bool) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: d.width * d.height)
         for y in 0..<d.height {
             for x in 0..<d.width {
                 let v = d[x, y]
                 let near = v != 0 && UInt32(v) <= Self.limit
-                out[y * d.width + x] = near && x >= 4 && x < 8 && !tableKept ? 65535 : v
+                out[y * d.width + x] = !near ? Self.background
+                    : x >= 4 && x < 8 && !tableKept ? SubjectSegmentation.leftOut : Self.subject
             }
         }
         return out
     }
 
     @discardableResult
-    func run(_ h: inout SubjectHold, _ d: TestDepth, _ out: inout [UInt16], limit: UInt32 = limit) -> Int {
+    func run(_ h: inout SubjectHold, _ d: TestDepth, _ out: inout [UInt8], limit: UInt32 = limit) -> Int {
         out.withUnsafeMutableBufferPointer { op in
-            h.apply(original: d.view, out: op.baseAddress!, limit: limit, scale: 0.001)
+            h.apply(original: d.view, labels: op.baseAddress!, limit: limit, scale: 0.001)
         }
     }
 
-    /// true: every table pixel kept with its own depth; false: every one left out.
-    func table(_ out: [UInt16], _ d: TestDepth) -> Bool? {
-        var kept = 0, out65535 = 0
-        for y in 2..<8 { for x in 4..<8 { if out[y * 16 + x] == 65535 { out65535 += 1 } else if out[y * 16 + x] == d[x, y] { kept += 1 } } }
-        return kept == 24 ? true : out65535 == 24 ? false : nil
+    /// true: every table pixel kept; false: every one left out.
+    func table(_ out: [UInt8], _ d: TestDepth) -> Bool? {
+        var kept = 0, leftOut = 0
+        for y in 2..<8 { for x in 4..<8 {
+            if out[y * 16 + x] == SubjectSegmentation.leftOut { leftOut += 1 } else if out[y * 16 + x] == Self.subject { kept += 1 }
+        } }
+        return kept == 24 ? true : leftOut == 24 ? false : nil
     }
 
-    /// Every person pixel kept with its own depth.
-    func personKept(_ out: [UInt16]) -> Bool {
-        (1..<8).allSatisfy { y in (10..<14).allSatisfy { x in out[y * 16 + x] == 1500 } }
+    /// Every person pixel kept.
+    func personKept(_ out: [UInt8]) -> Bool {
+        (1..<8).allSatisfy { y in (10..<14).allSatisfy { x in out[y * 16 + x] == Self.subject } }
     }
 
     func testAStillPieceKeptForOneFrameStaysOut() {
@@ -68,7 +73,7 @@ final class SubjectHoldTests: XCTestCase {
     func last(_ kept: [Bool]) -> (table: Bool?, held: Int) {
         var h = SubjectHold()
         let d = room()
-        var out: [UInt16] = [], held = 0
+        var out: [UInt8] = [], held = 0
         for k in kept {
             out = segmented(d, tableKept: k)
             held = run(&h, d, &out)
@@ -139,8 +144,8 @@ final class SubjectHoldTests: XCTestCase {
         var out = segmented(d, tableKept: false)
         run(&h, d, &out)
         let small = TestDepth(width: 8, height: 4, fill: 2000)
-        var o2 = [UInt16](repeating: 2000, count: 32)
+        var o2 = [UInt8](repeating: Self.subject, count: 32)
         XCTAssertEqual(run(&h, small, &o2), 0)
-        XCTAssertTrue(o2.allSatisfy { $0 == 2000 })
+        XCTAssertTrue(o2.allSatisfy { $0 == Self.subject })
     }
 }

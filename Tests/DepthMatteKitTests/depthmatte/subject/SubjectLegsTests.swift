@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import XCTest
-@testable import DepthMatteKit
+@_spi(Bench) @testable import DepthMatteKit
 
 /// `SubjectLegs`: the legs of a subject seen from above, beyond the cutoff.
 final class SubjectLegsTests: XCTestCase {
@@ -10,7 +10,7 @@ final class SubjectLegsTests: XCTestCase {
     /// 89; a floor from row 90 receding upwards (2.6 m at the feet, 2.3 m at
     /// the bottom); a sofa below the body's left part reaching the picture's
     /// left side (columns 0-55, rows 56-75) at the body's depth.
-    static func scene() -> (depth: TestDepth, out: [UInt16], kept: (Int, Int) -> Bool) {
+    static func scene() -> (depth: TestDepth, out: [UInt8], kept: (Int, Int) -> Bool) {
         let w = 160, h = 120
         let d = TestDepth(width: w, height: h)
         func body(_ x: Int, _ y: Int) -> Bool { x >= 50 && x < 100 && y >= 20 && y < 56 }
@@ -26,12 +26,13 @@ final class SubjectLegsTests: XCTestCase {
                 d[x, y] = UInt16(v)
             }
         }
-        // the segmentation's result: the body and the legs' near part kept,
-        // every other near pixel written far
-        var out = [UInt16](repeating: 0, count: w * h)
+        // the segmentation's decision: the body and the legs' near part
+        // kept, every other near pixel left out
+        var out = [UInt8](repeating: 0, count: w * h)
         for y in 0..<h { for x in 0..<w {
             let v = d[x, y]
-            out[y * w + x] = v > 2250 || body(x, y) || leg(x, y) ? v : 65535
+            out[y * w + x] = v > 2250 ? DepthLabel.background.rawValue
+                : body(x, y) || leg(x, y) ? DepthLabel.subject.rawValue : SubjectSegmentation.leftOut
         } }
         return (d, out, { x, y in body(x, y) || leg(x, y) })
     }
@@ -41,12 +42,12 @@ final class SubjectLegsTests: XCTestCase {
         var out = before
         var legs = SubjectLegs()
         let grown = out.withUnsafeMutableBufferPointer {
-            legs.apply(original: d.view, out: $0.baseAddress!, limit: 2250, scale: 0.001)
+            legs.apply(original: d.view, labels: $0.baseAddress!, limit: 2250, scale: 0.001)
         }
         let w = 160
         // both legs, from past the cutoff down to the feet
         for (x, y) in [(70, 60), (70, 89), (65, 75), (90, 70), (95, 89)] {
-            XCTAssertEqual(out[y * w + x], 2250, "leg (\(x), \(y))")
+            XCTAssertEqual(out[y * w + x], DepthLabel.subject.rawValue, "leg (\(x), \(y))")
         }
         // the wall between and beside them, the floor they stand on, the sofa
         for (x, y) in [(80, 70), (58, 70), (110, 80), (70, 95), (90, 110), (20, 119), (52, 60), (20, 65), (55, 75)] {
@@ -58,7 +59,7 @@ final class SubjectLegsTests: XCTestCase {
         var same = before
         legs.enabled = false
         XCTAssertEqual(same.withUnsafeMutableBufferPointer {
-            legs.apply(original: d.view, out: $0.baseAddress!, limit: 2250, scale: 0.001)
+            legs.apply(original: d.view, labels: $0.baseAddress!, limit: 2250, scale: 0.001)
         }, 0)
         XCTAssertEqual(same, before)
     }
@@ -70,10 +71,10 @@ final class SubjectLegsTests: XCTestCase {
     /// receding upwards; and a chair seat kept at the bottom right (columns
     /// 130-150, rows 100-115, 2.1 m): a second body, as a seated person's
     /// chair kept with a walking subject.
-    static func hipsScene() -> (depth: TestDepth, out: [UInt16]) {
+    static func hipsScene() -> (depth: TestDepth, out: [UInt8]) {
         let w = 160, h = 120
         let d = TestDepth(width: w, height: h)
-        var out = [UInt16](repeating: 0, count: w * h)
+        var out = [UInt8](repeating: 0, count: w * h)
         for y in 0..<h {
             for x in 0..<w {
                 var v = 4000
@@ -83,7 +84,7 @@ final class SubjectLegsTests: XCTestCase {
                 if (x >= 64 && x < 76 || x >= 84 && x < 96) && y >= 56 && y < 90 { v = 2300 + (y - 56) * 8 }
                 if x >= 130 && x <= 150 && y >= 100 && y <= 115 { v = 2100 }
                 d[x, y] = UInt16(v)
-                out[y * w + x] = UInt16(v)
+                out[y * w + x] = v <= 2250 ? DepthLabel.subject.rawValue : DepthLabel.background.rawValue
             }
         }
         return (d, out)
@@ -95,11 +96,11 @@ final class SubjectLegsTests: XCTestCase {
         var out = before
         var legs = SubjectLegs()
         let grown = out.withUnsafeMutableBufferPointer {
-            legs.apply(original: d.view, out: $0.baseAddress!, limit: 2250, scale: 0.001)
+            legs.apply(original: d.view, labels: $0.baseAddress!, limit: 2250, scale: 0.001)
         }
         // the hips, across their whole width, and both legs down to the feet
         for (x, y) in [(75, 46), (52, 50), (97, 55), (70, 70), (90, 89)] {
-            XCTAssertEqual(out[y * w + x], 2250, "(\(x), \(y)) is the subject's")
+            XCTAssertEqual(out[y * w + x], DepthLabel.subject.rawValue, "(\(x), \(y)) is the subject's")
         }
         // the wall between the legs, the floor, the chair and what is below it
         for (x, y) in [(80, 70), (58, 70), (70, 95), (140, 105), (140, 118), (20, 119)] {
@@ -111,7 +112,7 @@ final class SubjectLegsTests: XCTestCase {
         var half = before
         legs.standOutReach = 0.5
         XCTAssertEqual(half.withUnsafeMutableBufferPointer {
-            legs.apply(original: d.view, out: $0.baseAddress!, limit: 2250, scale: 0.001)
+            legs.apply(original: d.view, labels: $0.baseAddress!, limit: 2250, scale: 0.001)
         }, 0)
     }
 }

@@ -3,25 +3,26 @@ import XCTest
 @_spi(Bench) @testable import DepthMatteKit
 
 /// The restore pass (SubjectRestore.swift) on synthetic 160x90 depth maps in
-/// millimetres, driven as `SubjectSegmentation` drives it: the segmented copy
-/// holds the kept pixels' depths and 65535 where a near pixel was left out;
-/// the seeds mark the face. One test per rule, each on a piece that only
+/// millimetres, driven as `SubjectSegmentation` drives it: its decision labels
+/// the kept pixels the subject and the near pixels left out `leftOut`, its
+/// working copy holds the depth; the seeds mark the face. One test per rule, each on a piece that only
 /// that rule keeps out (or brings back).
 final class SubjectRestoreTests: XCTestCase {
     static let W = 160, H = 90
 
     /// One frame as the segmentation hands it over: `depth` as it came, the
-    /// cutoff `limit` (mm), the segmented copy, seeds, floor marks and the
-    /// picture's sides per row (the whole width: no band of holes).
+    /// cutoff `limit` (mm), the working copy and the decision, seeds, floor
+    /// marks and the picture's sides per row (the whole width: no band of holes).
     final class Frame {
         let depth: TestDepth
         let limit: UInt32
         var out: [UInt16]
+        var labels: [UInt8]
         var seeds: [UInt8]
         var floor: [UInt8]
         var ends: [Int32]
-        /// The segmented copy before the pass ran.
-        private(set) var before: [UInt16] = []
+        /// The decision before the pass ran.
+        private(set) var before: [UInt8] = []
 
         /// Every near pixel for which `keep(x, y, depth)` is false is left out.
         init(_ depth: TestDepth, limit: UInt32 = 1250, keep: (Int, Int, UInt16) -> Bool) {
@@ -29,11 +30,14 @@ final class SubjectRestoreTests: XCTestCase {
             self.limit = limit
             let w = depth.width, h = depth.height
             out = [UInt16](repeating: 0, count: w * h)
+            labels = [UInt8](repeating: 0, count: w * h)
             for y in 0..<h {
                 for x in 0..<w {
                     let v = depth[x, y]
                     let near = v != 0 && UInt32(v) <= limit
-                    out[y * w + x] = near && !keep(x, y, v) ? 65535 : v
+                    out[y * w + x] = v
+                    labels[y * w + x] = v == 0 ? DepthLabel.unknown.rawValue : !near ? DepthLabel.background.rawValue
+                        : keep(x, y, v) ? DepthLabel.subject.rawValue : SubjectSegmentation.leftOut
                 }
             }
             seeds = [UInt8](repeating: 0, count: w * h)
@@ -55,25 +59,31 @@ final class SubjectRestoreTests: XCTestCase {
         /// own depth back, and that it reports what it wrote.
         @discardableResult
         func run(_ r: inout SubjectRestore, file: StaticString = #filePath, line: UInt = #line) -> Int {
-            before = out
+            before = labels
+            let depthBefore = out
             let n = depth.width * depth.height
             let count = out.withUnsafeMutableBufferPointer { op in
+              labels.withUnsafeMutableBufferPointer { lp in
                 seeds.withUnsafeBufferPointer { sp in
                     floor.withUnsafeBufferPointer { fp in
                         ends.withUnsafeBufferPointer { ep in
-                            r.apply(original: depth.view, out: op.baseAddress!, seeds: sp.baseAddress!,
-                                    floorMark: fp.baseAddress!, ends: ep.baseAddress!, limit: limit, scale: 0.001)
+                            r.apply(original: depth.view, out: op.baseAddress!, labels: lp.baseAddress!,
+                                    seeds: sp.baseAddress!, floorMark: fp.baseAddress!, ends: ep.baseAddress!,
+                                    limit: limit, scale: 0.001)
                         }
                     }
                 }
+              }
             }
             var changed = 0
-            for i in 0..<n where out[i] != before[i] {
+            for i in 0..<n where labels[i] != before[i] {
                 changed += 1
                 let x = i % depth.width, y = i / depth.width
-                XCTAssertEqual(before[i], 65535, "(\(x), \(y)) was not left out", file: file, line: line)
+                XCTAssertEqual(before[i], SubjectSegmentation.leftOut, "(\(x), \(y)) was not left out", file: file, line: line)
+                XCTAssertEqual(labels[i], DepthLabel.subject.rawValue, "(\(x), \(y)) is not the subject", file: file, line: line)
                 XCTAssertEqual(out[i], depth[x, y], "(\(x), \(y)) is not the original depth", file: file, line: line)
             }
+            XCTAssertEqual(out, depthBefore, "the working copy keeps the depth", file: file, line: line)
             XCTAssertEqual(count, changed, "pixels reported", file: file, line: line)
             XCTAssertEqual(r.restoredCount, changed, "restoredCount", file: file, line: line)
             return count
@@ -83,7 +93,8 @@ final class SubjectRestoreTests: XCTestCase {
         func restored(x0: Int, y0: Int, x1: Int, y1: Int, depth v: UInt16) -> Int {
             var n = 0
             for y in y0..<y1 {
-                for x in x0..<x1 where depth[x, y] == v && before[y * depth.width + x] == 65535 && out[y * depth.width + x] == v {
+                for x in x0..<x1 where depth[x, y] == v && before[y * depth.width + x] == SubjectSegmentation.leftOut
+                    && labels[y * depth.width + x] == DepthLabel.subject.rawValue {
                     n += 1
                 }
             }
@@ -94,7 +105,7 @@ final class SubjectRestoreTests: XCTestCase {
         func leftOut(x0: Int, y0: Int, x1: Int, y1: Int, depth v: UInt16) -> Int {
             var n = 0
             for y in y0..<y1 {
-                for x in x0..<x1 where depth[x, y] == v && out[y * depth.width + x] == 65535 { n += 1 }
+                for x in x0..<x1 where depth[x, y] == v && labels[y * depth.width + x] == SubjectSegmentation.leftOut { n += 1 }
             }
             return n
         }
@@ -168,8 +179,8 @@ final class SubjectRestoreTests: XCTestCase {
         let (f, _, n) = Self.restorePerson(Self.person(), keep: { x, y, _ in Self.inHead(x, y) })
         XCTAssertEqual(f.restored(x0: 55, y0: 32, x1: 105, y1: 90, depth: 1060), 50 * 58, "torso")
         XCTAssertEqual(n, 50 * 58, "nothing but the torso")
-        XCTAssertEqual(f.out[20 * Self.W + 80], 1000, "head")
-        XCTAssertEqual(f.out[60 * Self.W + 20], 3000, "wall beyond the cutoff")
+        XCTAssertEqual(f.labels[20 * Self.W + 80], DepthLabel.subject.rawValue, "head")
+        XCTAssertEqual(f.labels[60 * Self.W + 20], DepthLabel.background.rawValue, "wall beyond the cutoff")
     }
 
     func testPiecesComeBackRoundAfterRound() {
@@ -445,15 +456,15 @@ final class SubjectRestoreTests: XCTestCase {
     func testDisabledLeavesTheSegmentedCopyUntouched() {
         let d = Self.person()
         let f = Self.personFrame(d) { x, y, _ in Self.inHead(x, y) }
-        let segmented = f.out
+        let segmented = f.labels
         var r = SubjectRestore()
         XCTAssertEqual(f.run(&r), 50 * 58, "on: the torso comes back")
         XCTAssertEqual(r.restoredCount, 50 * 58)
-        f.out = segmented
+        f.labels = segmented
         r.enabled = false
         XCTAssertEqual(f.run(&r), 0)
         XCTAssertEqual(r.restoredCount, 0)
-        XCTAssertEqual(f.out, segmented, "off: the segmentation's output stands")
+        XCTAssertEqual(f.labels, segmented, "off: the segmentation's decision stands")
     }
 
     func testDisabledThroughTheSegmentation() {
@@ -464,14 +475,14 @@ final class SubjectRestoreTests: XCTestCase {
         let video = TestRGB(width: 2 * Self.W, height: 2 * Self.H, fill: RGBA(200, 200, 200))
         for y in 64..<180 { for x in 110..<210 { video[x, y] = RGBA(40, 80, 170) } }
         for y in 20..<64 { for x in 140..<180 { video[x, y] = RGBA(225, 180, 150) } }
-        func segment(enabled: Bool) -> (out: [UInt16], restored: Int, kept: Int) {
+        func segment(enabled: Bool) -> (out: [DepthLabel], restored: Int, kept: Int) {
             var s = SubjectSegmentation()
             s.restore.enabled = enabled
             let v = s.apply(depth: d.view, scale: 0.001, cutoff: 1.25, video: video.view) { seeds, w, h in
                 SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: 74.0 / 160, v0: 14.0 / 90, u1: 86.0 / 160, v1: 28.0 / 90)
             }
             XCTAssertTrue(s.segmented)
-            var out = [UInt16](repeating: 0, count: Self.W * Self.H)
+            var out = [DepthLabel](repeating: .unknown, count: Self.W * Self.H)
             for y in 0..<Self.H { for x in 0..<Self.W { out[y * Self.W + x] = v.at(x, y) } }
             return (out, s.restore.restoredCount, s.keptCount)
         }
@@ -481,11 +492,11 @@ final class SubjectRestoreTests: XCTestCase {
             for x in 0..<Self.W {
                 let i = y * Self.W + x
                 if Self.inTorso(x, y) {
-                    if off.out[i] == 65535 { torsoOff += 1 }
-                    if on.out[i] == 1060 { torsoOn += 1 }
+                    if off.out[i] == .background { torsoOff += 1 }
+                    if on.out[i] == .subject { torsoOn += 1 }
                 }
                 if on.out[i] != off.out[i] {
-                    if off.out[i] != 65535 || on.out[i] != d[x, y] { otherDiffs += 1 }
+                    if off.out[i] != .background || on.out[i] != .subject { otherDiffs += 1 }
                 }
             }
         }
@@ -508,9 +519,12 @@ final class SubjectRestoreMoverSeedTests: XCTestCase {
         d.fill(x0: 5, y0: 20, x1: 40, y1: 90, 600)
         let w = 160, h = 90
         var out = [UInt16](repeating: 0, count: w * h), seeds = [UInt8](repeating: 0, count: w * h)
+        var labels = [UInt8](repeating: 0, count: w * h)
         for y in 0..<h { for x in 0..<w {
             let v = d[x, y], head = x >= 70 && x < 90 && y >= 10 && y < 32, mover = v == 600
-            out[y * w + x] = v <= 1250 && !head && !mover ? 65535 : v
+            out[y * w + x] = v
+            labels[y * w + x] = v > 1250 ? DepthLabel.background.rawValue
+                : !head && !mover ? SubjectSegmentation.leftOut : DepthLabel.subject.rawValue
             if x >= 74 && x < 86 && y >= 14 && y < 28 { seeds[y * w + x] = 1 }
             if mover { seeds[y * w + x] = 2 }
         } }
@@ -518,7 +532,7 @@ final class SubjectRestoreMoverSeedTests: XCTestCase {
         var ends = [Int32](repeating: 0, count: 2 * h)
         for y in 0..<h { ends[2 * y + 1] = Int32(w - 1) }
         var r = SubjectRestore()
-        let n = r.apply(original: d.view, out: &out, seeds: seeds, floorMark: floor, ends: ends, limit: 1250, scale: 0.001)
+        let n = r.apply(original: d.view, out: &out, labels: &labels, seeds: seeds, floorMark: floor, ends: ends, limit: 1250, scale: 0.001)
         XCTAssertEqual(n, 50 * 58, "the torso under the face comes back")
     }
 }

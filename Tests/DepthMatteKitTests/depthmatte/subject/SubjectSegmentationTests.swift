@@ -141,7 +141,7 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertEqual(Self.at(last!.matte, 35, 20), 255, "head")
     }
 
-    func testSegmentationKeepsHolesAsHolesAndPushesOtherSurfacesFar() {
+    func testSegmentationKeepsHolesUnknownAndLeavesOtherSurfacesOut() {
         let d = TestDepth(width: 40, height: 20, fill: 3000)
         d.fill(x0: 10, y0: 2, x1: 20, y1: 20, 1000)         // subject
         d.fill(x0: 20, y0: 2, x1: 22, y1: 20, 0)            // its shadow: no reading
@@ -152,15 +152,18 @@ final class SubjectSegmentationTests: XCTestCase {
             SubjectSegmentation.markBox(&seeds, width: w, height: h, u0: 0.3, v0: 0.3, u1: 0.4, v1: 0.6)
         }
         XCTAssertTrue(seg.segmented)
-        XCTAssertEqual(out.at(12, 10), 1000)
-        XCTAssertEqual(out.at(15, 10), 0)
-        XCTAssertEqual(out.at(21, 10), 0)
-        XCTAssertEqual(out.at(35, 10), 65535)
-        XCTAssertEqual(out.at(5, 10), 3000)
-        // no seed: the depth itself
+        XCTAssertEqual(out.at(12, 10), .subject)
+        XCTAssertEqual(out.at(15, 10), .unknown)
+        XCTAssertEqual(out.at(21, 10), .unknown)
+        XCTAssertEqual(out.at(35, 10), .background)
+        XCTAssertEqual(out.at(5, 10), .background)
+        XCTAssertEqual(out.cutoff, 1.25)
+        // no seed: the plain cut
         let same = seg.apply(depth: d.view, scale: 0.001, cutoff: 1.25) { _, _, _ in false }
         XCTAssertFalse(seg.segmented)
-        XCTAssertEqual(same.at(35, 10), 1150)
+        XCTAssertEqual(same.at(35, 10), .subject)
+        XCTAssertEqual(same.at(5, 10), .background)
+        XCTAssertEqual(same.at(21, 10), .unknown)
     }
 
     func testADarkPartsSparseReadingsStayWithTheSubject() {
@@ -181,7 +184,7 @@ final class SubjectSegmentationTests: XCTestCase {
         for (x, y) in [(111, 62), (112, 61), (112, 63), (114, 62), (113, 61), (113, 63)] { d[x, y] = 1060 }
         d[f.x + 1, f.y] = 1020
         d[behind.x, behind.y] = 1250
-        func segment(_ on: Bool) -> (Depth16View, SubjectSegmentation) {
+        func segment(_ on: Bool) -> (SubjectDecision, SubjectSegmentation) {
             var seg = SubjectSegmentation()
             seg.holeFragments = on
             let out = seg.apply(depth: d.view, scale: 0.001, cutoff: 1.3) { seeds, w, h in
@@ -194,17 +197,17 @@ final class SubjectSegmentationTests: XCTestCase {
         XCTAssertGreaterThan(deep.count, 60)
         var (out, seg) = segment(true)
         XCTAssertTrue(seg.segmented)
-        XCTAssertEqual(deep.filter { out.at($0.0, $0.1) == 1020 }.count, deep.count, "the binder's readings kept")
-        XCTAssertEqual(out.at(f.x + 1, f.y), 1020, "the reading in the walled-off pocket")
-        XCTAssertEqual(out.at(111, 62), 1060, "the wall of readings around the pocket")
-        XCTAssertEqual(out.at(behind.x, behind.y), 65535, "a reading behind the subject seen through the holes")
-        XCTAssertEqual(out.at(f.x, f.y), 0, "holes stay holes")
-        XCTAssertEqual(out.at(80, 40), 1060, "torso")
+        XCTAssertEqual(deep.filter { out.at($0.0, $0.1) == .subject }.count, deep.count, "the binder's readings kept")
+        XCTAssertEqual(out.at(f.x + 1, f.y), .subject, "the reading in the walled-off pocket")
+        XCTAssertEqual(out.at(111, 62), .subject, "the wall of readings around the pocket")
+        XCTAssertEqual(out.at(behind.x, behind.y), .background, "a reading behind the subject seen through the holes")
+        XCTAssertEqual(out.at(f.x, f.y), .unknown, "holes stay holes")
+        XCTAssertEqual(out.at(80, 40), .subject, "torso")
         // without the rule only the readings next to the subject stay, and
         // in the refiner each far one made its row of holes a shadow
         (out, seg) = segment(false)
-        XCTAssertEqual(deep.filter { out.at($0.0, $0.1) == 65535 }.count, deep.count)
-        XCTAssertEqual(out.at(f.x + 1, f.y), 65535)
+        XCTAssertEqual(deep.filter { out.at($0.0, $0.1) == .background }.count, deep.count)
+        XCTAssertEqual(out.at(f.x + 1, f.y), .background)
     }
 
     func testACarriedDarkBinderIsKeyedWithTheWalker() {
