@@ -244,7 +244,8 @@ public struct MatteResult: Equatable {
                                 seeds: haveSeeds ? fusionSeeds : nil, floor: floor,
                                 floorCutoff: subjectCutoff(cutoff, plan, result),
                                 faceLock: result.lockSource == .face || result.lockSource == .tracked,
-                                subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
+                                subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil,
+                                claimOnRoom: subjectLock.claimsOnlyRoom)
         return (guide, fusion.cutoff)
     }
 

@@ -45,6 +45,10 @@ struct RoomSurfaces {
     /// that no body spans: a standing man seen from above spans about his
     /// height, 1.8 m; a corridor's side wall from the camera to its end, 4 m.
     var bodyDepth: Float = 2.0
+    /// Share of the grid the model must claim on room surfaces for its
+    /// claim to count (`SubjectLock.claimsOnlyRoom`); less is speckle, as
+    /// the fusion's smallest blob (`PersonFusion.Tuning.minBlob`).
+    var claimArea = 0.001
     /// Per surface k of the last `measure`, at k, n + k, 2n + k and 3n + k
     /// (n surfaces): its outline contacts where it is the nearer side (in
     /// front), where it is the farther side (behind), its union-find parent
@@ -137,4 +141,29 @@ struct RoomSurfaces {
     /// nothing and meets such a surface without a clear step (directly or
     /// through others that stand in front of nothing).
     func isRoom(_ k: Int) -> Bool { k >= 0 && k < surfaces && tally[3 * surfaces + k] != 0 }
+}
+
+extension SubjectLock {
+    /// Whether the model's claim on this frame lies on the room's own
+    /// surfaces only, and so sees no one: at least `RoomSurfaces.claimArea`
+    /// of the grid is claimed on room surfaces (flags on a wall, a stretch
+    /// of a corridor's wall), no other surface is seen as a person
+    /// (`seen`: a claim under `seenShare` of a body is too weak to count),
+    /// and the lock's subject is a body, not the room. Where the model sees
+    /// no one, depth decides (`PersonFusion.floorEvidence`): a man standing
+    /// still 3.5 m in front of a wall whose flags the model claims, whom it
+    /// misses, is keyed as depth alone keys him. O(surfaces).
+    var claimsOnlyRoom: Bool {
+        guard !seenShares.isEmpty, let subject = seedComponent, !roomSurfaces.isRoom(subject) else { return false }
+        let c = components
+        var onRoom = 0.0
+        for k in 0..<min(c.count, seenShares.count) where seenShares[k] > 0 {
+            if roomSurfaces.isRoom(k) {
+                onRoom += seenShares[k] * Double(c.area[k])
+            } else if seen(k) {
+                return false
+            }
+        }
+        return onRoom >= roomSurfaces.claimArea * Double(c.width * c.height)
+    }
 }

@@ -13,12 +13,13 @@ extension PersonFusion {
     /// input is the same to the bit.
     mutating func fuse(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
                        seeds: [UInt8]?, floor: Depth16View, floorCutoff: Double,
-                       faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> Depth16View {
+                       faceLock: Bool, subjectSeen: Bool, setCutoff: Bool, claimOnRoom: Bool = false) -> Depth16View {
         let n = depth.width * depth.height
         let key = FusionReuse.Key(width: depth.width, height: depth.height, floorWidth: floor.width,
                                   floorHeight: floor.height, scale: scale, cutoff: lockCutoff,
                                   floorCutoff: floorCutoff, seeded: seeds != nil, faceLock: faceLock,
-                                  subjectSeen: subjectSeen, setCutoff: setCutoff, tuning: tuning,
+                                  subjectSeen: subjectSeen, setCutoff: setCutoff, claimOnRoom: claimOnRoom,
+                                  tuning: tuning,
                                   camera: camera)
         // every copy is brought up to date, whatever the others say
         let sameDepth = reuse.depth.same(depth.base, rowBytes: 2 * depth.width, rows: depth.height,
@@ -41,7 +42,8 @@ extension PersonFusion {
         }
         _ = apply(depth: depth, scale: scale, person: person, cutoff: lockCutoff, seeds: seeds,
                   floor: floor, floorCutoff: floorCutoff)
-        let evidence = floorEvidence(faceLock: faceLock, subjectSeen: subjectSeen, setCutoff: setCutoff)
+        let evidence = floorEvidence(faceLock: faceLock, subjectSeen: subjectSeen, setCutoff: setCutoff,
+                                     claimOnRoom: claimOnRoom)
         let guide = self.floor(depth: depth, floor: floor, scale: scale, floorCutoff: floorCutoff,
                                seeds: seeds, evidence: evidence)
         reuse.guide = guide
@@ -54,7 +56,7 @@ struct FusionReuse {
     struct Key: Equatable {
         var width = -1, height = -1, floorWidth = -1, floorHeight = -1
         var scale = 0.0, cutoff = 0.0, floorCutoff = 0.0
-        var seeded = false, faceLock = false, subjectSeen = false, setCutoff = false
+        var seeded = false, faceLock = false, subjectSeen = false, setCutoff = false, claimOnRoom = false
         var tuning = PersonFusion.Tuning()
         var camera = CameraGeometry()
     }
