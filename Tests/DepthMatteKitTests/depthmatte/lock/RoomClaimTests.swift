@@ -54,6 +54,14 @@ final class RoomClaimTests: XCTestCase {
 
     static func at(_ m: [UInt8], _ x: Int, _ y: Int) -> UInt8 { m[y * VW + x] }
 
+    /// The wall and the floor of `RoomSurfacesTests.wallAndMan` without the man.
+    static func emptyWall() -> TestDepth {
+        let d = RoomSurfacesTests.wallAndMan()
+        d.fill(x0: 108, y0: 22, x1: 126, y1: 62, 4600)
+        for y in 62..<82 { for x in 108..<126 { d[x, y] = UInt16(4500 - (y - 62) * 50) } }
+        return d
+    }
+
     func testAStillManTheModelMissesInFrontOfAClaimedWallIsKeyedByDepth() {
         // the model claims the flags on the wall on every frame and never
         // the man 3.5 m in front of it, who never moves; no face: he is
@@ -72,6 +80,23 @@ final class RoomClaimTests: XCTestCase {
                 XCTAssertEqual(Self.at(m, 20, 60), 0, "\(mode), frame \(f): the wall")
                 XCTAssertGreaterThan(Self.share(depth.mattes[f]), 0.05, "\(mode), frame \(f): depth keys him")
                 XCTAssertGreaterThanOrEqual(Self.iou(m, depth.mattes[f]), 0.98, "\(mode), frame \(f): as depth alone")
+            }
+        }
+    }
+
+    func testTheEmptyRoomWithTheClaimedWallStaysEmpty() {
+        // the wall meets the floor without a clear step and spans 0.1 m of
+        // depth, but covers 14 m²: no body does, it is the room
+        let d = Self.emptyWall()
+        let c = RoomDepthTests.analyse(d)
+        var room = RoomSurfaces()
+        room.measure(c)
+        XCTAssertTrue(room.isRoom(RoomDepthTests.surface(c, 40, 30)), "the wall")
+        for mode in [KeyingMode.face, .nearest] {
+            let k = Self.key(d, RoomSurfacesTests.wallClaim(), frames: 6, mode: mode)
+            XCTAssertFalse(k.lock.claimsOnlyRoom, "\(mode): the lock has no subject")
+            for (f, m) in k.mattes.enumerated() {
+                XCTAssertLessThanOrEqual(Self.share(m), 0.01, "\(mode), frame \(f)")
             }
         }
     }
