@@ -29,8 +29,9 @@
 /// noisy wall breaks into pieces whose borders differ by about one jump,
 /// front and behind at random; a body stands clearly in front of the wall
 /// (a man 0.5 m before a wall at 4 m: 2.8 jumps). A surface without a clear
-/// step on its outline that spans less than `bodyDepth` (a close-up whose
-/// background has no reading) is no room surface.
+/// step on its outline that spans less than `bodyDepth` and covers less
+/// than `bodyArea` (a close-up whose background has no reading: 0.1 m²) is
+/// no room surface.
 ///
 /// Cost: a pass over the surfaces' grid (about 160 x 90 cells), and a
 /// second where a surface stands in front of nothing, only on frames with a
