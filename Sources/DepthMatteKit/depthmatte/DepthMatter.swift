@@ -257,7 +257,8 @@ public struct MatteResult: Equatable {
         return fusion.fuse(depth: depth, scale: plan.depthScale, person: person, cutoff: cutoff,
                            seeds: haveSeeds ? fusionSeeds : nil, floor: floor,
                            faceLock: result.lockSource == .face || result.lockSource == .tracked,
-                           subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil)
+                           subjectSeen: subjectLock.subjectSeen, setCutoff: plan.cutoff.subject == nil,
+                           claimOnRoom: subjectLock.claimsOnlyRoom)
     }
 
     /// This frame's decision on `depth` (the grid the matte is made from):

@@ -18,7 +18,9 @@
 /// A surface that spans more depth than any body (`bodyDepth`) is the room
 /// too, whatever its outline: a corridor's walls and the floor receding to
 /// its end, with nothing standing in front of them, show no clear step at
-/// all. So is a surface that stands in front of nothing (no more clear steps
+/// all. So is one that covers more than any body (`bodyArea`): the wall of
+/// an empty room facing the camera, the floor meeting it without a step.
+/// So is a surface that stands in front of nothing (no more clear steps
 /// in front than behind) and meets such a room surface without a clear
 /// step, directly or through other such surfaces: the end wall of that
 /// corridor, where the side walls reach it.
@@ -27,8 +29,9 @@
 /// noisy wall breaks into pieces whose borders differ by about one jump,
 /// front and behind at random; a body stands clearly in front of the wall
 /// (a man 0.5 m before a wall at 4 m: 2.8 jumps). A surface without a clear
-/// step on its outline that spans less than `bodyDepth` (a close-up whose
-/// background has no reading) is no room surface.
+/// step on its outline that spans less than `bodyDepth` and covers less
+/// than `bodyArea` (a close-up whose background has no reading: 0.1 m²) is
+/// no room surface.
 ///
 /// Cost: a pass over the surfaces' grid (about 160 x 90 cells), and a
 /// second where a surface stands in front of nothing, only on frames with a
@@ -45,16 +48,25 @@ struct RoomSurfaces {
     /// that no body spans: a standing man seen from above spans about his
     /// height, 1.8 m; a corridor's side wall from the camera to its end, 4 m.
     var bodyDepth: Float = 2.0
+    /// Square metres a surface covers (each cell's reading over the focal
+    /// length, squared) that no body covers: a man seen from the front
+    /// covers about 0.9 (1.8 x 0.5 m), with his arms spread 3; a wall 4.6 m
+    /// away across the picture's width, 14.
+    var bodyArea: Float = 4.0
+    /// Share of the grid the model must claim on room surfaces for its
+    /// claim to count (`SubjectLock.claimsOnlyRoom`); less is speckle, as
+    /// the fusion's smallest blob (`PersonFusion.Tuning.minBlob`).
+    var claimArea = 0.001
     /// Per surface k of the last `measure`, at k, n + k, 2n + k and 3n + k
     /// (n surfaces): its outline contacts where it is the nearer side (in
     /// front), where it is the farther side (behind), its union-find parent
     /// among the surfaces that stand in front of nothing and meet without a
     /// clear step, and its room bits (bit 0 a room surface by its own
-    /// outline or depth span, bit 1 by meeting one, bit 2 at a set's root:
+    /// outline, depth span or area, bit 1 by meeting one, bit 2 at a set's root:
     /// its set holds one; `isRoom`).
     private var tally: [Int32] = []
-    /// Per surface k of the last `measure`, at k and n + k: its nearest and
-    /// farthest reading (metres).
+    /// Per surface k of the last `measure`, at k, n + k and 2n + k: its
+    /// nearest and farthest reading (metres) and the area it covers (m²).
     private var span: [Float] = []
     private var surfaces = 0
 
@@ -70,19 +82,20 @@ struct RoomSurfaces {
         tally.append(contentsOf: repeatElement(0, count: 4 * n))
         span.removeAll(keepingCapacity: true)
         span.append(contentsOf: repeatElement(.infinity, count: n))
-        span.append(contentsOf: repeatElement(0, count: n))
+        span.append(contentsOf: repeatElement(0, count: 2 * n))
         let w = c.width, h = c.height
         guard n > 0, w > 0, h > 0 else { return }
         let jump = DepthStep.surfaceJump, k = clearSteps
         let base = k * jump.base, gain = k * jump.gain
-        let share = roomShare, deep = bodyDepth
+        let share = roomShare, deep = bodyDepth, wide = bodyArea
+        let focal = c.camera.focal(w, h), perCell = 1 / (focal * focal)
         c.labels.withUnsafeBufferPointer { lp in
         c.depth.withUnsafeBufferPointer { dp in
         tally.withUnsafeMutableBufferPointer { tp in
         span.withUnsafeMutableBufferPointer { sp in
             let labels = lp.baseAddress!, depth = dp.baseAddress!
             let f = tp.baseAddress!, b = f + n, sets = UnionFind(parent: f + 2 * n), r = f + 3 * n
-            let lo = sp.baseAddress!, hi = lo + n
+            let lo = sp.baseAddress!, hi = lo + n, covers = hi + n
             for l in 0..<n { sets.parent[l] = Int32(truncatingIfNeeded: l) }
             /// Calls `cell(i, l)` for each cell i on a surface l, and `body(a,
             /// o, clear, aNearer)` for each pair of 4-neighbours on different
@@ -109,6 +122,7 @@ struct RoomSurfaces {
                 let d = depth[i]
                 if d < lo[l] { lo[l] = d }
                 if d > hi[l] { hi[l] = d }
+                covers[l] += d * d * perCell
             }, { a, o, clear, aNearer in
                 guard clear else { return }
                 if aNearer { f[a] += 1; b[o] += 1 } else { f[o] += 1; b[a] += 1 }
@@ -116,7 +130,7 @@ struct RoomSurfaces {
             var meets = false
             for l in 0..<n {
                 let behindShare = b[l] > 0 && Double(b[l]) >= share * Double(f[l] + b[l])
-                if behindShare || hi[l] - lo[l] >= deep { r[l] = 1 } else if f[l] <= b[l] { meets = true }
+                if behindShare || hi[l] - lo[l] >= deep || covers[l] >= wide { r[l] = 1 } else if f[l] <= b[l] { meets = true }
             }
             // the surfaces in front of nothing that meet without a clear
             // step, joined: where one such set holds a room surface, all of
@@ -133,8 +147,34 @@ struct RoomSurfaces {
 
     /// Whether surface `k` of the last measured frame is the room's own
     /// surface: it lies behind across at least `roomShare` of its clear
-    /// steps, or it spans `bodyDepth` or more, or it stands in front of
+    /// steps, or it spans `bodyDepth` or more, or covers `bodyArea` or
+    /// more, or it stands in front of
     /// nothing and meets such a surface without a clear step (directly or
     /// through others that stand in front of nothing).
     func isRoom(_ k: Int) -> Bool { k >= 0 && k < surfaces && tally[3 * surfaces + k] != 0 }
+}
+
+extension SubjectLock {
+    /// Whether the model's claim on this frame lies on the room's own
+    /// surfaces only, and so sees no one: at least `RoomSurfaces.claimArea`
+    /// of the grid is claimed on room surfaces (flags on a wall, a stretch
+    /// of a corridor's wall), no other surface is seen as a person
+    /// (`seen`: a claim under `seenShare` of a body is too weak to count),
+    /// and the lock's subject is a body, not the room. Where the model sees
+    /// no one, depth decides (`PersonFusion.floorEvidence`): a man standing
+    /// still 3.5 m in front of a wall whose flags the model claims, whom it
+    /// misses, is keyed as depth alone keys him. O(surfaces).
+    var claimsOnlyRoom: Bool {
+        guard !seenShares.isEmpty, let subject = seedComponent, !roomSurfaces.isRoom(subject) else { return false }
+        let c = components
+        var onRoom = 0.0
+        for k in 0..<min(c.count, seenShares.count) where seenShares[k] > 0 {
+            if roomSurfaces.isRoom(k) {
+                onRoom += seenShares[k] * Double(c.area[k])
+            } else if seen(k) {
+                return false
+            }
+        }
+        return onRoom >= roomSurfaces.claimArea * Double(c.width * c.height)
+    }
 }

@@ -79,9 +79,12 @@ extension PersonFusion {
     /// `setCutoff`: mode=fixed, where the cut itself is the decision. Also
     /// the subject moved into view (`movingSeeds`), or the model sees a
     /// person elsewhere in the frame. In an empty room none holds: a still
-    /// body the lock takes (a jacket on a chair) stays out.
-    func floorEvidence(faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> Bool {
-        setCutoff || faceLock || subjectSeen || movingSeeds || keptArea > 0
+    /// body the lock takes (a jacket on a chair) stays out. `claimOnRoom`:
+    /// the model claims the room's own surfaces only
+    /// (`SubjectLock.claimsOnlyRoom`), so it sees no one and depth decides
+    /// (a still man in front of a wall whose flags it claims).
+    func floorEvidence(faceLock: Bool, subjectSeen: Bool, setCutoff: Bool, claimOnRoom: Bool = false) -> Bool {
+        setCutoff || faceLock || subjectSeen || movingSeeds || keptArea > 0 || claimOnRoom
     }
 
     /// The connected parts (4-neighbours) of the floor's cells,

@@ -13,12 +13,13 @@ extension PersonFusion {
     /// decision when every input is the same to the bit.
     mutating func fuse(depth: Depth16View, scale: Double, person: Gray8View, cutoff lockCutoff: Double,
                        seeds: [UInt8]?, floor: SubjectDecision,
-                       faceLock: Bool, subjectSeen: Bool, setCutoff: Bool) -> SubjectDecision {
+                       faceLock: Bool, subjectSeen: Bool, setCutoff: Bool, claimOnRoom: Bool = false) -> SubjectDecision {
         let n = depth.width * depth.height
         let key = FusionReuse.Key(width: depth.width, height: depth.height, floorWidth: floor.width,
                                   floorHeight: floor.height, scale: scale, cutoff: lockCutoff,
                                   floorCutoff: floor.cutoff, seeded: seeds != nil, faceLock: faceLock,
-                                  subjectSeen: subjectSeen, setCutoff: setCutoff, tuning: tuning,
+                                  subjectSeen: subjectSeen, setCutoff: setCutoff, claimOnRoom: claimOnRoom,
+                                  tuning: tuning,
                                   camera: camera)
         // every copy is brought up to date, whatever the others say
         let sameDepth = reuse.depth.same(depth.base, rowBytes: 2 * depth.width, rows: depth.height,
@@ -40,7 +41,8 @@ extension PersonFusion {
             return decision
         }
         _ = apply(depth: depth, scale: scale, person: person, cutoff: lockCutoff, seeds: seeds, floor: floor)
-        let evidence = floorEvidence(faceLock: faceLock, subjectSeen: subjectSeen, setCutoff: setCutoff)
+        let evidence = floorEvidence(faceLock: faceLock, subjectSeen: subjectSeen, setCutoff: setCutoff,
+                                     claimOnRoom: claimOnRoom)
         let decision = self.floor(depth: depth, floor: floor, scale: scale, seeds: seeds, evidence: evidence)
         reuse.decision = decision
         return decision
@@ -52,7 +54,7 @@ struct FusionReuse {
     struct Key: Equatable {
         var width = -1, height = -1, floorWidth = -1, floorHeight = -1
         var scale = 0.0, cutoff = 0.0, floorCutoff = 0.0
-        var seeded = false, faceLock = false, subjectSeen = false, setCutoff = false
+        var seeded = false, faceLock = false, subjectSeen = false, setCutoff = false, claimOnRoom = false
         var tuning = PersonFusion.Tuning()
         var camera = CameraGeometry()
     }

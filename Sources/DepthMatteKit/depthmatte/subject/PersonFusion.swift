@@ -56,9 +56,12 @@
 ///     A part claimed less is where the model sees no one: it joins whole
 ///     when it holds the lock's seeds and the subject is a person by other
 ///     evidence (`floorEvidence`: a face, a body the model saw earlier on
-///     its track, a body that moved, a person seen elsewhere, or a set
-///     cutoff): a man walking off with his back turned whom the model loses
-///     stays; in an empty room a still body the lock takes stays out.
+///     its track, a body that moved, a person seen elsewhere, a set
+///     cutoff, or a model whose claim lies on the room's own surfaces only
+///     and so sees no one): a man walking off with his back turned whom the
+///     model loses stays, and so does a still man in front of a wall whose
+///     flags it claims; in an empty room a still body the lock takes stays
+///     out.
 ///     With that evidence, a part the last frame's decision held at least
 ///     `holdShare` of joins too: a body the fused matte follows is not
 ///     dropped when the lock and the model lose it (a walker leaving at
