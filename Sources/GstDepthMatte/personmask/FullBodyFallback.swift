@@ -18,10 +18,10 @@ final class FullBodyFallback {
     /// pose_landmark's ThresholdingCalculator: below this pose flag the model sees no body.
     static let presenceThreshold: Float = 0.5
 
-    /// While no one is found the detector runs on every 3rd fallback frame: an empty scene
-    /// pays a third of it (about 4 of 13 ms a frame), and a person walking in is found at
-    /// most 2 frames (67 ms at 30 fps) late.
-    static let idleInterval = 3
+    /// While no one is found the detector runs on every 6th fallback frame: an empty scene
+    /// pays a sixth of it (about 2 of 13 ms a frame), and a person walking in is found at
+    /// most 5 frames (167 ms at 30 fps) late.
+    static let idleInterval = 6
 
     private let sampler = ModelInputSampler()
     private var segmentation: [Float] = []
